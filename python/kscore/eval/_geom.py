@@ -1,0 +1,149 @@
+"""Geometric blends of Pass@k with Unanimous@k or a threshold spectrum, and
+the threshold spectrum itself, on the observed finite bank."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _kscore
+from ._blend import weighted_geometric_mean, weighted_geometric_means
+from ._inputs import (
+    binary_bank,
+    mg_spectrum_weights,
+    resolve_lambda,
+    spectrum_weights,
+    validate_finite_k,
+)
+
+
+def threshold_spectrum_at_k(R: Any, k: int, weights: Any) -> float:
+    r"""Finite-bank threshold spectrum :math:`S_{w,k}(R)`.
+
+    With :math:`T_{r,k}` the probability of at least r successes among k
+    trials drawn without replacement and weights :math:`w_r \ge 0`,
+    :math:`\sum_r w_r \le 1`:
+
+    .. math::
+
+        S_{w,k}(R) = \sum_{r=1}^{k} w_r\,T_{r,k}(R)
+                   = \frac{1}{M}\sum_\alpha \mathbb{E}[A_X],\quad A_j = \sum_{r\le j} w_r
+
+    Examples:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1],
+        ...               [1, 1, 0, 1, 1]])
+        >>> round(threshold_spectrum_at_k(R, 2, [0.5, 0.5]), 6)
+        0.7
+    """
+    bank = binary_bank(R)
+    k = validate_finite_k(bank.n, k)
+    w = spectrum_weights(weights, k)
+    return bank.mean(_kscore.Credit.spectrum(w))
+
+
+def geom_ds_at_k(
+    R: Any, k: int, pass_power: float = 0.5, unanimous_power: float = 0.5
+) -> float:
+    r"""Dataset-level geometric blend of Pass@k and Unanimous@k:
+
+    .. math::
+
+        G_{\mathrm{ds},k}(R; a, b) = \mathrm{Pass@}k(R)^a\,\mathrm{Unanimous@}k(R)^b
+
+    The default is the geometric mean (a = b = 1/2). For the blend taken per
+    question before averaging, see :func:`geom_at_k`.
+
+    Examples:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1],
+        ...               [1, 1, 0, 1, 1]])
+        >>> round(geom_ds_at_k(R, 2), 6)
+        0.653835
+    """
+    bank = binary_bank(R)
+    k = validate_finite_k(bank.n, k)
+    p = bank.mean(_kscore.Credit.at_least(k, 1))
+    u = bank.mean(_kscore.Credit.at_least(k, k))
+    return weighted_geometric_mean(p, u, pass_power, unanimous_power)
+
+
+def geom_at_k(
+    R: Any, k: int, pass_power: float = 0.5, unanimous_power: float = 0.5
+) -> float:
+    r"""Questionwise Geom@k: blend per question, then average.
+
+    .. math::
+
+        \mathrm{Geom@}k = \frac{1}{M}\sum_\alpha
+            \left(1 - \frac{\binom{N-\nu_\alpha}{k}}{\binom{N}{k}}\right)^{a}
+            \left(\frac{\binom{\nu_\alpha}{k}}{\binom{N}{k}}\right)^{b}
+
+    Examples:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1],
+        ...               [1, 1, 0, 1, 1]])
+        >>> round(geom_at_k(R, 2), 6)
+        0.647106
+    """
+    bank = binary_bank(R)
+    k = validate_finite_k(bank.n, k)
+    p = bank.state_values(_kscore.Credit.at_least(k, 1))
+    u = bank.state_values(_kscore.Credit.at_least(k, k))
+    vals = weighted_geometric_means(p, u, pass_power, unanimous_power)
+    return float(np.dot(bank.freqs().astype(np.float64), vals) / bank.m)
+
+
+def geo_spectrum_at_k(
+    R: Any,
+    k: int,
+    lam: float = 0.5,
+    weights: Any = None,
+    lambda_: float | None = None,
+) -> float:
+    r""":math:`\mathrm{GeoSpectrum}_{\lambda,w}@k` on the observed finite bank:
+
+    .. math::
+
+        \mathrm{GeoSpectrum}_{\lambda,w}@k(R) = \mathrm{Pass@}k(R)^{\lambda}\,
+            S_{w,k}(R)^{1-\lambda}
+
+    ``weights=None`` selects the upper-half mG weights (``2/k`` at positions
+    :math:`r \ge \lceil k/2\rceil + 1`), giving GeoSpectrum*@k. ``lambda_`` is
+    an alias of ``lam``. With ``lam == 1`` the weights are ignored.
+
+    Examples:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1],
+        ...               [1, 1, 0, 1, 1]])
+        >>> round(geo_spectrum_at_k(R, 3), 6)
+        0.408248
+        >>> geo_spectrum_at_k(R, 3, lam=1.0)
+        1.0
+    """
+    lam = resolve_lambda(lam, lambda_)
+    bank = binary_bank(R)
+    k = validate_finite_k(bank.n, k)
+    pass_credit = _kscore.Credit.at_least(k, 1)
+    if lam == 1.0:
+        return bank.mean(pass_credit)
+    w = mg_spectrum_weights(k) if weights is None else spectrum_weights(weights, k)
+    spectrum = bank.mean(_kscore.Credit.spectrum(w))
+    if lam == 0.0:
+        return spectrum
+    return weighted_geometric_mean(bank.mean(pass_credit), spectrum, lam, 1.0 - lam)
+
+
+def geo_spectrum_star_at_k(R: Any, k: int) -> float:
+    r"""GeoSpectrum*@k: :math:`\sqrt{\mathrm{Pass@}k \cdot \mathrm{mG\text{-}Pass@}k}`,
+    i.e. :func:`geo_spectrum_at_k` with its defaults. It is 0 at k = 1.
+
+    Examples:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1],
+        ...               [1, 1, 0, 1, 1]])
+        >>> round(geo_spectrum_star_at_k(R, 3), 6)
+        0.408248
+    """
+    return geo_spectrum_at_k(R, k)

@@ -1,0 +1,151 @@
+//! The element types an outcome matrix may hold, and how each is read.
+//!
+//! Every dtype is read in place: `bin` is the fast path (a value that is 0 or
+//! 1 maps to itself, anything else to a number > 1, so one OR over a row tells
+//! whether the row was binary), `small` maps a valid category, and `check`
+//! is the slow path that names the first kind of flaw, in scorio's order.
+
+/// Why an entry is not a valid outcome, in the order scorio reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Flaw {
+    NonFinite = 0,
+    NonInteger = 1,
+    OutOfInt64 = 2,
+}
+
+pub trait Entry: Copy + Send + Sync + 'static {
+    /// 0 or 1 for a binary entry, a value > 1 for anything else.
+    fn bin(self) -> u64;
+    /// The value as a category index if it is an integer in `0..u32::MAX`.
+    fn small(self) -> Option<u32>;
+    /// The value as an i64, or the flaw that stops it being a valid entry.
+    fn check(self) -> Result<i64, Flaw>;
+}
+
+impl Entry for bool {
+    #[inline(always)]
+    fn bin(self) -> u64 {
+        self as u64
+    }
+    #[inline(always)]
+    fn small(self) -> Option<u32> {
+        Some(self as u32)
+    }
+    #[inline(always)]
+    fn check(self) -> Result<i64, Flaw> {
+        Ok(self as i64)
+    }
+}
+
+macro_rules! signed_entry {
+    ($t:ty, $u:ty) => {
+        impl Entry for $t {
+            #[inline(always)]
+            fn bin(self) -> u64 {
+                // Negative values wrap to large unsigned ones, so they fail `<= 1`.
+                (self as $u) as u64
+            }
+            #[inline(always)]
+            fn small(self) -> Option<u32> {
+                u32::try_from(self).ok()
+            }
+            #[inline(always)]
+            fn check(self) -> Result<i64, Flaw> {
+                Ok(self as i64)
+            }
+        }
+    };
+}
+signed_entry!(i8, u8);
+signed_entry!(i16, u16);
+signed_entry!(i32, u32);
+signed_entry!(i64, u64);
+
+macro_rules! unsigned_entry {
+    ($t:ty) => {
+        impl Entry for $t {
+            #[inline(always)]
+            fn bin(self) -> u64 {
+                self as u64
+            }
+            #[inline(always)]
+            fn small(self) -> Option<u32> {
+                u32::try_from(self).ok()
+            }
+            #[inline(always)]
+            fn check(self) -> Result<i64, Flaw> {
+                i64::try_from(self).map_err(|_| Flaw::OutOfInt64)
+            }
+        }
+    };
+}
+unsigned_entry!(u8);
+unsigned_entry!(u16);
+unsigned_entry!(u32);
+unsigned_entry!(u64);
+
+macro_rules! float_entry {
+    ($t:ty) => {
+        impl Entry for $t {
+            #[inline(always)]
+            fn bin(self) -> u64 {
+                // 0.0 and -0.0 are 0; 1.0 is 1; everything else (NaN too) is 2.
+                if self == 0.0 {
+                    0
+                } else if self == 1.0 {
+                    1
+                } else {
+                    2
+                }
+            }
+            #[inline(always)]
+            fn small(self) -> Option<u32> {
+                if self >= 0.0 && self < 4294967296.0 && self == self.trunc() {
+                    Some(self as u32)
+                } else {
+                    None
+                }
+            }
+            #[inline(always)]
+            fn check(self) -> Result<i64, Flaw> {
+                if !self.is_finite() {
+                    Err(Flaw::NonFinite)
+                } else if self != self.trunc() {
+                    Err(Flaw::NonInteger)
+                } else if (self as f64) < -9223372036854775808.0 || (self as f64) >= 9223372036854775808.0 {
+                    Err(Flaw::OutOfInt64)
+                } else {
+                    Ok(self as i64)
+                }
+            }
+        }
+    };
+}
+float_entry!(f32);
+float_entry!(f64);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bin_flags_everything_but_zero_and_one() {
+        assert_eq!(true.bin(), 1);
+        assert!((-1i8).bin() > 1);
+        assert!((-1i64).bin() > 1);
+        assert!(2u64.bin() > 1);
+        assert_eq!((-0.0f64).bin(), 0);
+        assert!(f64::NAN.bin() > 1);
+        assert!(0.5f32.bin() > 1);
+    }
+
+    #[test]
+    fn classify_orders_flaws() {
+        assert_eq!(f64::INFINITY.check(), Err(Flaw::NonFinite));
+        assert_eq!(0.5f64.check(), Err(Flaw::NonInteger));
+        assert_eq!(1e19f64.check(), Err(Flaw::OutOfInt64));
+        assert_eq!((-9223372036854775808.0f64).check(), Ok(i64::MIN));
+        assert_eq!(u64::MAX.check(), Err(Flaw::OutOfInt64));
+        assert_eq!((-3i16).check(), Ok(-3));
+    }
+}

@@ -1,0 +1,126 @@
+//! Finite-bank expectations: the mean credit `E[A_X]` of X ~ Hypergeom(n, c, k)
+//! per state, and the dataset mean over a histogram of states. This single
+//! kernel computes Pass@k, Pass^k, G-Pass@k_tau, Maj@k, mG-Pass@k, AUC@k and
+//! the threshold spectrum; the credit vector is the only difference.
+
+use rayon::prelude::*;
+
+use crate::credit::{Credit, Shape};
+use crate::histogram::Histogram;
+use crate::hypergeom;
+use crate::sum::{neumaier_sum, Neumaier};
+
+/// `E[A_X]` for one state with c successes out of n trials (requires
+/// `c <= n`, `credit.k <= n`). Both tails of a step are summed directly and
+/// divided by their total, so small and near-one results keep full relative
+/// accuracy without a `1 - x` cancellation.
+pub fn state_value(n: u64, c: u64, credit: &Credit, buf: &mut Vec<f64>) -> f64 {
+    let k = credit.k;
+    match &credit.shape {
+        Shape::Constant(a) => *a,
+        Shape::Step(t) => {
+            let (lo, hi) = hypergeom::support(n, c, k);
+            if *t <= lo {
+                return 1.0;
+            }
+            if *t > hi {
+                return 0.0;
+            }
+            hypergeom::weights(n, c, k, buf);
+            let split = (*t - lo) as usize;
+            let below = neumaier_sum(&buf[..split]);
+            let above = neumaier_sum(&buf[split..]);
+            above / (below + above)
+        }
+        Shape::General(a) => {
+            let lo = hypergeom::weights(n, c, k, buf) as usize;
+            let mut num = Neumaier::new();
+            let mut den = Neumaier::new();
+            for (&w, &aj) in buf.iter().zip(&a[lo..]) {
+                num.add(aj * w);
+                den.add(w);
+            }
+            num.value() / den.value()
+        }
+    }
+}
+
+/// Per-state values for states `(n, c)`, in parallel, in input order.
+pub fn state_values(states: &[(u64, u64)], credit: &Credit) -> Vec<f64> {
+    states
+        .par_iter()
+        .map_init(Vec::new, |buf, &(n, c)| state_value(n, c, credit, buf))
+        .collect()
+}
+
+/// Per-state values for a histogram's distinct counts.
+pub fn histogram_values(hist: &Histogram, credit: &Credit) -> Vec<f64> {
+    hist.values
+        .par_iter()
+        .map_init(Vec::new, |buf, &c| state_value(hist.n, c, credit, buf))
+        .collect()
+}
+
+/// Frequency-weighted mean of per-state values: `(f . s) / M`.
+pub fn weighted_mean(freqs: &[u64], values: &[f64]) -> f64 {
+    let mut acc = Neumaier::new();
+    let mut m = 0u64;
+    for (&f, &s) in freqs.iter().zip(values) {
+        acc.add(f as f64 * s);
+        m += f;
+    }
+    acc.value() / m as f64
+}
+
+/// The dataset value of a finite-bank metric: mean over rows of `E[A_X]`.
+pub fn histogram_mean(hist: &Histogram, credit: &Credit) -> f64 {
+    weighted_mean(&hist.freqs, &histogram_values(hist, credit))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn choose(n: u64, r: u64) -> f64 {
+        if r > n {
+            return 0.0;
+        }
+        (0..r).fold(1.0, |a, i| a * (n - i) as f64 / (i + 1) as f64)
+    }
+
+    #[test]
+    fn pass_and_unanimous_match_binomial_ratios() {
+        let mut buf = Vec::new();
+        for n in 1..15u64 {
+            for c in 0..=n {
+                for k in 1..=n {
+                    let pass = 1.0 - choose(n - c, k) / choose(n, k);
+                    let unan = choose(c, k) / choose(n, k);
+                    let p = state_value(n, c, &Credit::pass(k), &mut buf);
+                    let u = state_value(n, c, &Credit::unanimous(k), &mut buf);
+                    assert!((p - pass).abs() < 1e-15, "pass n={n} c={c} k={k}");
+                    assert!((u - unan).abs() < 1e-15, "unan n={n} c={c} k={k}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn general_credit_is_a_weighted_mean() {
+        // mG-Pass@4 on n=6, c=4: (2/4) E[max(X-2, 0)].
+        let (n, c, k) = (6u64, 4u64, 4u64);
+        let mut expect = 0.0;
+        for j in 0..=k {
+            let p = choose(c, j) * choose(n - c, k - j) / choose(n, k);
+            expect += p * 0.5 * (j.saturating_sub(2)) as f64;
+        }
+        let got = state_value(n, c, &Credit::mg(k), &mut Vec::new());
+        assert!((got - expect).abs() < 1e-15);
+    }
+
+    #[test]
+    fn histogram_mean_weights_by_frequency() {
+        let h = Histogram { n: 4, values: vec![0, 4], freqs: vec![3, 1] };
+        assert_eq!(histogram_mean(&h, &Credit::pass(2)), 0.25);
+    }
+}

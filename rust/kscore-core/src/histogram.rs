@@ -1,0 +1,83 @@
+//! Distinct per-row success counts and their frequencies: every finite-bank
+//! metric is a weighted mean over at most N + 1 states, so per-count work is
+//! done once per distinct count, never per row.
+
+use ndarray::ArrayView2;
+
+use crate::entry::Entry;
+use crate::error::Result;
+use crate::intake;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Histogram {
+    /// Trials per row.
+    pub n: u64,
+    /// Distinct success counts, ascending (the canonical state order).
+    pub values: Vec<u64>,
+    /// How many rows have each count.
+    pub freqs: Vec<u64>,
+}
+
+impl Histogram {
+    /// Rows in the bank.
+    pub fn rows(&self) -> u64 {
+        self.freqs.iter().sum()
+    }
+
+    /// From a dense histogram indexed by count.
+    pub fn from_dense(n: u64, dense: &[u64]) -> Self {
+        let (values, freqs) = dense
+            .iter()
+            .enumerate()
+            .filter(|(_, &f)| f > 0)
+            .map(|(c, &f)| (c as u64, f))
+            .unzip();
+        Histogram { n, values, freqs }
+    }
+
+    /// From per-row counts (sorted copy; O(M log M)).
+    pub fn from_counts(n: u64, counts: &[u32]) -> Self {
+        let mut sorted = counts.to_vec();
+        sorted.sort_unstable();
+        let mut values = Vec::new();
+        let mut freqs: Vec<u64> = Vec::new();
+        for c in sorted {
+            if values.last() == Some(&(c as u64)) {
+                *freqs.last_mut().expect("nonempty") += 1;
+            } else {
+                values.push(c as u64);
+                freqs.push(1);
+            }
+        }
+        Histogram { n, values, freqs }
+    }
+
+    /// Validate a binary matrix and histogram its row counts in one pass.
+    pub fn from_binary<T: Entry>(view: ArrayView2<T>) -> Result<Self> {
+        let (m, n) = view.dim();
+        // A dense table costs O(N) per thread; prefer sorting for tall-thin N.
+        if n + 1 <= 4 * m.max(1) || n <= 4096 {
+            let dense = intake::binary_count_histogram(view)?;
+            Ok(Self::from_dense(n as u64, &dense))
+        } else {
+            let counts = intake::binary_counts(view)?;
+            Ok(Self::from_counts(n as u64, &counts))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dense_and_sorted_agree() {
+        let counts = [3u32, 0, 3, 5, 0, 3];
+        let h = Histogram::from_counts(5, &counts);
+        assert_eq!(h.values, vec![0, 3, 5]);
+        assert_eq!(h.freqs, vec![2, 3, 1]);
+        let dense = [2u64, 0, 0, 3, 0, 1];
+        assert_eq!(Histogram::from_dense(5, &dense), h);
+        assert_eq!(h.rows(), 6);
+    }
+}

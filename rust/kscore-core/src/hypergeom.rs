@@ -1,0 +1,63 @@
+//! The hypergeometric law of the number of successes X in a uniformly random
+//! k-subset of a bank of n trials holding c successes: its support and its
+//! relative masses (see `walk`).
+
+use crate::walk::walk_from_mode;
+
+/// Support `lo..=hi` of X ~ Hypergeom(n, c, k).
+#[inline]
+pub fn support(n: u64, c: u64, k: u64) -> (u64, u64) {
+    ((k + c).saturating_sub(n), k.min(c))
+}
+
+/// Relative masses of X for j = lo..=hi into `out` (mode = 1); returns lo.
+pub fn weights(n: u64, c: u64, k: u64, out: &mut Vec<f64>) -> u64 {
+    debug_assert!(c <= n && k <= n);
+    let (lo, hi) = support(n, c, k);
+    // Mode of the hypergeometric law: floor((k+1)(c+1)/(n+2)), clamped.
+    let mode = (((k as u128 + 1) * (c as u128 + 1)) / (n as u128 + 2)) as u64;
+    let mode = mode.clamp(lo, hi);
+    // p(j+1)/p(j) = (c-j)(k-j) / ((j+1)(n-c-k+j+1)), products exact in u128.
+    let base = n - c; // n - c - k + j + 1 = base + j + 1 - k (>= 1 on the support)
+    let ratio = |i: usize| {
+        let j = lo + i as u64;
+        let num = (c - j) as u128 * (k - j) as u128;
+        let den = (j + 1) as u128 * (base + j + 1 - k) as u128;
+        num as f64 / den as f64
+    };
+    walk_from_mode((hi - lo + 1) as usize, (mode - lo) as usize, ratio, out);
+    lo
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn choose(n: u64, k: u64) -> f64 {
+        (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+    }
+
+    #[test]
+    fn weights_are_proportional_to_the_pmf() {
+        let (n, c, k) = (20u64, 7u64, 9u64);
+        let mut w = Vec::new();
+        let lo = weights(n, c, k, &mut w);
+        let total: f64 = w.iter().sum();
+        for (i, &x) in w.iter().enumerate() {
+            let j = lo + i as u64;
+            let exact = choose(c, j) * choose(n - c, k - j) / choose(n, k);
+            assert!((x / total - exact).abs() < 1e-15, "j={j}");
+        }
+    }
+
+    #[test]
+    fn degenerate_supports() {
+        let mut w = Vec::new();
+        assert_eq!(weights(5, 0, 3, &mut w), 0);
+        assert_eq!(w, vec![1.0]);
+        assert_eq!(weights(5, 5, 3, &mut w), 3);
+        assert_eq!(w, vec![1.0]);
+        assert_eq!(weights(5, 2, 5, &mut w), 2);
+        assert_eq!(w, vec![1.0]);
+    }
+}

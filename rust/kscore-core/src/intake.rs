@@ -1,0 +1,309 @@
+//! One pass over an outcome matrix: validate every entry and count per row, in
+//! place, for any element type and any memory layout, in parallel over blocks
+//! of rows. The fast path only sums and ORs; the error path (rare) rescans to
+//! report the first flaw in scorio's order.
+
+use ndarray::{s, ArrayView2};
+use rayon::prelude::*;
+
+use crate::entry::{Entry, Flaw};
+use crate::error::{Error, Result};
+
+/// Rows per parallel task: about 256 KiB of input, at least one row.
+fn block_rows(ncols: usize, elem: usize) -> usize {
+    ((256 * 1024) / (ncols.max(1) * elem)).clamp(1, 1 << 16)
+}
+
+/// Sum and OR of the `bin` values of a contiguous run of entries.
+#[inline]
+fn sum_or<T: Entry>(xs: &[T]) -> (u64, u64) {
+    let mut sum = 0u64;
+    let mut or = 0u64;
+    // Chunks keep the inner sum in u32 lanes, which vectorise well.
+    for chunk in xs.chunks(1 << 16) {
+        let mut s32 = 0u32;
+        for &x in chunk {
+            let v = x.bin();
+            s32 = s32.wrapping_add(v as u32);
+            or |= v;
+        }
+        sum += s32 as u64;
+    }
+    (sum, or)
+}
+
+/// Count successes of rows `r0..r0 + out.len()` into `out`; return the OR of
+/// all `bin` values (> 1 means some entry was not 0/1).
+fn count_block<T: Entry>(view: &ArrayView2<T>, r0: usize, out: &mut [u32]) -> u64 {
+    let sub = view.slice(s![r0..r0 + out.len(), ..]);
+    let mut or = 0u64;
+    if sub.ncols() > 1 && sub.nrows() > 1 && sub.strides()[0] == 1 {
+        // Fortran order: walk contiguous columns, adding into the row counts.
+        out.fill(0);
+        for col in sub.columns() {
+            let col = col.as_slice().expect("unit row stride");
+            for (o, &x) in out.iter_mut().zip(col) {
+                let v = x.bin();
+                *o = o.wrapping_add(v as u32);
+                or |= v;
+            }
+        }
+        return or;
+    }
+    for (o, row) in out.iter_mut().zip(sub.rows()) {
+        let (sum, r) = match row.as_slice() {
+            Some(xs) => sum_or(xs),
+            None => row.iter().fold((0u64, 0u64), |(s, r), &x| {
+                let v = x.bin();
+                (s + v, r | v)
+            }),
+        };
+        *o = sum as u32;
+        or |= r;
+    }
+    or
+}
+
+fn check_shape<T>(view: &ArrayView2<T>, name: &str) -> Result<()> {
+    if view.nrows() == 0 {
+        return Err(Error::value(format!("{name} must contain at least one question (M >= 1).")));
+    }
+    if view.ncols() > u32::MAX as usize {
+        return Err(Error::value(format!("{name} has more than 2^32 - 1 trials per row.")));
+    }
+    Ok(())
+}
+
+/// The first flaw of the whole matrix, in scorio's order of checks.
+fn worst_flaw<T: Entry>(view: &ArrayView2<T>) -> Option<Flaw> {
+    (0..view.nrows())
+        .into_par_iter()
+        .map(|i| view.row(i).iter().filter_map(|x| x.check().err()).min())
+        .reduce(|| None, |a, b| match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, None) => x,
+            (None, y) => y,
+        })
+}
+
+fn flaw_error(flaw: Flaw, name: &str) -> Error {
+    Error::value(match flaw {
+        Flaw::NonFinite => format!("{name} must contain only finite values."),
+        Flaw::NonInteger => format!("{name} must contain only integer-valued entries."),
+        Flaw::OutOfInt64 => format!("{name} entries must fit in a signed 64-bit integer."),
+    })
+}
+
+/// The error for a binary matrix that failed the fast path.
+fn binary_error<T: Entry>(view: &ArrayView2<T>, name: &str) -> Error {
+    match worst_flaw(view) {
+        Some(f) => flaw_error(f, name),
+        None => Error::value(format!("Entries of {name} must be integers in [0, 1].")),
+    }
+}
+
+/// Per-row success counts of a binary matrix (entries must be 0 or 1).
+pub fn binary_counts<T: Entry>(view: ArrayView2<T>) -> Result<Vec<u32>> {
+    check_shape(&view, "R")?;
+    let (m, n) = view.dim();
+    let mut counts = vec![0u32; m];
+    let block = block_rows(n, std::mem::size_of::<T>());
+    let or = counts
+        .par_chunks_mut(block)
+        .enumerate()
+        .map(|(b, out)| count_block(&view, b * block, out))
+        .reduce(|| 0, |a, b| a | b);
+    if or > 1 {
+        return Err(binary_error(&view, "R"));
+    }
+    Ok(counts)
+}
+
+/// The histogram of per-row success counts of a binary matrix, without
+/// materialising the counts when the histogram is small.
+pub fn binary_count_histogram<T: Entry>(view: ArrayView2<T>) -> Result<Vec<u64>> {
+    check_shape(&view, "R")?;
+    let (m, n) = view.dim();
+    let block = block_rows(n, std::mem::size_of::<T>()).min(m);
+    let nblocks = m.div_ceil(block);
+    let (hist, or) = (0..nblocks)
+        .into_par_iter()
+        .fold(
+            || (vec![0u64; n + 1], vec![0u32; block], 0u64),
+            |(mut hist, mut buf, or), b| {
+                let r0 = b * block;
+                let rows = block.min(m - r0);
+                let out = &mut buf[..rows];
+                let o = count_block(&view, r0, out);
+                if o <= 1 {
+                    for &c in out.iter() {
+                        hist[c as usize] += 1;
+                    }
+                }
+                (hist, buf, or | o)
+            },
+        )
+        .map(|(h, _, o)| (h, o))
+        .reduce(
+            || (vec![0u64; n + 1], 0u64),
+            |(mut a, oa), (b, ob)| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x += y;
+                }
+                (a, oa | ob)
+            },
+        );
+    if or > 1 {
+        return Err(binary_error(&view, "R"));
+    }
+    Ok(hist)
+}
+
+/// Per-row counts of each category `0..categories` (row-major, M x categories).
+#[derive(Debug, Clone)]
+pub struct CategoryCounts {
+    pub counts: Vec<u32>,
+    pub categories: usize,
+    /// False when some entry is a valid int64 outside `0..categories`; then
+    /// `counts` is meaningless and the caller raises its range error.
+    pub in_range: bool,
+}
+
+/// Count one row's categories; false if some entry is not in `0..categories`.
+#[inline]
+fn count_row_categories<T: Entry>(row: impl Iterator<Item = T> + Clone, out: &mut [u32]) -> bool {
+    let c = out.len();
+    out.fill(0);
+    let mut total = 0usize;
+    let mut n = 0usize;
+    if c <= 8 {
+        // A few equality passes vectorise; a table of increments does not.
+        for (v, o) in out.iter_mut().enumerate() {
+            let cnt = row.clone().filter(|x| x.small() == Some(v as u32)).count();
+            *o = cnt as u32;
+            total += cnt;
+        }
+        n = row.count();
+    } else {
+        for x in row {
+            n += 1;
+            match x.small() {
+                Some(v) if (v as usize) < c => {
+                    out[v as usize] += 1;
+                    total += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    total == n
+}
+
+/// Validate every entry (finite, integer, fits int64) and count categories per
+/// row. Entries outside `0..categories` give `in_range = false`, not an error,
+/// because scorio checks other arguments before it reports them.
+pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &str) -> Result<CategoryCounts> {
+    let (m, n) = view.dim();
+    if categories == 0 {
+        return Err(Error::value("categories must be >= 1"));
+    }
+    let mut counts = vec![0u32; m * categories];
+    if m == 0 {
+        return Ok(CategoryCounts { counts, categories, in_range: true });
+    }
+    let block = block_rows(n, std::mem::size_of::<T>());
+    let ok = if categories <= 2 {
+        // Binary fast path: one sum per row gives both counts.
+        let mut ones = vec![0u32; m];
+        let or = ones
+            .par_chunks_mut(block)
+            .enumerate()
+            .map(|(b, out)| count_block(&view, b * block, out))
+            .reduce(|| 0, |a, b| a | b);
+        for (row, &s) in counts.chunks_mut(categories).zip(&ones) {
+            row[0] = (n as u32).wrapping_sub(s);
+            if categories == 2 {
+                row[1] = s;
+            }
+        }
+        or <= 1 && (categories == 2 || ones.iter().all(|&s| s == 0))
+    } else {
+        counts
+            .par_chunks_mut(block * categories)
+            .enumerate()
+            .map(|(b, out)| {
+                let r0 = b * block;
+                out.chunks_mut(categories).enumerate().all(|(i, o)| {
+                    let row = view.row(r0 + i);
+                    match row.as_slice() {
+                        Some(xs) => count_row_categories(xs.iter().copied(), o),
+                        None => count_row_categories(row.iter().copied(), o),
+                    }
+                })
+            })
+            .reduce(|| true, |a, b| a && b)
+    };
+    if ok {
+        return Ok(CategoryCounts { counts, categories, in_range: true });
+    }
+    if let Some(f) = worst_flaw(&view) {
+        return Err(flaw_error(f, name));
+    }
+    Ok(CategoryCounts { counts, categories, in_range: false })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::{array, Array2, ShapeBuilder};
+
+    #[test]
+    fn counts_rows_in_every_layout() {
+        let a = array![[1u8, 0, 1], [0, 0, 0], [1, 1, 1]];
+        assert_eq!(binary_counts(a.view()).unwrap(), vec![2, 0, 3]);
+        let f = Array2::from_shape_vec((3, 3).f(), vec![1u8, 0, 1, 0, 0, 1, 1, 0, 1]).unwrap();
+        assert_eq!(binary_counts(f.view()).unwrap(), vec![2, 0, 3]);
+        let strided = a.slice(s![..;2, ..;2]);
+        assert_eq!(binary_counts(strided).unwrap(), vec![2, 2]);
+        let reversed = a.slice(s![..;-1, ..]);
+        assert_eq!(binary_counts(reversed).unwrap(), vec![3, 0, 2]);
+    }
+
+    #[test]
+    fn histogram_matches_counts() {
+        let a = Array2::from_shape_fn((1000, 7), |(i, j)| ((i * 7 + j) % 3 == 0) as u8);
+        let counts = binary_counts(a.view()).unwrap();
+        let hist = binary_count_histogram(a.view()).unwrap();
+        for (c, &h) in hist.iter().enumerate() {
+            assert_eq!(counts.iter().filter(|&&x| x as usize == c).count() as u64, h);
+        }
+    }
+
+    #[test]
+    fn reports_flaws_in_scorio_order() {
+        let a = array![[0.5f64, 2.0], [f64::NAN, 1.0]];
+        assert_eq!(binary_counts(a.view()).unwrap_err(), Error::value("R must contain only finite values."));
+        let b = array![[0.5f64, 2.0]];
+        assert_eq!(binary_counts(b.view()).unwrap_err(), Error::value("R must contain only integer-valued entries."));
+        let c = array![[1e19f64, 2.0]];
+        assert_eq!(binary_counts(c.view()).unwrap_err(), Error::value("R entries must fit in a signed 64-bit integer."));
+        let d = array![[-1i32, 0]];
+        assert_eq!(binary_counts(d.view()).unwrap_err(), Error::value("Entries of R must be integers in [0, 1]."));
+    }
+
+    #[test]
+    fn categories_counted_and_ranges_flagged() {
+        let a = array![[0i64, 2, 2, 1], [1, 1, 0, 0]];
+        let cc = category_counts(a.view(), 3, "R").unwrap();
+        assert!(cc.in_range);
+        assert_eq!(cc.counts, vec![1, 1, 2, 2, 2, 0]);
+        let cc = category_counts(a.view(), 2, "R").unwrap();
+        assert!(!cc.in_range);
+        let wide = Array2::from_shape_fn((3, 50), |(i, j)| ((i + j) % 12) as i16);
+        let cc = category_counts(wide.view(), 12, "R").unwrap();
+        assert!(cc.in_range);
+        assert_eq!(cc.counts.iter().map(|&x| x as usize).sum::<usize>(), 150);
+        let bad = array![[0.0f32, f32::INFINITY]];
+        assert!(category_counts(bad.view(), 3, "R0").unwrap_err().to_string().starts_with("R0 must contain only finite"));
+    }
+}

@@ -1,0 +1,114 @@
+//! Summation that does not lose digits: a Neumaier running sum for the hot
+//! loops, and a correctly rounded sum (Shewchuk, as Python's `math.fsum`)
+//! where scorio's results depend on one.
+
+/// Compensated (Neumaier) accumulator: error O(eps) independent of length.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Neumaier {
+    sum: f64,
+    comp: f64,
+}
+
+impl Neumaier {
+    #[inline]
+    pub fn new() -> Self {
+        Self::default()
+    }
+    #[inline]
+    pub fn add(&mut self, x: f64) {
+        let t = self.sum + x;
+        if self.sum.abs() >= x.abs() {
+            self.comp += (self.sum - t) + x;
+        } else {
+            self.comp += (x - t) + self.sum;
+        }
+        self.sum = t;
+    }
+    #[inline]
+    pub fn merge(&mut self, other: Neumaier) {
+        self.add(other.sum);
+        self.add(other.comp);
+    }
+    #[inline]
+    pub fn value(&self) -> f64 {
+        self.sum + self.comp
+    }
+}
+
+/// Compensated sum of a slice.
+pub fn neumaier_sum(xs: &[f64]) -> f64 {
+    let mut acc = Neumaier::new();
+    for &x in xs {
+        acc.add(x);
+    }
+    acc.value()
+}
+
+/// Correctly rounded sum of finite floats (Shewchuk's partials, as `math.fsum`).
+pub fn fsum(xs: impl IntoIterator<Item = f64>) -> f64 {
+    let mut partials: Vec<f64> = Vec::new();
+    for mut x in xs {
+        let mut i = 0;
+        for j in 0..partials.len() {
+            let mut y = partials[j];
+            if x.abs() < y.abs() {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let hi = x + y;
+            let lo = y - (hi - x);
+            if lo != 0.0 {
+                partials[i] = lo;
+                i += 1;
+            }
+            x = hi;
+        }
+        partials.truncate(i);
+        partials.push(x);
+    }
+    // Round the partials to nearest, as CPython does (half-way correction).
+    let n = partials.len();
+    if n == 0 {
+        return 0.0;
+    }
+    let mut idx = n - 1;
+    let mut hi = partials[idx];
+    let mut lo = 0.0;
+    while idx > 0 {
+        idx -= 1;
+        let x = hi;
+        let y = partials[idx];
+        hi = x + y;
+        let yr = hi - x;
+        lo = y - yr;
+        if lo != 0.0 {
+            break;
+        }
+    }
+    if idx > 0 && ((lo < 0.0 && partials[idx - 1] < 0.0) || (lo > 0.0 && partials[idx - 1] > 0.0)) {
+        let y = lo * 2.0;
+        let x = hi + y;
+        let yr = x - hi;
+        if y == yr {
+            hi = x;
+        }
+    }
+    hi
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fsum_is_correctly_rounded() {
+        assert_eq!(fsum([1e100, 1.0, -1e100]), 1.0);
+        assert_eq!(fsum([0.1; 10]), 1.0);
+        assert_eq!(fsum([1.0, 1e-16, 1e-16]), 1.0000000000000002);
+        assert_eq!(fsum(std::iter::empty()), 0.0);
+    }
+
+    #[test]
+    fn neumaier_recovers_small_terms() {
+        assert_eq!(neumaier_sum(&[1.0, 1e100, 1.0, -1e100]), 2.0);
+    }
+}

@@ -1,0 +1,65 @@
+//! `BinaryBank`: the histogram of per-question success counts of a binary
+//! outcome matrix, read in one pass, and the finite-bank metrics over it.
+
+use numpy::{PyArray1, ToPyArray};
+use pyo3::prelude::*;
+
+use kscore_core::finite;
+use kscore_core::histogram::Histogram;
+
+use crate::credit::Credit;
+use crate::enter::enter;
+use crate::matrix::with_matrix;
+
+/// Distinct success counts of a binary bank (ascending) with frequencies.
+#[pyclass(frozen, module = "kscore._kscore")]
+pub struct BinaryBank {
+    pub hist: Histogram,
+}
+
+#[pymethods]
+impl BinaryBank {
+    /// Validate a 2-D binary matrix (any supported dtype and layout, no copy)
+    /// and histogram its row sums in the same pass.
+    #[staticmethod]
+    fn from_matrix(py: Python<'_>, matrix: &Bound<'_, PyAny>) -> PyResult<Self> {
+        with_matrix!(matrix, view => enter(py, || Histogram::from_binary(view)).map(|hist| BinaryBank { hist }))
+    }
+
+    /// Trials per question (N).
+    #[getter]
+    fn n(&self) -> u64 {
+        self.hist.n
+    }
+
+    /// Questions (M).
+    #[getter]
+    fn m(&self) -> u64 {
+        self.hist.rows()
+    }
+
+    /// Distinct success counts, ascending.
+    fn values<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
+        self.hist.values.to_pyarray(py)
+    }
+
+    /// Rows per distinct count.
+    fn freqs<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
+        self.hist.freqs.to_pyarray(py)
+    }
+
+    /// Mean over questions of `E[A_X]`, X ~ Hypergeom(N, c, k).
+    fn mean(&self, py: Python<'_>, credit: &Credit) -> PyResult<f64> {
+        let hist = &self.hist;
+        let credit = &credit.0;
+        enter(py, || Ok(finite::histogram_mean(hist, credit)))
+    }
+
+    /// `E[A_X]` per distinct count (aligned with `values()`).
+    fn state_values<'py>(&self, py: Python<'py>, credit: &Credit) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let hist = &self.hist;
+        let credit = &credit.0;
+        let out = enter(py, || Ok(finite::histogram_values(hist, credit)))?;
+        Ok(out.to_pyarray(py))
+    }
+}
