@@ -10,6 +10,7 @@
 //! - `credit`: the credit vectors that define each metric.
 //! - `finite`: finite-bank expectations over a histogram.
 //! - `sum`: compensated and correctly rounded sums.
+//! - `ndtri`: the inverse normal CDF behind every credible interval.
 
 pub mod credit;
 pub mod entry;
@@ -18,6 +19,7 @@ pub mod finite;
 pub mod histogram;
 pub mod hypergeom;
 pub mod intake;
+pub mod ndtri;
 pub mod sum;
 pub mod walk;
 

@@ -9,10 +9,17 @@ mod credit;
 mod enter;
 mod matrix;
 
+/// Inverse standard normal CDF (Cephes `ndtri`, as `scipy.special.ndtri`).
+#[pyfunction]
+fn ndtri(p: f64) -> f64 {
+    kscore_core::ndtri::ndtri(p)
+}
+
 #[pymodule]
 fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<credit::Credit>()?;
     m.add_class::<bank::BinaryBank>()?;
+    m.add_function(wrap_pyfunction!(ndtri, m)?)?;
     Ok(())
 }
