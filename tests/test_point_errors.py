@@ -59,8 +59,10 @@ def test_bad_k(name: str, k: Any) -> None:
 
 
 def test_numpy_integer_k_is_accepted() -> None:
-    assert ke.pass_at_k(GOOD, np.int8(2)) == ke.pass_at_k(GOOD, 2)
-    assert ke.pass_at_k(GOOD, np.uint64(2)) == ke.pass_at_k(GOOD, 2)
+    small: Any = np.int8(2)
+    wide: Any = np.uint64(2)
+    assert ke.pass_at_k(GOOD, small) == ke.pass_at_k(GOOD, 2)
+    assert ke.pass_at_k(GOOD, wide) == ke.pass_at_k(GOOD, 2)
 
 
 @pytest.mark.parametrize("tau", [-0.1, 1.1, float("nan"), "x", None])

@@ -2,11 +2,15 @@
 
 from typing import Any, Literal
 
+from typing_extensions import final
+
 import numpy as np
 import numpy.typing as npt
 
 __version__: str
+__all__ = ["__version__", "Credit", "BinaryBank", "ndtri"]
 
+@final
 class Credit:
     """A credit vector ``A_0..=A_k`` scoring a bank of k draws by its successes."""
 
@@ -30,6 +34,7 @@ class Credit:
     def shape(self) -> Literal["constant", "step", "general"]: ...
     def values(self) -> npt.NDArray[np.float64]: ...
 
+@final
 class BinaryBank:
     """Distinct per-question success counts of a binary matrix, with frequencies."""
 
