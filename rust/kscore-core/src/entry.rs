@@ -20,12 +20,38 @@ pub trait Entry: Copy + Send + Sync + 'static {
     fn small(self) -> Option<u32>;
     /// The value as an i64, or the flaw that stops it being a valid entry.
     fn check(self) -> Result<i64, Flaw>;
+
+    /// Sum and OR of the `bin` values of a contiguous run.
+    #[inline]
+    fn sum_or(xs: &[Self]) -> (u64, u64) {
+        let mut sum = 0u64;
+        let mut or = 0u64;
+        for &x in xs {
+            let v = x.bin();
+            sum = sum.wrapping_add(v);
+            or |= v;
+        }
+        (sum, or)
+    }
+}
+
+/// The bytes of a slice of a one-byte type whose every bit pattern is a
+/// valid u8 (bool, i8, u8).
+#[inline(always)]
+fn as_bytes<T: Copy>(xs: &[T]) -> &[u8] {
+    debug_assert_eq!(std::mem::size_of::<T>(), 1);
+    // SAFETY: T is one byte wide, so the slice covers the same memory as u8s.
+    unsafe { std::slice::from_raw_parts(xs.as_ptr() as *const u8, xs.len()) }
 }
 
 impl Entry for bool {
     #[inline(always)]
     fn bin(self) -> u64 {
         self as u64
+    }
+    #[inline]
+    fn sum_or(xs: &[Self]) -> (u64, u64) {
+        crate::bytes::sum_or(as_bytes(xs))
     }
     #[inline(always)]
     fn small(self) -> Option<u32> {
@@ -38,8 +64,14 @@ impl Entry for bool {
 }
 
 macro_rules! signed_entry {
-    ($t:ty, $u:ty) => {
+    ($t:ty, $u:ty, bytes) => {
+        signed_entry!($t, $u, fn sum_or(xs: &[Self]) -> (u64, u64) {
+            crate::bytes::sum_or(as_bytes(xs))
+        });
+    };
+    ($t:ty, $u:ty $(, $extra:item)?) => {
         impl Entry for $t {
+            $(#[inline] $extra)?
             #[inline(always)]
             fn bin(self) -> u64 {
                 // Negative values wrap to large unsigned ones, so they fail `<= 1`.
@@ -56,14 +88,20 @@ macro_rules! signed_entry {
         }
     };
 }
-signed_entry!(i8, u8);
+signed_entry!(i8, u8, bytes);
 signed_entry!(i16, u16);
 signed_entry!(i32, u32);
 signed_entry!(i64, u64);
 
 macro_rules! unsigned_entry {
-    ($t:ty) => {
+    ($t:ty, bytes) => {
+        unsigned_entry!($t, fn sum_or(xs: &[Self]) -> (u64, u64) {
+            crate::bytes::sum_or(as_bytes(xs))
+        });
+    };
+    ($t:ty $(, $extra:item)?) => {
         impl Entry for $t {
+            $(#[inline] $extra)?
             #[inline(always)]
             fn bin(self) -> u64 {
                 self as u64
@@ -79,7 +117,7 @@ macro_rules! unsigned_entry {
         }
     };
 }
-unsigned_entry!(u8);
+unsigned_entry!(u8, bytes);
 unsigned_entry!(u16);
 unsigned_entry!(u32);
 unsigned_entry!(u64);

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use crate::credit::{Credit, Shape};
 use crate::histogram::Histogram;
 use crate::hypergeom;
-use crate::sum::{neumaier_sum, Neumaier};
+use crate::sum::{pairwise_dot, pairwise_sum, Neumaier};
 
 /// `E[A_X]` for one state with c successes out of n trials (requires
 /// `c <= n`, `credit.k <= n`). Both tails of a step are summed directly and
@@ -28,19 +28,13 @@ pub fn state_value(n: u64, c: u64, credit: &Credit, buf: &mut Vec<f64>) -> f64 {
             }
             hypergeom::weights(n, c, k, buf);
             let split = (*t - lo) as usize;
-            let below = neumaier_sum(&buf[..split]);
-            let above = neumaier_sum(&buf[split..]);
+            let below = pairwise_sum(&buf[..split]);
+            let above = pairwise_sum(&buf[split..]);
             above / (below + above)
         }
         Shape::General(a) => {
             let lo = hypergeom::weights(n, c, k, buf) as usize;
-            let mut num = Neumaier::new();
-            let mut den = Neumaier::new();
-            for (&w, &aj) in buf.iter().zip(&a[lo..]) {
-                num.add(aj * w);
-                den.add(w);
-            }
-            num.value() / den.value()
+            pairwise_dot(buf, &a[lo..]) / pairwise_sum(buf)
         }
     }
 }

@@ -17,13 +17,13 @@ pub fn weights(n: u64, c: u64, k: u64, out: &mut Vec<f64>) -> u64 {
     // Mode of the hypergeometric law: floor((k+1)(c+1)/(n+2)), clamped.
     let mode = (((k as u128 + 1) * (c as u128 + 1)) / (n as u128 + 2)) as u64;
     let mode = mode.clamp(lo, hi);
-    // p(j+1)/p(j) = (c-j)(k-j) / ((j+1)(n-c-k+j+1)), products exact in u128.
-    let base = n - c; // n - c - k + j + 1 = base + j + 1 - k (>= 1 on the support)
+    // p(j+1)/p(j) = (c-j)(k-j) / ((j+1)(n-c-k+j+1)): float products of exact
+    // integers, so each ratio carries at most three roundings.
+    let (cf, kf, lof) = (c as f64, k as f64, lo as f64);
+    let base = (n - c) as f64 + 1.0 - kf; // n - c - k + j + 1 = base + j (>= 1 on the support)
     let ratio = |i: usize| {
-        let j = lo + i as u64;
-        let num = (c - j) as u128 * (k - j) as u128;
-        let den = (j + 1) as u128 * (base + j + 1 - k) as u128;
-        num as f64 / den as f64
+        let j = lof + i as f64;
+        ((cf - j) * (kf - j)) / ((j + 1.0) * (base + j))
     };
     walk_from_mode((hi - lo + 1) as usize, (mode - lo) as usize, ratio, out);
     lo

@@ -14,24 +14,6 @@ fn block_rows(ncols: usize, elem: usize) -> usize {
     ((256 * 1024) / (ncols.max(1) * elem)).clamp(1, 1 << 16)
 }
 
-/// Sum and OR of the `bin` values of a contiguous run of entries.
-#[inline]
-fn sum_or<T: Entry>(xs: &[T]) -> (u64, u64) {
-    let mut sum = 0u64;
-    let mut or = 0u64;
-    // Chunks keep the inner sum in u32 lanes, which vectorise well.
-    for chunk in xs.chunks(1 << 16) {
-        let mut s32 = 0u32;
-        for &x in chunk {
-            let v = x.bin();
-            s32 = s32.wrapping_add(v as u32);
-            or |= v;
-        }
-        sum += s32 as u64;
-    }
-    (sum, or)
-}
-
 /// Count successes of rows `r0..r0 + out.len()` into `out`; return the OR of
 /// all `bin` values (> 1 means some entry was not 0/1).
 fn count_block<T: Entry>(view: &ArrayView2<T>, r0: usize, out: &mut [u32]) -> u64 {
@@ -52,7 +34,7 @@ fn count_block<T: Entry>(view: &ArrayView2<T>, r0: usize, out: &mut [u32]) -> u6
     }
     for (o, row) in out.iter_mut().zip(sub.rows()) {
         let (sum, r) = match row.as_slice() {
-            Some(xs) => sum_or(xs),
+            Some(xs) => T::sum_or(xs),
             None => row.iter().fold((0u64, 0u64), |(s, r), &x| {
                 let v = x.bin();
                 (s + v, r | v)

@@ -12,6 +12,7 @@
 //! - `sum`: compensated and correctly rounded sums.
 //! - `ndtri`: the inverse normal CDF behind every credible interval.
 
+pub mod bytes;
 pub mod credit;
 pub mod entry;
 pub mod error;
