@@ -1,0 +1,39 @@
+"""``python -m kscore``: every kscore.eval metric on the sample outcome
+matrix shipped in the package (see scripts/make_sample_outcomes.py)."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import numpy as np
+
+from . import eval as ke
+
+
+def main() -> None:
+    with resources.files("kscore.data").joinpath("sample_outcomes.npz").open("rb") as fh:
+        data = np.load(fh)
+        R, graded, w = data["binary"], data["graded"], data["w"]
+    m, n = R.shape
+    print(f"kscore sample: {m} questions x {n} samples (binary), graded 0/1/2 with w = {w.tolist()}\n")
+    rows: list[tuple[str, list[float]]] = []
+    ks = [1, 4, n]
+    rows.append(("pass@k", [ke.pass_at_k(R, k) for k in ks]))
+    rows.append(("pass^k", [ke.pass_hat_k(R, k) for k in ks]))
+    rows.append(("G-Pass@k tau=0.5", [ke.g_pass_at_k_tau(R, k, 0.5) for k in ks]))
+    rows.append(("mG-Pass@k", [ke.mg_pass_at_k(R, k) for k in ks]))
+    rows.append(("maj@k", [ke.maj_at_k(R, k) for k in ks]))
+    rows.append(("AUC@k", [ke.auc_at_k(R, k) for k in ks]))
+    rows.append(("spectrum@k (uniform)", [ke.threshold_spectrum_at_k(R, k, np.full(k, 1.0 / k)) for k in ks]))
+    rows.append(("Geom@k", [ke.geom_at_k(R, k) for k in ks]))
+    rows.append(("GeomDS@k", [ke.geom_ds_at_k(R, k) for k in ks]))
+    rows.append(("GeoSpectrum@k lam=0.3", [ke.geo_spectrum_at_k(R, k, 0.3) for k in ks]))
+    rows.append(("GeoSpectrum*@k", [ke.geo_spectrum_star_at_k(R, k) for k in ks]))
+    width = max(len(name) for name, _ in rows)
+    print(" " * width + "".join(f"{'k=' + str(k):>12}" for k in ks))
+    for name, values in rows:
+        print(name.ljust(width) + "".join(f"{v:12.6f}" for v in values))
+
+
+if __name__ == "__main__":
+    main()
