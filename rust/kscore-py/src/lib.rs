@@ -17,6 +17,7 @@ fn ndtri(p: f64) -> f64 {
 
 #[pymodule]
 fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    enter::note_loading_process();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<credit::Credit>()?;
     m.add_class::<bank::BinaryBank>()?;
