@@ -10,7 +10,7 @@
 
 use std::fmt::Debug;
 
-use ndarray::ArrayView1;
+use ndarray::{s, ArrayView1};
 use rayon::prelude::*;
 
 use crate::entry::{Entry, Flaw};
@@ -64,6 +64,8 @@ pub enum Direct {
     Ratio,
     /// cons@k of the harness: `1{c > k/2}` (i.e. `2c > k`).
     MajorityOf(u64),
+    /// cons@n with each question's own n: `1{2c > n}`.
+    MajorityOfOwn,
 }
 
 #[inline]
@@ -86,6 +88,37 @@ fn read_count<T: Entry + Debug>(x: T, name: &str, i: usize) -> Result<u64> {
         Ok(v) if v < 0 => Err(bad("non-negative")),
         Ok(v) if v as u64 > MAX_COUNT => Err(bad(&format!("at most {MAX_COUNT}"))),
         Ok(v) => Ok(v as u64),
+    }
+}
+
+/// A count element type with a branch-light fast path.
+pub trait Count: Entry + Debug {
+    /// The value as a count, or `u64::MAX` when it is not a valid one
+    /// (negative, non-finite, non-integer or above `MAX_COUNT`).
+    fn fast(self) -> u64;
+}
+
+impl Count for i64 {
+    #[inline(always)]
+    fn fast(self) -> u64 {
+        if (0..=MAX_COUNT as i64).contains(&self) {
+            self as u64
+        } else {
+            u64::MAX
+        }
+    }
+}
+
+impl Count for f64 {
+    #[inline(always)]
+    fn fast(self) -> u64 {
+        // Saturating cast; NaN gives 0, which fails the round trip.
+        let v = self as u64;
+        if v as f64 == self && v <= MAX_COUNT {
+            v
+        } else {
+            u64::MAX
+        }
     }
 }
 
@@ -115,14 +148,185 @@ fn chunk_len(m: usize) -> usize {
     (m / (8 * rayon::current_num_threads().max(1))).max(1 << 14)
 }
 
+/// Questions' `(n, c)` pairs, visited a range at a time (already valid).
+trait Pairs: Sync {
+    fn visit(&self, i0: usize, i1: usize, f: impl FnMut(u64, u64));
+}
+
+/// A valid entry as a count (validation has run).
+#[inline(always)]
+fn count_of<T: Count>(x: T) -> u64 {
+    x.fast()
+}
+
+/// Fast validation of one chunk: whether some pair is invalid, and facts.
+/// With `spec = Some(n0)` it also speculates that every n is n0: it counts
+/// `c` into a table of n0 + 1 slots and writes the slots into `out`
+/// (returned as `Some(table)`; the caller discards it unless all n == n0).
+fn chunk_facts<N: Count, C: Count>(
+    n: &Trials<'_, N>,
+    c: &ArrayView1<'_, C>,
+    i0: usize,
+    spec: Option<u64>,
+    out: &mut [u32],
+) -> (bool, ChunkInfo, Option<Vec<u32>>) {
+    let i1 = i0 + out.len();
+    let mut info = ChunkInfo { min_n: u64::MAX, max_n: 0, seen: Some(Vec::new()) };
+    let cs = c.slice(s![i0..i1]);
+    let mut table = spec.map(|n0| vec![0u32; n0 as usize + 1]);
+    let mut bad = false;
+    match n {
+        Trials::All(n0) => {
+            let n0 = *n0;
+            let mut step = |j: usize, b: u64| {
+                bad |= b > n0;
+                if let Some(t) = table.as_mut() {
+                    let slot = b.min(n0) as usize;
+                    t[slot] += 1;
+                    out[j] = slot as u32;
+                }
+            };
+            match cs.as_slice() {
+                Some(xs) => xs.iter().enumerate().for_each(|(j, &x)| step(j, x.fast())),
+                None => cs.iter().enumerate().for_each(|(j, &x)| step(j, x.fast())),
+            }
+            info.min_n = n0;
+            info.max_n = n0;
+        }
+        Trials::Each(nv) => {
+            let ns = nv.slice(s![i0..i1]);
+            let mut last = u64::MAX;
+            let n0 = spec.unwrap_or(0);
+            let mut step = |j: usize, a: u64, b: u64| {
+                bad |= (a > MAX_COUNT) | (b > a);
+                if let Some(t) = table.as_mut() {
+                    let slot = b.min(n0) as usize;
+                    t[slot] += 1;
+                    out[j] = slot as u32;
+                }
+                if a != last {
+                    info.min_n = info.min_n.min(a);
+                    info.max_n = info.max_n.max(a);
+                    if a <= MAX_COUNT {
+                        mark(&mut info.seen, a);
+                    }
+                    last = a;
+                }
+            };
+            match (ns.as_slice(), cs.as_slice()) {
+                (Some(x), Some(y)) => {
+                    x.iter().zip(y).enumerate().for_each(|(j, (&a, &b))| step(j, a.fast(), b.fast()))
+                }
+                _ => ns.iter().zip(cs.iter()).enumerate().for_each(|(j, (&a, &b))| step(j, a.fast(), b.fast())),
+            }
+        }
+    }
+    (bad, info, table)
+}
+
+
+struct CountPairs<'r, 'a, N, C> {
+    n: &'r Trials<'a, N>,
+    c: ArrayView1<'a, C>,
+}
+
+impl<N: Count, C: Count> Pairs for CountPairs<'_, '_, N, C> {
+    fn visit(&self, i0: usize, i1: usize, mut f: impl FnMut(u64, u64)) {
+        let cs = self.c.slice(s![i0..i1]);
+        match self.n {
+            Trials::All(n0) => match cs.as_slice() {
+                Some(xs) => xs.iter().for_each(|&x| f(*n0, count_of(x))),
+                None => cs.iter().for_each(|&x| f(*n0, count_of(x))),
+            },
+            Trials::Each(nv) => {
+                let ns = nv.slice(s![i0..i1]);
+                match (ns.as_slice(), cs.as_slice()) {
+                    (Some(a), Some(b)) => a.iter().zip(b).for_each(|(&x, &y)| f(count_of(x), count_of(y))),
+                    _ => ns.iter().zip(cs.iter()).for_each(|(&x, &y)| f(count_of(x), count_of(y))),
+                }
+            }
+        }
+    }
+}
+
+struct RowPairs<'a> {
+    n: u64,
+    counts: &'a [u32],
+}
+
+impl Pairs for RowPairs<'_> {
+    fn visit(&self, i0: usize, i1: usize, mut f: impl FnMut(u64, u64)) {
+        self.counts[i0..i1].iter().for_each(|&c| f(self.n, c as u64));
+    }
+}
+
+struct KeyPairs<'a>(&'a [u64]);
+
+impl Pairs for KeyPairs<'_> {
+    fn visit(&self, i0: usize, i1: usize, mut f: impl FnMut(u64, u64)) {
+        self.0[i0..i1].iter().for_each(|&k| {
+            let (n, c) = unkey(k);
+            f(n, c)
+        });
+    }
+}
+
+/// Validate one chunk `i0..i1`: the first flaw (with its index) or facts.
+fn validate_chunk<N: Count, C: Count>(
+    n: &Trials<'_, N>,
+    c: &ArrayView1<'_, C>,
+    names: Names<'_>,
+    i0: usize,
+    i1: usize,
+) -> std::result::Result<ChunkInfo, Error> {
+    let mut info = ChunkInfo { min_n: u64::MAX, max_n: 0, seen: Some(Vec::new()) };
+    let exceeds = |i: usize, ci: u64, ni: u64| {
+        let nd = match n {
+            Trials::All(_) => names.n.to_string(),
+            Trials::Each(_) => format!("{}[{i}]", names.n),
+        };
+        Error::value(format!("{}[{i}] = {ci} exceeds {nd} = {ni}", names.c))
+    };
+    match n {
+        Trials::All(n0) => {
+            for (j, &x) in c.slice(s![i0..i1]).iter().enumerate() {
+                let ci = read_count(x, names.c, i0 + j)?;
+                if ci > *n0 {
+                    return Err(exceeds(i0 + j, ci, *n0));
+                }
+            }
+            info.min_n = *n0;
+            info.max_n = *n0;
+        }
+        Trials::Each(nv) => {
+            let mut last = u64::MAX;
+            for (j, (&a, &b)) in nv.slice(s![i0..i1]).iter().zip(c.slice(s![i0..i1]).iter()).enumerate() {
+                let i = i0 + j;
+                let ni = read_count(a, names.n, i)?;
+                let ci = read_count(b, names.c, i)?;
+                if ci > ni {
+                    return Err(exceeds(i, ci, ni));
+                }
+                info.min_n = info.min_n.min(ni);
+                info.max_n = info.max_n.max(ni);
+                if ni != last {
+                    mark(&mut info.seen, ni);
+                    last = ni;
+                }
+            }
+        }
+    }
+    Ok(info)
+}
+
 impl StateTable {
     /// Validate per-question counts and tabulate their states. Errors name
     /// the argument and the first offending index: non-finite, non-integer,
     /// negative or too large entries, and `c > n`.
-    pub fn from_counts<N, C>(n: Trials<'_, N>, c: ArrayView1<'_, C>, names: Names<'_>) -> Result<Self>
+    pub fn from_counts<'a, N, C>(n: Trials<'a, N>, c: ArrayView1<'a, C>, names: Names<'_>) -> Result<Self>
     where
-        N: Entry + Debug,
-        C: Entry + Debug,
+        N: Count,
+        C: Count,
     {
         let m = c.len();
         if let Trials::Each(nv) = &n {
@@ -141,72 +345,53 @@ impl StateTable {
                 return Err(Error::value(format!("{} must be at most {MAX_COUNT}; got {n0}", names.n)));
             }
         }
-        let mut keys = vec![0u64; m];
         let chunk = chunk_len(m);
-        let infos: Vec<std::result::Result<ChunkInfo, (usize, Error)>> = keys
-            .par_chunks_mut(chunk)
+        // Speculate a single n (the first one) when its table is small.
+        let first = match &n {
+            Trials::All(n0) => Some(*n0),
+            Trials::Each(nv) => nv.first().map(|x| x.fast()),
+        };
+        let spec = first.filter(|&n0| n0 < (1 << 16) && (n0 as usize) < 4 * m.max(1));
+        let mut index = vec![0u32; m];
+        let facts: Vec<(bool, ChunkInfo, Option<Vec<u32>>)> = index
+            .par_chunks_mut(chunk.max(1))
             .enumerate()
-            .map(|(b, out)| {
-                let i0 = b * chunk;
-                let mut info = ChunkInfo { min_n: u64::MAX, max_n: 0, seen: Some(Vec::new()) };
-                for (j, slot) in out.iter_mut().enumerate() {
-                    let i = i0 + j;
-                    let fail = |e: Error| (i, e);
-                    let ni = match &n {
-                        Trials::All(v) => *v,
-                        Trials::Each(nv) => read_count(nv[i], names.n, i).map_err(fail)?,
-                    };
-                    let ci = read_count(c[i], names.c, i).map_err(fail)?;
-                    if ci > ni {
-                        let nd = match &n {
-                            Trials::All(_) => names.n.to_string(),
-                            Trials::Each(_) => format!("{}[{i}]", names.n),
-                        };
-                        return Err((i, Error::value(format!("{}[{i}] = {ci} exceeds {nd} = {ni}", names.c))));
-                    }
-                    if ni < info.min_n {
-                        info.min_n = ni;
-                    }
-                    if ni > info.max_n {
-                        info.max_n = ni;
-                    }
-                    if matches!(n, Trials::Each(_)) {
-                        mark(&mut info.seen, ni);
-                    }
-                    *slot = key(ni, ci);
-                }
-                Ok(info)
-            })
+            .map(|(b, out)| chunk_facts(&n, &c, b * chunk, spec, out))
             .collect();
-        let mut first_err: Option<(usize, Error)> = None;
-        let mut ns: Option<Vec<u64>> = Some(Vec::new());
-        let (mut lo, mut hi) = (u64::MAX, 0u64);
-        for r in infos {
-            match r {
-                Err((i, e)) => {
-                    if first_err.as_ref().is_none_or(|(j, _)| i < *j) {
-                        first_err = Some((i, e));
-                    }
-                }
-                Ok(info) => {
-                    lo = lo.min(info.min_n);
-                    hi = hi.max(info.max_n);
-                    match (&mut ns, info.seen) {
-                        (Some(acc), Some(bits)) => {
-                            if acc.len() < bits.len() {
-                                acc.resize(bits.len(), 0);
-                            }
-                            for (a, b) in acc.iter_mut().zip(bits) {
-                                *a |= b;
-                            }
-                        }
-                        _ => ns = None,
+        // Chunks are in index order: the first flawed chunk holds the first flaw.
+        if let Some(b) = facts.iter().position(|f| f.0) {
+            validate_chunk(&n, &c, names, b * chunk, ((b + 1) * chunk).min(m))?;
+            return Err(Error::value(format!("{} holds an invalid count", names.c)));
+        }
+        let uniform = facts.iter().all(|f| f.1.min_n == f.1.max_n && Some(f.1.min_n) == spec);
+        if let (true, Some(n0)) = (uniform && m > 0, spec) {
+            let mut counts = vec![0u32; n0 as usize + 1];
+            for (_, _, t) in &facts {
+                if let Some(t) = t {
+                    for (x, y) in counts.iter_mut().zip(t) {
+                        *x += y;
                     }
                 }
             }
+            return Ok(Self::finish(index, &counts, &[n0]));
         }
-        if let Some((_, e)) = first_err {
-            return Err(e);
+        drop(index);
+        let mut ns: Option<Vec<u64>> = Some(Vec::new());
+        let (mut lo, mut hi) = (u64::MAX, 0u64);
+        for (_, info, _) in facts {
+            lo = lo.min(info.min_n);
+            hi = hi.max(info.max_n);
+            match (&mut ns, info.seen) {
+                (Some(acc), Some(bits)) => {
+                    if acc.len() < bits.len() {
+                        acc.resize(bits.len(), 0);
+                    }
+                    for (a, b) in acc.iter_mut().zip(bits) {
+                        *a |= b;
+                    }
+                }
+                _ => ns = None,
+            }
         }
         let present = if m == 0 {
             Some(Vec::new())
@@ -225,14 +410,13 @@ impl StateTable {
                 v
             })
         };
-        Ok(Self::from_keys(&keys, present))
+        Ok(Self::build(&CountPairs { n: &n, c }, m, present))
     }
 
     /// The states of per-row success counts of one N-trial bank (counts are
     /// trusted: they come from the matrix intake).
     pub fn from_row_counts(n: u64, counts: &[u32]) -> Self {
-        let keys: Vec<u64> = counts.par_iter().map(|&c| key(n, c as u64)).collect();
-        Self::from_keys(&keys, Some(vec![n]))
+        Self::build(&RowPairs { n, counts }, counts.len(), Some(vec![n]))
     }
 
     /// Several banks, one after another: returns the table over all their
@@ -258,28 +442,37 @@ impl StateTable {
         let mut ns: Vec<u64> = banks.iter().map(|(n, _)| *n).collect();
         ns.sort_unstable();
         ns.dedup();
-        (Self::from_keys(&keys, Some(ns)), offsets)
+        let m = keys.len();
+        (Self::build(&KeyPairs(&keys), m, Some(ns)), offsets)
     }
 
-    /// Deduplicate validated keys; `present` lists the distinct n ascending
+    /// Deduplicate valid pairs; `present` lists the distinct n ascending
     /// when known (then a dense slot table may be used).
-    fn from_keys(keys: &[u64], present: Option<Vec<u64>>) -> Self {
-        let m = keys.len();
+    fn build<P: Pairs>(pairs: &P, m: usize, present: Option<Vec<u64>>) -> Self {
         if let Some(ns) = present {
             let slots: u64 = ns.iter().map(|&n| n + 1).sum();
             let limit = DENSE_SLOTS.min((4 * m).max(1 << 16)) as u64;
             if slots <= limit {
-                return Self::dense(keys, &ns, slots as usize);
+                return Self::dense(pairs, m, &ns, slots as usize);
             }
         }
-        Self::sorted(keys)
+        let mut keys = vec![0u64; m];
+        let chunk = chunk_len(m);
+        keys.par_chunks_mut(chunk).enumerate().for_each(|(b, out)| {
+            let mut j = 0;
+            pairs.visit(b * chunk, b * chunk + out.len(), |n, c| {
+                out[j] = key(n, c);
+                j += 1;
+            });
+        });
+        Self::sorted(&keys)
     }
 
-    fn dense(keys: &[u64], ns: &[u64], slots: usize) -> Self {
+    fn dense<P: Pairs>(pairs: &P, m: usize, ns: &[u64], slots: usize) -> Self {
         // base[n] = first slot of n; a single n needs no table.
-        let single = (ns.len() == 1).then(|| ns[0]);
+        let single = ns.len() == 1;
         let mut base = Vec::new();
-        if single.is_none() {
+        if !single {
             if let Some(&top) = ns.last() {
                 base = vec![0u32; top as usize + 1];
                 let mut at = 0u32;
@@ -289,21 +482,23 @@ impl StateTable {
                 }
             }
         }
-        let slot = |k: u64| -> usize {
-            let (n, c) = unkey(k);
-            match single {
-                Some(_) => c as usize,
-                None => base[n as usize] as usize + c as usize,
-            }
-        };
-        let chunk = chunk_len(keys.len()).max(keys.len().div_ceil(rayon::current_num_threads().max(1)));
-        let counts = keys
-            .par_chunks(chunk.max(1))
-            .map(|part| {
+        let base = &base;
+        let threads = rayon::current_num_threads().max(1);
+        // Few chunks when the table is big (each chunk owns one).
+        let chunk = if slots <= 1 << 12 { chunk_len(m) } else { m.div_ceil(threads).max(1) };
+        let mut index = vec![0u32; m];
+        let counts = index
+            .par_chunks_mut(chunk.max(1))
+            .enumerate()
+            .map(|(b, out)| {
                 let mut t = vec![0u32; slots];
-                for &k in part {
-                    t[slot(k)] += 1;
-                }
+                let mut j = 0;
+                pairs.visit(b * chunk, b * chunk + out.len(), |n, c| {
+                    let s = if single { c as usize } else { base[n as usize] as usize + c as usize };
+                    t[s] += 1;
+                    out[j] = s as u32;
+                    j += 1;
+                });
                 t
             })
             .reduce_with(|mut a, b| {
@@ -313,7 +508,13 @@ impl StateTable {
                 a
             })
             .unwrap_or_else(|| vec![0u32; slots]);
-        let mut remap = vec![u32::MAX; slots];
+        Self::finish(index, &counts, ns)
+    }
+
+    /// Compact a slot table (slots of each n in `ns`, ascending) into states
+    /// and turn the slots in `index` into state positions.
+    fn finish(mut index: Vec<u32>, counts: &[u32], ns: &[u64]) -> Self {
+        let mut remap = vec![u32::MAX; counts.len()];
         let mut states = Vec::new();
         let mut freqs = Vec::new();
         let mut s = 0usize;
@@ -327,7 +528,11 @@ impl StateTable {
                 s += 1;
             }
         }
-        let index = keys.par_iter().map(|&k| remap[slot(k)]).collect();
+        index.par_chunks_mut(1 << 14).for_each(|part| {
+            for x in part {
+                *x = remap[*x as usize];
+            }
+        });
         StateTable { states, freqs, index }
     }
 
@@ -392,6 +597,7 @@ impl StateTable {
             .map(|&(n, c)| match metric {
                 Direct::Ratio => c as f64 / n as f64,
                 Direct::MajorityOf(k) => (2 * c > k) as u8 as f64,
+                Direct::MajorityOfOwn => (2 * c > n) as u8 as f64,
             })
             .collect()
     }
@@ -404,6 +610,15 @@ impl StateTable {
     pub fn reduce(&self, values: &[f64], width: usize, how: Reduce<'_>) -> Vec<f64> {
         let width = width.max(1);
         match how {
+            Reduce::Question if width == 1 => {
+                let mut out = vec![0.0; self.len()];
+                out.par_chunks_mut(1 << 14).zip(self.index.par_chunks(1 << 14)).for_each(|(o, ix)| {
+                    for (x, &s) in o.iter_mut().zip(ix) {
+                        *x = values[s as usize];
+                    }
+                });
+                out
+            }
             Reduce::Question => {
                 let mut out = vec![0.0; self.len() * width];
                 out.par_chunks_mut(width)
@@ -485,6 +700,9 @@ mod tests {
         let t = StateTable::from_counts(Trials::Each(nv.view()), cv.view(), NAMES).unwrap();
         let keys: Vec<u64> = nv.iter().zip(cv.iter()).map(|(&a, &b)| key(a as u64, b as u64)).collect();
         assert_eq!(StateTable::sorted(&keys), t);
+        let ns: Vec<u64> = t.states.iter().map(|s| s.0).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+        let slots = ns.iter().map(|&n| n as usize + 1).sum();
+        assert_eq!(StateTable::dense(&KeyPairs(&keys), m, &ns, slots), t);
         for (i, &s) in t.index.iter().enumerate() {
             assert_eq!(t.states[s as usize], (nv[i] as u64, cv[i] as u64));
         }
@@ -506,10 +724,10 @@ mod tests {
 
     #[test]
     fn errors_name_argument_and_first_index() {
-        let err = |n: Trials<'_, f64>, c: &[f64]| {
+        fn err<'a>(n: Trials<'a, f64>, c: &'a [f64]) -> String {
             let cv = ArrayView1::from(c);
             StateTable::from_counts(n, cv, Names { n: "num_samples", c: "num_correct" }).unwrap_err().to_string()
-        };
+        }
         assert_eq!(err(Trials::All(5), &[1.0, f64::NAN, -1.0]), "num_correct[1] must be a finite integer; got NaN");
         assert_eq!(err(Trials::All(5), &[1.0, 2.5]), "num_correct[1] must be an integer; got 2.5");
         assert_eq!(err(Trials::All(5), &[1.0, 6.0, -1.0]), "num_correct[1] = 6 exceeds num_samples = 5");
@@ -540,6 +758,8 @@ mod tests {
         assert_eq!(t.states, vec![(3, 0), (3, 2), (3, 3), (5, 5)]);
         let v = t.direct_values(Direct::MajorityOf(3));
         assert_eq!(t.reduce(&v, 1, Reduce::Question), vec![0.0, 1.0, 1.0, 1.0]);
+        let own = t.direct_values(Direct::MajorityOfOwn);
+        assert_eq!(t.reduce(&own, 1, Reduce::Question), vec![0.0, 1.0, 1.0, 1.0]);
         let r = t.direct_values(Direct::Ratio);
         let seg = t.reduce(&r, 1, Reduce::Segments(&off));
         assert!((seg[0] - 5.0 / 9.0).abs() < 1e-15 && seg[1] == 1.0, "{seg:?}");
