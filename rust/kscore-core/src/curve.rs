@@ -44,19 +44,33 @@ impl Family {
     }
 }
 
-/// Pass@1..=kmax of one state into `out` (requires kmax <= n).
+/// Pass@1..=kmax of one state into `out` (requires kmax <= n). While
+/// `q_k = C(n-c, k) / C(n, k) > 1/2` the value is `-expm1(L_k)` from the
+/// compensated log sum (full relative accuracy for small values); below, it
+/// is `1 - q_k` with `q_k` carried by the product recurrence (no
+/// cancellation once the value exceeds 1/2), a division per step.
 pub fn pass_prefix(n: u64, c: u64, kmax: u64, out: &mut Vec<f64>) {
     out.clear();
     let fails = n - c;
     let mut log_q = Neumaier::new();
+    let mut q = f64::NAN; // set once the log path hands over
     for k in 1..=kmax {
         if k > fails {
             out.push(1.0);
             continue;
         }
         let j = k - 1;
-        log_q.add((-(c as f64) / (n - j) as f64).ln_1p());
-        out.push(-log_q.value().exp_m1());
+        if q.is_nan() {
+            log_q.add((-(c as f64) / (n - j) as f64).ln_1p());
+            let l = log_q.value();
+            out.push(-l.exp_m1());
+            if l < -std::f64::consts::LN_2 {
+                q = l.exp();
+            }
+        } else {
+            q *= (fails - j) as f64 / (n - j) as f64;
+            out.push(1.0 - q);
+        }
     }
 }
 
