@@ -1,5 +1,6 @@
 """Typed stub of the compiled core (checked against the binary by mypy.stubtest)."""
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from typing_extensions import final
@@ -8,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
-__all__ = ["__version__", "Credit", "BinaryBank", "ndtri"]
+__all__ = ["__version__", "Credit", "BinaryBank", "CountStates", "ndtri"]
 
 @final
 class Credit:
@@ -51,3 +52,43 @@ class BinaryBank:
 
 def ndtri(p: float) -> float:
     """Inverse standard normal CDF (Cephes ``ndtri``, as ``scipy.special.ndtri``)."""
+
+@final
+class CountStates:
+    """Distinct ``(n, c)`` states of one or several banks of questions."""
+
+    @staticmethod
+    def from_counts(
+        n: int | npt.NDArray[Any], c: npt.NDArray[Any], n_name: str, c_name: str
+    ) -> CountStates: ...
+    @staticmethod
+    def from_matrix(
+        matrix: npt.NDArray[Any], packed_n: int | None = None, banks: int = 1
+    ) -> CountStates: ...
+    @staticmethod
+    def from_matrices(
+        matrices: Sequence[npt.NDArray[Any]], packed_n: int | None = None
+    ) -> CountStates: ...
+    @property
+    def m(self) -> int: ...
+    @property
+    def distinct(self) -> int: ...
+    @property
+    def min_n(self) -> int | None: ...
+    @property
+    def offsets(self) -> list[int]: ...
+    def first_short(self, k: int) -> tuple[int, int] | None: ...
+    def question_counts(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+    def evaluate(
+        self, credit: Credit, how: Literal["question", "mean", "segments"]
+    ) -> npt.NDArray[np.float64]: ...
+    def direct(
+        self, kind: Literal["avg", "cons"], k: int, how: Literal["question", "mean", "segments"]
+    ) -> npt.NDArray[np.float64]: ...
+    def curve(
+        self,
+        family: str,
+        tau: float,
+        ks: Sequence[int],
+        how: Literal["question", "mean", "segments"],
+    ) -> npt.NDArray[np.float64]: ...

@@ -9,11 +9,16 @@
 //! - `walk`, `hypergeom`: relative masses from ratio recurrences.
 //! - `credit`: the credit vectors that define each metric.
 //! - `finite`: finite-bank expectations over a histogram.
+//! - `counts`: per-question `(n, c)` counts validated and deduplicated.
+//! - `curve`: a metric at many budgets k at once (O(U * N) pass curves).
+//! - `packed`: popcount intake of `numpy.packbits` outcome matrices.
 //! - `sum`: compensated and correctly rounded sums.
 //! - `ndtri`: the inverse normal CDF behind every credible interval.
 
 pub mod bytes;
+pub mod counts;
 pub mod credit;
+pub mod curve;
 pub mod entry;
 pub mod error;
 pub mod finite;
@@ -21,6 +26,7 @@ pub mod histogram;
 pub mod hypergeom;
 pub mod intake;
 pub mod ndtri;
+pub mod packed;
 pub mod sum;
 pub mod walk;
 

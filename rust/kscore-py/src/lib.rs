@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 
 mod bank;
+mod counts;
 mod credit;
 mod enter;
 mod matrix;
@@ -21,6 +22,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<credit::Credit>()?;
     m.add_class::<bank::BinaryBank>()?;
+    m.add_class::<counts::CountStates>()?;
     m.add_function(wrap_pyfunction!(ndtri, m)?)?;
     Ok(())
 }
