@@ -620,16 +620,9 @@ def _packed(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return array
 
 
-def _bytes(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """bool and int8 are read as uint8 (the popcount intake, same messages)."""
-    if array.dtype in (np.dtype(np.bool_), np.dtype(np.int8)) and array.flags.c_contiguous:
-        return array.view(np.uint8)
-    return array
-
-
 def _matrix(R: object, packed_n: int | None) -> npt.NDArray[Any]:
     if packed_n is None:
-        return _bytes(as_matrix(R))
+        return as_matrix(R)
     array = np.asarray(R)
     if array.ndim == 1:
         array = array.reshape(1, -1)
@@ -657,7 +650,7 @@ def _banks(R: object, packed_n: int | None) -> tuple[_kscore.CountStates, str, t
         if L == 0 or M == 0:
             raise ValueError(f"R must hold at least one model and one question; got shape {array.shape}")
         flat = array.reshape(L * M, N)
-        mat = _packed(flat) if packed_n is not None else _bytes(as_matrix(flat))
+        mat = _packed(flat) if packed_n is not None else as_matrix(flat)
         return _kscore.CountStates.from_matrix(mat, packed_n, L), "stack", (L, M)
     return _kscore.CountStates.from_matrix(_matrix(array, packed_n), packed_n, 1), "single", ()
 

@@ -2,12 +2,7 @@
 //! (8 trials per byte, big-endian bit order: trial t is bit `7 - t % 8` of
 //! byte `t / 8`). One parallel popcount pass gives the per-row success
 //! counts; the padding bits past the true N (the low bits of the last byte)
-//! must be zero.
-//!
-//! The same popcount reads a C-ordered matrix of one byte per trial (uint8,
-//! or int8 and bool viewed as uint8): a row of 0/1 bytes taken 8 at a time
-//! as a u64 has as many set bits as successes, and one OR tells whether
-//! every byte was 0 or 1.
+//! must be zero. (Unpacked matrices go through `intake`.)
 
 use ndarray::{s, ArrayView2};
 use rayon::prelude::*;
@@ -79,61 +74,6 @@ pub fn packed_counts(view: ArrayView2<u8>, n: u64, name: &str) -> Result<Vec<u32
     Ok(counts)
 }
 
-/// Count and OR of a run of bytes that should each be 0 or 1.
-#[inline]
-fn count01(bytes: &[u8]) -> (u32, u64) {
-    let mut it = bytes.chunks_exact(8);
-    let (mut total, mut or) = (0u32, 0u64);
-    for w in &mut it {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(w);
-        let x = u64::from_ne_bytes(word);
-        or |= x;
-        total += x.count_ones();
-    }
-    for &b in it.remainder() {
-        or |= b as u64;
-        total += b.count_ones();
-    }
-    (total, or)
-}
-
-/// Per-row success counts of a matrix of one byte per trial (0 or 1 each),
-/// with `binary_counts`' error messages.
-pub fn byte_counts(view: ArrayView2<u8>, name: &str) -> Result<Vec<u32>> {
-    let (m, n) = view.dim();
-    if m == 0 {
-        return Err(Error::value(format!("{name} must contain at least one question (M >= 1).")));
-    }
-    if n > u32::MAX as usize {
-        return Err(Error::value(format!("{name} has more than 2^32 - 1 trials per row.")));
-    }
-    let mut counts = vec![0u32; m];
-    let block = ((1 << 18) / n.max(1)).clamp(1, 1 << 16);
-    let or = counts
-        .par_chunks_mut(block)
-        .enumerate()
-        .map(|(b, out)| {
-            let r0 = b * block;
-            let sub = view.slice(s![r0..r0 + out.len(), ..]);
-            let mut or = 0u64;
-            for (o, row) in out.iter_mut().zip(sub.rows()) {
-                let (cnt, r) = match row.as_slice() {
-                    Some(xs) => count01(xs),
-                    None => row.iter().fold((0u32, 0u64), |(c, r), &x| (c + x.count_ones(), r | x as u64)),
-                };
-                *o = cnt;
-                or |= r;
-            }
-            or
-        })
-        .reduce(|| 0, |a, b| a | b);
-    if or & !0x0101_0101_0101_0101u64 != 0 {
-        return Err(Error::value(format!("Entries of {name} must be integers in [0, 1].")));
-    }
-    Ok(counts)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,22 +102,6 @@ mod tests {
             // Fortran order and strided views read the same.
             let f = packed.t().as_standard_layout().t().to_owned();
             assert_eq!(packed_counts(f.view(), n as u64, "R").unwrap(), want);
-        }
-    }
-
-    #[test]
-    fn byte_counts_match_the_intake() {
-        for n in [1usize, 7, 8, 9, 64, 65, 200] {
-            let bits = Array2::from_shape_fn((37, n), |(i, j)| (((i * 31 + j * 17) % 5) < 2) as u8);
-            assert_eq!(byte_counts(bits.view(), "R").unwrap(), crate::intake::binary_counts(bits.view()).unwrap());
-            let f = bits.t().as_standard_layout().t().to_owned();
-            assert_eq!(byte_counts(f.view(), "R").unwrap(), crate::intake::binary_counts(bits.view()).unwrap());
-            let mut bad = bits.clone();
-            bad[[5, n - 1]] = 255;
-            assert_eq!(
-                byte_counts(bad.view(), "R").unwrap_err(),
-                crate::intake::binary_counts(bad.view()).unwrap_err()
-            );
         }
     }
 

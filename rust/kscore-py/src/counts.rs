@@ -44,14 +44,6 @@ fn matrix_counts(py: Python<'_>, matrix: &Bound<'_, PyAny>, packed_n: Option<u64
         let view = ro.as_array();
         return enter(py, || packed::packed_counts(view, n, "R")).map(|c| (n, c));
     }
-    // One byte per trial (uint8, or bool/int8 viewed as uint8 by the Python
-    // layer), C-ordered: the popcount intake.
-    if let Ok(array) = matrix.cast::<PyArray2<u8>>() {
-        let ro = array.try_readonly().map_err(|e| PyValueError::new_err(e.to_string()))?;
-        let view = ro.as_array();
-        let n = view.ncols() as u64;
-        return enter(py, || packed::byte_counts(view, "R")).map(|c| (n, c));
-    }
     with_matrix!(matrix, view => {
         let n = view.ncols() as u64;
         enter(py, || intake::binary_counts(view)).map(|c| (n, c))
