@@ -11,15 +11,24 @@
 //! - `finite`: finite-bank expectations over a histogram.
 //! - `sum`: compensated and correctly rounded sums.
 //! - `ndtri`: the inverse normal CDF behind every credible interval.
+//! - `categorical`: a bank of per-row category counts and reward levels.
+//! - `rewards`: reward rescaling so that sums of huge rewards stay finite.
+//! - `dirichlet`: Bayes@N and Avg moments under the Dirichlet(+1) posterior.
+//! - `maxk`, `maxk_posterior`: Max@k on the finite bank and its posterior.
 
+pub mod categorical;
 pub mod credit;
+pub mod dirichlet;
 pub mod entry;
 pub mod error;
 pub mod finite;
 pub mod histogram;
 pub mod hypergeom;
 pub mod intake;
+pub mod maxk;
+pub mod maxk_posterior;
 pub mod ndtri;
+pub mod rewards;
 pub mod sum;
 pub mod walk;
 
