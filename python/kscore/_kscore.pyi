@@ -46,3 +46,46 @@ class BinaryBank:
 
 def ndtri(p: float) -> float:
     """Inverse standard normal CDF (Cephes ``ndtri``, as ``scipy.special.ndtri``)."""
+
+class CategoryCounts:
+    """Per-row counts of the categories ``0..categories`` of an outcome matrix."""
+
+    @staticmethod
+    def from_matrix(matrix: npt.NDArray[Any], categories: int, name: str) -> CategoryCounts: ...
+    @property
+    def in_range(self) -> bool: ...
+    @property
+    def rows(self) -> int: ...
+    @property
+    def trials(self) -> int: ...
+    @property
+    def categories(self) -> int: ...
+    def counts(self) -> npt.NDArray[np.uint32]: ...
+
+def bayes(
+    counts: CategoryCounts, prior: CategoryCounts | None, weights: npt.NDArray[np.float64]
+) -> tuple[float, float]:
+    """Bayes@N ``(mu, sigma)`` from counts of R, optional counts of R0 and rewards."""
+
+def avg(counts: CategoryCounts, weights: npt.NDArray[np.float64]) -> tuple[float, float]:
+    """Avg@N ``(a, sigma_a)`` from counts of R and rewards."""
+
+def observed_mean(counts: CategoryCounts, weights: npt.NDArray[np.float64]) -> float:
+    """The observed weighted mean (Max@1)."""
+
+def max_at_k(
+    counts: CategoryCounts,
+    levels: npt.NDArray[np.float64],
+    of_category: npt.NDArray[np.int64],
+    k: int,
+) -> float:
+    """Finite-bank Max@k from counts of R, ascending levels and each category's level."""
+
+def max_at_k_posterior(
+    counts: CategoryCounts,
+    prior: CategoryCounts | None,
+    levels: npt.NDArray[np.float64],
+    of_category: npt.NDArray[np.int64],
+    k: int,
+) -> tuple[float, float]:
+    """Latent Max@k ``(mu, sigma)`` under the Dirichlet(+1) posterior."""

@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 
 mod bank;
+mod categorical;
 mod credit;
 mod enter;
 mod matrix;
@@ -21,5 +22,11 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<credit::Credit>()?;
     m.add_class::<bank::BinaryBank>()?;
     m.add_function(wrap_pyfunction!(ndtri, m)?)?;
+    m.add_class::<categorical::CategoryCounts>()?;
+    m.add_function(wrap_pyfunction!(categorical::bayes, m)?)?;
+    m.add_function(wrap_pyfunction!(categorical::avg, m)?)?;
+    m.add_function(wrap_pyfunction!(categorical::observed_mean, m)?)?;
+    m.add_function(wrap_pyfunction!(categorical::max_at_k, m)?)?;
+    m.add_function(wrap_pyfunction!(categorical::max_at_k_posterior, m)?)?;
     Ok(())
 }
