@@ -13,13 +13,24 @@ pub enum Flaw {
     OutOfInt64 = 2,
 }
 
-pub trait Entry: Copy + Send + Sync + 'static {
+pub trait Entry: Copy + PartialEq + Send + Sync + 'static {
     /// 0 or 1 for a binary entry, a value > 1 for anything else.
     fn bin(self) -> u64;
     /// The value as a category index if it is an integer in `0..u32::MAX`.
     fn small(self) -> Option<u32>;
     /// The value as an i64, or the flaw that stops it being a valid entry.
     fn check(self) -> Result<i64, Flaw>;
+    /// The element equal to category `v`, if this type can hold it (so that
+    /// category counts are plain equality tests in the native type).
+    fn from_category(v: u32) -> Option<Self>;
+    /// True for the one-byte types (bool, i8, u8), whose rows are summed in
+    /// u8 lanes through `byte`.
+    const ONE_BYTE: bool = false;
+    /// The raw byte of a one-byte type (unused otherwise).
+    #[inline(always)]
+    fn byte(self) -> u8 {
+        0
+    }
 }
 
 impl Entry for bool {
@@ -35,11 +46,28 @@ impl Entry for bool {
     fn check(self) -> Result<i64, Flaw> {
         Ok(self as i64)
     }
+    #[inline(always)]
+    fn from_category(v: u32) -> Option<Self> {
+        (v <= 1).then_some(v == 1)
+    }
+    const ONE_BYTE: bool = true;
+    #[inline(always)]
+    fn byte(self) -> u8 {
+        self as u8
+    }
 }
 
 macro_rules! signed_entry {
     ($t:ty, $u:ty) => {
+        signed_entry!($t, $u, false);
+    };
+    ($t:ty, $u:ty, $one:expr) => {
         impl Entry for $t {
+            const ONE_BYTE: bool = $one;
+            #[inline(always)]
+            fn byte(self) -> u8 {
+                self as u8
+            }
             #[inline(always)]
             fn bin(self) -> u64 {
                 // Negative values wrap to large unsigned ones, so they fail `<= 1`.
@@ -53,17 +81,29 @@ macro_rules! signed_entry {
             fn check(self) -> Result<i64, Flaw> {
                 Ok(self as i64)
             }
+            #[inline(always)]
+            fn from_category(v: u32) -> Option<Self> {
+                <$t>::try_from(v).ok()
+            }
         }
     };
 }
-signed_entry!(i8, u8);
+signed_entry!(i8, u8, true);
 signed_entry!(i16, u16);
 signed_entry!(i32, u32);
 signed_entry!(i64, u64);
 
 macro_rules! unsigned_entry {
     ($t:ty) => {
+        unsigned_entry!($t, false);
+    };
+    ($t:ty, $one:expr) => {
         impl Entry for $t {
+            const ONE_BYTE: bool = $one;
+            #[inline(always)]
+            fn byte(self) -> u8 {
+                self as u8
+            }
             #[inline(always)]
             fn bin(self) -> u64 {
                 self as u64
@@ -76,10 +116,14 @@ macro_rules! unsigned_entry {
             fn check(self) -> Result<i64, Flaw> {
                 i64::try_from(self).map_err(|_| Flaw::OutOfInt64)
             }
+            #[inline(always)]
+            fn from_category(v: u32) -> Option<Self> {
+                <$t>::try_from(v).ok()
+            }
         }
     };
 }
-unsigned_entry!(u8);
+unsigned_entry!(u8, true);
 unsigned_entry!(u16);
 unsigned_entry!(u32);
 unsigned_entry!(u64);
@@ -118,6 +162,13 @@ macro_rules! float_entry {
                     Ok(self as i64)
                 }
             }
+            #[inline(always)]
+            fn from_category(v: u32) -> Option<Self> {
+                // Exact while v < 2^24 (f32) / 2^53 (f64); wider categories
+                // take the table path, which never calls this.
+                let x = v as $t;
+                (x as u32 == v).then_some(x)
+            }
         }
     };
 }
@@ -147,5 +198,17 @@ mod tests {
         assert_eq!((-9223372036854775808.0f64).check(), Ok(i64::MIN));
         assert_eq!(u64::MAX.check(), Err(Flaw::OutOfInt64));
         assert_eq!((-3i16).check(), Ok(-3));
+    }
+
+    #[test]
+    fn categories_convert_exactly() {
+        assert_eq!(bool::from_category(1), Some(true));
+        assert_eq!(bool::from_category(2), None);
+        assert_eq!(i8::from_category(127), Some(127));
+        assert_eq!(i8::from_category(128), None);
+        assert_eq!(u8::from_category(255), Some(255));
+        assert_eq!(f32::from_category(7), Some(7.0));
+        assert_eq!(f32::from_category(16_777_217), None);
+        assert_eq!(f64::from_category(3), Some(3.0));
     }
 }
