@@ -29,7 +29,9 @@ impl<'a> CategoricalBank<'a> {
         prior_trials: usize,
     ) -> Result<Self> {
         if categories == 0 || counts.len() % categories != 0 || counts.is_empty() {
-            return Err(Error::value("category counts must be a non-empty rows x categories table"));
+            return Err(Error::value(
+                "category counts must be a non-empty rows x categories table",
+            ));
         }
         if trials == 0 {
             return Err(Error::value("R must contain at least one trial (N >= 1)."));
@@ -38,7 +40,14 @@ impl<'a> CategoricalBank<'a> {
             return Err(Error::value("R0 counts must have the same shape as R counts"));
         }
         let rows = counts.len() / categories;
-        Ok(CategoricalBank { counts, prior, rows, categories, trials, prior_trials })
+        Ok(CategoricalBank {
+            counts,
+            prior,
+            rows,
+            categories,
+            trials,
+            prior_trials,
+        })
     }
 
     /// The Dirichlet total `T = C + D + N` (categories, prior and observed trials).
@@ -86,10 +95,7 @@ impl Levels {
         let mut values = weights.to_vec();
         values.sort_by(f64::total_cmp);
         values.dedup_by(|a, b| a == b);
-        let of_category = weights
-            .iter()
-            .map(|w| values.partition_point(|v| v < w))
-            .collect();
+        let of_category = weights.iter().map(|w| values.partition_point(|v| v < w)).collect();
         Self::new(values, of_category)
     }
 

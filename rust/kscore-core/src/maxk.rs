@@ -43,27 +43,36 @@ pub fn max_at_k(bank: &CategoricalBank, levels: &Levels, k: u64) -> Result<f64> 
         let row = bank.row(i);
         levels.cumulative(|c| row[c] as u64, group, out);
     };
-    let present: Vec<bool> = (0..bank.rows.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|b| {
-            let mut seen = vec![false; n as usize + 1];
-            let mut group = vec![0u64; nl];
-            let mut cum = vec![0u64; nl - 1];
-            for i in b * CHUNK..((b + 1) * CHUNK).min(bank.rows) {
-                row_cumulative(i, &mut group, &mut cum);
-                for &f in &cum {
-                    seen[f as usize] = true;
+    let scan_present = || -> Vec<bool> {
+        (0..bank.rows.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|b| {
+                let mut seen = vec![false; n as usize + 1];
+                let mut group = vec![0u64; nl];
+                let mut cum = vec![0u64; nl - 1];
+                for i in b * CHUNK..((b + 1) * CHUNK).min(bank.rows) {
+                    row_cumulative(i, &mut group, &mut cum);
+                    for &f in &cum {
+                        seen[f as usize] = true;
+                    }
                 }
-            }
-            seen
-        })
-        .reduce(
-            || vec![false; n as usize + 1],
-            |mut a, b| {
-                a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
-                a
-            },
-        );
+                seen
+            })
+            .reduce(
+                || vec![false; n as usize + 1],
+                |mut a, b| {
+                    a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
+                    a
+                },
+            )
+    };
+    // With no more possible F values than rows, skip the scan: all of them.
+    let dense = n as usize + 1 <= 4 * bank.rows;
+    let present: Vec<bool> = if dense {
+        vec![true; n as usize + 1]
+    } else {
+        scan_present()
+    };
 
     // P(best of k exceeds level l) = 1 - C(F, k)/C(N, k), once per distinct F.
     let credit = Credit::pass(k);
@@ -113,7 +122,10 @@ mod tests {
     fn direct(rewards: &mut [f64], k: u64) -> f64 {
         rewards.sort_by(f64::total_cmp);
         let n = rewards.len() as u64;
-        (k..=n).map(|i| choose(i - 1, k - 1) * rewards[i as usize - 1]).sum::<f64>() / choose(n, k)
+        (k..=n)
+            .map(|i| choose(i - 1, k - 1) * rewards[i as usize - 1])
+            .sum::<f64>()
+            / choose(n, k)
     }
 
     #[test]

@@ -78,7 +78,9 @@ fn covariance_from_logs(log_cross: f64, log_left: f64, log_right: f64) -> Result
         if difference <= tolerance {
             difference = 0.0;
         } else {
-            return Err(Error::FloatingPoint("nested cumulative covariance is materially negative".into()));
+            return Err(Error::FloatingPoint(
+                "nested cumulative covariance is materially negative".into(),
+            ));
         }
     }
     Ok(log_cross.exp() * -difference.exp_m1())
@@ -128,7 +130,9 @@ fn row_moments(cum: &[u64], total: f64, gaps: &[f64], k: u64, acc: &mut ExactSum
         if variance >= -EPS64 {
             variance = 0.0;
         } else {
-            return Err(Error::FloatingPoint("Max@k posterior variance is materially negative".into()));
+            return Err(Error::FloatingPoint(
+                "Max@k posterior variance is materially negative".into(),
+            ));
         }
     }
     Ok((increment, variance))
@@ -140,7 +144,9 @@ pub fn max_at_k_posterior(bank: &CategoricalBank, levels: &Levels, k: u64) -> Re
         return Err(Error::value(format!("k must be >= 1; got k={k}")));
     }
     if k.checked_mul(2).is_none() {
-        return Err(Error::value(format!("k is too large for the posterior moments; got k={k}")));
+        return Err(Error::value(format!(
+            "k is too large for the posterior moments; got k={k}"
+        )));
     }
     if levels.of_category.len() != bank.categories {
         return Err(Error::value("one reward level per category is required"));
@@ -213,7 +219,12 @@ mod tests {
     fn log_moments_match_products() {
         let mut acc = ExactSum::new();
         let (a, b) = (3.0, 5.0);
-        let exact = |n: u64| (0..n).map(|j| (a + j as f64) / (a + b + j as f64)).product::<f64>().ln();
+        let exact = |n: u64| {
+            (0..n)
+                .map(|j| (a + j as f64) / (a + b + j as f64))
+                .product::<f64>()
+                .ln()
+        };
         let (l2, l4) = log_power_moments(a, b, 2, &mut acc);
         assert!((l2 - exact(2)).abs() < 1e-15 && (l4 - exact(4)).abs() < 1e-15);
         assert!((log_power_moment(a, b, 7, &mut acc) - exact(7)).abs() < 1e-14);

@@ -22,14 +22,26 @@ impl Rewards {
         if centered.iter().all(|c| c.is_finite()) {
             let scale = centered.iter().fold(0.0f64, |m, c| m.max(c.abs()));
             if scale == 0.0 {
-                return Rewards { offset, scale, normalized: vec![0.0; values.len()] };
+                return Rewards {
+                    offset,
+                    scale,
+                    normalized: vec![0.0; values.len()],
+                };
             }
             let normalized = centered.iter().map(|c| c / scale).collect();
-            return Rewards { offset, scale, normalized };
+            return Rewards {
+                offset,
+                scale,
+                normalized,
+            };
         }
         let scale = values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let normalized = values.iter().map(|v| v / scale).collect();
-        Rewards { offset: 0.0, scale, normalized }
+        Rewards {
+            offset: 0.0,
+            scale,
+            normalized,
+        }
     }
 
     /// `offset + scale * x`.
