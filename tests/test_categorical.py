@@ -273,8 +273,9 @@ def test_prior_forms() -> None:
     """R0 absent, 2-D, 1-D (split into M rows), empty 1-D and (M, 0)."""
     R = np.array([[0, 1, 2, 2], [2, 2, 1, 0], [1, 1, 1, 1]])
     w = [0.0, 0.25, 1.0]
-    for R0 in (None, np.array([[0, 2], [1, 1], [2, 0]]), np.array([0, 2, 1, 1, 2, 0]),
-               np.array([2, 1, 0]), [], np.zeros((3, 0)), np.array([[1.0], [0.0], [2.0]])):
+    priors: list[Any] = [None, np.array([[0, 2], [1, 1], [2, 0]]), np.array([0, 2, 1, 1, 2, 0]),
+                         np.array([2, 1, 0]), [], np.zeros((3, 0)), np.array([[1.0], [0.0], [2.0]])]
+    for R0 in priors:
         compare_all(R, w, R0, ks=(1, 2, 7))
     # 1-D R0 is split row-major into M equal chunks.
     assert ke.bayes(R, w, np.array([0, 2, 1, 1, 2, 0])) == ke.bayes(R, w, [[0, 2], [1, 1], [2, 0]])
@@ -493,7 +494,8 @@ def test_bad_latent_k(k: Any) -> None:
 
 def test_integer_k_types() -> None:
     R = [[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]]
-    for k in (np.int8(2), np.uint64(3), np.int64(5)):
+    budgets: list[Any] = [np.int8(2), np.uint64(3), np.int64(5)]
+    for k in budgets:
         assert mu_ok(ke.max_at_k(R, k), se.max_at_k(R, k))
         check_ci(ke.max_at_k_ci(R, k), se.max_at_k_ci(R, k), n=5, m=2, degree=10, bounds=(0.0, 1.0))
 

@@ -1,6 +1,6 @@
 """Typed stub of the compiled core (checked against the binary by mypy.stubtest)."""
 
-from typing import Any, Literal
+from typing import Any, Literal, final
 
 import numpy as np
 import numpy.typing as npt
@@ -47,6 +47,7 @@ class BinaryBank:
 def ndtri(p: float) -> float:
     """Inverse standard normal CDF (Cephes ``ndtri``, as ``scipy.special.ndtri``)."""
 
+@final
 class CategoryCounts:
     """Per-row counts of the categories ``0..categories`` of an outcome matrix."""
 
