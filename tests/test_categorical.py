@@ -313,6 +313,14 @@ def test_rare_dtypes() -> None:
         compare_all(arr, w, arr[:, :1], ks=(1, 2))
 
 
+def test_timedelta_is_read_as_int64() -> None:
+    """scorio's categorical path casts timedelta64 entries to int64."""
+    R = np.array([[0, 1, 2], [2, 2, 1]], dtype="m8[s]")
+    compare_all(R, [0.0, 0.6, 1.0], R[:, :1], ks=(1, 2))
+    same_error("bayes", np.array([[0, 1, 5]], dtype="m8[s]"))
+    same_error("avg", np.array([[0, 1, 5]], dtype="m8[s]"))
+
+
 # --------------------------------------------------------------------------
 # random banks
 

@@ -68,6 +68,18 @@ def normalize_weights(weights: Any) -> npt.NDArray[np.float64]:
     return normalized
 
 
+def _categorical_matrix(values: Any, name: str, allow_empty_trials: bool = False) -> npt.NDArray[Any]:
+    """``as_matrix``, except that timedelta64 is read as int64: scorio's
+    categorical path casts it (its binary path fails on it instead)."""
+    try:
+        array = np.asarray(values)
+    except (TypeError, ValueError):
+        array = None
+    if array is not None and array.dtype.kind == "m":
+        values = array.astype(np.int64)
+    return as_matrix(values, name=name, allow_empty_trials=allow_empty_trials)
+
+
 def _not_binary(matrix: npt.NDArray[Any]) -> ValueError:
     """scorio's message for a non-binary R without ``w`` (error path only)."""
     observed = ", ".join(map(str, np.unique(np.asarray(matrix, dtype=np.int64))))
@@ -94,7 +106,7 @@ def _prior_counts(prior: Any, rows: int, categories: int) -> _kscore.CategoryCou
         raise ValueError(f"R0 must be a 1D or 2D array; got {array.ndim} dimensions.")
     if array.shape[0] != rows:
         raise ValueError("R0 must have the same number of rows (M) as R.")
-    matrix = as_matrix(array, name="R0", allow_empty_trials=True)
+    matrix = _categorical_matrix(array, "R0", allow_empty_trials=True)
     return _kscore.CategoryCounts.from_matrix(matrix, categories, "R0")
 
 
@@ -106,7 +118,7 @@ def prepare_bank(
     ``binary_message`` replaces the "R is not binary" error when ``w`` is None
     (``avg`` reports "Entries of R must be integers in [0, 1]." instead).
     """
-    matrix = as_matrix(R)
+    matrix = _categorical_matrix(R, "R")
     weights: npt.NDArray[np.float64] | None = None
     deferred: BaseException | None = None
     if w is not None:
