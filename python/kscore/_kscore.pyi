@@ -9,7 +9,10 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
-__all__ = ["__version__", "Credit", "BinaryBank", "CountStates", "ndtri"]
+__all__ = [
+    "__version__", "Credit", "BinaryBank", "CountStates", "CategoryCounts", "ndtri",
+    "bayes", "avg", "observed_mean", "max_at_k", "max_at_k_posterior",
+]
 
 @final
 class Credit:
@@ -92,3 +95,47 @@ class CountStates:
         ks: Sequence[int],
         how: Literal["question", "mean", "segments"],
     ) -> npt.NDArray[np.float64]: ...
+
+@final
+class CategoryCounts:
+    """Per-row counts of the categories ``0..categories`` of an outcome matrix."""
+
+    @staticmethod
+    def from_matrix(matrix: npt.NDArray[Any], categories: int, name: str) -> CategoryCounts: ...
+    @property
+    def in_range(self) -> bool: ...
+    @property
+    def rows(self) -> int: ...
+    @property
+    def trials(self) -> int: ...
+    @property
+    def categories(self) -> int: ...
+    def counts(self) -> npt.NDArray[np.uint32]: ...
+
+def bayes(
+    counts: CategoryCounts, prior: CategoryCounts | None, weights: npt.NDArray[np.float64]
+) -> tuple[float, float]:
+    """Bayes@N ``(mu, sigma)`` from counts of R, optional counts of R0 and rewards."""
+
+def avg(counts: CategoryCounts, weights: npt.NDArray[np.float64]) -> tuple[float, float]:
+    """Avg@N ``(a, sigma_a)`` from counts of R and rewards."""
+
+def observed_mean(counts: CategoryCounts, weights: npt.NDArray[np.float64]) -> float:
+    """The observed weighted mean (Max@1)."""
+
+def max_at_k(
+    counts: CategoryCounts,
+    levels: npt.NDArray[np.float64],
+    of_category: npt.NDArray[np.int64],
+    k: int,
+) -> float:
+    """Finite-bank Max@k from counts of R, ascending levels and each category's level."""
+
+def max_at_k_posterior(
+    counts: CategoryCounts,
+    prior: CategoryCounts | None,
+    levels: npt.NDArray[np.float64],
+    of_category: npt.NDArray[np.int64],
+    k: int,
+) -> tuple[float, float]:
+    """Latent Max@k ``(mu, sigma)`` under the Dirichlet(+1) posterior."""

@@ -11,6 +11,7 @@ bool, int8..int64, uint8..uint64, integer-valued floats, any layout.
 """
 
 from ._auc import auc_at_k
+from ._bayes import avg, avg_ci, bayes, bayes_ci
 from ._geom import (
     geo_spectrum_at_k,
     geo_spectrum_star_at_k,
@@ -20,9 +21,14 @@ from ._geom import (
 )
 from ._gpass import g_pass_at_k, g_pass_at_k_tau, mg_pass_at_k
 from ._maj import maj_at_k
+from ._max import max_at_k, max_at_k_ci
 from ._pass import pass_at_k, pass_hat_k, unanimous_at_k
 
 __all__ = [
+    "bayes",
+    "bayes_ci",
+    "avg",
+    "avg_ci",
     "pass_at_k",
     "pass_hat_k",
     "unanimous_at_k",
@@ -31,6 +37,8 @@ __all__ = [
     "mg_pass_at_k",
     "maj_at_k",
     "auc_at_k",
+    "max_at_k",
+    "max_at_k_ci",
     "threshold_spectrum_at_k",
     "geom_at_k",
     "geom_ds_at_k",

@@ -13,15 +13,19 @@ pub enum Flaw {
     OutOfInt64 = 2,
 }
 
-pub trait Entry: Copy + Send + Sync + 'static {
+pub trait Entry: Copy + PartialEq + Send + Sync + 'static {
     /// 0 or 1 for a binary entry, a value > 1 for anything else.
     fn bin(self) -> u64;
     /// The value as a category index if it is an integer in `0..u32::MAX`.
     fn small(self) -> Option<u32>;
     /// The value as an i64, or the flaw that stops it being a valid entry.
     fn check(self) -> Result<i64, Flaw>;
+    /// The element equal to category `v`, if this type can hold it (so that
+    /// category counts are plain equality tests in the native type).
+    fn from_category(v: u32) -> Option<Self>;
 
-    /// Sum and OR of the `bin` values of a contiguous run.
+    /// Sum and OR of the `bin` values of a contiguous run (one-byte types
+    /// override this with the SIMD row sum of `bytes`).
     #[inline]
     fn sum_or(xs: &[Self]) -> (u64, u64) {
         let mut sum = 0u64;
@@ -49,10 +53,6 @@ impl Entry for bool {
     fn bin(self) -> u64 {
         self as u64
     }
-    #[inline]
-    fn sum_or(xs: &[Self]) -> (u64, u64) {
-        crate::bytes::sum_or(as_bytes(xs))
-    }
     #[inline(always)]
     fn small(self) -> Option<u32> {
         Some(self as u32)
@@ -60,6 +60,14 @@ impl Entry for bool {
     #[inline(always)]
     fn check(self) -> Result<i64, Flaw> {
         Ok(self as i64)
+    }
+    #[inline(always)]
+    fn from_category(v: u32) -> Option<Self> {
+        (v <= 1).then_some(v == 1)
+    }
+    #[inline]
+    fn sum_or(xs: &[Self]) -> (u64, u64) {
+        crate::bytes::sum_or(as_bytes(xs))
     }
 }
 
@@ -84,6 +92,10 @@ macro_rules! signed_entry {
             #[inline(always)]
             fn check(self) -> Result<i64, Flaw> {
                 Ok(self as i64)
+            }
+            #[inline(always)]
+            fn from_category(v: u32) -> Option<Self> {
+                <$t>::try_from(v).ok()
             }
         }
     };
@@ -113,6 +125,10 @@ macro_rules! unsigned_entry {
             #[inline(always)]
             fn check(self) -> Result<i64, Flaw> {
                 i64::try_from(self).map_err(|_| Flaw::OutOfInt64)
+            }
+            #[inline(always)]
+            fn from_category(v: u32) -> Option<Self> {
+                <$t>::try_from(v).ok()
             }
         }
     };
@@ -156,6 +172,13 @@ macro_rules! float_entry {
                     Ok(self as i64)
                 }
             }
+            #[inline(always)]
+            fn from_category(v: u32) -> Option<Self> {
+                // Exact while v < 2^24 (f32) / 2^53 (f64); wider categories
+                // take the table path, which never calls this.
+                let x = v as $t;
+                (x as u32 == v).then_some(x)
+            }
         }
     };
 }
@@ -185,5 +208,17 @@ mod tests {
         assert_eq!((-9223372036854775808.0f64).check(), Ok(i64::MIN));
         assert_eq!(u64::MAX.check(), Err(Flaw::OutOfInt64));
         assert_eq!((-3i16).check(), Ok(-3));
+    }
+
+    #[test]
+    fn categories_convert_exactly() {
+        assert_eq!(bool::from_category(1), Some(true));
+        assert_eq!(bool::from_category(2), None);
+        assert_eq!(i8::from_category(127), Some(127));
+        assert_eq!(i8::from_category(128), None);
+        assert_eq!(u8::from_category(255), Some(255));
+        assert_eq!(f32::from_category(7), Some(7.0));
+        assert_eq!(f32::from_category(16_777_217), None);
+        assert_eq!(f64::from_category(3), Some(3.0));
     }
 }

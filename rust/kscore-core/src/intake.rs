@@ -14,6 +14,12 @@ fn block_rows(ncols: usize, elem: usize) -> usize {
     ((256 * 1024) / (ncols.max(1) * elem)).clamp(1, 1 << 16)
 }
 
+/// Sum and OR of the `bin` values of a contiguous run of entries.
+#[inline]
+fn sum_or<T: Entry>(xs: &[T]) -> (u64, u64) {
+    T::sum_or(xs)
+}
+
 /// Count successes of rows `r0..r0 + out.len()` into `out`; return the OR of
 /// all `bin` values (> 1 means some entry was not 0/1).
 fn count_block<T: Entry>(view: &ArrayView2<T>, r0: usize, out: &mut [u32]) -> u64 {
@@ -32,9 +38,19 @@ fn count_block<T: Entry>(view: &ArrayView2<T>, r0: usize, out: &mut [u32]) -> u6
         }
         return or;
     }
+    let n = sub.ncols();
+    if let (Some(flat), true) = (sub.as_slice(), n > 0) {
+        // C order: rows are consecutive runs of one slice (no per-row views).
+        for (o, row) in out.iter_mut().zip(flat.chunks_exact(n)) {
+            let (sum, r) = sum_or(row);
+            *o = sum as u32;
+            or |= r;
+        }
+        return or;
+    }
     for (o, row) in out.iter_mut().zip(sub.rows()) {
         let (sum, r) = match row.as_slice() {
-            Some(xs) => T::sum_or(xs),
+            Some(xs) => sum_or(xs),
             None => row.iter().fold((0u64, 0u64), |(s, r), &x| {
                 let v = x.bin();
                 (s + v, r | v)
@@ -151,34 +167,59 @@ pub struct CategoryCounts {
     pub in_range: bool,
 }
 
-/// Count one row's categories; false if some entry is not in `0..categories`.
+/// Count one contiguous row's categories; false if some entry is not in
+/// `0..categories`.
 #[inline]
-fn count_row_categories<T: Entry>(row: impl Iterator<Item = T> + Clone, out: &mut [u32]) -> bool {
+fn count_slice_categories<T: Entry>(xs: &[T], out: &mut [u32]) -> bool {
+    const MAX_SMALL: usize = 8;
     let c = out.len();
-    out.fill(0);
-    let mut total = 0usize;
-    let mut n = 0usize;
-    if c <= 8 {
-        // A few equality passes vectorise; a table of increments does not.
-        for (v, o) in out.iter_mut().enumerate() {
-            let cnt = row.clone().filter(|x| x.small() == Some(v as u32)).count();
-            *o = cnt as u32;
-            total += cnt;
-        }
-        n = row.count();
-    } else {
-        for x in row {
-            n += 1;
-            match x.small() {
-                Some(v) if (v as usize) < c => {
-                    out[v as usize] += 1;
-                    total += 1;
-                }
-                _ => {}
+    if c > MAX_SMALL {
+        return count_row_categories(xs.iter().copied(), out);
+    }
+    // Equality tests in the native type vectorise; a table of increments
+    // does not. Categories the type cannot hold count 0.
+    let Some(zero) = T::from_category(0) else {
+        return count_row_categories(xs.iter().copied(), out);
+    };
+    let mut targets = [zero; MAX_SMALL];
+    let mut held = 0;
+    for (v, t) in targets.iter_mut().enumerate().take(c) {
+        match T::from_category(v as u32) {
+            Some(x) => {
+                *t = x;
+                held = v + 1;
             }
+            None => break,
         }
     }
-    total == n
+    let targets = &targets[..held];
+    out.fill(0);
+    // One equality reduction per category in u8 lanes (255 entries at a
+    // time), which compiles to compare + subtract + a horizontal sum.
+    for (o, &t) in out.iter_mut().zip(targets) {
+        let mut cnt = 0u32;
+        for chunk in xs.chunks(255) {
+            cnt += chunk.iter().fold(0u8, |a, &x| a.wrapping_add((x == t) as u8)) as u32;
+        }
+        *o = cnt;
+    }
+    out.iter().map(|&o| o as usize).sum::<usize>() == xs.len()
+}
+
+/// Count one row's categories (any stride); false if some entry is not in
+/// `0..categories`.
+#[inline]
+fn count_row_categories<T: Entry>(row: impl Iterator<Item = T>, out: &mut [u32]) -> bool {
+    let c = out.len();
+    out.fill(0);
+    let mut ok = true;
+    for x in row {
+        match x.small() {
+            Some(v) if (v as usize) < c => out[v as usize] += 1,
+            _ => ok = false,
+        }
+    }
+    ok
 }
 
 /// Validate every entry (finite, integer, fits int64) and count categories per
@@ -215,10 +256,28 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
             .enumerate()
             .map(|(b, out)| {
                 let r0 = b * block;
+                let sub = view.slice(s![r0..r0 + out.len() / categories, ..]);
+                if sub.ncols() > 1 && sub.nrows() > 1 && sub.strides()[0] == 1 {
+                    // Fortran order: walk contiguous columns into the row tables.
+                    out.fill(0);
+                    let mut ok = true;
+                    for col in sub.columns() {
+                        for (i, &x) in col.iter().enumerate() {
+                            match x.small() {
+                                Some(v) if (v as usize) < categories => out[i * categories + v as usize] += 1,
+                                _ => ok = false,
+                            }
+                        }
+                    }
+                    return ok;
+                }
+                if let (Some(flat), true) = (sub.as_slice(), n > 0) {
+                    return out.chunks_mut(categories).zip(flat.chunks_exact(n)).all(|(o, xs)| count_slice_categories(xs, o));
+                }
                 out.chunks_mut(categories).enumerate().all(|(i, o)| {
                     let row = view.row(r0 + i);
                     match row.as_slice() {
-                        Some(xs) => count_row_categories(xs.iter().copied(), o),
+                        Some(xs) => count_slice_categories(xs, o),
                         None => count_row_categories(row.iter().copied(), o),
                     }
                 })
@@ -252,6 +311,19 @@ mod tests {
     }
 
     #[test]
+    fn byte_rows_sum_past_the_lane_flush() {
+        let long = Array2::from_shape_fn((2, 20_001), |(i, j)| (i == 1 || j % 3 == 0) as u8);
+        assert_eq!(binary_counts(long.view()).unwrap(), vec![6_667, 20_001]);
+        let b = long.mapv(|x| x == 1);
+        assert_eq!(binary_counts(b.view()).unwrap(), vec![6_667, 20_001]);
+        let mut signed = long.mapv(|x| x as i8);
+        signed[[0, 19_999]] = -1;
+        assert!(binary_counts(signed.view()).is_err());
+        let cc = category_counts(long.view(), 2, "R").unwrap();
+        assert_eq!(cc.counts, vec![13_334, 6_667, 0, 20_001]);
+    }
+
+    #[test]
     fn histogram_matches_counts() {
         let a = Array2::from_shape_fn((1000, 7), |(i, j)| ((i * 7 + j) % 3 == 0) as u8);
         let counts = binary_counts(a.view()).unwrap();
@@ -281,6 +353,16 @@ mod tests {
         assert_eq!(cc.counts, vec![1, 1, 2, 2, 2, 0]);
         let cc = category_counts(a.view(), 2, "R").unwrap();
         assert!(!cc.in_range);
+        let f = Array2::from_shape_vec((2, 4).f(), vec![0i64, 1, 2, 1, 2, 0, 1, 0]).unwrap();
+        let cc = category_counts(f.view(), 3, "R").unwrap();
+        assert_eq!(cc.counts, vec![1, 1, 2, 2, 2, 0]);
+        assert!(!category_counts(f.view(), 2, "R").unwrap().in_range);
+        let strided = a.slice(s![.., ..;2]);
+        assert_eq!(category_counts(strided, 3, "R").unwrap().counts, vec![1, 0, 1, 1, 1, 0]);
+        let floats = array![[0.0f32, -0.0, 2.0], [1.0, 1.0, 7.0]];
+        let cc = category_counts(floats.view(), 8, "R").unwrap();
+        assert_eq!(&cc.counts[..3], &[2, 0, 1]);
+        assert!(cc.in_range);
         let wide = Array2::from_shape_fn((3, 50), |(i, j)| ((i + j) % 12) as i16);
         let cc = category_counts(wide.view(), 12, "R").unwrap();
         assert!(cc.in_range);

@@ -14,19 +14,28 @@
 //! - `packed`: popcount intake of `numpy.packbits` outcome matrices.
 //! - `sum`: compensated and correctly rounded sums.
 //! - `ndtri`: the inverse normal CDF behind every credible interval.
+//! - `categorical`: a bank of per-row category counts and reward levels.
+//! - `rewards`: reward rescaling so that sums of huge rewards stay finite.
+//! - `dirichlet`: Bayes@N and Avg moments under the Dirichlet(+1) posterior.
+//! - `maxk`, `maxk_posterior`: Max@k on the finite bank and its posterior.
 
 pub mod bytes;
+pub mod categorical;
 pub mod counts;
 pub mod credit;
 pub mod curve;
+pub mod dirichlet;
 pub mod entry;
 pub mod error;
 pub mod finite;
 pub mod histogram;
 pub mod hypergeom;
 pub mod intake;
+pub mod maxk;
+pub mod maxk_posterior;
 pub mod ndtri;
 pub mod packed;
+pub mod rewards;
 pub mod sum;
 pub mod walk;
 

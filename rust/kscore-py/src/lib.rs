@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 
 mod bank;
+mod categorical;
 mod counts;
 mod credit;
 mod enter;
@@ -24,5 +25,11 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bank::BinaryBank>()?;
     m.add_class::<counts::CountStates>()?;
     m.add_function(wrap_pyfunction!(ndtri, m)?)?;
+    m.add_class::<categorical::CategoryCounts>()?;
+    m.add_function(wrap_pyfunction!(categorical::bayes, m)?)?;
+    m.add_function(wrap_pyfunction!(categorical::avg, m)?)?;
+    m.add_function(wrap_pyfunction!(categorical::observed_mean, m)?)?;
+    m.add_function(wrap_pyfunction!(categorical::max_at_k, m)?)?;
+    m.add_function(wrap_pyfunction!(categorical::max_at_k_posterior, m)?)?;
     Ok(())
 }
