@@ -24,6 +24,13 @@ pub trait Entry: Copy + PartialEq + Send + Sync + 'static {
     /// category counts are plain equality tests in the native type).
     fn from_category(v: u32) -> Option<Self>;
 
+    /// Count the categories `0..out.len()` of a contiguous run with a
+    /// type-specific fast path; `None` if there is none for this run.
+    #[inline]
+    fn count_categories(_xs: &[Self], _out: &mut [u32]) -> Option<bool> {
+        None
+    }
+
     /// Sum and OR of the `bin` values of a contiguous run (one-byte types
     /// override this with the SIMD row sum of `bytes`).
     #[inline]
@@ -37,6 +44,12 @@ pub trait Entry: Copy + PartialEq + Send + Sync + 'static {
         }
         (sum, or)
     }
+}
+
+/// Category counts of a contiguous run, for one-byte types.
+#[inline]
+fn byte_categories<T: Copy>(xs: &[T], out: &mut [u32]) -> Option<bool> {
+    (out.len() <= 16).then(|| crate::bytes::count_categories(as_bytes(xs), out))
 }
 
 /// The bytes of a slice of a one-byte type whose every bit pattern is a
@@ -69,17 +82,23 @@ impl Entry for bool {
     fn sum_or(xs: &[Self]) -> (u64, u64) {
         crate::bytes::sum_or(as_bytes(xs))
     }
+    #[inline]
+    fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
+        byte_categories(xs, out)
+    }
 }
 
 macro_rules! signed_entry {
     ($t:ty, $u:ty, bytes) => {
         signed_entry!($t, $u, fn sum_or(xs: &[Self]) -> (u64, u64) {
             crate::bytes::sum_or(as_bytes(xs))
+        }, fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
+            byte_categories(xs, out)
         });
     };
-    ($t:ty, $u:ty $(, $extra:item)?) => {
+    ($t:ty, $u:ty $(, $extra:item)*) => {
         impl Entry for $t {
-            $(#[inline] $extra)?
+            $(#[inline] $extra)*
             #[inline(always)]
             fn bin(self) -> u64 {
                 // Negative values wrap to large unsigned ones, so they fail `<= 1`.
@@ -109,11 +128,13 @@ macro_rules! unsigned_entry {
     ($t:ty, bytes) => {
         unsigned_entry!($t, fn sum_or(xs: &[Self]) -> (u64, u64) {
             crate::bytes::sum_or(as_bytes(xs))
+        }, fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
+            byte_categories(xs, out)
         });
     };
-    ($t:ty $(, $extra:item)?) => {
+    ($t:ty $(, $extra:item)*) => {
         impl Entry for $t {
-            $(#[inline] $extra)?
+            $(#[inline] $extra)*
             #[inline(always)]
             fn bin(self) -> u64 {
                 self as u64

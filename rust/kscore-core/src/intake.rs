@@ -172,6 +172,9 @@ pub struct CategoryCounts {
 #[inline]
 fn count_slice_categories<T: Entry>(xs: &[T], out: &mut [u32]) -> bool {
     const MAX_SMALL: usize = 8;
+    if let Some(ok) = T::count_categories(xs, out) {
+        return ok;
+    }
     let c = out.len();
     if c > MAX_SMALL {
         return count_row_categories(xs.iter().copied(), out);
