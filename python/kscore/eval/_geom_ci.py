@@ -30,6 +30,13 @@ from ._pass_ci import beta_prior
 _REAL = (bool, int, float, np.integer, np.floating)
 
 
+def _allocation_probe(size: int) -> None:
+    """For absurd latent k, fail where scorio's first O(k) array does
+    (numpy's MemoryError / "Maximum allowed dimension exceeded")."""
+    if size > 2**31:
+        np.zeros(size, dtype=np.float64)
+
+
 def _power(value: Any) -> tuple[float, str]:
     """A blend exponent as a float plus its text for scorio's messages.
     Non-real powers fail as Python's ``**`` does in scorio."""
@@ -72,6 +79,7 @@ def _pass_unanimous(
     R: Any, k: Any, alpha0: Any, beta0: Any
 ) -> tuple[_kscore.BinaryBank, int, float, float]:
     k = validate_latent_k(k)
+    _allocation_probe(k)
     bank = binary_bank(R)
     a0, b0 = beta_prior(alpha0, beta0)
     return bank, k, a0, b0
@@ -162,6 +170,7 @@ def geo_spectrum_at_k_ci(
     lam = resolve_lambda(lam, lambda_)
     k = validate_latent_k(k)
     bank = binary_bank(R)
+    _allocation_probe(k + 1)
     pass_credit = _kscore.Credit.at_least(k, 1)
     if lam == 1.0:
         a0, b0 = beta_prior(alpha0, beta0)
