@@ -98,16 +98,28 @@ fn kind(credit: &Credit) -> Kind {
 
 /// Product coefficients of two credits: step regions or dense.
 enum Product {
+    /// Region probabilities: `[0]` is the product, `[3]` the product of the
+    /// complements `(1 - x)(1 - y)`.
     Steps(Vec<[f64; 4]>),
-    Dense(Vec<f64>),
+    /// The product of x and y, and of their complements to the top values,
+    /// `(x_k - x)(y_k - y)`.
+    Dense(Vec<f64>, Vec<f64>),
 }
 
 impl Product {
     #[inline]
+    fn complement_coef(&self, z: usize) -> f64 {
+        match self {
+            Product::Steps(r) => r[z][3],
+            Product::Dense(_, h) => h[z],
+        }
+    }
+
+    #[inline]
     fn coef(&self, z: usize) -> f64 {
         match self {
             Product::Steps(r) => r[z][0],
-            Product::Dense(h) => h[z],
+            Product::Dense(h, _) => h[z],
         }
     }
 }
@@ -122,7 +134,13 @@ fn step_threshold(credit: &Credit) -> Option<u64> {
 fn product_of(x: &Credit, y: &Credit) -> Product {
     match (step_threshold(x), step_threshold(y)) {
         (Some(t1), Some(t2)) => Product::Steps(bernstein::step_regions(x.k, t1, y.k, t2)),
-        _ => Product::Dense(bernstein::product(&x.values(), &y.values())),
+        _ => {
+            let (xv, yv) = (x.values(), y.values());
+            let (xt, yt) = (xv[xv.len() - 1], yv[yv.len() - 1]);
+            let xc: Vec<f64> = xv.iter().map(|v| xt - v).collect();
+            let yc: Vec<f64> = yv.iter().map(|v| yt - v).collect();
+            Product::Dense(bernstein::product(&xv, &yv), bernstein::product(&xc, &yc))
+        }
     }
 }
 
@@ -133,29 +151,41 @@ struct Scratch {
     w: Vec<f64>,
 }
 
-/// `E[A]` under BB(.; k, a, b).
-fn bb_mean(credit: &Credit, a: f64, b: f64, s: &mut Scratch) -> Result<f64> {
+/// `(E[A], A_k - E[A])` under BB(.; k, a, b), the second from its own sum
+/// (`1 - E[A]` for a step), so neither suffers cancellation.
+fn bb_mean(credit: &Credit, a: f64, b: f64, s: &mut Scratch) -> Result<(f64, f64)> {
     let first = betabinom::weights(credit.k, a, b, &mut s.down, &mut s.w)? as usize;
     let mut num = Neumaier::new();
     let mut den = Neumaier::new();
     match &credit.shape {
         Shape::Step(t) => {
+            let mut below = Neumaier::new();
             for (i, &w) in s.w.iter().enumerate() {
                 if (first + i) as u64 >= *t {
                     num.add(w);
+                } else {
+                    below.add(w);
                 }
                 den.add(w);
             }
+            let total = den.value();
+            let mean = finite(num.value() / total, "Beta-posterior moment")?;
+            Ok((mean, below.value() / total))
         }
         Shape::General(v) => {
+            let top = v[v.len() - 1];
+            let mut below = Neumaier::new();
             for (i, &w) in s.w.iter().enumerate() {
                 num.add(v[first + i] * w);
+                below.add((top - v[first + i]) * w);
                 den.add(w);
             }
+            let total = den.value();
+            let mean = finite(num.value() / total, "Beta-posterior moment")?;
+            Ok((mean, below.value() / total))
         }
-        Shape::Constant(a) => return Ok(*a),
+        Shape::Constant(a) => Ok((*a, 1.0 - *a)),
     }
-    finite(num.value() / den.value(), "Beta-posterior moment")
 }
 
 /// Result of the first, per-state pass of a second moment: either settled,
@@ -167,15 +197,20 @@ struct Second {
 }
 
 /// `E[g1 g2]` and the guarded central moment for one state (`mu`, `nu` the
-/// two means), following §C.5/C.6. `degree` is k1 + k2.
+/// two means, `cmu`, `cnu` their complements to the credits' top values,
+/// evaluated without cancellation), following §C.5/C.6. `degree` is k1 + k2.
+///
+/// Where the complements are the smaller pair the raw moment is taken on
+/// them, `E[(t1-g1)(t2-g2)] - (t1-mu)(t2-nu)` (mathematically the same
+/// number), so states near certainty keep their relative accuracy.
 #[allow(clippy::too_many_arguments)]
 fn second_moment(
     prod: &Product,
     degree: u64,
     a: f64,
     b: f64,
-    mu: f64,
-    nu: f64,
+    (mu, cmu): (f64, f64),
+    (nu, cnu): (f64, f64),
     covariance: bool,
     s: &mut Scratch,
 ) -> Result<Second> {
@@ -189,7 +224,15 @@ fn second_moment(
     let total = den.value();
     let cross = finite(num.value() / total, "Beta-posterior moment")?;
     let name = if covariance { "posterior covariance" } else { "posterior variance" };
-    let raw = finite(cross - mu * nu, name)?;
+    let raw = if (cmu * cnu).abs() < (mu * nu).abs() {
+        let mut low = Neumaier::new();
+        for (i, &w) in s.w.iter().enumerate() {
+            low.add(prod.complement_coef(first as usize + i) * w);
+        }
+        finite(low.value() / total - cmu * cnu, name)?
+    } else {
+        finite(cross - mu * nu, name)?
+    };
     let scale = 1f64.max(cross.abs()).max((mu * nu).abs());
     let threshold = (degree + 1) as f64 * VARIANCE_ROUNDOFF * scale;
     let accepted = if covariance { raw.abs() > threshold } else { raw > threshold };
@@ -204,7 +247,7 @@ fn second_moment(
             }
             Ok(Second { value: c.value() / total, threshold, pending: None })
         }
-        Product::Dense(_) => {
+        Product::Dense(..) => {
             Ok(Second { value: f64::NAN, threshold, pending: Some((first, s.w.clone(), total)) })
         }
     }
@@ -244,6 +287,8 @@ fn resolve_pending(
 /// by the endpoint covariance).
 struct Marginal {
     means: Vec<f64>,
+    /// `1 - mean`, evaluated without cancellation where it matters.
+    comps: Vec<f64>,
     vars: Vec<f64>,
     logs: Option<Vec<f64>>,
 }
@@ -253,6 +298,7 @@ fn marginal(credit: &Credit, params: &[(f64, f64)]) -> Result<Marginal> {
     match kind(credit) {
         Kind::Constant(a) => Ok(Marginal {
             means: vec![a; params.len()],
+            comps: vec![0.0; params.len()],
             vars: vec![0.0; params.len()],
             logs: None,
         }),
@@ -262,7 +308,10 @@ fn marginal(credit: &Credit, params: &[(f64, f64)]) -> Result<Marginal> {
                 .par_iter()
                 .map(|&(a, b)| if is_pass { endpoint::pass(a, b, k) } else { endpoint::unanimous(a, b, k) })
                 .collect();
+            // Pass: 1 - mean = E[q^k] = exp(log); Unanimous: -expm1(log).
+            let comps = triples.iter().map(|t| if is_pass { t.2.exp() } else { -t.2.exp_m1() }).collect();
             Ok(Marginal {
+                comps,
                 means: triples.iter().map(|t| t.0).collect(),
                 vars: triples.iter().map(|t| t.1).collect(),
                 logs: Some(triples.iter().map(|t| t.2).collect()),
@@ -270,7 +319,7 @@ fn marginal(credit: &Credit, params: &[(f64, f64)]) -> Result<Marginal> {
         }
         Kind::Product => {
             let prod = product_of(credit, credit);
-            let firsts: Vec<Result<(f64, Second)>> = params
+            let firsts: Vec<Result<((f64, f64), Second)>> = params
                 .par_iter()
                 .map_init(Scratch::default, |s, &(a, b)| {
                     let mean = bb_mean(credit, a, b, s)?;
@@ -279,10 +328,12 @@ fn marginal(credit: &Credit, params: &[(f64, f64)]) -> Result<Marginal> {
                 })
                 .collect();
             let mut means = Vec::with_capacity(params.len());
+            let mut comps = Vec::with_capacity(params.len());
             let mut seconds = Vec::with_capacity(params.len());
             for r in firsts {
-                let (m, s) = r?;
+                let ((m, c), s) = r?;
                 means.push(m);
+                comps.push(c);
                 seconds.push(s);
             }
             resolve_pending(credit, credit, &mut seconds, &means, &means);
@@ -300,7 +351,7 @@ fn marginal(credit: &Credit, params: &[(f64, f64)]) -> Result<Marginal> {
                     )));
                 }
             }
-            Ok(Marginal { means, vars, logs: None })
+            Ok(Marginal { means, comps, vars, logs: None })
         }
     }
 }
@@ -373,7 +424,7 @@ pub fn joint(hist: &Histogram, left: &Credit, right: &Credit, alpha0: f64, beta0
                     .par_iter()
                     .enumerate()
                     .map_init(Scratch::default, |s, (i, &(a, b))| {
-                        second_moment(&prod, degree, a, b, lm.means[i], r.means[i], true, s)
+                        second_moment(&prod, degree, a, b, (lm.means[i], lm.comps[i]), (r.means[i], r.comps[i]), true, s)
                     })
                     .collect();
                 let mut seconds = Vec::with_capacity(firsts.len());
