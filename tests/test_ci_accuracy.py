@@ -273,10 +273,17 @@ def test_step_credits(n: int) -> None:
     R, f = bank(n, counts), freqs(counts)
     ks = sorted({1, 2, 64, n})
     for k in ks:
-        for fn, t in (
-            (lambda R, k: K.maj_at_k_ci(R, k), k // 2 + 1),
-            (lambda R, k: K.g_pass_at_k_tau_ci(R, k, 0.3), max(1, math.ceil(0.3 * k - 1e-9))),
-        ):
+        def maj(R: Any, k: int) -> tuple[float, float, float, float]:
+            return K.maj_at_k_ci(R, k)
+
+        def tau(R: Any, k: int) -> tuple[float, float, float, float]:
+            return K.g_pass_at_k_tau_ci(R, k, 0.3)
+
+        cases: list[tuple[Callable[[Any, int], tuple[float, float, float, float]], int]] = [
+            (maj, k // 2 + 1),
+            (tau, max(1, math.ceil(0.3 * k - 1e-9))),
+        ]
+        for fn, t in cases:
             if t == 1:
                 moments = [pass_state(*params(c, n), k) for c in counts]
             elif t == k:
@@ -314,13 +321,13 @@ def test_geom(n: int) -> None:
         for pp, up in ((0.5, 0.5), (0.7, 0.2)):
             # questionwise: skip states whose Unanimous mean underflows a double
             if all(float(s[2]) > 1e-300 for s in per):
-                d = [delta(*s, pp, up) for s in per]
+                d = [delta(s[0], s[1], s[2], s[3], s[4], pp, up) for s in per]
                 mu, sigma = aggregate(f, [x[0] for x in d], [x[1] for x in d])
                 check(K.geom_at_k_ci(R, k, pp, up), mu, sigma)
             m = sum(f)
             agg = [sum(fi * s[i] for fi, s in zip(f, per)) / (m if i in (0, 2) else m * m) for i in range(5)]
             if float(agg[2]) > 1e-300:
-                mean, var = delta(*agg, pp, up)
+                mean, var = delta(agg[0], agg[1], agg[2], agg[3], agg[4], pp, up)
                 check(K.geom_ds_at_k_ci(R, k, pp, up), mean, mp.sqrt(var))
 
 
@@ -367,7 +374,7 @@ def test_geo_spectrum_star_latent() -> None:
         per.append((pm, pv, sm, sv, (sm - q_k_s) - pm * sm))
     mm = sum(f)
     agg = [sum(fi * s[i] for fi, s in zip(f, per)) / (mm if i in (0, 2) else mm * mm) for i in range(5)]
-    mean, var = delta(*agg, 0.5, 0.5)
+    mean, var = delta(agg[0], agg[1], agg[2], agg[3], agg[4], 0.5, 0.5)
     check(K.geo_spectrum_star_at_k_ci(R, k), mean, mp.sqrt(var))
 
 

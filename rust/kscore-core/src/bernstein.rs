@@ -256,10 +256,12 @@ pub fn step_regions(k1: u64, t1: u64, k2: u64, t2: u64) -> Vec<[f64; 4]> {
         .collect()
 }
 
-/// The centred product coefficient from region probabilities.
+/// The centred product coefficient from region probabilities, given the
+/// means and their complements (`cmu = 1 - mu`, evaluated without
+/// cancellation by the caller).
 #[inline]
-pub fn centred_from_regions(r: &[f64; 4], mu: f64, nu: f64) -> f64 {
-    let (a1, a0, b1, b0) = (1.0 - mu, -mu, 1.0 - nu, -nu);
+pub fn centred_from_regions(r: &[f64; 4], (mu, cmu): (f64, f64), (nu, cnu): (f64, f64)) -> f64 {
+    let (a1, a0, b1, b0) = (cmu, -mu, cnu, -nu);
     (a1 * b1 * r[0] + a0 * b0 * r[3]) + (a1 * b0 * r[1] + a0 * b1 * r[2])
 }
 
@@ -313,7 +315,7 @@ mod tests {
                 let xc: Vec<f64> = x.iter().map(|v| v - mu).collect();
                 let yc: Vec<f64> = y.iter().map(|v| v - nu).collect();
                 let hc = direct(&xc, &yc)[z];
-                assert!((centred_from_regions(&r[z], mu, nu) - hc).abs() < 1e-15);
+                assert!((centred_from_regions(&r[z], (mu, 1.0 - mu), (nu, 1.0 - nu)) - hc).abs() < 1e-15);
             }
         }
     }

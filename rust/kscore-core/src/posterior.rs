@@ -243,7 +243,7 @@ fn second_moment(
         Product::Steps(r) => {
             let mut c = Neumaier::new();
             for (i, &w) in s.w.iter().enumerate() {
-                c.add(bernstein::centred_from_regions(&r[first as usize + i], mu, nu) * w);
+                c.add(bernstein::centred_from_regions(&r[first as usize + i], (mu, cmu), (nu, cnu)) * w);
             }
             Ok(Second { value: c.value() / total, threshold, pending: None })
         }
