@@ -488,3 +488,18 @@ def test_results_do_not_depend_on_thread_count() -> None:
         res = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
         runs.append(res.stdout)
     assert runs[0] == runs[1] == runs[2]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # scorio's own overflow warnings
+@pytest.mark.parametrize("a0,b0", [(1e-320, 1.0), (1.0, 1e-320), (1e-320, 1e-320), (1e308, 1.0), (1e308, 1e308), (1e-10, 1e10)])
+def test_extreme_priors(a0: float, b0: float) -> None:
+    """Subnormal and huge priors: finite, and within the parity tolerance
+    (scorio itself returns roundoff-level sigma on guarded paths there)."""
+    R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1], [0, 0, 0, 0, 0], [1, 1, 1, 1, 1]])
+    m, n = R.shape
+    kw = dict(alpha0=a0, beta0=b0)
+    for name in ("pass_at_k_ci", "pass_hat_k_ci", "maj_at_k_ci", "mg_pass_at_k_ci", "auc_at_k_ci"):
+        same(name, R, 4, n=n, m=m, degree=4, **kw)
+    for name in ("geom_at_k_ci", "geom_ds_at_k_ci", "geo_spectrum_at_k_ci"):
+        same(name, R, 9, n=n, m=m, degree=18, **kw)
+    same("threshold_spectrum_at_k_ci", R, 6, [0, 0.5, 0, 0.5, 0, 0], n=n, m=m, degree=6, **kw)

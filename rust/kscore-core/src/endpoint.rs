@@ -53,7 +53,12 @@ pub fn power_variance(a: f64, b: f64, k: u64, l2: f64) -> f64 {
     let mut s = Neumaier::new();
     for j in 0..k {
         let jf = j as f64;
-        s.add(((kf / (a + jf)) * (b / (a + b + kf + jf))).ln_1p());
+        let term = ((kf / (a + jf)) * (b / (a + b + kf + jf))).ln_1p();
+        if term == f64::INFINITY {
+            // A subnormal prior: the ratio is infinite, Var = E[p^2k].
+            return l2.exp();
+        }
+        s.add(term);
     }
     l2.exp() * -(-s.value()).exp_m1()
 }
@@ -79,7 +84,11 @@ pub fn pass_unanimous_covariance(a: f64, b: f64, u: u64, v: u64, log_p: f64, log
     let s = a + b;
     let mut acc = Neumaier::new();
     for j in 0..short {
-        acc.add((long / (s + j as f64)).ln_1p());
+        let term = (long / (s + j as f64)).ln_1p();
+        if term == f64::INFINITY {
+            return (log_p + log_q).exp();
+        }
+        acc.add(term);
     }
     (log_p + log_q).exp() * -(-acc.value()).exp_m1()
 }
@@ -105,5 +114,16 @@ mod tests {
         let (m, v, _) = unanimous(2.0, 3.0, 2);
         assert!((m - 0.2).abs() < 1e-16);
         assert!((v - (1.0 / 14.0 - 0.04)).abs() < 1e-16);
+    }
+
+    #[test]
+    fn subnormal_priors_stay_finite() {
+        for &(a, b) in &[(1e-320, 3.0), (3.0, 1e-320), (1e-320, 1e-320)] {
+            let (m, v, _) = unanimous(a, b, 3);
+            let (m2, v2, _) = pass(a, b, 3);
+            assert!(m.is_finite() && v.is_finite() && m2.is_finite() && v2.is_finite(), "{a} {b}");
+            let c = pass_unanimous_covariance(a, b, 3, 3, log_power_moment(a, b, 3), log_power_moment(b, a, 3));
+            assert!(c.is_finite() && c >= 0.0);
+        }
     }
 }
