@@ -12,6 +12,9 @@
 //! - `counts`: per-question `(n, c)` counts validated and deduplicated.
 //! - `curve`: a metric at many budgets k at once (O(U * N) pass curves).
 //! - `packed`: popcount intake of `numpy.packbits` outcome matrices.
+//! - `betabinom`, `bernstein`, `endpoint`, `posterior`: Beta-posterior
+//!   moments of credit vectors (means, variances, covariances).
+//! - `delta`: geometric blends and their delta-method variance.
 //! - `sum`: compensated and correctly rounded sums.
 //! - `ndtri`: the inverse normal CDF behind every credible interval.
 //! - `categorical`: a bank of per-row category counts and reward levels.
@@ -19,12 +22,16 @@
 //! - `dirichlet`: Bayes@N and Avg moments under the Dirichlet(+1) posterior.
 //! - `maxk`, `maxk_posterior`: Max@k on the finite bank and its posterior.
 
+pub mod bernstein;
+pub mod betabinom;
 pub mod bytes;
 pub mod categorical;
 pub mod counts;
 pub mod credit;
 pub mod curve;
+pub mod delta;
 pub mod dirichlet;
+pub mod endpoint;
 pub mod entry;
 pub mod error;
 pub mod finite;
@@ -35,6 +42,7 @@ pub mod maxk;
 pub mod maxk_posterior;
 pub mod ndtri;
 pub mod packed;
+pub mod posterior;
 pub mod rewards;
 pub mod sum;
 pub mod walk;

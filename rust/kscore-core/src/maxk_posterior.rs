@@ -23,13 +23,13 @@ use rayon::prelude::*;
 use crate::categorical::{CategoricalBank, Levels};
 use crate::error::{Error, Result};
 use crate::rewards::Rewards;
-use crate::sum::{ExactSum, Neumaier};
+use crate::sum::{Fsum, Neumaier};
 
 const EPS64: f64 = 64.0 * f64::EPSILON;
 
 /// `log E[A^n]` and `log E[A^{2n}]` for `A ~ Beta(a, b)` (one pass: the
 /// first n terms are shared).
-fn log_power_moments(a: f64, b: f64, n: u64, acc: &mut ExactSum) -> (f64, f64) {
+fn log_power_moments(a: f64, b: f64, n: u64, acc: &mut Fsum) -> (f64, f64) {
     acc.clear();
     let ab = a + b;
     let mut at_n = 0.0;
@@ -44,7 +44,7 @@ fn log_power_moments(a: f64, b: f64, n: u64, acc: &mut ExactSum) -> (f64, f64) {
 }
 
 /// `log E[A^n]` for `A ~ Beta(a, b)`.
-fn log_power_moment(a: f64, b: f64, n: u64, acc: &mut ExactSum) -> f64 {
+fn log_power_moment(a: f64, b: f64, n: u64, acc: &mut Fsum) -> f64 {
     if n == 0 {
         return 0.0;
     }
@@ -87,7 +87,7 @@ fn covariance_from_logs(log_cross: f64, log_left: f64, log_right: f64) -> Result
 }
 
 /// Normalised `(mean, variance)` of one row from its cumulative Γ (l < L-1).
-fn row_moments(cum: &[u64], total: f64, gaps: &[f64], k: u64, acc: &mut ExactSum) -> Result<(f64, f64)> {
+fn row_moments(cum: &[u64], total: f64, gaps: &[f64], k: u64, acc: &mut Fsum) -> Result<(f64, f64)> {
     let l1 = cum.len();
     let mut log_k = Vec::with_capacity(l1);
     let mut log_2k = Vec::with_capacity(l1);
@@ -184,7 +184,7 @@ pub fn max_at_k_posterior(bank: &CategoricalBank, levels: &Levels, k: u64) -> Re
     let total = bank.total() as f64;
     let states: Vec<(f64, f64)> = distinct
         .par_iter()
-        .map_init(ExactSum::new, |acc, &(i, _)| {
+        .map_init(Fsum::new, |acc, &(i, _)| {
             let (inc, var) = row_moments(key(i), total, &gaps, k, acc)?;
             Ok(((low + inc).clamp(low, high), var.sqrt()))
         })
@@ -217,7 +217,7 @@ mod tests {
 
     #[test]
     fn log_moments_match_products() {
-        let mut acc = ExactSum::new();
+        let mut acc = Fsum::new();
         let (a, b) = (3.0, 5.0);
         let exact = |n: u64| {
             (0..n)

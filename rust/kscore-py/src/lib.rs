@@ -10,6 +10,7 @@ mod counts;
 mod credit;
 mod enter;
 mod matrix;
+mod posterior;
 
 /// Inverse standard normal CDF (Cephes `ndtri`, as `scipy.special.ndtri`).
 #[pyfunction]
@@ -31,5 +32,9 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(categorical::observed_mean, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::max_at_k, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::max_at_k_posterior, m)?)?;
+    m.add_function(wrap_pyfunction!(posterior::posterior_moments, m)?)?;
+    m.add_function(wrap_pyfunction!(posterior::joint_posterior_moments, m)?)?;
+    m.add_function(wrap_pyfunction!(posterior::delta_blend, m)?)?;
+    m.add_function(wrap_pyfunction!(posterior::geom_posterior, m)?)?;
     Ok(())
 }
