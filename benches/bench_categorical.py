@@ -1,0 +1,34 @@
+"""Bayes@N, Avg and Max@k: kscore.eval vs scorio.eval on the issue's workloads."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pytest
+from scorio import eval as se
+
+from kscore import eval as ke
+
+rng = np.random.default_rng(1)
+BOOL64 = rng.random((1_000_000, 64)) < rng.random((1_000_000, 1))
+INT8x512 = (rng.random((1_000_000, 512)) < 0.3).astype(np.int8)
+CAT5 = rng.integers(0, 5, size=(1_000_000, 64)).astype(np.int8)
+W5 = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
+
+
+@pytest.mark.parametrize("name", ["bayes", "avg"])
+def test_bool_1e6x64(name: str, compare: Callable[..., None]) -> None:
+    compare(f"{name} 1e6x64 bool", lambda: getattr(ke, name)(BOOL64),
+            ("scorio", lambda: getattr(se, name)(BOOL64)))
+
+
+@pytest.mark.parametrize("name", ["bayes", "avg"])
+def test_int8_1e6x512(name: str, compare: Callable[..., None]) -> None:
+    # scorio needs an int64 copy of R (4 GB) plus temporaries here: kscore only.
+    compare(f"{name} 1e6x512 int8 (scorio: ~8 GB, not run)", lambda: getattr(ke, name)(INT8x512), None)
+
+
+def test_max_at_k_5_categories(compare: Callable[..., None]) -> None:
+    compare("max_at_k 1e6x64 int8, 5 categories, k=32", lambda: ke.max_at_k(CAT5, 32, W5),
+            ("scorio", lambda: se.max_at_k(CAT5, 32, W5)))
