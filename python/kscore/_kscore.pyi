@@ -51,3 +51,38 @@ class BinaryBank:
 
 def ndtri(p: float) -> float:
     """Inverse standard normal CDF (Cephes ``ndtri``, as ``scipy.special.ndtri``)."""
+
+def posterior_moments(
+    bank: BinaryBank, credit: Credit, alpha0: float, beta0: float
+) -> tuple[float, float]:
+    """``(mean, variance)`` of the dataset Beta-posterior target of ``credit``."""
+
+def joint_posterior_moments(
+    bank: BinaryBank, left: Credit, right: Credit, alpha0: float, beta0: float
+) -> tuple[float, float, float, float, float]:
+    """``(mean_x, var_x, mean_y, var_y, cov)`` of two dataset posterior targets."""
+
+def delta_blend(
+    mean_x: float,
+    var_x: float,
+    mean_y: float,
+    var_y: float,
+    cov: float,
+    a: float,
+    b: float,
+    a_text: str,
+    b_text: str,
+) -> tuple[float, float]:
+    """Delta-method ``(mean, variance)`` of ``x**a * y**b``."""
+
+def geom_posterior(
+    bank: BinaryBank,
+    k: int,
+    a: float,
+    b: float,
+    a_text: str,
+    b_text: str,
+    alpha0: float,
+    beta0: float,
+) -> tuple[float, float]:
+    """Questionwise Geom@k posterior ``(mean, variance)``."""

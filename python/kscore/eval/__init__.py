@@ -18,22 +18,50 @@ from ._geom import (
     geom_ds_at_k,
     threshold_spectrum_at_k,
 )
+from ._geom_ci import (
+    geo_spectrum_at_k_ci,
+    geo_spectrum_star_at_k_ci,
+    geom_at_k_ci,
+    geom_ds_at_k_ci,
+    threshold_spectrum_at_k_ci,
+)
 from ._gpass import g_pass_at_k, g_pass_at_k_tau, mg_pass_at_k
+from ._gpass_ci import (
+    auc_at_k_ci,
+    g_pass_at_k_ci,
+    g_pass_at_k_tau_ci,
+    maj_at_k_ci,
+    mg_pass_at_k_ci,
+)
 from ._maj import maj_at_k
 from ._pass import pass_at_k, pass_hat_k, unanimous_at_k
+from ._pass_ci import pass_at_k_ci, pass_hat_k_ci, unanimous_at_k_ci
 
 __all__ = [
     "pass_at_k",
+    "pass_at_k_ci",
     "pass_hat_k",
+    "pass_hat_k_ci",
     "unanimous_at_k",
+    "unanimous_at_k_ci",
     "g_pass_at_k",
+    "g_pass_at_k_ci",
     "g_pass_at_k_tau",
+    "g_pass_at_k_tau_ci",
     "mg_pass_at_k",
+    "mg_pass_at_k_ci",
     "maj_at_k",
+    "maj_at_k_ci",
     "auc_at_k",
+    "auc_at_k_ci",
     "threshold_spectrum_at_k",
+    "threshold_spectrum_at_k_ci",
     "geom_at_k",
     "geom_ds_at_k",
+    "geom_at_k_ci",
+    "geom_ds_at_k_ci",
     "geo_spectrum_at_k",
+    "geo_spectrum_at_k_ci",
     "geo_spectrum_star_at_k",
+    "geo_spectrum_star_at_k_ci",
 ]

@@ -9,11 +9,18 @@
 //! - `walk`, `hypergeom`: relative masses from ratio recurrences.
 //! - `credit`: the credit vectors that define each metric.
 //! - `finite`: finite-bank expectations over a histogram.
+//! - `betabinom`, `bernstein`, `endpoint`, `posterior`: Beta-posterior
+//!   moments of credit vectors (means, variances, covariances).
+//! - `delta`: geometric blends and their delta-method variance.
 //! - `sum`: compensated and correctly rounded sums.
 //! - `ndtri`: the inverse normal CDF behind every credible interval.
 
+pub mod bernstein;
+pub mod betabinom;
 pub mod bytes;
 pub mod credit;
+pub mod delta;
+pub mod endpoint;
 pub mod entry;
 pub mod error;
 pub mod finite;
@@ -21,6 +28,7 @@ pub mod histogram;
 pub mod hypergeom;
 pub mod intake;
 pub mod ndtri;
+pub mod posterior;
 pub mod sum;
 pub mod walk;
 

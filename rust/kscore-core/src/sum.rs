@@ -90,55 +90,88 @@ pub fn pairwise_dot(a: &[f64], b: &[f64]) -> f64 {
     pairwise_dot(&a[..half], &b[..half]) + pairwise_dot(&a[half..], &b[half..])
 }
 
-/// Correctly rounded sum of finite floats (Shewchuk's partials, as `math.fsum`).
-pub fn fsum(xs: impl IntoIterator<Item = f64>) -> f64 {
-    let mut partials: Vec<f64> = Vec::new();
-    for mut x in xs {
+/// Correctly rounded running sum of finite floats (Shewchuk's partials, as
+/// `math.fsum`). Exact until `value()`, so accumulators can be merged in any
+/// order (e.g. one per parallel chunk) with a result independent of the order.
+#[derive(Clone, Debug, Default)]
+pub struct Fsum {
+    partials: Vec<f64>,
+}
+
+impl Fsum {
+    #[inline]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    #[inline]
+    pub fn add(&mut self, mut x: f64) {
         let mut i = 0;
-        for j in 0..partials.len() {
-            let mut y = partials[j];
+        for j in 0..self.partials.len() {
+            let mut y = self.partials[j];
             if x.abs() < y.abs() {
                 std::mem::swap(&mut x, &mut y);
             }
             let hi = x + y;
             let lo = y - (hi - x);
             if lo != 0.0 {
-                partials[i] = lo;
+                self.partials[i] = lo;
                 i += 1;
             }
             x = hi;
         }
-        partials.truncate(i);
-        partials.push(x);
+        self.partials.truncate(i);
+        self.partials.push(x);
     }
-    // Round the partials to nearest, as CPython does (half-way correction).
-    let n = partials.len();
-    if n == 0 {
-        return 0.0;
-    }
-    let mut idx = n - 1;
-    let mut hi = partials[idx];
-    let mut lo = 0.0;
-    while idx > 0 {
-        idx -= 1;
-        let x = hi;
-        let y = partials[idx];
-        hi = x + y;
-        let yr = hi - x;
-        lo = y - yr;
-        if lo != 0.0 {
-            break;
+
+    /// Add another accumulator exactly.
+    pub fn merge(&mut self, other: &Fsum) {
+        for &p in &other.partials {
+            self.add(p);
         }
     }
-    if idx > 0 && ((lo < 0.0 && partials[idx - 1] < 0.0) || (lo > 0.0 && partials[idx - 1] > 0.0)) {
-        let y = lo * 2.0;
-        let x = hi + y;
-        let yr = x - hi;
-        if y == yr {
-            hi = x;
+
+    /// The correctly rounded value of everything added so far.
+    pub fn value(&self) -> f64 {
+        let partials = &self.partials;
+        // Round the partials to nearest, as CPython does (half-way correction).
+        let n = partials.len();
+        if n == 0 {
+            return 0.0;
         }
+        let mut idx = n - 1;
+        let mut hi = partials[idx];
+        let mut lo = 0.0;
+        while idx > 0 {
+            idx -= 1;
+            let x = hi;
+            let y = partials[idx];
+            hi = x + y;
+            let yr = hi - x;
+            lo = y - yr;
+            if lo != 0.0 {
+                break;
+            }
+        }
+        if idx > 0 && ((lo < 0.0 && partials[idx - 1] < 0.0) || (lo > 0.0 && partials[idx - 1] > 0.0)) {
+            let y = lo * 2.0;
+            let x = hi + y;
+            let yr = x - hi;
+            if y == yr {
+                hi = x;
+            }
+        }
+        hi
     }
-    hi
+}
+
+/// Correctly rounded sum of finite floats (Shewchuk's partials, as `math.fsum`).
+pub fn fsum(xs: impl IntoIterator<Item = f64>) -> f64 {
+    let mut acc = Fsum::new();
+    for x in xs {
+        acc.add(x);
+    }
+    acc.value()
 }
 
 #[cfg(test)]
@@ -151,6 +184,18 @@ mod tests {
         assert_eq!(fsum([0.1; 10]), 1.0);
         assert_eq!(fsum([1.0, 1e-16, 1e-16]), 1.0000000000000002);
         assert_eq!(fsum(std::iter::empty()), 0.0);
+    }
+
+    #[test]
+    fn fsum_merge_is_exact() {
+        let xs = [1e100, 0.1, -3.0, 1e-30, -1e100, 7.5, 0.2];
+        let mut a = Fsum::new();
+        let mut b = Fsum::new();
+        for (i, &x) in xs.iter().enumerate() {
+            if i % 2 == 0 { a.add(x) } else { b.add(x) }
+        }
+        b.merge(&a);
+        assert_eq!(b.value(), fsum(xs));
     }
 
     #[test]

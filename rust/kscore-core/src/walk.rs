@@ -32,3 +32,60 @@ pub fn walk_from_mode(len: usize, mode: usize, ratio: impl Fn(usize) -> f64, out
         out[i] = w;
     }
 }
+
+/// Compact variant of [`walk_from_mode`]: writes only the non-underflowed
+/// span. On return `out[i]` is the relative mass at index `first + i`
+/// (`out[mode - first] == 1`); returns `first`. Costs O(span), not O(len), so
+/// it suits laws whose support is much wider than their bulk. The walk ends
+/// at the first subnormal weight (relative mass below 2.2e-308): a subnormal
+/// times a ratio above 1/2 rounds back to itself, so waiting for an exact 0
+/// would walk far past the bulk.
+pub fn walk_span(
+    len: usize,
+    mode: usize,
+    ratio: impl Fn(usize) -> f64,
+    down: &mut Vec<f64>,
+    out: &mut Vec<f64>,
+) -> usize {
+    out.clear();
+    down.clear();
+    if len == 0 {
+        return 0;
+    }
+    let mut w = 1.0;
+    for i in (0..mode).rev() {
+        w /= ratio(i);
+        if w < f64::MIN_POSITIVE {
+            break;
+        }
+        down.push(w);
+    }
+    let first = mode - down.len();
+    out.extend(down.iter().rev());
+    out.push(1.0);
+    w = 1.0;
+    for i in mode..len - 1 {
+        w *= ratio(i);
+        if w < f64::MIN_POSITIVE {
+            break;
+        }
+        out.push(w);
+    }
+    first
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn span_matches_full_walk() {
+        let ratio = |i: usize| (40 - i) as f64 / (i + 1) as f64 * 0.3 / 0.7;
+        let mut full = Vec::new();
+        walk_from_mode(41, 12, ratio, &mut full);
+        let (mut down, mut out) = (Vec::new(), Vec::new());
+        let first = walk_span(41, 12, ratio, &mut down, &mut out);
+        assert_eq!(first, 0);
+        assert_eq!(&full[..], &out[..]);
+    }
+}

@@ -8,6 +8,7 @@ mod bank;
 mod credit;
 mod enter;
 mod matrix;
+mod posterior;
 
 /// Inverse standard normal CDF (Cephes `ndtri`, as `scipy.special.ndtri`).
 #[pyfunction]
@@ -22,5 +23,9 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<credit::Credit>()?;
     m.add_class::<bank::BinaryBank>()?;
     m.add_function(wrap_pyfunction!(ndtri, m)?)?;
+    m.add_function(wrap_pyfunction!(posterior::posterior_moments, m)?)?;
+    m.add_function(wrap_pyfunction!(posterior::joint_posterior_moments, m)?)?;
+    m.add_function(wrap_pyfunction!(posterior::delta_blend, m)?)?;
+    m.add_function(wrap_pyfunction!(posterior::geom_posterior, m)?)?;
     Ok(())
 }

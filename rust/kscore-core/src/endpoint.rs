@@ -1,0 +1,108 @@
+//! Closed forms for the two endpoint credits under p ~ Beta(a, b) (§C.7):
+//! Pass@k, `g = 1 - q^k` with q = 1 - p ~ Beta(b, a), and Unanimous@k,
+//! `g = p^k`, plus their covariance. No Bernstein product is needed.
+//!
+//! Means follow scorio: `log E[p^n] = fsum_j -log1p(b / (a + j))`.
+//! Variances and the covariance use the *ratio* forms, which have no
+//! cancellation (scorio's log-difference form loses relative accuracy
+//! roughly linearly in N; the two agree within the parity tolerance):
+//! `E[p^2k] / E[p^k]^2 = prod_{j<k} (1 + k b / ((a + j)(a + b + k + j)))` and
+//! `E[p^u] E[q^v] / E[p^u q^v] = prod_{j<min(u,v)} (1 + max(u,v) / (a + b + j))`.
+
+use crate::sum::Fsum;
+
+/// One term of `log E[p^n]`: `log((a + j) / (a + b + j))`.
+#[inline]
+fn log_term(a: f64, b: f64, j: u64) -> f64 {
+    let num = a + j as f64;
+    let r = b / num;
+    if r.is_finite() {
+        -r.ln_1p()
+    } else {
+        num.ln() - b.ln()
+    }
+}
+
+/// `log E[p^n]` for p ~ Beta(a, b), as a correctly rounded sum of terms.
+pub fn log_power_moment(a: f64, b: f64, n: u64) -> f64 {
+    let mut acc = Fsum::new();
+    for j in 0..n {
+        acc.add(log_term(a, b, j));
+    }
+    acc.value()
+}
+
+/// `(log E[p^k], log E[p^2k])` sharing the first k terms.
+pub fn log_power_moments_k_2k(a: f64, b: f64, k: u64) -> (f64, f64) {
+    let mut acc = Fsum::new();
+    for j in 0..k {
+        acc.add(log_term(a, b, j));
+    }
+    let l1 = acc.value();
+    for j in k..2 * k {
+        acc.add(log_term(a, b, j));
+    }
+    (l1, acc.value())
+}
+
+/// `Var(p^k)` for p ~ Beta(a, b), given `l2 = log E[p^2k]`:
+/// `exp(l2) * (1 - 1/prod_j (1 + (k/(a+j)) (b/(a+b+k+j))))`.
+pub fn power_variance(a: f64, b: f64, k: u64, l2: f64) -> f64 {
+    let kf = k as f64;
+    let mut s = Fsum::new();
+    for j in 0..k {
+        let jf = j as f64;
+        s.add(((kf / (a + jf)) * (b / (a + b + kf + jf))).ln_1p());
+    }
+    l2.exp() * -(-s.value()).exp_m1()
+}
+
+/// Mean and variance of Unanimous@k, `p^k`, for p ~ Beta(a, b); also
+/// returns `log E[p^k]`.
+pub fn unanimous(a: f64, b: f64, k: u64) -> (f64, f64, f64) {
+    let (l1, l2) = log_power_moments_k_2k(a, b, k);
+    (l1.exp(), power_variance(a, b, k, l2), l1)
+}
+
+/// Mean and variance of Pass@k, `1 - q^k` with q ~ Beta(b, a); also returns
+/// `log E[q^k]`.
+pub fn pass(a: f64, b: f64, k: u64) -> (f64, f64, f64) {
+    let (l1, l2) = log_power_moments_k_2k(b, a, k);
+    (-l1.exp_m1(), power_variance(b, a, k, l2), l1)
+}
+
+/// `Cov(1 - q^v, p^u) = E[p^u] E[q^v] - E[p^u q^v]` (always >= 0), given
+/// `log_p = log E[p^u]` and `log_q = log E[q^v]`.
+pub fn pass_unanimous_covariance(a: f64, b: f64, u: u64, v: u64, log_p: f64, log_q: f64) -> f64 {
+    let (short, long) = (u.min(v), u.max(v) as f64);
+    let s = a + b;
+    let mut acc = Fsum::new();
+    for j in 0..short {
+        acc.add((long / (s + j as f64)).ln_1p());
+    }
+    (log_p + log_q).exp() * -(-acc.value()).exp_m1()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_cases_match_rational_forms() {
+        // p ~ Beta(2, 3): E[p] = 2/5, E[p^2] = 2*3/(5*6) = 1/5, Var = 1/25.
+        let (m, v, _) = unanimous(2.0, 3.0, 1);
+        assert!((m - 0.4).abs() < 1e-16 && (v - 0.04).abs() < 1e-17);
+        // Pass@1 is the same target.
+        let (m2, v2, _) = pass(2.0, 3.0, 1);
+        assert!((m2 - 0.4).abs() < 1e-16 && (v2 - 0.04).abs() < 1e-17);
+        // Cov(p, p) = Var(p) at u = v = 1.
+        let lp = log_power_moment(2.0, 3.0, 1);
+        let lq = log_power_moment(3.0, 2.0, 1);
+        let c = pass_unanimous_covariance(2.0, 3.0, 1, 1, lp, lq);
+        assert!((c - 0.04).abs() < 1e-17);
+        // E[p^2] for Beta(2,3) = 1/5; E[p^4] = 2*3*4*5/(5*6*7*8) = 1/14.
+        let (m, v, _) = unanimous(2.0, 3.0, 2);
+        assert!((m - 0.2).abs() < 1e-16);
+        assert!((v - (1.0 / 14.0 - 0.04)).abs() < 1e-16);
+    }
+}

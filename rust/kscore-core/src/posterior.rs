@@ -1,0 +1,477 @@
+//! Beta-posterior moments of a credit vector (§C): each distinct success
+//! count c is a state with p ~ Beta(alpha0 + c, beta0 + N - c), the target is
+//! the Bernstein polynomial `g(p) = sum_j A_j C(k,j) p^j (1-p)^(k-j)`, and
+//!
+//! * `E[g] = sum_j A_j BB(j; k, a, b)` (correctly rounded),
+//! * `E[g^2] = sum_z h_z BB(z; 2k, a, b)` with `h` the self-product of A
+//!   (`bernstein`), built once per call,
+//! * Var = E[g^2] - E[g]^2 unless that falls under scorio's cancellation
+//!   guard `(k + 1) 64 eps max(1, E[g^2], E[g]^2)`, in which case the centred
+//!   product `(A - E[g])^2` is integrated instead (§C.5),
+//! * Pass@k and Unanimous@k take the closed forms of `endpoint` (§C.7),
+//! * two credits on the same bank get a covariance the same way (§C.6),
+//!
+//! then the frequency-weighted aggregation of §C.8. States run in parallel;
+//! every per-state number is computed independently and every sum is
+//! sequential or exact, so results do not depend on the thread count.
+
+use rayon::prelude::*;
+
+use crate::betabinom;
+use crate::bernstein::{self, Centred};
+use crate::credit::{Credit, Shape};
+use crate::endpoint;
+use crate::error::{Error, Result};
+use crate::histogram::Histogram;
+use crate::sum::{Fsum, Neumaier};
+
+const VARIANCE_ROUNDOFF: f64 = 64.0 * f64::EPSILON;
+
+/// Per-state and dataset-level posterior moments of one credit.
+#[derive(Clone, Debug)]
+pub struct Moments {
+    pub state_means: Vec<f64>,
+    pub state_vars: Vec<f64>,
+    pub mean: f64,
+    pub var: f64,
+}
+
+/// Marginal moments of two credits and their covariance.
+#[derive(Clone, Debug)]
+pub struct JointMoments {
+    pub left: Moments,
+    pub right: Moments,
+    pub state_covs: Vec<f64>,
+    pub cov: f64,
+}
+
+/// Python's `repr` of a float, near enough for error messages.
+pub(crate) fn py_repr(v: f64) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "inf".into() } else { "-inf".into() }
+    } else {
+        format!("{v:?}")
+    }
+}
+
+fn finite(v: f64, name: &str) -> Result<f64> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(Error::FloatingPoint(format!("{name} must be finite; got {}", py_repr(v))))
+    }
+}
+
+/// The posterior parameters (a, b) per state.
+fn parameters(hist: &Histogram, alpha0: f64, beta0: f64) -> Result<Vec<(f64, f64)>> {
+    let n = hist.n;
+    let params: Vec<(f64, f64)> =
+        hist.values.iter().map(|&c| (alpha0 + c as f64, beta0 + (n - c) as f64)).collect();
+    if params.iter().any(|(a, b)| !a.is_finite() || !b.is_finite()) {
+        return Err(Error::FloatingPoint("non-finite Beta-posterior parameters".into()));
+    }
+    if params.iter().any(|&(a, b)| a <= 0.0 || b <= 0.0) {
+        return Err(Error::FloatingPoint("Beta-posterior parameters must be positive".into()));
+    }
+    Ok(params)
+}
+
+/// How a credit's moments are evaluated (scorio's classification by value).
+enum Kind {
+    Constant(f64),
+    Pass,
+    Unanimous,
+    /// A step `1{j >= t}` with 1 < t < k, or any other vector.
+    Product,
+}
+
+fn kind(credit: &Credit) -> Kind {
+    match &credit.shape {
+        Shape::Constant(a) => Kind::Constant(*a),
+        Shape::Step(1) => Kind::Pass,
+        Shape::Step(t) if *t == credit.k => Kind::Unanimous,
+        Shape::Step(_) | Shape::General(_) => Kind::Product,
+    }
+}
+
+/// Product coefficients of two credits: step regions or dense.
+enum Product {
+    Steps(Vec<[f64; 4]>),
+    Dense(Vec<f64>),
+}
+
+impl Product {
+    #[inline]
+    fn coef(&self, z: usize) -> f64 {
+        match self {
+            Product::Steps(r) => r[z][0],
+            Product::Dense(h) => h[z],
+        }
+    }
+}
+
+fn step_threshold(credit: &Credit) -> Option<u64> {
+    match credit.shape {
+        Shape::Step(t) => Some(t),
+        _ => None,
+    }
+}
+
+fn product_of(x: &Credit, y: &Credit) -> Product {
+    match (step_threshold(x), step_threshold(y)) {
+        (Some(t1), Some(t2)) => Product::Steps(bernstein::step_regions(x.k, t1, y.k, t2)),
+        _ => Product::Dense(bernstein::product(&x.values(), &y.values())),
+    }
+}
+
+/// Scratch buffers for one worker.
+#[derive(Default)]
+struct Scratch {
+    down: Vec<f64>,
+    w: Vec<f64>,
+}
+
+/// `E[A]` under BB(.; k, a, b), correctly rounded.
+fn bb_mean(credit: &Credit, a: f64, b: f64, s: &mut Scratch) -> Result<f64> {
+    let first = betabinom::weights(credit.k, a, b, &mut s.down, &mut s.w)? as usize;
+    let mut num = Fsum::new();
+    let mut den = Fsum::new();
+    match &credit.shape {
+        Shape::Step(t) => {
+            for (i, &w) in s.w.iter().enumerate() {
+                if (first + i) as u64 >= *t {
+                    num.add(w);
+                }
+                den.add(w);
+            }
+        }
+        Shape::General(v) => {
+            for (i, &w) in s.w.iter().enumerate() {
+                num.add(v[first + i] * w);
+                den.add(w);
+            }
+        }
+        Shape::Constant(a) => return Ok(*a),
+    }
+    finite(num.value() / den.value(), "Beta-posterior moment")
+}
+
+/// Result of the first, per-state pass of a second moment: either settled,
+/// or pending a centred integral (dense products only).
+struct Second {
+    value: f64,
+    threshold: f64,
+    pending: Option<(u64, Vec<f64>, f64)>, // (first, BB weights, their total)
+}
+
+/// `E[g1 g2]` and the guarded central moment for one state (`mu`, `nu` the
+/// two means), following §C.5/C.6. `degree` is k1 + k2.
+#[allow(clippy::too_many_arguments)]
+fn second_moment(
+    prod: &Product,
+    degree: u64,
+    a: f64,
+    b: f64,
+    mu: f64,
+    nu: f64,
+    covariance: bool,
+    s: &mut Scratch,
+) -> Result<Second> {
+    let first = betabinom::weights(degree, a, b, &mut s.down, &mut s.w)?;
+    let mut num = Fsum::new();
+    let mut den = Fsum::new();
+    for (i, &w) in s.w.iter().enumerate() {
+        num.add(prod.coef(first as usize + i) * w);
+        den.add(w);
+    }
+    let total = den.value();
+    let cross = finite(num.value() / total, "Beta-posterior moment")?;
+    let name = if covariance { "posterior covariance" } else { "posterior variance" };
+    let raw = finite(cross - mu * nu, name)?;
+    let scale = 1f64.max(cross.abs()).max((mu * nu).abs());
+    let threshold = (degree + 1) as f64 * VARIANCE_ROUNDOFF * scale;
+    let accepted = if covariance { raw.abs() > threshold } else { raw > threshold };
+    if accepted {
+        return Ok(Second { value: raw, threshold, pending: None });
+    }
+    match prod {
+        Product::Steps(r) => {
+            let mut c = Fsum::new();
+            for (i, &w) in s.w.iter().enumerate() {
+                c.add(bernstein::centred_from_regions(&r[first as usize + i], mu, nu) * w);
+            }
+            Ok(Second { value: c.value() / total, threshold, pending: None })
+        }
+        Product::Dense(_) => {
+            Ok(Second { value: f64::NAN, threshold, pending: Some((first, s.w.clone(), total)) })
+        }
+    }
+}
+
+/// Resolve pending centred integrals of dense products in one streamed pass.
+fn resolve_pending(
+    x: &Credit,
+    y: &Credit,
+    seconds: &mut [Second],
+    means_x: &[f64],
+    means_y: &[f64],
+) {
+    let idx: Vec<usize> = (0..seconds.len()).filter(|&i| seconds[i].pending.is_some()).collect();
+    if idx.is_empty() {
+        return;
+    }
+    let (xv, yv) = (x.values(), y.values());
+    let values = {
+        let states: Vec<Centred<'_>> = idx
+            .iter()
+            .map(|&i| {
+                let (first, bb, _) = seconds[i].pending.as_ref().expect("pending");
+                Centred { mu: means_x[i], nu: means_y[i], first: *first, bb }
+            })
+            .collect();
+        bernstein::centred_integrals(&xv, &yv, &states)
+    };
+    for (&i, v) in idx.iter().zip(values) {
+        let total = seconds[i].pending.as_ref().expect("pending").2;
+        seconds[i].value = v / total;
+        seconds[i].pending = None;
+    }
+}
+
+/// Per-state means and variances (and, for endpoints, the log moments used
+/// by the endpoint covariance).
+struct Marginal {
+    means: Vec<f64>,
+    vars: Vec<f64>,
+    logs: Option<Vec<f64>>,
+}
+
+fn marginal(credit: &Credit, params: &[(f64, f64)]) -> Result<Marginal> {
+    let k = credit.k;
+    match kind(credit) {
+        Kind::Constant(a) => Ok(Marginal {
+            means: vec![a; params.len()],
+            vars: vec![0.0; params.len()],
+            logs: None,
+        }),
+        Kind::Pass | Kind::Unanimous => {
+            let is_pass = matches!(kind(credit), Kind::Pass);
+            let triples: Vec<(f64, f64, f64)> = params
+                .par_iter()
+                .map(|&(a, b)| if is_pass { endpoint::pass(a, b, k) } else { endpoint::unanimous(a, b, k) })
+                .collect();
+            Ok(Marginal {
+                means: triples.iter().map(|t| t.0).collect(),
+                vars: triples.iter().map(|t| t.1).collect(),
+                logs: Some(triples.iter().map(|t| t.2).collect()),
+            })
+        }
+        Kind::Product => {
+            let prod = product_of(credit, credit);
+            let firsts: Vec<Result<(f64, Second)>> = params
+                .par_iter()
+                .map_init(Scratch::default, |s, &(a, b)| {
+                    let mean = bb_mean(credit, a, b, s)?;
+                    let second = second_moment(&prod, 2 * k, a, b, mean, mean, false, s)?;
+                    Ok((mean, second))
+                })
+                .collect();
+            let mut means = Vec::with_capacity(params.len());
+            let mut seconds = Vec::with_capacity(params.len());
+            for r in firsts {
+                let (m, s) = r?;
+                means.push(m);
+                seconds.push(s);
+            }
+            resolve_pending(credit, credit, &mut seconds, &means, &means);
+            let mut vars = Vec::with_capacity(seconds.len());
+            for s in &seconds {
+                // An accepted raw variance is above the (positive) threshold.
+                if s.value >= 0.0 {
+                    vars.push(s.value);
+                } else if s.value >= -s.threshold {
+                    vars.push(0.0);
+                } else {
+                    return Err(Error::FloatingPoint(format!(
+                        "posterior variance is materially negative ({})",
+                        py_repr(s.value)
+                    )));
+                }
+            }
+            Ok(Marginal { means, vars, logs: None })
+        }
+    }
+}
+
+fn dot(freqs: &[u64], xs: &[f64]) -> f64 {
+    let mut acc = Neumaier::new();
+    for (&f, &x) in freqs.iter().zip(xs) {
+        acc.add(f as f64 * x);
+    }
+    acc.value()
+}
+
+fn rows_squared(hist: &Histogram) -> f64 {
+    let m = hist.rows() as u128;
+    (m * m) as f64
+}
+
+/// Dataset aggregation with scorio's checks (§C.8).
+fn aggregate(hist: &Histogram, means: Vec<f64>, vars: Vec<f64>) -> Result<Moments> {
+    if means.iter().any(|v| !v.is_finite()) {
+        return Err(Error::FloatingPoint("state_means must be finite".into()));
+    }
+    if vars.iter().any(|v| !v.is_finite()) {
+        return Err(Error::FloatingPoint("state_variances must be finite".into()));
+    }
+    if vars.iter().any(|&v| v < 0.0) {
+        return Err(Error::FloatingPoint("state_variances must be non-negative".into()));
+    }
+    let mean = finite(dot(&hist.freqs, &means) / hist.rows() as f64, "dataset posterior mean")?;
+    let var = finite(dot(&hist.freqs, &vars) / rows_squared(hist), "dataset posterior variance")?;
+    if var < 0.0 {
+        return Err(Error::FloatingPoint("dataset posterior variance must be non-negative".into()));
+    }
+    Ok(Moments { state_means: means, state_vars: vars, mean, var })
+}
+
+/// Posterior moments of `credit` over the bank (any k >= 1: latent).
+pub fn posterior(hist: &Histogram, credit: &Credit, alpha0: f64, beta0: f64) -> Result<Moments> {
+    let params = parameters(hist, alpha0, beta0)?;
+    let m = marginal(credit, &params)?;
+    aggregate(hist, m.means, m.vars)
+}
+
+/// Marginal moments of two credits and their posterior covariance (§C.6).
+pub fn joint(hist: &Histogram, left: &Credit, right: &Credit, alpha0: f64, beta0: f64) -> Result<JointMoments> {
+    let params = parameters(hist, alpha0, beta0)?;
+    let same = left == right;
+    let lm = marginal(left, &params)?;
+    let rm = if same { None } else { Some(marginal(right, &params)?) };
+    let state_covs: Vec<f64> = {
+        let r = rm.as_ref().unwrap_or(&lm);
+        match (kind(left), kind(right)) {
+            _ if same => lm.vars.clone(),
+            (Kind::Constant(_), _) | (_, Kind::Constant(_)) => vec![0.0; params.len()],
+            (Kind::Pass, Kind::Unanimous) | (Kind::Unanimous, Kind::Pass) => {
+                let left_is_pass = matches!(kind(left), Kind::Pass);
+                let (pm, um) = if left_is_pass { (&lm, r) } else { (r, &lm) };
+                let (kp, ku) = if left_is_pass { (left.k, right.k) } else { (right.k, left.k) };
+                let (lq, lp) = (pm.logs.as_ref().expect("endpoint logs"), um.logs.as_ref().expect("endpoint logs"));
+                params
+                    .par_iter()
+                    .enumerate()
+                    .map(|(i, &(a, b))| endpoint::pass_unanimous_covariance(a, b, ku, kp, lp[i], lq[i]))
+                    .collect()
+            }
+            _ => {
+                let prod = product_of(left, right);
+                let degree = left.k + right.k;
+                let firsts: Vec<Result<Second>> = params
+                    .par_iter()
+                    .enumerate()
+                    .map_init(Scratch::default, |s, (i, &(a, b))| {
+                        second_moment(&prod, degree, a, b, lm.means[i], r.means[i], true, s)
+                    })
+                    .collect();
+                let mut seconds = Vec::with_capacity(firsts.len());
+                for f in firsts {
+                    seconds.push(f?);
+                }
+                resolve_pending(left, right, &mut seconds, &lm.means, &r.means);
+                seconds.iter().map(|s| s.value).collect()
+            }
+        }
+    };
+    if state_covs.iter().any(|v| !v.is_finite()) {
+        return Err(Error::FloatingPoint("state_covariances must be finite".into()));
+    }
+    let left_moments = aggregate(hist, lm.means, lm.vars)?;
+    let right_moments = match rm {
+        Some(r) => aggregate(hist, r.means, r.vars)?,
+        None => left_moments.clone(),
+    };
+    let cov = finite(dot(&hist.freqs, &state_covs) / rows_squared(hist), "dataset posterior covariance")?;
+    Ok(JointMoments { left: left_moments, right: right_moments, state_covs, cov })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hist(n: u64, values: Vec<u64>) -> Histogram {
+        let freqs = vec![1; values.len()];
+        Histogram { n, values, freqs }
+    }
+
+    /// Direct E[g], Var[g] by the Beta-binomial pmf for small k (product form).
+    fn direct(values: &[f64], a: f64, b: f64) -> (f64, f64) {
+        let k = values.len() - 1;
+        let bb = |n: usize| -> Vec<f64> {
+            let mut p = vec![0.0; n + 1];
+            for j in 0..=n {
+                // C(n,j) B(a+j, b+n-j)/B(a,b) via products
+                let mut v = 1.0;
+                for i in 0..j {
+                    v *= (a + i as f64) / (a + b + i as f64) * (n - i) as f64 / (i + 1) as f64;
+                }
+                for i in 0..n - j {
+                    v *= (b + i as f64) / (a + b + (j + i) as f64);
+                }
+                p[j] = v;
+            }
+            p
+        };
+        let p = bb(k);
+        let mean: f64 = values.iter().zip(&p).map(|(x, w)| x * w).sum();
+        // E[g^2] through the product.
+        let h = bernstein::product(values, values);
+        let p2 = bb(2 * k);
+        let second: f64 = h.iter().zip(&p2).map(|(x, w)| x * w).sum();
+        (mean, second - mean * mean)
+    }
+
+    #[test]
+    fn general_step_and_endpoint_paths_agree_with_direct() {
+        let h = hist(10, vec![0, 3, 7, 10]);
+        for credit in [Credit::mg(6), Credit::majority(6), Credit::pass(6), Credit::unanimous(6), Credit::auc(5)] {
+            let m = posterior(&h, &credit, 1.0, 1.0).unwrap();
+            for (i, &c) in h.values.iter().enumerate() {
+                let (mu, var) = direct(&credit.values(), 1.0 + c as f64, 11.0 - c as f64);
+                assert!((m.state_means[i] - mu).abs() < 1e-14, "{credit:?} c={c}");
+                assert!((m.state_vars[i] - var).abs() < 1e-14, "{credit:?} c={c}");
+            }
+        }
+    }
+
+    #[test]
+    fn step_credit_as_general_vector_agrees() {
+        let h = hist(12, vec![0, 1, 5, 6, 11, 12]);
+        let step = Credit::majority(8);
+        let mut dense = step.values();
+        dense[0] = 1e-300; // force the dense path, numerically the same credit
+        let dense = Credit::from_values(dense).unwrap();
+        let a = posterior(&h, &step, 0.5, 2.0).unwrap();
+        let b = posterior(&h, &dense, 0.5, 2.0).unwrap();
+        for i in 0..h.values.len() {
+            assert!((a.state_means[i] - b.state_means[i]).abs() < 1e-15);
+            assert!((a.state_vars[i] - b.state_vars[i]).abs() < 1e-15);
+        }
+    }
+
+    #[test]
+    fn joint_covariance_of_pass_with_itself_is_its_variance() {
+        let h = hist(9, vec![0, 4, 9]);
+        let j = joint(&h, &Credit::pass(5), &Credit::spectrum(&[1.0, 0.0, 0.0, 0.0, 0.0]).unwrap(), 1.0, 1.0)
+            .unwrap();
+        assert_eq!(j.state_covs, j.left.state_vars);
+        let j2 = joint(&h, &Credit::pass(5), &Credit::majority(5), 1.0, 1.0).unwrap();
+        let pv = j2.left.state_vars.clone();
+        let mv = j2.right.state_vars.clone();
+        for i in 0..3 {
+            assert!(j2.state_covs[i] * j2.state_covs[i] <= pv[i] * mv[i] * (1.0 + 1e-12));
+        }
+    }
+}

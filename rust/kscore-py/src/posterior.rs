@@ -1,0 +1,84 @@
+//! Beta-posterior moments of credit vectors and the delta-method blends:
+//! the numbers behind every binary `*_ci` function. Each call runs in the
+//! core with the interpreter released (`enter`).
+
+use pyo3::prelude::*;
+
+use kscore_core::delta::{self, Powers};
+use kscore_core::posterior;
+
+use crate::bank::BinaryBank;
+use crate::credit::Credit;
+use crate::enter::{enter, to_pyerr};
+
+/// `(mean, variance)` of the dataset posterior target of `credit` (any
+/// degree k >= 1) under p ~ Beta(alpha0 + c, beta0 + N - c) per question.
+#[pyfunction]
+pub fn posterior_moments(
+    py: Python<'_>,
+    bank: &BinaryBank,
+    credit: &Credit,
+    alpha0: f64,
+    beta0: f64,
+) -> PyResult<(f64, f64)> {
+    let (hist, credit) = (&bank.hist, &credit.0);
+    enter(py, || posterior::posterior(hist, credit, alpha0, beta0).map(|m| (m.mean, m.var)))
+}
+
+/// `(mean_x, var_x, mean_y, var_y, cov)` of two dataset posterior targets.
+#[pyfunction]
+pub fn joint_posterior_moments(
+    py: Python<'_>,
+    bank: &BinaryBank,
+    left: &Credit,
+    right: &Credit,
+    alpha0: f64,
+    beta0: f64,
+) -> PyResult<(f64, f64, f64, f64, f64)> {
+    let (hist, l, r) = (&bank.hist, &left.0, &right.0);
+    enter(py, || {
+        posterior::joint(hist, l, r, alpha0, beta0)
+            .map(|j| (j.left.mean, j.left.var, j.right.mean, j.right.var, j.cov))
+    })
+}
+
+/// Delta-method `(mean, variance)` of `x**a * y**b`; `a_text`/`b_text` are
+/// the powers as Python prints them (for scorio's messages).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn delta_blend(
+    mean_x: f64,
+    var_x: f64,
+    mean_y: f64,
+    var_y: f64,
+    cov: f64,
+    a: f64,
+    b: f64,
+    a_text: &str,
+    b_text: &str,
+) -> PyResult<(f64, f64)> {
+    let p = Powers { a, b, a_text, b_text };
+    delta::delta(mean_x, var_x, mean_y, var_y, cov, &p).map_err(to_pyerr)
+}
+
+/// Questionwise Geom@k posterior `(mean, variance)`: the delta method per
+/// distinct count on Pass@k and Unanimous@k, then averaged.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn geom_posterior(
+    py: Python<'_>,
+    bank: &BinaryBank,
+    k: u64,
+    a: f64,
+    b: f64,
+    a_text: String,
+    b_text: String,
+    alpha0: f64,
+    beta0: f64,
+) -> PyResult<(f64, f64)> {
+    let hist = &bank.hist;
+    enter(py, || {
+        let p = Powers { a, b, a_text: &a_text, b_text: &b_text };
+        delta::geom_questionwise(hist, k, &p, alpha0, beta0)
+    })
+}
