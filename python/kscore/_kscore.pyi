@@ -8,7 +8,16 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
-__all__ = ["__version__", "Credit", "BinaryBank", "ndtri"]
+__all__ = [
+    "__version__",
+    "Credit",
+    "BinaryBank",
+    "ndtri",
+    "posterior_moments",
+    "joint_posterior_moments",
+    "geom_posterior",
+    "delta_blend",
+]
 
 @final
 class Credit:
