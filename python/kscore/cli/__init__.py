@@ -158,6 +158,7 @@ def leaderboard(args: argparse.Namespace) -> int:
     if not rows:
         raise CliError(f"no model in {results.source} has valid results")
     rows = rank(rows, sort)
+    n_ranked = len(rows)
     if args.top is not None:
         rows = rows[: args.top]
     t_total = time.perf_counter() - t0
@@ -169,7 +170,7 @@ def leaderboard(args: argparse.Namespace) -> int:
             err.print(f"kscore: warning: {warning}", markup=False, soft_wrap=True, style="yellow")
 
     board = Board(rows, metrics, sort, args.confidence, results.source, results.n_questions, results.rows,
-                  [float(x) for x in w], list(issues.warnings))
+                  [float(x) for x in w], list(issues.warnings), n_ranked)
     if fmt == "table":
         if args.output:
             try:
@@ -223,7 +224,7 @@ def _coverage(results: Any, n: np.ndarray, have: np.ndarray, issues: Issues) -> 
 
 def _strict_fail(err: Any, issues: Issues) -> int:
     for warning in issues.warnings:
-        err.print(f"kscore: error: {warning}", markup=False, soft_wrap=True)
+        err.print(f"kscore: error: {warning.replace(' (skipped)', '')}", markup=False, soft_wrap=True)
     err.print(f"kscore: error: {len(issues.warnings)} data problem(s) and --strict given", markup=False)
     return EXIT_ERROR
 

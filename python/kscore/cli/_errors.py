@@ -34,4 +34,6 @@ class Issues:
         if total == 0:
             return
         more = f"; ... and {total - len(examples)} more" if total > len(examples) else ""
+        if total == 1:
+            what = what.replace("rows", "row", 1).replace("outcomes", "outcome", 1)
         self.warn(f"{total} {what} (skipped): " + "; ".join(examples) + more)

@@ -23,6 +23,7 @@ class Board:
     n_samples: int
     weights: list[float]
     warnings: list[str]
+    n_models: int = 0
 
 
 def _samples(r: ModelRow) -> str:
@@ -94,7 +95,8 @@ def to_json(board: Board) -> str:
 
 def _caption(board: Board) -> str:
     pct = f"{board.confidence * 100:g}%"
-    return (f"{board.n_samples:,} samples, {len(board.rows)} models, {board.n_questions:,} questions; "
+    shown = f"{len(board.rows)} models" if len(board.rows) >= board.n_models else f"top {len(board.rows)} of {board.n_models} models"
+    return (f"{board.n_samples:,} samples, {shown}, {board.n_questions:,} questions; "
             f"metrics: posterior mean [{pct} credible interval]; accuracy: mean reward per sample; "
             f"sorted by {board.sort.name}; models whose intervals overlap share a rank range")
 

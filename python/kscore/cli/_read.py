@@ -33,7 +33,7 @@ from ._errors import EXAMPLES, CliError, Issues
 SPELLINGS: dict[str, tuple[str, ...]] = {
     "model": ("model", "model_name", "system", "model_id", "modelname"),
     "question": ("question", "question_id", "problem", "problem_id", "task_id", "id", "prompt_id", "qid", "task"),
-    "outcome": ("outcome", "correct", "is_correct", "passed", "pass", "score", "label", "reward", "result", "success"),
+    "outcome": ("outcome", "correct", "is_correct", "passed", "pass", "score", "label", "reward", "result", "success", "grade"),
     "sample": ("sample", "sample_idx", "sample_id", "sample_index", "attempt", "trial", "seed", "run"),
 }
 
@@ -116,9 +116,10 @@ class Long:
     models: list[str]
     question: npt.NDArray[np.int32]
     questions: Any  # pyarrow Array of the distinct question ids
-    outcome: FloatArray  # NaN where missing or unparsable
+    outcome: npt.NDArray[Any]  # integer, or float64 with NaN where missing or unparsable
     outcome_raw: Any  # pyarrow ChunkedArray, to quote bad values
-    sample: npt.NDArray[np.int64] | None
+    sample: npt.NDArray[np.int32] | None  # codes of the sample index
+    sample_values: Any  # pyarrow Array of the distinct sample indices
     where: Callable[[int], str]  # "line 17" for the row at index i
 
 
@@ -132,11 +133,17 @@ def _pa() -> Any:
 
 def factorize(col: Any) -> tuple[npt.NDArray[np.int32], Any]:
     """Codes (int32, -1 for null) and the distinct values (a pyarrow Array)
-    of a pyarrow ChunkedArray, without a Python loop over rows."""
+    of a pyarrow ChunkedArray, without a Python loop over rows.
+
+    Dictionary columns (what the CSV and Parquet readers produce) keep their
+    per-chunk indices: the chunks' small dictionaries are concatenated and
+    encoded once, and each chunk's indices are mapped through that table."""
     pa = _pa()
     import pyarrow.compute as pc
 
-    if pa.types.is_integer(col.type) and col.null_count == 0 and len(col) > 0:
+    if len(col) == 0:
+        return np.zeros(0, np.int32), pa.array([], pa.string())
+    if pa.types.is_integer(col.type) and col.null_count == 0:
         vals = col.to_numpy().astype(np.int64, copy=False)
         lo, hi = int(vals.min()), int(vals.max())
         if hi - lo <= 4 * len(vals) + 1024:
@@ -145,14 +152,25 @@ def factorize(col: Any) -> tuple[npt.NDArray[np.int32], Any]:
             codes = remap[vals - lo]
             return codes, pa.array(np.flatnonzero(present) + lo)
     if not pa.types.is_dictionary(col.type):
-        col = pc.dictionary_encode(col)
-    col = pa.table({"c": col}).unify_dictionaries().column(0)
-    if col.num_chunks == 0:
-        return np.zeros(0, np.int32), pa.array([], pa.string())
-    dictionary = col.chunk(0).dictionary
-    parts = [ch.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32, copy=False) for ch in col.chunks]
-    codes = np.concatenate(parts) if len(parts) > 1 else parts[0]
-    # Compact: a dictionary may hold values no row uses (nulls, unification).
+        col = pc.dictionary_encode(col.combine_chunks())
+        col = pa.chunked_array([col])
+    chunks = [ch for ch in col.chunks if len(ch)]
+    dicts = [ch.dictionary for ch in chunks]
+    starts = np.cumsum([0] + [len(d) for d in dicts])
+    encoded = pc.dictionary_encode(pa.concat_arrays(dicts))
+    global_of_local = np.append(encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32), np.int32(-1))
+    codes = np.empty(len(col), np.int32)
+    pos = 0
+    for ch, start in zip(chunks, starts[:-1]):
+        idx = ch.indices
+        local = (idx.to_numpy() if idx.null_count == 0 else
+                 pc.fill_null(idx, -1).to_numpy(zero_copy_only=False)).astype(np.int64, copy=False) + start
+        if idx.null_count:
+            local[local < start] = len(global_of_local) - 1  # null -> -1
+        codes[pos:pos + len(ch)] = global_of_local[local]
+        pos += len(ch)
+    dictionary = encoded.dictionary
+    # Compact: a dictionary may hold values no row uses.
     used = np.bincount(codes[codes >= 0], minlength=len(dictionary)) > 0
     if not used.all():
         remap = np.full(len(dictionary) + 1, -1, np.int32)
@@ -165,18 +183,20 @@ def factorize(col: Any) -> tuple[npt.NDArray[np.int32], Any]:
 _NUMBER = r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$"
 
 
-def outcome_values(col: Any) -> FloatArray:
-    """Outcomes as float64, NaN where missing or unparsable. Booleans and the
-    words true/false/yes/no are 1/0."""
+def outcome_values(col: Any) -> npt.NDArray[Any]:
+    """Outcomes as numbers: the column's own integer dtype when it has no
+    nulls (bool as uint8), else float64 with NaN where missing or unparsable.
+    The words true/false/yes/no are 1/0."""
     pa = _pa()
     import pyarrow.compute as pc
 
     t = col.type
     if pa.types.is_boolean(t) or pa.types.is_integer(t) or pa.types.is_floating(t):
         if pa.types.is_boolean(t):
-            col = pc.cast(col, pa.int8())
-        arr = col.to_numpy() if col.null_count == 0 else pc.fill_null(pc.cast(col, pa.float64()), math.nan).to_numpy()
-        return np.asarray(arr, dtype=np.float64)
+            col = pc.cast(col, pa.uint8())
+        if col.null_count == 0:
+            return np.asarray(col.to_numpy())
+        return np.asarray(pc.fill_null(pc.cast(col, pa.float64()), math.nan).to_numpy(), dtype=np.float64)
     if pa.types.is_dictionary(t):
         col = pc.cast(col, t.value_type)
     if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
@@ -360,27 +380,30 @@ def read_long(path: Path, fmt: str, names: ColumnNames, issues: Issues) -> Long:
     else:
         model, models = np.zeros(table.num_rows, np.int32), [Path(str(path)).stem.split(".")[0]]
     question, questions = factorize(table.column(cols.question))
+    sample: npt.NDArray[np.int32] | None = None
+    sample_values = None
     if cols.sample is not None:
-        scol = table.column(cols.sample)
-        if pa.types.is_integer(scol.type) and scol.null_count == 0:
-            sample: npt.NDArray[np.int64] | None = scol.to_numpy().astype(np.int64, copy=False)
-        else:
-            sample = factorize(scol)[0].astype(np.int64)
-    else:
-        sample = None
+        sample, sample_values = factorize(table.column(cols.sample))
     outcome_raw = table.column(cols.outcome)
-    return Long(model, models, question, questions, outcome_values(outcome_raw), outcome_raw, sample, where)
+    return Long(model, models, question, questions, outcome_values(outcome_raw), outcome_raw, sample,
+                sample_values, where)
+
+
+def _index_dtype(size: int) -> type[np.signedinteger[Any]]:
+    return np.int32 if size < 2**31 else np.int64
 
 
 def long_to_results(long: Long, n_categories: int, issues: Issues, source: str) -> Results:
-    """Validate the rows and count outcomes per (model, question, category)."""
+    """Validate the rows and count outcomes per (model, question, category).
+
+    Vectorised: a handful of passes over the columns and one ``bincount``;
+    rows are only looked at one by one to name examples in warnings."""
     C = n_categories - 1
     n_models, n_q = len(long.models), len(long.questions)
     rows = len(long.outcome)
 
     def q_name(i: int) -> str:
-        v = long.questions[i].as_py()
-        return str(v)
+        return str(long.questions[i].as_py())
 
     def label(i: int) -> str:
         m = long.models[long.model[i]] if long.model[i] >= 0 else "?"
@@ -391,83 +414,106 @@ def long_to_results(long: Long, n_categories: int, issues: Issues, source: str) 
         v = long.outcome_raw[i].as_py()
         return "empty" if v is None or v == "" else repr(v)
 
-    keep = np.ones(rows, dtype=bool)
+    drop = np.zeros(rows, dtype=bool)
 
-    # Rows without a model or question id.
+    # Rows without a model, question or sample id.
     no_id = (long.model < 0) | (long.question < 0)
     if long.sample is not None:
         no_id |= long.sample < 0
-    bad = np.flatnonzero(no_id)
-    issues.rows("rows without a model, question or sample id", [f"{long.where(int(i))}" for i in bad[:EXAMPLES]], len(bad))
-    keep &= ~no_id
+    if no_id.any():
+        bad = np.flatnonzero(no_id)
+        issues.rows("rows without a model, question or sample id", [long.where(int(i)) for i in bad[:EXAMPLES]],
+                    len(bad))
+        drop |= no_id
 
     v = long.outcome
-    finite = np.isfinite(v)
-    unparsable = np.flatnonzero(~finite & keep)
-    issues.rows("rows with a missing or unparsable outcome",
-                [f"{label(int(i))}: {raw(int(i))}" for i in unparsable[:EXAMPLES]], len(unparsable))
-    keep &= finite
-    in_range = (v >= 0) & (v <= C) & (v == np.floor(v))
-    out = np.flatnonzero(keep & ~in_range)
-    allowed = "0 or 1" if C == 1 else f"an integer category 0..{C} (--weights has {C + 1} entries)"
-    issues.rows(f"rows with an outcome out of range (expected {allowed})",
-                [f"{label(int(i))}: {raw(int(i))}" for i in out[:EXAMPLES]], len(out))
-    keep &= in_range
+    if v.dtype.kind == "f":
+        finite = np.isfinite(v)
+        if not finite.all():
+            bad = np.flatnonzero(~finite & ~drop)
+            issues.rows("rows with a missing or unparsable outcome",
+                        [f"{label(int(i))}: {raw(int(i))}" for i in bad[:EXAMPLES]], len(bad))
+            drop |= ~finite
+        with np.errstate(invalid="ignore"):
+            in_range = (v >= 0) & (v <= C) & (v == np.floor(v))
+    elif v.dtype.kind in "ub":
+        in_range = v <= C
+    else:
+        in_range = (v >= 0) & (v <= C)
+    if not in_range.all():
+        bad = np.flatnonzero(~in_range & ~drop)
+        allowed = "0 or 1" if C == 1 else f"an integer category 0..{C} (--weights has {C + 1} entries)"
+        issues.rows(f"rows with an outcome out of range (expected {allowed})",
+                    [f"{label(int(i))}: {raw(int(i))}" for i in bad[:EXAMPLES]], len(bad))
+        drop |= ~in_range
 
-    cell = long.model.astype(np.int64) * n_q + long.question
+    dt = _index_dtype(n_models * n_q * n_categories)
+    cell = long.model.astype(dt) * dt(n_q) + long.question.astype(dt, copy=False)
     if long.sample is not None:
-        keep = _drop_duplicates(long, cell, keep, issues, label)
+        drop = _drop_duplicates(long, cell, drop, issues, label)
 
-    idx = None if keep.all() else np.flatnonzero(keep)
-    cell_k = cell if idx is None else cell[idx]
-    v_k = v if idx is None else v[idx]
-    flat = np.bincount(cell_k * n_categories + v_k.astype(np.int64), minlength=n_models * n_q * n_categories)
-    counts = flat.astype(np.int32).reshape(n_models, n_q, n_categories)
-    if len(cell_k) == 0:
+    if drop.any():
+        keep = np.flatnonzero(~drop)
+        cell, v = cell[keep], v[keep]
+    if len(cell) == 0:
         raise CliError(f"no valid results in {source}")
-    return Results(long.models, q_name, n_q, counts, int(len(cell_k)), source)
+    cell *= dt(n_categories)
+    cell += v.astype(dt)
+    flat = np.bincount(cell, minlength=n_models * n_q * n_categories)
+    counts = flat.astype(np.int32).reshape(n_models, n_q, n_categories)
+    return Results(long.models, q_name, n_q, counts, int(len(cell)), source)
 
 
-def _drop_duplicates(long: Long, cell: IntArray, keep: npt.NDArray[np.bool_], issues: Issues,
+def _drop_duplicates(long: Long, cell: npt.NDArray[Any], drop: npt.NDArray[np.bool_], issues: Issues,
                      label: Callable[[int], str]) -> npt.NDArray[np.bool_]:
-    """Rows repeating a (model, question, sample) already seen: warn, keep the first."""
+    """Rows repeating a (model, question, sample) already seen: warn, drop all
+    but the first."""
     assert long.sample is not None
     s = long.sample
-    smin = int(s[keep].min()) if keep.any() else 0
-    span = int(s[keep].max()) - smin + 1 if keep.any() else 1
+    any_drop = bool(drop.any())
+    ok_s = s[~drop] if any_drop else s
+    if len(ok_s) == 0:
+        return drop
+    smin, smax = int(ok_s.min()), int(ok_s.max())
+    span = smax - smin + 1
     n_cells = len(long.models) * len(long.questions)
-    idx = np.flatnonzero(keep)
-    key = cell[idx] * span + (s[idx] - smin)
-    if n_cells * span <= max(8 * len(idx), 1 << 20):
-        seen = np.bincount(key, minlength=n_cells * span)
-        suspect = idx[seen[key] > 1]
+    dt = _index_dtype(n_cells * span)
+    key = cell.astype(dt) * dt(span)
+    key += s.astype(dt, copy=False)
+    if smin:
+        key -= dt(smin)
+    if any_drop:
+        key[drop] = -1  # dropped rows never collide
+    if n_cells * span <= max(8 * len(key), 1 << 20):
+        seen = np.bincount(key[key >= 0] if any_drop else key, minlength=n_cells * span)
+        if seen.max() <= 1:
+            return drop
+        suspect = np.flatnonzero((seen[np.maximum(key, 0)] > 1) & (key >= 0))
     else:
         order = np.argsort(key, kind="stable")
         ks = key[order]
         rep = np.zeros(len(ks), dtype=bool)
-        rep[1:] = ks[1:] == ks[:-1]
+        rep[1:] = (ks[1:] == ks[:-1]) & (ks[1:] >= 0)
+        if not rep.any():
+            return drop
         rep[:-1] |= rep[1:]
-        suspect = np.sort(idx[order[rep]])
-    if len(suspect) == 0:
-        return keep
-    skey = cell[suspect] * span + (s[suspect] - smin)
-    _, first = np.unique(skey, return_index=True)
-    dup = np.setdiff1d(suspect, suspect[first])
-    if len(dup):
-        _, inv = np.unique(skey, return_inverse=True)
-        first_row = suspect[first][inv]
-        where_first = dict(zip(suspect.tolist(), first_row.tolist()))
-        issues.rows("duplicate rows (same model, question and sample; the first is kept)",
-                    [f"{label(int(i))}, sample {_sample_name(long, int(i))}: repeats {long.where(where_first[int(i)])}"
-                     for i in dup[:EXAMPLES]], len(dup))
-        keep = keep.copy()
-        keep[dup] = False
-    return keep
+        suspect = np.sort(order[rep])
+    skey = key[suspect]
+    _, first, inv = np.unique(skey, return_index=True, return_inverse=True)
+    first_row = suspect[first][inv.ravel()]
+    dup_mask = suspect != first_row
+    dup, dup_first = suspect[dup_mask], first_row[dup_mask]
+    issues.rows("duplicate rows (same model, question and sample; the first is kept)",
+                [f"{label(int(i))}, sample {_sample_name(long, int(i))}: repeats {long.where(int(f))}"
+                 for i, f in zip(dup[:EXAMPLES], dup_first[:EXAMPLES])], len(dup))
+    drop = drop.copy()
+    drop[dup] = True
+    return drop
 
 
 def _sample_name(long: Long, i: int) -> str:
     assert long.sample is not None
-    return str(int(long.sample[i]))
+    return str(long.sample_values[int(long.sample[i])].as_py())
 
 
 # ---------------------------------------------------------------- wide format
