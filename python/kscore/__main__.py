@@ -45,7 +45,10 @@ def plain() -> None:
 
 
 def has_cli_extra() -> bool:
-    return find_spec("pyarrow") is not None and find_spec("rich") is not None
+    try:
+        return find_spec("pyarrow") is not None and find_spec("rich") is not None
+    except (ImportError, ValueError):  # a module blocked with sys.modules[name] = None
+        return False
 
 
 def main(argv: list[str] | None = None) -> int:
