@@ -14,12 +14,13 @@
 //!
 //! Step credits `1{j >= t}` take a faster route: per z only four region
 //! probabilities are needed (which halves clear their thresholds), and they
-//! are exactly 0 or 1 (below 1e-340) wherever Hoeffding's bound says the
-//! bracket cannot reach a threshold, so only z near the thresholds are walked.
+//! are 0 or 1 to within 1e-60 wherever Serfling's tail bound says the
+//! bracket cannot reach a threshold, so only z near the thresholds are walked
+//! (and only down to relative mass 1e-60).
 
 use rayon::prelude::*;
 
-use crate::sum::{Fsum, Neumaier};
+use crate::sum::Neumaier;
 use crate::walk::walk_span;
 
 /// Bracket weights `w(j | z)` (mode = 1) over their non-underflowed span:
@@ -36,7 +37,11 @@ pub fn bracket(k1: u64, k2: u64, z: u64, down: &mut Vec<f64>, out: &mut Vec<f64>
         let j = lo + i as u64;
         ((k1 - j) as f64 * (z - j) as f64) / ((j + 1) as f64 * (k2 + j + 1 - z) as f64)
     };
-    lo + walk_span((hi - lo + 1) as usize, (mode - lo) as usize, ratio, down, out) as u64
+    let inv = |i: usize| {
+        let j = lo + i as u64;
+        ((j + 1) as f64 * (k2 + j + 1 - z) as f64) / ((k1 - j) as f64 * (z - j) as f64)
+    };
+    lo + walk_span((hi - lo + 1) as usize, (mode - lo) as usize, ratio, inv, down, out) as u64
 }
 
 /// Product coefficients `h_0..=h_{k1+k2}` of two dense credit vectors,
@@ -72,115 +77,182 @@ pub struct Centred<'a> {
     pub bb: &'a [f64],
 }
 
-/// For each state, `sum_z hc(z) bb(z)` (correctly rounded, not normalised by
-/// the weights' total), `hc(z) = sum_j w(j|z) (x_j - mu)(y_{z-j} - nu)`.
-/// Streams over z in parallel; each bracket is built once and applied to
-/// every state whose weights reach that z. Exact accumulators make the result
-/// independent of the split.
+/// For each state, `sum_z hc(z) bb(z)` (not normalised by the weights'
+/// total), `hc(z) = sum_j w(j|z) (x_j - mu)(y_{z-j} - nu)`. Parallel over z:
+/// each bracket is built once and applied to every state whose weights reach
+/// that z; the per-state sums then run in ascending z, so the result does not
+/// depend on the thread count.
 pub fn centred_integrals(x: &[f64], y: &[f64], states: &[Centred<'_>]) -> Vec<f64> {
     let (k1, k2) = ((x.len() - 1) as u64, (y.len() - 1) as u64);
-    let g = states.len();
-    if g == 0 {
+    if states.is_empty() {
         return Vec::new();
     }
     let z_lo = states.iter().map(|s| s.first).min().unwrap_or(0);
     let z_hi = states.iter().map(|s| s.first + s.bb.len() as u64).max().unwrap_or(0);
-    let sums = (z_lo..z_hi)
+    let active = |s: &Centred<'_>, z: u64| z >= s.first && z < s.first + s.bb.len() as u64;
+    let per_z: Vec<Vec<f64>> = (z_lo..z_hi)
         .into_par_iter()
-        .fold(
-            || (vec![Fsum::new(); g], Vec::new(), Vec::new()),
-            |(mut acc, mut down, mut w), z| {
-                let active = |s: &Centred<'_>| z >= s.first && z < s.first + s.bb.len() as u64;
-                if !states.iter().any(|s| active(s)) {
-                    return (acc, down, w);
+        .map_init(
+            || (Vec::new(), Vec::new()),
+            |(down, w), z| {
+                let mut out = Vec::new();
+                if !states.iter().any(|s| active(s, z)) {
+                    return out;
                 }
-                let first = bracket(k1, k2, z, &mut down, &mut w);
-                let mut den = Neumaier::new();
-                for &wi in w.iter() {
+                let first = bracket(k1, k2, z, down, w);
+                // Bracket means of x, y and x*y: the centred coefficient is
+                // bilinear in them. Use that O(1) form per state unless it
+                // cancels (then the exact O(width) sum below).
+                let (mut den, mut ex, mut ey, mut exy) =
+                    (Neumaier::new(), Neumaier::new(), Neumaier::new(), Neumaier::new());
+                for (i, &wi) in w.iter().enumerate() {
+                    let j = (first + i as u64) as usize;
+                    let (xj, yj) = (x[j], y[z as usize - j]);
                     den.add(wi);
+                    ex.add(wi * xj);
+                    ey.add(wi * yj);
+                    exy.add(wi * xj * yj);
                 }
                 let den = den.value();
-                for (s, state) in states.iter().enumerate() {
-                    if !active(state) {
-                        continue;
-                    }
-                    let mut num = Neumaier::new();
-                    for (i, &wi) in w.iter().enumerate() {
-                        let j = (first + i as u64) as usize;
-                        num.add(wi * (x[j] - state.mu) * (y[z as usize - j] - state.nu));
-                    }
-                    let hc = num.value() / den;
-                    acc[s].add(hc * state.bb[(z - state.first) as usize]);
+                let (ex, ey, exy) = (ex.value() / den, ey.value() / den, exy.value() / den);
+                for state in states.iter().filter(|s| active(s, z)) {
+                    let (mu, nu) = (state.mu, state.nu);
+                    let parts = [exy, -(mu * ey), -(nu * ex), mu * nu];
+                    let hc = (parts[0] + parts[3]) + (parts[1] + parts[2]);
+                    let magnitude: f64 = parts.iter().map(|p| p.abs()).sum();
+                    let hc = if hc.abs() > BILINEAR_MARGIN * magnitude {
+                        hc
+                    } else {
+                        let mut num = Neumaier::new();
+                        for (i, &wi) in w.iter().enumerate() {
+                            let j = (first + i as u64) as usize;
+                            num.add(wi * (x[j] - mu) * (y[z as usize - j] - nu));
+                        }
+                        num.value() / den
+                    };
+                    out.push(hc * state.bb[(z - state.first) as usize]);
                 }
-                (acc, down, w)
+                out
             },
         )
-        .map(|(acc, _, _)| acc)
-        .reduce(
-            || vec![Fsum::new(); g],
-            |mut a, b| {
-                for (x, y) in a.iter_mut().zip(&b) {
-                    x.merge(y);
-                }
-                a
-            },
-        );
-    sums.iter().map(Fsum::value).collect()
+        .collect();
+    let mut sums = vec![Neumaier::new(); states.len()];
+    for (zi, values) in per_z.iter().enumerate() {
+        let z = z_lo + zi as u64;
+        let mut it = values.iter();
+        for (s, state) in states.iter().enumerate() {
+            if active(state, z) {
+                sums[s].add(*it.next().expect("one value per active state"));
+            }
+        }
+    }
+    sums.iter().map(Neumaier::value).collect()
+}
+
+/// The bilinear centred coefficient is kept only when it is larger than this
+/// fraction of its parts (so its relative error stays below ~1e-9).
+const BILINEAR_MARGIN: f64 = 1.0 / 1048576.0;
+
+/// Relative masses below this (against the bracket's mode) are dropped from
+/// the step-region sums: they move a region probability by < 1e-60, far
+/// below any variance the guard can resolve.
+const REGION_CUTOFF: f64 = 1e-60;
+
+/// Region sums `[P(A,B), P(A,!B), P(!A,B), P(!A,!B)]` (unnormalised) of one
+/// bracket, A = {X >= t1}, B = {X <= u}, walked out of the mode on the fly.
+fn region_sums(k1: u64, k2: u64, z: u64, t1: u64, u: i64) -> [f64; 4] {
+    let lo = z.saturating_sub(k2);
+    let hi = k1.min(z);
+    let n = k1 + k2;
+    let mode = ((((z as u128 + 1) * (k1 as u128 + 1)) / (n as u128 + 2)) as u64).clamp(lo, hi);
+    // Integer-valued f64 arithmetic (exact below 2^53): no int conversions
+    // in the loop.
+    let (k1f, k2f, zf) = (k1 as f64, k2 as f64, z as f64);
+    let ratio = |jf: f64| ((k1f - jf) * (zf - jf)) / ((jf + 1.0) * (k2f + jf + 1.0 - zf));
+    let inv = |jf: f64| ((jf + 1.0) * (k2f + jf + 1.0 - zf)) / ((k1f - jf) * (zf - jf));
+    let region = |j: u64| (!(j >= t1) as usize) * 2 + (!((j as i64) <= u) as usize);
+    // Regions are intervals in j: accumulate a run in registers, flush on change.
+    let mut acc = [Neumaier::new(); 4];
+    let mut run = Neumaier::new();
+    let mut run_region = region(mode);
+    run.add(1.0);
+    let mut w = 1.0;
+    let mut jf = mode as f64;
+    for j in (lo..mode).rev() {
+        jf -= 1.0;
+        w *= inv(jf);
+        if w < REGION_CUTOFF {
+            break;
+        }
+        let r = region(j);
+        if r != run_region {
+            acc[run_region].merge(run);
+            run = Neumaier::new();
+            run_region = r;
+        }
+        run.add(w);
+    }
+    acc[run_region].merge(run);
+    run = Neumaier::new();
+    run_region = region(mode);
+    w = 1.0;
+    jf = mode as f64;
+    for j in mode..hi {
+        w *= ratio(jf);
+        jf += 1.0;
+        if w < REGION_CUTOFF {
+            break;
+        }
+        let r = region(j + 1);
+        if r != run_region {
+            acc[run_region].merge(run);
+            run = Neumaier::new();
+            run_region = r;
+        }
+        run.add(w);
+    }
+    acc[run_region].merge(run);
+    acc.map(|a| a.value())
 }
 
 /// Region probabilities of the product of two steps `1{j >= t1}` (degree k1)
 /// and `1{j >= t2}` (degree k2): for each z, with X ~ Hyp(k1 + k2, k1, z),
 /// `[P(A, B), P(A, !B), P(!A, B), P(!A, !B)]` where A = {X >= t1} and
 /// B = {z - X >= t2}. The product coefficient is `P(A, B)`; the centred one
-/// for means (mu, nu) is `sum (a - mu)(b - nu) P(a, b)`.
+/// for means (mu, nu) is `sum (a - mu)(b - nu) P(a, b)`. Brackets whose
+/// thresholds lie beyond Serfling's tail bound (mass < 1e-60) are exact 0/1
+/// rows and are not walked, so the cost is O(k) plus O(sqrt(k)) walks of
+/// O(sqrt(k)) each.
 pub fn step_regions(k1: u64, t1: u64, k2: u64, t2: u64) -> Vec<[f64; 4]> {
-    // ln(1e-340) ~ -783: tails beyond 2 d^2 / z > 800 are below any double.
-    const HOEFFDING: f64 = 800.0;
+    // exp(-2 d^2 / s) < 1e-60 when 2 d^2 > 276.3 s; keep a margin.
+    const SERFLING: f64 = 290.0;
     let n = k1 + k2;
     (0..=n)
         .into_par_iter()
-        .map_init(
-            || (Vec::new(), Vec::new()),
-            |(down, w), z| {
-                let lo = z.saturating_sub(k2);
-                let hi = k1.min(z);
-                let u = z as i64 - t2 as i64; // B  <=>  X <= u
-                let a_const = if t1 <= lo { Some(true) } else if t1 > hi { Some(false) } else { None };
-                let b_const = if u >= hi as i64 { Some(true) } else if u < lo as i64 { Some(false) } else { None };
-                let zf = z as f64;
-                let m = zf * k1 as f64 / n as f64;
-                // Hoeffding holds for the draws and for their complement.
-                let zeff = z.min(n - z) as f64;
-                let a_side = a_const.unwrap_or(m >= t1 as f64 - 0.5);
-                let b_side = b_const.unwrap_or(m <= u as f64 + 0.5);
-                let far = |d: f64| d > 0.0 && 2.0 * d * d > HOEFFDING * zeff;
-                let a_far = a_const.is_some()
-                    || far(if a_side { m - (t1 as f64 - 1.0) } else { t1 as f64 - m });
-                let b_far = b_const.is_some()
-                    || far(if b_side { (u + 1) as f64 - m } else { m - u as f64 });
-                if a_far && b_far {
-                    let mut r = [0.0; 4];
-                    r[match (a_side, b_side) {
-                        (true, true) => 0,
-                        (true, false) => 1,
-                        (false, true) => 2,
-                        (false, false) => 3,
-                    }] = 1.0;
-                    return r;
-                }
-                let first = bracket(k1, k2, z, down, w);
-                let mut acc = [Neumaier::new(); 4];
-                for (i, &wi) in w.iter().enumerate() {
-                    let j = first + i as u64;
-                    let a = j >= t1;
-                    let b = (j as i64) <= u;
-                    acc[(!a as usize) * 2 + (!b as usize)].add(wi);
-                }
-                let parts = acc.map(|s| s.value());
-                let total = (parts[0] + parts[3]) + (parts[1] + parts[2]);
-                parts.map(|p| p / total)
-            },
-        )
+        .map(|z| {
+            let lo = z.saturating_sub(k2);
+            let hi = k1.min(z);
+            let u = z as i64 - t2 as i64; // B  <=>  X <= u
+            let a_const = if t1 <= lo { Some(true) } else if t1 > hi { Some(false) } else { None };
+            let b_const = if u >= hi as i64 { Some(true) } else if u < lo as i64 { Some(false) } else { None };
+            let zf = z as f64;
+            let m = zf * k1 as f64 / n as f64;
+            // Serfling: P(|X - m| >= d) <= 2 exp(-2 d^2 / (z (1 - (z - 1)/n))).
+            let spread = zf * (n - z + 1) as f64 / n as f64;
+            let a_side = a_const.unwrap_or(m >= t1 as f64 - 0.5);
+            let b_side = b_const.unwrap_or(m <= u as f64 + 0.5);
+            let far = |d: f64| d > 0.0 && 2.0 * d * d > SERFLING * spread;
+            let a_far = a_const.is_some() || far(if a_side { m - (t1 as f64 - 1.0) } else { t1 as f64 - m });
+            let b_far = b_const.is_some() || far(if b_side { (u + 1) as f64 - m } else { m - u as f64 });
+            if a_far && b_far {
+                let mut r = [0.0; 4];
+                r[(!a_side as usize) * 2 + (!b_side as usize)] = 1.0;
+                return r;
+            }
+            let parts = region_sums(k1, k2, z, t1, u);
+            let total = (parts[0] + parts[3]) + (parts[1] + parts[2]);
+            parts.map(|p| p / total)
+        })
         .collect()
 }
 

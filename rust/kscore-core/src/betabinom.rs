@@ -40,7 +40,11 @@ pub fn mode(n: u64, a: f64, b: f64) -> u64 {
 pub fn weights(n: u64, a: f64, b: f64, down: &mut Vec<f64>, out: &mut Vec<f64>) -> Result<u64> {
     let m = mode(n, a, b);
     let nf = n as f64;
-    let first = walk_span((n + 1) as usize, m as usize, |i| ratio(nf, a, b, i as f64), down, out);
+    let inv = |i: usize| {
+        let j = i as f64;
+        ((j + 1.0) / (nf - j)) * ((b + (nf - 1.0 - j)) / (a + j))
+    };
+    let first = walk_span((n + 1) as usize, m as usize, |i| ratio(nf, a, b, i as f64), inv, down, out);
     if out.iter().any(|w| !w.is_finite()) {
         return Err(Error::FloatingPoint("non-finite Beta-binomial weights".into()));
     }

@@ -2,14 +2,15 @@
 //! Pass@k, `g = 1 - q^k` with q = 1 - p ~ Beta(b, a), and Unanimous@k,
 //! `g = p^k`, plus their covariance. No Bernstein product is needed.
 //!
-//! Means follow scorio: `log E[p^n] = fsum_j -log1p(b / (a + j))`.
+//! Means follow scorio: `log E[p^n] = sum_j -log1p(b / (a + j))` (terms of
+//! one sign, compensated sum).
 //! Variances and the covariance use the *ratio* forms, which have no
 //! cancellation (scorio's log-difference form loses relative accuracy
 //! roughly linearly in N; the two agree within the parity tolerance):
 //! `E[p^2k] / E[p^k]^2 = prod_{j<k} (1 + k b / ((a + j)(a + b + k + j)))` and
 //! `E[p^u] E[q^v] / E[p^u q^v] = prod_{j<min(u,v)} (1 + max(u,v) / (a + b + j))`.
 
-use crate::sum::Fsum;
+use crate::sum::Neumaier;
 
 /// One term of `log E[p^n]`: `log((a + j) / (a + b + j))`.
 #[inline]
@@ -23,9 +24,9 @@ fn log_term(a: f64, b: f64, j: u64) -> f64 {
     }
 }
 
-/// `log E[p^n]` for p ~ Beta(a, b), as a correctly rounded sum of terms.
+/// `log E[p^n]` for p ~ Beta(a, b).
 pub fn log_power_moment(a: f64, b: f64, n: u64) -> f64 {
-    let mut acc = Fsum::new();
+    let mut acc = Neumaier::new();
     for j in 0..n {
         acc.add(log_term(a, b, j));
     }
@@ -34,7 +35,7 @@ pub fn log_power_moment(a: f64, b: f64, n: u64) -> f64 {
 
 /// `(log E[p^k], log E[p^2k])` sharing the first k terms.
 pub fn log_power_moments_k_2k(a: f64, b: f64, k: u64) -> (f64, f64) {
-    let mut acc = Fsum::new();
+    let mut acc = Neumaier::new();
     for j in 0..k {
         acc.add(log_term(a, b, j));
     }
@@ -49,7 +50,7 @@ pub fn log_power_moments_k_2k(a: f64, b: f64, k: u64) -> (f64, f64) {
 /// `exp(l2) * (1 - 1/prod_j (1 + (k/(a+j)) (b/(a+b+k+j))))`.
 pub fn power_variance(a: f64, b: f64, k: u64, l2: f64) -> f64 {
     let kf = k as f64;
-    let mut s = Fsum::new();
+    let mut s = Neumaier::new();
     for j in 0..k {
         let jf = j as f64;
         s.add(((kf / (a + jf)) * (b / (a + b + kf + jf))).ln_1p());
@@ -76,7 +77,7 @@ pub fn pass(a: f64, b: f64, k: u64) -> (f64, f64, f64) {
 pub fn pass_unanimous_covariance(a: f64, b: f64, u: u64, v: u64, log_p: f64, log_q: f64) -> f64 {
     let (short, long) = (u.min(v), u.max(v) as f64);
     let s = a + b;
-    let mut acc = Fsum::new();
+    let mut acc = Neumaier::new();
     for j in 0..short {
         acc.add((long / (s + j as f64)).ln_1p());
     }

@@ -2,7 +2,7 @@
 //! count c is a state with p ~ Beta(alpha0 + c, beta0 + N - c), the target is
 //! the Bernstein polynomial `g(p) = sum_j A_j C(k,j) p^j (1-p)^(k-j)`, and
 //!
-//! * `E[g] = sum_j A_j BB(j; k, a, b)` (correctly rounded),
+//! * `E[g] = sum_j A_j BB(j; k, a, b)` (compensated sums, ~1 ulp),
 //! * `E[g^2] = sum_z h_z BB(z; 2k, a, b)` with `h` the self-product of A
 //!   (`bernstein`), built once per call,
 //! * Var = E[g^2] - E[g]^2 unless that falls under scorio's cancellation
@@ -13,7 +13,7 @@
 //!
 //! then the frequency-weighted aggregation of §C.8. States run in parallel;
 //! every per-state number is computed independently and every sum is
-//! sequential or exact, so results do not depend on the thread count.
+//! sequential in a fixed order, so results do not depend on the thread count.
 
 use rayon::prelude::*;
 
@@ -23,7 +23,7 @@ use crate::credit::{Credit, Shape};
 use crate::endpoint;
 use crate::error::{Error, Result};
 use crate::histogram::Histogram;
-use crate::sum::{Fsum, Neumaier};
+use crate::sum::Neumaier;
 
 const VARIANCE_ROUNDOFF: f64 = 64.0 * f64::EPSILON;
 
@@ -133,11 +133,11 @@ struct Scratch {
     w: Vec<f64>,
 }
 
-/// `E[A]` under BB(.; k, a, b), correctly rounded.
+/// `E[A]` under BB(.; k, a, b).
 fn bb_mean(credit: &Credit, a: f64, b: f64, s: &mut Scratch) -> Result<f64> {
     let first = betabinom::weights(credit.k, a, b, &mut s.down, &mut s.w)? as usize;
-    let mut num = Fsum::new();
-    let mut den = Fsum::new();
+    let mut num = Neumaier::new();
+    let mut den = Neumaier::new();
     match &credit.shape {
         Shape::Step(t) => {
             for (i, &w) in s.w.iter().enumerate() {
@@ -180,8 +180,8 @@ fn second_moment(
     s: &mut Scratch,
 ) -> Result<Second> {
     let first = betabinom::weights(degree, a, b, &mut s.down, &mut s.w)?;
-    let mut num = Fsum::new();
-    let mut den = Fsum::new();
+    let mut num = Neumaier::new();
+    let mut den = Neumaier::new();
     for (i, &w) in s.w.iter().enumerate() {
         num.add(prod.coef(first as usize + i) * w);
         den.add(w);
@@ -198,7 +198,7 @@ fn second_moment(
     }
     match prod {
         Product::Steps(r) => {
-            let mut c = Fsum::new();
+            let mut c = Neumaier::new();
             for (i, &w) in s.w.iter().enumerate() {
                 c.add(bernstein::centred_from_regions(&r[first as usize + i], mu, nu) * w);
             }
