@@ -17,6 +17,12 @@ __all__ = [
     "joint_posterior_moments",
     "geom_posterior",
     "delta_blend",
+    "CategoryCounts",
+    "bayes",
+    "avg",
+    "observed_mean",
+    "max_at_k",
+    "max_at_k_posterior",
 ]
 
 @final
@@ -95,3 +101,29 @@ def geom_posterior(
     beta0: float,
 ) -> tuple[float, float]:
     """Questionwise Geom@k posterior ``(mean, variance)``."""
+class CategoryCounts:
+    """Per-row counts of the categories ``0..categories`` of an outcome matrix."""
+    @staticmethod
+    def from_matrix(matrix: npt.NDArray[Any], categories: int, name: str) -> CategoryCounts: ...
+    @property
+    def in_range(self) -> bool: ...
+    def rows(self) -> int: ...
+    def trials(self) -> int: ...
+    def categories(self) -> int: ...
+    def counts(self) -> npt.NDArray[np.uint32]: ...
+def bayes(
+    counts: CategoryCounts, prior: CategoryCounts | None, weights: npt.NDArray[np.float64]
+    """Bayes@N ``(mu, sigma)`` from counts of R, optional counts of R0 and rewards."""
+def avg(counts: CategoryCounts, weights: npt.NDArray[np.float64]) -> tuple[float, float]:
+    """Avg@N ``(a, sigma_a)`` from counts of R and rewards."""
+def observed_mean(counts: CategoryCounts, weights: npt.NDArray[np.float64]) -> float:
+    """The observed weighted mean (Max@1)."""
+def max_at_k(
+    counts: CategoryCounts,
+    levels: npt.NDArray[np.float64],
+    of_category: npt.NDArray[np.int64],
+) -> float:
+    """Finite-bank Max@k from counts of R, ascending levels and each category's level."""
+def max_at_k_posterior(
+    prior: CategoryCounts | None,
+    """Latent Max@k ``(mu, sigma)`` under the Dirichlet(+1) posterior."""

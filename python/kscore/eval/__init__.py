@@ -11,6 +11,7 @@ bool, int8..int64, uint8..uint64, integer-valued floats, any layout.
 """
 
 from ._auc import auc_at_k
+from ._bayes import avg, avg_ci, bayes, bayes_ci
 from ._geom import (
     geo_spectrum_at_k,
     geo_spectrum_star_at_k,
@@ -34,10 +35,15 @@ from ._gpass_ci import (
     mg_pass_at_k_ci,
 )
 from ._maj import maj_at_k
+from ._max import max_at_k, max_at_k_ci
 from ._pass import pass_at_k, pass_hat_k, unanimous_at_k
 from ._pass_ci import pass_at_k_ci, pass_hat_k_ci, unanimous_at_k_ci
 
 __all__ = [
+    "bayes",
+    "bayes_ci",
+    "avg",
+    "avg_ci",
     "pass_at_k",
     "pass_at_k_ci",
     "pass_hat_k",
@@ -54,6 +60,8 @@ __all__ = [
     "maj_at_k_ci",
     "auc_at_k",
     "auc_at_k_ci",
+    "max_at_k",
+    "max_at_k_ci",
     "threshold_spectrum_at_k",
     "threshold_spectrum_at_k_ci",
     "geom_at_k",

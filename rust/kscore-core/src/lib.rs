@@ -14,12 +14,18 @@
 //! - `delta`: geometric blends and their delta-method variance.
 //! - `sum`: compensated and correctly rounded sums.
 //! - `ndtri`: the inverse normal CDF behind every credible interval.
+//! - `categorical`: a bank of per-row category counts and reward levels.
+//! - `rewards`: reward rescaling so that sums of huge rewards stay finite.
+//! - `dirichlet`: Bayes@N and Avg moments under the Dirichlet(+1) posterior.
+//! - `maxk`, `maxk_posterior`: Max@k on the finite bank and its posterior.
 
 pub mod bernstein;
 pub mod betabinom;
 pub mod bytes;
+pub mod categorical;
 pub mod credit;
 pub mod delta;
+pub mod dirichlet;
 pub mod endpoint;
 pub mod entry;
 pub mod error;
@@ -27,8 +33,11 @@ pub mod finite;
 pub mod histogram;
 pub mod hypergeom;
 pub mod intake;
+pub mod maxk;
+pub mod maxk_posterior;
 pub mod ndtri;
 pub mod posterior;
+pub mod rewards;
 pub mod sum;
 pub mod walk;
 

@@ -174,6 +174,48 @@ pub fn fsum(xs: impl IntoIterator<Item = f64>) -> f64 {
     acc.value()
 }
 
+/// A running correctly rounded sum (Shewchuk's partials, as `math.fsum`) that
+/// can be read at any point: `value()` equals `fsum` of the terms added so far.
+#[derive(Clone, Debug, Default)]
+pub struct ExactSum {
+    partials: Vec<f64>,
+}
+
+impl ExactSum {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Forget every term (keeps the allocation).
+    pub fn clear(&mut self) {
+        self.partials.clear();
+    }
+
+    pub fn add(&mut self, mut x: f64) {
+        let mut i = 0;
+        for j in 0..self.partials.len() {
+            let mut y = self.partials[j];
+            if x.abs() < y.abs() {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let hi = x + y;
+            let lo = y - (hi - x);
+            if lo != 0.0 {
+                self.partials[i] = lo;
+                i += 1;
+            }
+            x = hi;
+        }
+        self.partials.truncate(i);
+        self.partials.push(x);
+    }
+
+    /// The correctly rounded value of the sum so far.
+    pub fn value(&self) -> f64 {
+        fsum(self.partials.iter().copied())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,6 +248,18 @@ mod tests {
         let ones = vec![1.0; 5000];
         assert!((pairwise_dot(&xs, &ones) - exact).abs() <= 4.0 * f64::EPSILON * exact);
         assert_eq!(pairwise_sum(&[]), 0.0);
+    }
+
+    #[test]
+    fn exact_sum_reads_prefixes() {
+        let mut acc = ExactSum::new();
+        for x in [1e100, 1.0, -1e100] {
+            acc.add(x);
+        }
+        assert_eq!(acc.value(), 1.0);
+        acc.add(1e-16);
+        acc.add(1e-16);
+        assert_eq!(acc.value(), fsum([1.0, 1e-16, 1e-16]));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 
 mod bank;
+mod categorical;
 mod credit;
 mod enter;
 mod matrix;
@@ -27,5 +28,11 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(posterior::joint_posterior_moments, m)?)?;
     m.add_function(wrap_pyfunction!(posterior::delta_blend, m)?)?;
     m.add_function(wrap_pyfunction!(posterior::geom_posterior, m)?)?;
+    m.add_class::<categorical::CategoryCounts>()?;
+    m.add_function(wrap_pyfunction!(categorical::bayes, m)?)?;
+    m.add_function(wrap_pyfunction!(categorical::avg, m)?)?;
+    m.add_function(wrap_pyfunction!(categorical::observed_mean, m)?)?;
+    m.add_function(wrap_pyfunction!(categorical::max_at_k, m)?)?;
+    m.add_function(wrap_pyfunction!(categorical::max_at_k_posterior, m)?)?;
     Ok(())
 }

@@ -1,0 +1,145 @@
+//! A prepared categorical bank: per-row category counts of the observed
+//! outcomes R (M x N) and, optionally, of prior outcomes R0 (M x D), plus the
+//! grouping of categories into ascending reward levels. The counts come from
+//! `intake::category_counts`; everything downstream (Bayes@N, Avg, Max@k)
+//! reads this struct and never the matrices.
+
+use crate::error::{Error, Result};
+
+/// Borrowed category counts, row-major `rows x categories`.
+#[derive(Clone, Copy, Debug)]
+pub struct CategoricalBank<'a> {
+    pub counts: &'a [u32],
+    /// Counts of R0 (same shape), or `None` for D = 0.
+    pub prior: Option<&'a [u32]>,
+    pub rows: usize,
+    pub categories: usize,
+    /// N, trials per row of R.
+    pub trials: usize,
+    /// D, trials per row of R0 (0 without R0).
+    pub prior_trials: usize,
+}
+
+impl<'a> CategoricalBank<'a> {
+    pub fn new(
+        counts: &'a [u32],
+        prior: Option<&'a [u32]>,
+        categories: usize,
+        trials: usize,
+        prior_trials: usize,
+    ) -> Result<Self> {
+        if categories == 0 || counts.len() % categories != 0 || counts.is_empty() {
+            return Err(Error::value("category counts must be a non-empty rows x categories table"));
+        }
+        if trials == 0 {
+            return Err(Error::value("R must contain at least one trial (N >= 1)."));
+        }
+        if prior.is_some_and(|p| p.len() != counts.len()) {
+            return Err(Error::value("R0 counts must have the same shape as R counts"));
+        }
+        let rows = counts.len() / categories;
+        Ok(CategoricalBank { counts, prior, rows, categories, trials, prior_trials })
+    }
+
+    /// The Dirichlet total `T = C + D + N` (categories, prior and observed trials).
+    pub fn total(&self) -> u64 {
+        (self.categories + self.prior_trials + self.trials) as u64
+    }
+
+    /// Observed counts of row `i`.
+    #[inline]
+    pub fn row(&self, i: usize) -> &'a [u32] {
+        &self.counts[i * self.categories..(i + 1) * self.categories]
+    }
+
+    /// Posterior concentration `n_c + n0_c + 1` of category `c` in row `i`.
+    #[inline]
+    pub fn concentration(&self, i: usize, c: usize) -> u64 {
+        let j = i * self.categories + c;
+        self.counts[j] as u64 + self.prior.map_or(0, |p| p[j] as u64) + 1
+    }
+}
+
+/// Categories grouped into distinct reward levels `r_1 < ... < r_L`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Levels {
+    /// The distinct rewards, ascending.
+    pub values: Vec<f64>,
+    /// The level index of each category.
+    pub of_category: Vec<usize>,
+}
+
+impl Levels {
+    /// From sorted distinct `values` and each category's index into them.
+    pub fn new(values: Vec<f64>, of_category: Vec<usize>) -> Result<Self> {
+        if values.is_empty() || of_category.iter().any(|&l| l >= values.len()) {
+            return Err(Error::value("every category must map to one of the reward levels"));
+        }
+        if values.windows(2).any(|p| !(p[0] < p[1])) {
+            return Err(Error::value("reward levels must be strictly ascending"));
+        }
+        Ok(Levels { values, of_category })
+    }
+
+    /// Sorted distinct levels of a reward vector, with exact float equality.
+    pub fn from_weights(weights: &[f64]) -> Result<Self> {
+        let mut values = weights.to_vec();
+        values.sort_by(f64::total_cmp);
+        values.dedup_by(|a, b| a == b);
+        let of_category = weights
+            .iter()
+            .map(|w| values.partition_point(|v| v < w))
+            .collect();
+        Self::new(values, of_category)
+    }
+
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// `out[l] = Σ_{m <= l} Σ_{c at level m} x(c)` for `l < L - 1` (the
+    /// cumulative grouped counts below the top level). `group` is scratch.
+    #[inline]
+    pub fn cumulative(&self, x: impl Fn(usize) -> u64, group: &mut [u64], out: &mut [u64]) {
+        group.fill(0);
+        for (c, &l) in self.of_category.iter().enumerate() {
+            group[l] += x(c);
+        }
+        let mut acc = 0u64;
+        for (o, &g) in out.iter_mut().zip(group.iter()) {
+            acc += g;
+            *o = acc;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_group_equal_rewards() {
+        let lv = Levels::from_weights(&[1.0, 0.0, 1.0, 0.5]).unwrap();
+        assert_eq!(lv.values, vec![0.0, 0.5, 1.0]);
+        assert_eq!(lv.of_category, vec![2, 0, 2, 1]);
+        let mut group = vec![0; 3];
+        let mut out = vec![0; 2];
+        lv.cumulative(|c| [3, 4, 5, 6][c], &mut group, &mut out);
+        assert_eq!(out, vec![4, 10]);
+    }
+
+    #[test]
+    fn bank_totals_and_concentrations() {
+        let counts = [2u32, 1, 0, 3];
+        let prior = [1u32, 0, 0, 1];
+        let bank = CategoricalBank::new(&counts, Some(&prior), 2, 3, 1).unwrap();
+        assert_eq!(bank.rows, 2);
+        assert_eq!(bank.total(), 6);
+        assert_eq!(bank.concentration(0, 0), 4);
+        assert_eq!(bank.concentration(1, 1), 5);
+    }
+}

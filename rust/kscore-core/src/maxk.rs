@@ -1,0 +1,164 @@
+//! Finite-bank Max@k (kernel D.1): the expected best reward of a uniformly
+//! random k-subset of a row's N trials, in the level form
+//!
+//! `Max@k = r_1 + Σ_{l<L} (r_{l+1} - r_l) [1 - C(F_l, k) / C(N, k)]`,
+//!
+//! with `F_l` the number of trials rewarded at most `r_l`. The bracket is
+//! Pass@k of a row with `N - F_l` "successes" (`finite::state_value`), and it
+//! depends on F_l only, so it is computed once per distinct F_l over the whole
+//! bank; each row then costs L - 1 multiply-adds. Rewards are summed in
+//! normalised units (`rewards`), the offset being the lowest level.
+
+use rayon::prelude::*;
+
+use crate::categorical::{CategoricalBank, Levels};
+use crate::credit::Credit;
+use crate::error::{Error, Result};
+use crate::finite;
+use crate::rewards::Rewards;
+use crate::sum::Neumaier;
+
+const CHUNK: usize = 4096;
+
+/// Dataset Max@k for `1 <= k <= N`. (scorio's k = 1 path is the observed mean
+/// in category order, `dirichlet::observed_mean`; callers dispatch it.)
+pub fn max_at_k(bank: &CategoricalBank, levels: &Levels, k: u64) -> Result<f64> {
+    let n = bank.trials as u64;
+    if k < 1 || k > n {
+        return Err(Error::value(format!("k must satisfy 1 <= k <= N (N={n}); got k={k}")));
+    }
+    if levels.of_category.len() != bank.categories {
+        return Err(Error::value("one reward level per category is required"));
+    }
+    let nl = levels.len();
+    if nl == 1 {
+        return Ok(levels.values[0]);
+    }
+    let rw = Rewards::new(&levels.values);
+    let gaps = rw.gaps();
+    let low = rw.normalized[0];
+
+    // Which cumulative counts F occur anywhere in the bank.
+    let row_cumulative = |i: usize, group: &mut [u64], out: &mut [u64]| {
+        let row = bank.row(i);
+        levels.cumulative(|c| row[c] as u64, group, out);
+    };
+    let present: Vec<bool> = (0..bank.rows.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|b| {
+            let mut seen = vec![false; n as usize + 1];
+            let mut group = vec![0u64; nl];
+            let mut cum = vec![0u64; nl - 1];
+            for i in b * CHUNK..((b + 1) * CHUNK).min(bank.rows) {
+                row_cumulative(i, &mut group, &mut cum);
+                for &f in &cum {
+                    seen[f as usize] = true;
+                }
+            }
+            seen
+        })
+        .reduce(
+            || vec![false; n as usize + 1],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
+                a
+            },
+        );
+
+    // P(best of k exceeds level l) = 1 - C(F, k)/C(N, k), once per distinct F.
+    let credit = Credit::pass(k);
+    let distinct: Vec<u64> = (0..=n).filter(|&f| present[f as usize]).collect();
+    let values = finite::state_values(&distinct.iter().map(|&f| (n, n - f)).collect::<Vec<_>>(), &credit);
+    let mut exceed = vec![0.0f64; n as usize + 1];
+    for (&f, &v) in distinct.iter().zip(&values) {
+        exceed[f as usize] = v;
+    }
+
+    let parts: Vec<Neumaier> = (0..bank.rows.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|b| {
+            let mut acc = Neumaier::new();
+            let mut group = vec![0u64; nl];
+            let mut cum = vec![0u64; nl - 1];
+            for i in b * CHUNK..((b + 1) * CHUNK).min(bank.rows) {
+                row_cumulative(i, &mut group, &mut cum);
+                let mut inc = 0.0;
+                for (&f, &g) in cum.iter().zip(&gaps) {
+                    inc += exceed[f as usize] * g;
+                }
+                acc.add(low + inc);
+            }
+            acc
+        })
+        .collect();
+    let mut total = Neumaier::new();
+    for p in parts {
+        total.merge(p);
+    }
+    Ok(rw.restore(total.value() / bank.rows as f64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn choose(n: u64, r: u64) -> f64 {
+        if r > n {
+            return 0.0;
+        }
+        (0..r).fold(1.0, |a, i| a * (n - i) as f64 / (i + 1) as f64)
+    }
+
+    /// The order-statistic definition on one row of rewards.
+    fn direct(rewards: &mut [f64], k: u64) -> f64 {
+        rewards.sort_by(f64::total_cmp);
+        let n = rewards.len() as u64;
+        (k..=n).map(|i| choose(i - 1, k - 1) * rewards[i as usize - 1]).sum::<f64>() / choose(n, k)
+    }
+
+    #[test]
+    fn doc_examples() {
+        // R = [[0,1,1,0,1],[1,1,0,1,1]], w = [0, 1]: Pass@2 = 0.95.
+        let counts = [2u32, 3, 1, 4];
+        let bank = CategoricalBank::new(&counts, None, 2, 5, 0).unwrap();
+        let lv = Levels::from_weights(&[0.0, 1.0]).unwrap();
+        assert!((max_at_k(&bank, &lv, 2).unwrap() - 0.95).abs() < 1e-15);
+        // R = [[0,1,2,2,1],[1,1,0,2,2]], w = [0, .5, 1]: 0.85.
+        let counts = [1u32, 2, 2, 1, 2, 2];
+        let bank = CategoricalBank::new(&counts, None, 3, 5, 0).unwrap();
+        let lv = Levels::from_weights(&[0.0, 0.5, 1.0]).unwrap();
+        assert!((max_at_k(&bank, &lv, 2).unwrap() - 0.85).abs() < 1e-15);
+    }
+
+    #[test]
+    fn matches_order_statistics() {
+        let w = [0.3, -2.0, 0.3, 5.0];
+        let rows: [[usize; 7]; 3] = [[0, 1, 2, 3, 3, 1, 0], [1, 1, 1, 1, 1, 1, 1], [3, 2, 0, 0, 2, 1, 3]];
+        let mut counts = vec![0u32; 12];
+        for (i, r) in rows.iter().enumerate() {
+            for &c in r {
+                counts[i * 4 + c] += 1;
+            }
+        }
+        let bank = CategoricalBank::new(&counts, None, 4, 7, 0).unwrap();
+        let lv = Levels::from_weights(&w).unwrap();
+        for k in 1..=7 {
+            let expect: f64 = rows
+                .iter()
+                .map(|r| direct(&mut r.iter().map(|&c| w[c]).collect::<Vec<_>>(), k))
+                .sum::<f64>()
+                / 3.0;
+            let got = max_at_k(&bank, &lv, k).unwrap();
+            assert!((got - expect).abs() < 1e-14, "k={k}: {got} vs {expect}");
+        }
+        assert!(max_at_k(&bank, &lv, 8).is_err());
+    }
+
+    #[test]
+    fn single_level_is_that_level() {
+        let counts = [4u32, 1];
+        let bank = CategoricalBank::new(&counts, None, 2, 5, 0).unwrap();
+        let lv = Levels::new(vec![0.7], vec![0, 0]).unwrap();
+        assert_eq!(max_at_k(&bank, &lv, 3).unwrap(), 0.7);
+    }
+}

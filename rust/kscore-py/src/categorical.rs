@@ -1,0 +1,179 @@
+//! Categorical banks: per-row category counts of R (and R0) read in one pass,
+//! and the Bayes@N, Avg and Max@k kernels over them.
+
+use numpy::{PyArray2, PyReadonlyArray1, ToPyArray};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use kscore_core::categorical::{CategoricalBank, Levels};
+use kscore_core::error::Error;
+use kscore_core::intake::{self, CategoryCounts as CoreCounts};
+use kscore_core::{dirichlet, maxk, maxk_posterior};
+
+use crate::enter::enter;
+use crate::matrix::with_matrix;
+
+/// Per-row counts of the categories `0..categories` of an outcome matrix.
+#[pyclass(frozen, module = "kscore._kscore")]
+pub struct CategoryCounts {
+    inner: CoreCounts,
+    rows: usize,
+    trials: usize,
+}
+
+#[pymethods]
+impl CategoryCounts {
+    /// Validate every entry of a 2-D matrix (finite, integer, fits int64; any
+    /// supported dtype and layout, no copy) and count categories per row.
+    /// Entries outside `0..categories` set `in_range` to False instead of
+    /// raising, so the caller can order its errors.
+    #[staticmethod]
+    fn from_matrix(py: Python<'_>, matrix: &Bound<'_, PyAny>, categories: usize, name: &str) -> PyResult<Self> {
+        let name = name.to_string();
+        with_matrix!(matrix, view => {
+            let (rows, trials) = view.dim();
+            enter(py, move || intake::category_counts(view, categories, &name))
+                .map(|inner| CategoryCounts { inner, rows, trials })
+        })
+    }
+
+    /// Whether every entry lies in `0..categories`.
+    #[getter]
+    fn in_range(&self) -> bool {
+        self.inner.in_range
+    }
+
+    /// Questions (M).
+    #[getter]
+    fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Trials per question (N, or D for R0).
+    #[getter]
+    fn trials(&self) -> usize {
+        self.trials
+    }
+
+    #[getter]
+    fn categories(&self) -> usize {
+        self.inner.categories
+    }
+
+    /// The counts as an `M x categories` array (for inspection and tests).
+    fn counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<u32>>> {
+        let shape = (self.rows, self.inner.categories);
+        let table = ndarray::Array2::from_shape_vec(shape, self.inner.counts.clone())
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(table.to_pyarray(py))
+    }
+}
+
+impl CategoryCounts {
+    fn bank<'a>(&'a self, prior: Option<&'a CategoryCounts>) -> Result<CategoricalBank<'a>, Error> {
+        if !self.inner.in_range || prior.is_some_and(|p| !p.inner.in_range) {
+            return Err(Error::value("category counts hold out-of-range entries"));
+        }
+        if let Some(p) = prior {
+            if p.rows != self.rows || p.inner.categories != self.inner.categories {
+                return Err(Error::value("R0 counts must match R counts in rows and categories"));
+            }
+        }
+        CategoricalBank::new(
+            &self.inner.counts,
+            prior.map(|p| p.inner.counts.as_slice()),
+            self.inner.categories,
+            self.trials,
+            prior.map_or(0, |p| p.trials),
+        )
+    }
+}
+
+fn weights_for(bank: &CategoricalBank, weights: &[f64]) -> Result<(), Error> {
+    if weights.len() != bank.categories {
+        return Err(Error::value("one weight per category is required"));
+    }
+    Ok(())
+}
+
+/// Bayes@N `(mu, sigma)` from counts of R, optional counts of R0 and rewards.
+#[pyfunction]
+#[pyo3(signature = (counts, prior, weights))]
+pub fn bayes(
+    py: Python<'_>,
+    counts: &CategoryCounts,
+    prior: Option<&CategoryCounts>,
+    weights: PyReadonlyArray1<'_, f64>,
+) -> PyResult<(f64, f64)> {
+    let w = weights.as_slice()?;
+    enter(py, || {
+        let bank = counts.bank(prior)?;
+        weights_for(&bank, w)?;
+        Ok(dirichlet::bayes(&bank, w))
+    })
+}
+
+/// Avg@N `(a, sigma_a)` from counts of R and rewards.
+#[pyfunction]
+pub fn avg(py: Python<'_>, counts: &CategoryCounts, weights: PyReadonlyArray1<'_, f64>) -> PyResult<(f64, f64)> {
+    let w = weights.as_slice()?;
+    enter(py, || {
+        let bank = counts.bank(None)?;
+        weights_for(&bank, w)?;
+        Ok(dirichlet::avg(&bank, w))
+    })
+}
+
+/// The observed weighted mean (Max@1).
+#[pyfunction]
+pub fn observed_mean(py: Python<'_>, counts: &CategoryCounts, weights: PyReadonlyArray1<'_, f64>) -> PyResult<f64> {
+    let w = weights.as_slice()?;
+    enter(py, || {
+        let bank = counts.bank(None)?;
+        weights_for(&bank, w)?;
+        Ok(dirichlet::observed_mean(&bank, w))
+    })
+}
+
+fn levels_from(values: &[f64], of_category: &[i64]) -> Result<Levels, Error> {
+    let of_category = of_category
+        .iter()
+        .map(|&l| usize::try_from(l).map_err(|_| Error::value("level indices must be non-negative")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Levels::new(values.to_vec(), of_category)
+}
+
+/// Finite-bank Max@k from counts of R, ascending levels and each category's
+/// level index.
+#[pyfunction]
+pub fn max_at_k(
+    py: Python<'_>,
+    counts: &CategoryCounts,
+    levels: PyReadonlyArray1<'_, f64>,
+    of_category: PyReadonlyArray1<'_, i64>,
+    k: u64,
+) -> PyResult<f64> {
+    let (lv, oc) = (levels.as_slice()?, of_category.as_slice()?);
+    enter(py, || {
+        let bank = counts.bank(None)?;
+        maxk::max_at_k(&bank, &levels_from(lv, oc)?, k)
+    })
+}
+
+/// Latent Max@k `(mu, sigma)` under the Dirichlet(+1) posterior.
+#[pyfunction]
+#[pyo3(signature = (counts, prior, levels, of_category, k))]
+pub fn max_at_k_posterior(
+    py: Python<'_>,
+    counts: &CategoryCounts,
+    prior: Option<&CategoryCounts>,
+    levels: PyReadonlyArray1<'_, f64>,
+    of_category: PyReadonlyArray1<'_, i64>,
+    k: u64,
+) -> PyResult<(f64, f64)> {
+    let (lv, oc) = (levels.as_slice()?, of_category.as_slice()?);
+    enter(py, || {
+        let bank = counts.bank(prior)?;
+        maxk_posterior::max_at_k_posterior(&bank, &levels_from(lv, oc)?, k)
+    })
+}
