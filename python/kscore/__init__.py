@@ -2,9 +2,30 @@
 
 ``from kscore import eval`` is a drop-in for ``scorio.eval`` (scorio 0.2.3),
 computed by a Rust core that reads outcome matrices in place, once.
+``kscore.counts`` takes the per-question ``(n, c)`` counts harnesses keep
+(``estimate_pass_at_k`` and every finite-bank metric, per question, at many
+budgets, for many models at once).
 """
 
-from . import eval
+from . import counts, eval
 from ._kscore import __version__
+from .counts import (
+    avg_at_n,
+    cons_at_k,
+    counts_of,
+    estimate_pass_at_k,
+    model_scores,
+    question_scores,
+)
 
-__all__ = ["eval", "__version__"]
+__all__ = [
+    "eval",
+    "counts",
+    "estimate_pass_at_k",
+    "avg_at_n",
+    "cons_at_k",
+    "counts_of",
+    "question_scores",
+    "model_scores",
+    "__version__",
+]

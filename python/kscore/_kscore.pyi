@@ -1,5 +1,6 @@
 """Typed stub of the compiled core (checked against the binary by mypy.stubtest)."""
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from typing_extensions import final
@@ -23,6 +24,7 @@ __all__ = [
     "observed_mean",
     "max_at_k",
     "max_at_k_posterior",
+    "CountStates",
 ]
 
 @final
@@ -127,3 +129,29 @@ def max_at_k(
 def max_at_k_posterior(
     prior: CategoryCounts | None,
     """Latent Max@k ``(mu, sigma)`` under the Dirichlet(+1) posterior."""
+class CountStates:
+    """Distinct ``(n, c)`` states of one or several banks of questions."""
+    def from_counts(
+        n: int | npt.NDArray[Any], c: npt.NDArray[Any], n_name: str, c_name: str
+    ) -> CountStates: ...
+    def from_matrix(
+        matrix: npt.NDArray[Any], packed_n: int | None = None, banks: int = 1
+    def from_matrices(
+        matrices: Sequence[npt.NDArray[Any]], packed_n: int | None = None
+    def m(self) -> int: ...
+    def distinct(self) -> int: ...
+    def min_n(self) -> int | None: ...
+    def offsets(self) -> list[int]: ...
+    def first_short(self, k: int) -> tuple[int, int] | None: ...
+    def question_counts(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+    def evaluate(
+        self, credit: Credit, how: Literal["question", "mean", "segments"]
+    ) -> npt.NDArray[np.float64]: ...
+    def direct(
+        self, kind: Literal["avg", "cons"], k: int, how: Literal["question", "mean", "segments"]
+    def curve(
+        self,
+        family: str,
+        tau: float,
+        ks: Sequence[int],
+        how: Literal["question", "mean", "segments"],

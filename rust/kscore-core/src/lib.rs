@@ -12,6 +12,9 @@
 //! - `betabinom`, `bernstein`, `endpoint`, `posterior`: Beta-posterior
 //!   moments of credit vectors (means, variances, covariances).
 //! - `delta`: geometric blends and their delta-method variance.
+//! - `counts`: per-question `(n, c)` counts validated and deduplicated.
+//! - `curve`: a metric at many budgets k at once (O(U * N) pass curves).
+//! - `packed`: popcount intake of `numpy.packbits` outcome matrices.
 //! - `sum`: compensated and correctly rounded sums.
 //! - `ndtri`: the inverse normal CDF behind every credible interval.
 //! - `categorical`: a bank of per-row category counts and reward levels.
@@ -23,7 +26,9 @@ pub mod bernstein;
 pub mod betabinom;
 pub mod bytes;
 pub mod categorical;
+pub mod counts;
 pub mod credit;
+pub mod curve;
 pub mod delta;
 pub mod dirichlet;
 pub mod endpoint;
@@ -36,6 +41,7 @@ pub mod intake;
 pub mod maxk;
 pub mod maxk_posterior;
 pub mod ndtri;
+pub mod packed;
 pub mod posterior;
 pub mod rewards;
 pub mod sum;

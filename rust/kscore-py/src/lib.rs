@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 
 mod bank;
 mod categorical;
+mod counts;
 mod credit;
 mod enter;
 mod matrix;
@@ -23,6 +24,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<credit::Credit>()?;
     m.add_class::<bank::BinaryBank>()?;
+    m.add_class::<counts::CountStates>()?;
     m.add_function(wrap_pyfunction!(ndtri, m)?)?;
     m.add_function(wrap_pyfunction!(posterior::posterior_moments, m)?)?;
     m.add_function(wrap_pyfunction!(posterior::joint_posterior_moments, m)?)?;

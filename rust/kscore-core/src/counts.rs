@@ -1,0 +1,767 @@
+//! Per-question `(n, c)` counts in, distinct states out. Harnesses hold one
+//! `(n_i, c_i)` pair per question (n may vary); every finite-bank metric of a
+//! question depends on its pair only, so the pairs are validated, deduplicated
+//! into a `StateTable` (distinct states ascending by `(n, c)`, frequencies and
+//! a per-question state index) and each state is evaluated once.
+//!
+//! Validation runs in one parallel pass and reports the *first* offending
+//! index; deduplication uses a dense slot table when the states fit (the usual
+//! case: n <= a few thousand) and a parallel sort otherwise.
+
+use std::fmt::Debug;
+
+use ndarray::{s, ArrayView1};
+use rayon::prelude::*;
+
+use crate::entry::{Entry, Flaw};
+use crate::error::{Error, Result};
+use crate::finite;
+
+/// Largest accepted count (n and c are stored as u32 halves of a u64 key).
+pub const MAX_COUNT: u64 = u32::MAX as u64;
+
+/// Dense slot tables up to this many slots (n + 1 summed over distinct n).
+const DENSE_SLOTS: usize = 1 << 22;
+
+/// The trials per question: one number for all, or one each.
+pub enum Trials<'a, T> {
+    All(u64),
+    Each(ArrayView1<'a, T>),
+}
+
+/// Argument names used in error messages.
+#[derive(Clone, Copy, Debug)]
+pub struct Names<'a> {
+    pub n: &'a str,
+    pub c: &'a str,
+}
+
+/// Distinct `(n, c)` states, ascending, with frequencies and the state of
+/// each question.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateTable {
+    pub states: Vec<(u64, u64)>,
+    pub freqs: Vec<u64>,
+    /// `index[i]` is question i's position in `states`.
+    pub index: Vec<u32>,
+}
+
+/// How per-state values are turned into the output.
+#[derive(Clone, Copy, Debug)]
+pub enum Reduce<'a> {
+    /// One value per question, in input order.
+    Question,
+    /// The mean over all questions (a single value).
+    Mean,
+    /// The mean over each segment `offsets[j]..offsets[j + 1]` of questions.
+    Segments(&'a [usize]),
+}
+
+/// Metrics read straight off the counts (no hypergeometric draw).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direct {
+    /// avg@n: `c / n`.
+    Ratio,
+    /// cons@k of the harness: `1{c > k/2}` (i.e. `2c > k`).
+    MajorityOf(u64),
+    /// cons@n with each question's own n: `1{2c > n}`.
+    MajorityOfOwn,
+}
+
+#[inline]
+fn key(n: u64, c: u64) -> u64 {
+    (n << 32) | c
+}
+
+#[inline]
+fn unkey(k: u64) -> (u64, u64) {
+    (k >> 32, k & MAX_COUNT)
+}
+
+/// Read one count, or describe why it is not a valid one.
+fn read_count<T: Entry + Debug>(x: T, name: &str, i: usize) -> Result<u64> {
+    let bad = |what: &str| Error::value(format!("{name}[{i}] must be {what}; got {x:?}"));
+    match x.check() {
+        Err(Flaw::NonFinite) => Err(bad("a finite integer")),
+        Err(Flaw::NonInteger) => Err(bad("an integer")),
+        Err(Flaw::OutOfInt64) => Err(bad(&format!("at most {MAX_COUNT}"))),
+        Ok(v) if v < 0 => Err(bad("non-negative")),
+        Ok(v) if v as u64 > MAX_COUNT => Err(bad(&format!("at most {MAX_COUNT}"))),
+        Ok(v) => Ok(v as u64),
+    }
+}
+
+/// A count element type with a branch-light fast path.
+pub trait Count: Entry + Debug {
+    /// The value as a count, or `u64::MAX` when it is not a valid one
+    /// (negative, non-finite, non-integer or above `MAX_COUNT`).
+    fn fast(self) -> u64;
+}
+
+impl Count for i64 {
+    #[inline(always)]
+    fn fast(self) -> u64 {
+        if (0..=MAX_COUNT as i64).contains(&self) {
+            self as u64
+        } else {
+            u64::MAX
+        }
+    }
+}
+
+impl Count for f64 {
+    #[inline(always)]
+    fn fast(self) -> u64 {
+        // Saturating cast; NaN gives 0, which fails the round trip.
+        let v = self as u64;
+        if v as f64 == self && v <= MAX_COUNT {
+            v
+        } else {
+            u64::MAX
+        }
+    }
+}
+
+/// What one chunk of the validation pass learnt.
+struct ChunkInfo {
+    min_n: u64,
+    max_n: u64,
+    /// Bitset of the n seen (None when some n is too large for a bitset).
+    seen: Option<Vec<u64>>,
+}
+
+fn mark(seen: &mut Option<Vec<u64>>, n: u64) {
+    if let Some(bits) = seen {
+        if n as usize >= DENSE_SLOTS {
+            *seen = None;
+            return;
+        }
+        let w = (n / 64) as usize;
+        if bits.len() <= w {
+            bits.resize(w + 1, 0);
+        }
+        bits[w] |= 1 << (n % 64);
+    }
+}
+
+fn chunk_len(m: usize) -> usize {
+    (m / (8 * rayon::current_num_threads().max(1))).max(1 << 14)
+}
+
+/// Questions' `(n, c)` pairs, visited a range at a time (already valid).
+trait Pairs: Sync {
+    fn visit(&self, i0: usize, i1: usize, f: impl FnMut(u64, u64));
+}
+
+/// A valid entry as a count (validation has run).
+#[inline(always)]
+fn count_of<T: Count>(x: T) -> u64 {
+    x.fast()
+}
+
+/// Fast validation of one chunk: whether some pair is invalid, and facts.
+/// With `spec = Some(n0)` it also speculates that every n is n0: it counts
+/// `c` into a table of n0 + 1 slots and writes the slots into `out`
+/// (returned as `Some(table)`; the caller discards it unless all n == n0).
+fn chunk_facts<N: Count, C: Count>(
+    n: &Trials<'_, N>,
+    c: &ArrayView1<'_, C>,
+    i0: usize,
+    spec: Option<u64>,
+    out: &mut [u32],
+) -> (bool, ChunkInfo, Option<Vec<u32>>) {
+    let i1 = i0 + out.len();
+    let mut info = ChunkInfo { min_n: u64::MAX, max_n: 0, seen: Some(Vec::new()) };
+    let cs = c.slice(s![i0..i1]);
+    let mut table = spec.map(|n0| vec![0u32; n0 as usize + 1]);
+    let mut bad = false;
+    match n {
+        Trials::All(n0) => {
+            let n0 = *n0;
+            let mut step = |j: usize, b: u64| {
+                bad |= b > n0;
+                if let Some(t) = table.as_mut() {
+                    let slot = b.min(n0) as usize;
+                    t[slot] += 1;
+                    out[j] = slot as u32;
+                }
+            };
+            match cs.as_slice() {
+                Some(xs) => xs.iter().enumerate().for_each(|(j, &x)| step(j, x.fast())),
+                None => cs.iter().enumerate().for_each(|(j, &x)| step(j, x.fast())),
+            }
+            info.min_n = n0;
+            info.max_n = n0;
+        }
+        Trials::Each(nv) => {
+            let ns = nv.slice(s![i0..i1]);
+            let mut last = u64::MAX;
+            let n0 = spec.unwrap_or(0);
+            let mut step = |j: usize, a: u64, b: u64| {
+                bad |= (a > MAX_COUNT) | (b > a);
+                if let Some(t) = table.as_mut() {
+                    let slot = b.min(n0) as usize;
+                    t[slot] += 1;
+                    out[j] = slot as u32;
+                }
+                if a != last {
+                    info.min_n = info.min_n.min(a);
+                    info.max_n = info.max_n.max(a);
+                    if a <= MAX_COUNT {
+                        mark(&mut info.seen, a);
+                    }
+                    last = a;
+                }
+            };
+            match (ns.as_slice(), cs.as_slice()) {
+                (Some(x), Some(y)) => {
+                    x.iter().zip(y).enumerate().for_each(|(j, (&a, &b))| step(j, a.fast(), b.fast()))
+                }
+                _ => ns.iter().zip(cs.iter()).enumerate().for_each(|(j, (&a, &b))| step(j, a.fast(), b.fast())),
+            }
+        }
+    }
+    (bad, info, table)
+}
+
+
+struct CountPairs<'r, 'a, N, C> {
+    n: &'r Trials<'a, N>,
+    c: ArrayView1<'a, C>,
+}
+
+impl<N: Count, C: Count> Pairs for CountPairs<'_, '_, N, C> {
+    fn visit(&self, i0: usize, i1: usize, mut f: impl FnMut(u64, u64)) {
+        let cs = self.c.slice(s![i0..i1]);
+        match self.n {
+            Trials::All(n0) => match cs.as_slice() {
+                Some(xs) => xs.iter().for_each(|&x| f(*n0, count_of(x))),
+                None => cs.iter().for_each(|&x| f(*n0, count_of(x))),
+            },
+            Trials::Each(nv) => {
+                let ns = nv.slice(s![i0..i1]);
+                match (ns.as_slice(), cs.as_slice()) {
+                    (Some(a), Some(b)) => a.iter().zip(b).for_each(|(&x, &y)| f(count_of(x), count_of(y))),
+                    _ => ns.iter().zip(cs.iter()).for_each(|(&x, &y)| f(count_of(x), count_of(y))),
+                }
+            }
+        }
+    }
+}
+
+struct RowPairs<'a> {
+    n: u64,
+    counts: &'a [u32],
+}
+
+impl Pairs for RowPairs<'_> {
+    fn visit(&self, i0: usize, i1: usize, mut f: impl FnMut(u64, u64)) {
+        self.counts[i0..i1].iter().for_each(|&c| f(self.n, c as u64));
+    }
+}
+
+struct KeyPairs<'a>(&'a [u64]);
+
+impl Pairs for KeyPairs<'_> {
+    fn visit(&self, i0: usize, i1: usize, mut f: impl FnMut(u64, u64)) {
+        self.0[i0..i1].iter().for_each(|&k| {
+            let (n, c) = unkey(k);
+            f(n, c)
+        });
+    }
+}
+
+/// Validate one chunk `i0..i1`: the first flaw (with its index) or facts.
+fn validate_chunk<N: Count, C: Count>(
+    n: &Trials<'_, N>,
+    c: &ArrayView1<'_, C>,
+    names: Names<'_>,
+    i0: usize,
+    i1: usize,
+) -> std::result::Result<ChunkInfo, Error> {
+    let mut info = ChunkInfo { min_n: u64::MAX, max_n: 0, seen: Some(Vec::new()) };
+    let exceeds = |i: usize, ci: u64, ni: u64| {
+        let nd = match n {
+            Trials::All(_) => names.n.to_string(),
+            Trials::Each(_) => format!("{}[{i}]", names.n),
+        };
+        Error::value(format!("{}[{i}] = {ci} exceeds {nd} = {ni}", names.c))
+    };
+    match n {
+        Trials::All(n0) => {
+            for (j, &x) in c.slice(s![i0..i1]).iter().enumerate() {
+                let ci = read_count(x, names.c, i0 + j)?;
+                if ci > *n0 {
+                    return Err(exceeds(i0 + j, ci, *n0));
+                }
+            }
+            info.min_n = *n0;
+            info.max_n = *n0;
+        }
+        Trials::Each(nv) => {
+            let mut last = u64::MAX;
+            for (j, (&a, &b)) in nv.slice(s![i0..i1]).iter().zip(c.slice(s![i0..i1]).iter()).enumerate() {
+                let i = i0 + j;
+                let ni = read_count(a, names.n, i)?;
+                let ci = read_count(b, names.c, i)?;
+                if ci > ni {
+                    return Err(exceeds(i, ci, ni));
+                }
+                info.min_n = info.min_n.min(ni);
+                info.max_n = info.max_n.max(ni);
+                if ni != last {
+                    mark(&mut info.seen, ni);
+                    last = ni;
+                }
+            }
+        }
+    }
+    Ok(info)
+}
+
+impl StateTable {
+    /// Validate per-question counts and tabulate their states. Errors name
+    /// the argument and the first offending index: non-finite, non-integer,
+    /// negative or too large entries, and `c > n`.
+    pub fn from_counts<'a, N, C>(n: Trials<'a, N>, c: ArrayView1<'a, C>, names: Names<'_>) -> Result<Self>
+    where
+        N: Count,
+        C: Count,
+    {
+        let m = c.len();
+        if let Trials::Each(nv) = &n {
+            if nv.len() != m {
+                return Err(Error::value(format!(
+                    "{} and {} must have the same length; got {} and {}",
+                    names.n,
+                    names.c,
+                    nv.len(),
+                    m
+                )));
+            }
+        }
+        if let Trials::All(n0) = n {
+            if n0 > MAX_COUNT {
+                return Err(Error::value(format!("{} must be at most {MAX_COUNT}; got {n0}", names.n)));
+            }
+        }
+        let chunk = chunk_len(m);
+        // Speculate a single n (the first one) when its table is small.
+        let first = match &n {
+            Trials::All(n0) => Some(*n0),
+            Trials::Each(nv) => nv.first().map(|x| x.fast()),
+        };
+        let spec = first.filter(|&n0| n0 < (1 << 16) && (n0 as usize) < 4 * m.max(1));
+        let mut index = vec![0u32; m];
+        let facts: Vec<(bool, ChunkInfo, Option<Vec<u32>>)> = index
+            .par_chunks_mut(chunk.max(1))
+            .enumerate()
+            .map(|(b, out)| chunk_facts(&n, &c, b * chunk, spec, out))
+            .collect();
+        // Chunks are in index order: the first flawed chunk holds the first flaw.
+        if let Some(b) = facts.iter().position(|f| f.0) {
+            validate_chunk(&n, &c, names, b * chunk, ((b + 1) * chunk).min(m))?;
+            return Err(Error::value(format!("{} holds an invalid count", names.c)));
+        }
+        let uniform = facts.iter().all(|f| f.1.min_n == f.1.max_n && Some(f.1.min_n) == spec);
+        if let (true, Some(n0)) = (uniform && m > 0, spec) {
+            let mut counts = vec![0u32; n0 as usize + 1];
+            for (_, _, t) in &facts {
+                if let Some(t) = t {
+                    for (x, y) in counts.iter_mut().zip(t) {
+                        *x += y;
+                    }
+                }
+            }
+            return Ok(Self::finish(index, &counts, &[n0]));
+        }
+        drop(index);
+        let mut ns: Option<Vec<u64>> = Some(Vec::new());
+        let (mut lo, mut hi) = (u64::MAX, 0u64);
+        for (_, info, _) in facts {
+            lo = lo.min(info.min_n);
+            hi = hi.max(info.max_n);
+            match (&mut ns, info.seen) {
+                (Some(acc), Some(bits)) => {
+                    if acc.len() < bits.len() {
+                        acc.resize(bits.len(), 0);
+                    }
+                    for (a, b) in acc.iter_mut().zip(bits) {
+                        *a |= b;
+                    }
+                }
+                _ => ns = None,
+            }
+        }
+        let present = if m == 0 {
+            Some(Vec::new())
+        } else if lo == hi {
+            Some(vec![lo])
+        } else {
+            ns.map(|bits| {
+                let mut v = Vec::new();
+                for (w, &word) in bits.iter().enumerate() {
+                    let mut x = word;
+                    while x != 0 {
+                        v.push(w as u64 * 64 + x.trailing_zeros() as u64);
+                        x &= x - 1;
+                    }
+                }
+                v
+            })
+        };
+        Ok(Self::build(&CountPairs { n: &n, c }, m, present))
+    }
+
+    /// The states of per-row success counts of one N-trial bank (counts are
+    /// trusted: they come from the matrix intake).
+    pub fn from_row_counts(n: u64, counts: &[u32]) -> Self {
+        Self::build(&RowPairs { n, counts }, counts.len(), Some(vec![n]))
+    }
+
+    /// Several banks, one after another: returns the table over all their
+    /// questions and the segment offsets (`len + 1` entries).
+    pub fn from_banks(banks: &[(u64, Vec<u32>)]) -> (Self, Vec<usize>) {
+        let mut offsets = vec![0usize];
+        for (_, c) in banks {
+            offsets.push(offsets.last().copied().unwrap_or(0) + c.len());
+        }
+        let mut keys = vec![0u64; *offsets.last().unwrap_or(&0)];
+        let mut rest: &mut [u64] = &mut keys;
+        let mut parts = Vec::with_capacity(banks.len());
+        for (n, c) in banks {
+            let (head, tail) = rest.split_at_mut(c.len());
+            parts.push((*n, c, head));
+            rest = tail;
+        }
+        parts.into_par_iter().for_each(|(n, c, out)| {
+            for (o, &ci) in out.iter_mut().zip(c.iter()) {
+                *o = key(n, ci as u64);
+            }
+        });
+        let mut ns: Vec<u64> = banks.iter().map(|(n, _)| *n).collect();
+        ns.sort_unstable();
+        ns.dedup();
+        let m = keys.len();
+        (Self::build(&KeyPairs(&keys), m, Some(ns)), offsets)
+    }
+
+    /// Deduplicate valid pairs; `present` lists the distinct n ascending
+    /// when known (then a dense slot table may be used).
+    fn build<P: Pairs>(pairs: &P, m: usize, present: Option<Vec<u64>>) -> Self {
+        if let Some(ns) = present {
+            let slots: u64 = ns.iter().map(|&n| n + 1).sum();
+            let limit = DENSE_SLOTS.min((4 * m).max(1 << 16)) as u64;
+            if slots <= limit {
+                return Self::dense(pairs, m, &ns, slots as usize);
+            }
+        }
+        let mut keys = vec![0u64; m];
+        let chunk = chunk_len(m);
+        keys.par_chunks_mut(chunk).enumerate().for_each(|(b, out)| {
+            let mut j = 0;
+            pairs.visit(b * chunk, b * chunk + out.len(), |n, c| {
+                out[j] = key(n, c);
+                j += 1;
+            });
+        });
+        Self::sorted(&keys)
+    }
+
+    fn dense<P: Pairs>(pairs: &P, m: usize, ns: &[u64], slots: usize) -> Self {
+        // base[n] = first slot of n; a single n needs no table.
+        let single = ns.len() == 1;
+        let mut base = Vec::new();
+        if !single {
+            if let Some(&top) = ns.last() {
+                base = vec![0u32; top as usize + 1];
+                let mut at = 0u32;
+                for &n in ns {
+                    base[n as usize] = at;
+                    at += n as u32 + 1;
+                }
+            }
+        }
+        let base = &base;
+        let threads = rayon::current_num_threads().max(1);
+        // Few chunks when the table is big (each chunk owns one).
+        let chunk = if slots <= 1 << 12 { chunk_len(m) } else { m.div_ceil(threads).max(1) };
+        let mut index = vec![0u32; m];
+        let counts = index
+            .par_chunks_mut(chunk.max(1))
+            .enumerate()
+            .map(|(b, out)| {
+                let mut t = vec![0u32; slots];
+                let mut j = 0;
+                pairs.visit(b * chunk, b * chunk + out.len(), |n, c| {
+                    let s = if single { c as usize } else { base[n as usize] as usize + c as usize };
+                    t[s] += 1;
+                    out[j] = s as u32;
+                    j += 1;
+                });
+                t
+            })
+            .reduce_with(|mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x += y;
+                }
+                a
+            })
+            .unwrap_or_else(|| vec![0u32; slots]);
+        Self::finish(index, &counts, ns)
+    }
+
+    /// Compact a slot table (slots of each n in `ns`, ascending) into states
+    /// and turn the slots in `index` into state positions.
+    fn finish(mut index: Vec<u32>, counts: &[u32], ns: &[u64]) -> Self {
+        let mut remap = vec![u32::MAX; counts.len()];
+        let mut states = Vec::new();
+        let mut freqs = Vec::new();
+        let mut s = 0usize;
+        for &n in ns {
+            for c in 0..=n {
+                if counts[s] > 0 {
+                    remap[s] = states.len() as u32;
+                    states.push((n, c));
+                    freqs.push(counts[s] as u64);
+                }
+                s += 1;
+            }
+        }
+        index.par_chunks_mut(1 << 14).for_each(|part| {
+            for x in part {
+                *x = remap[*x as usize];
+            }
+        });
+        StateTable { states, freqs, index }
+    }
+
+    fn sorted(keys: &[u64]) -> Self {
+        let mut sorted = keys.to_vec();
+        sorted.par_sort_unstable();
+        let mut uniq: Vec<u64> = Vec::new();
+        let mut freqs: Vec<u64> = Vec::new();
+        for k in sorted {
+            if uniq.last() == Some(&k) {
+                if let Some(f) = freqs.last_mut() {
+                    *f += 1;
+                }
+            } else {
+                uniq.push(k);
+                freqs.push(1);
+            }
+        }
+        let index = keys
+            .par_iter()
+            .map(|k| uniq.binary_search(k).unwrap_or(0) as u32)
+            .collect();
+        StateTable { states: uniq.into_iter().map(unkey).collect(), freqs, index }
+    }
+
+    /// Questions.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// The smallest n over all questions (None when there are none).
+    pub fn min_n(&self) -> Option<u64> {
+        self.states.iter().map(|s| s.0).min()
+    }
+
+    /// The first question whose n is below `k`, with that n.
+    pub fn first_short(&self, k: u64) -> Option<(usize, u64)> {
+        if self.min_n().is_none_or(|n| n >= k) {
+            return None;
+        }
+        let states = &self.states;
+        self.index
+            .par_iter()
+            .position_first(|&s| states[s as usize].0 < k)
+            .map(|i| (i, states[self.index[i] as usize].0))
+    }
+
+    /// `(n_i, c_i)` per question.
+    pub fn question_counts(&self) -> (Vec<u64>, Vec<u64>) {
+        let states = &self.states;
+        self.index.par_iter().map(|&s| states[s as usize]).unzip()
+    }
+
+    /// Per-state values of a direct metric.
+    pub fn direct_values(&self, metric: Direct) -> Vec<f64> {
+        self.states
+            .iter()
+            .map(|&(n, c)| match metric {
+                Direct::Ratio => c as f64 / n as f64,
+                Direct::MajorityOf(k) => (2 * c > k) as u8 as f64,
+                Direct::MajorityOfOwn => (2 * c > n) as u8 as f64,
+            })
+            .collect()
+    }
+
+    /// Reduce per-state values (`width` values per state, row-major) to the
+    /// output: per question (`M x width`), the mean (`width`), or per
+    /// segment (`L x width`). Means use the frequency-weighted compensated
+    /// sum of `finite::weighted_mean`, so a single bank gives the same bits as
+    /// `kscore.eval`.
+    pub fn reduce(&self, values: &[f64], width: usize, how: Reduce<'_>) -> Vec<f64> {
+        let width = width.max(1);
+        match how {
+            Reduce::Question if width == 1 => {
+                let mut out = vec![0.0; self.len()];
+                out.par_chunks_mut(1 << 14).zip(self.index.par_chunks(1 << 14)).for_each(|(o, ix)| {
+                    for (x, &s) in o.iter_mut().zip(ix) {
+                        *x = values[s as usize];
+                    }
+                });
+                out
+            }
+            Reduce::Question => {
+                let mut out = vec![0.0; self.len() * width];
+                out.par_chunks_mut(width)
+                    .zip(self.index.par_iter())
+                    .for_each(|(o, &s)| {
+                        let s = s as usize;
+                        o.copy_from_slice(&values[s * width..(s + 1) * width]);
+                    });
+                out
+            }
+            Reduce::Mean => columns_mean(&self.freqs, values, width),
+            Reduce::Segments(offsets) => {
+                let u = self.states.len();
+                let segs: Vec<(usize, usize)> = offsets.windows(2).map(|w| (w[0], w[1])).collect();
+                segs.par_iter()
+                    .flat_map_iter(|&(a, b)| {
+                        let mut freqs = vec![0u64; u];
+                        for &s in &self.index[a..b] {
+                            freqs[s as usize] += 1;
+                        }
+                        columns_mean(&freqs, values, width).into_iter()
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// Per-state `E[A_X]` of a credit vector (each state once, in parallel).
+    /// Requires `credit.k <= n` for every state (see `first_short`).
+    pub fn credit_values(&self, credit: &crate::credit::Credit) -> Vec<f64> {
+        finite::state_values(&self.states, credit)
+    }
+}
+
+/// Frequency-weighted column means of a `states x width` matrix.
+fn columns_mean(freqs: &[u64], values: &[f64], width: usize) -> Vec<f64> {
+    if width == 1 {
+        return vec![finite::weighted_mean(freqs, values)];
+    }
+    (0..width)
+        .into_par_iter()
+        .map(|j| {
+            let col: Vec<f64> = values.iter().skip(j).step_by(width).copied().collect();
+            finite::weighted_mean(freqs, &col)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::credit::Credit;
+    use ndarray::array;
+
+    const NAMES: Names<'static> = Names { n: "n", c: "c" };
+
+    #[test]
+    fn dedups_and_indexes() {
+        let n = array![5i64, 5, 3, 5, 3];
+        let c = array![2i64, 2, 0, 5, 0];
+        let t = StateTable::from_counts(Trials::Each(n.view()), c.view(), NAMES).unwrap();
+        assert_eq!(t.states, vec![(3, 0), (5, 2), (5, 5)]);
+        assert_eq!(t.freqs, vec![2, 2, 1]);
+        assert_eq!(t.index, vec![1, 1, 0, 2, 0]);
+        assert_eq!(t.first_short(4), Some((2, 3)));
+        assert_eq!(t.first_short(3), None);
+        let (ns, cs) = t.question_counts();
+        assert_eq!(ns, vec![5, 5, 3, 5, 3]);
+        assert_eq!(cs, vec![2, 2, 0, 5, 0]);
+    }
+
+    #[test]
+    fn sorted_path_agrees_with_dense() {
+        let m = 50_000usize;
+        let n: Vec<i64> = (0..m).map(|i| 1 + (i as i64 * 7919) % 30_000).collect();
+        let c: Vec<i64> = n.iter().enumerate().map(|(i, &x)| (i as i64 * 31) % (x + 1)).collect();
+        let nv = ndarray::Array1::from(n);
+        let cv = ndarray::Array1::from(c);
+        let t = StateTable::from_counts(Trials::Each(nv.view()), cv.view(), NAMES).unwrap();
+        let keys: Vec<u64> = nv.iter().zip(cv.iter()).map(|(&a, &b)| key(a as u64, b as u64)).collect();
+        assert_eq!(StateTable::sorted(&keys), t);
+        let ns: Vec<u64> = t.states.iter().map(|s| s.0).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+        let slots = ns.iter().map(|&n| n as usize + 1).sum();
+        assert_eq!(StateTable::dense(&KeyPairs(&keys), m, &ns, slots), t);
+        for (i, &s) in t.index.iter().enumerate() {
+            assert_eq!(t.states[s as usize], (nv[i] as u64, cv[i] as u64));
+        }
+    }
+
+    #[test]
+    fn scalar_n_and_floats() {
+        let c = array![0.0f64, 3.0, 3.0];
+        let t = StateTable::from_counts(Trials::<i64>::All(4), c.view(), NAMES).unwrap();
+        assert_eq!(t.states, vec![(4, 0), (4, 3)]);
+        let v = t.credit_values(&Credit::pass(2));
+        let per = t.reduce(&v, 1, Reduce::Question);
+        assert_eq!(per, vec![0.0, 1.0, 1.0]);
+        let mean = t.reduce(&v, 1, Reduce::Mean);
+        assert!((mean[0] - 2.0 / 3.0).abs() < 1e-16);
+        let seg = t.reduce(&v, 1, Reduce::Segments(&[0, 1, 3]));
+        assert_eq!(seg, vec![0.0, 1.0]);
+    }
+
+    #[test]
+    fn errors_name_argument_and_first_index() {
+        fn err<'a>(n: Trials<'a, f64>, c: &'a [f64]) -> String {
+            let cv = ArrayView1::from(c);
+            StateTable::from_counts(n, cv, Names { n: "num_samples", c: "num_correct" }).unwrap_err().to_string()
+        }
+        assert_eq!(err(Trials::All(5), &[1.0, f64::NAN, -1.0]), "num_correct[1] must be a finite integer; got NaN");
+        assert_eq!(err(Trials::All(5), &[1.0, 2.5]), "num_correct[1] must be an integer; got 2.5");
+        assert_eq!(err(Trials::All(5), &[1.0, 6.0, -1.0]), "num_correct[1] = 6 exceeds num_samples = 5");
+        let n = [5.0, 5.0, 2.0];
+        assert_eq!(
+            err(Trials::Each(ArrayView1::from(&n[..])), &[1.0, 0.0, 3.0]),
+            "num_correct[2] = 3 exceeds num_samples[2] = 2"
+        );
+        assert_eq!(
+            err(Trials::Each(ArrayView1::from(&[5.0, -5.0][..])), &[1.0, 0.0]),
+            "num_samples[1] must be non-negative; got -5.0"
+        );
+        assert_eq!(
+            err(Trials::Each(ArrayView1::from(&[5.0][..])), &[1.0, 0.0]),
+            "num_samples and num_correct must have the same length; got 1 and 2"
+        );
+        // The first offender wins across parallel chunks.
+        let mut big = vec![0.0f64; 200_000];
+        big[150_000] = -1.0;
+        big[120_000] = 0.5;
+        assert_eq!(err(Trials::All(5), &big), "num_correct[120000] must be an integer; got 0.5");
+    }
+
+    #[test]
+    fn banks_and_direct_metrics() {
+        let (t, off) = StateTable::from_banks(&[(3, vec![0, 3, 2]), (5, vec![5])]);
+        assert_eq!(off, vec![0, 3, 4]);
+        assert_eq!(t.states, vec![(3, 0), (3, 2), (3, 3), (5, 5)]);
+        let v = t.direct_values(Direct::MajorityOf(3));
+        assert_eq!(t.reduce(&v, 1, Reduce::Question), vec![0.0, 1.0, 1.0, 1.0]);
+        let own = t.direct_values(Direct::MajorityOfOwn);
+        assert_eq!(t.reduce(&own, 1, Reduce::Question), vec![0.0, 1.0, 1.0, 1.0]);
+        let r = t.direct_values(Direct::Ratio);
+        let seg = t.reduce(&r, 1, Reduce::Segments(&off));
+        assert!((seg[0] - 5.0 / 9.0).abs() < 1e-15 && seg[1] == 1.0, "{seg:?}");
+    }
+}

@@ -1,0 +1,242 @@
+//! `CountStates`: per-question `(n, c)` counts (from count arrays, outcome
+//! matrices, packed matrices or several banks) validated and deduplicated in
+//! the core, and the metrics over them: one credit, a direct metric, or a
+//! curve over many budgets, reduced per question, to the mean or per bank.
+
+use ndarray::Array2;
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+use kscore_core::counts::{Direct, Names, Reduce, StateTable, Trials};
+use kscore_core::curve::{state_curves, Family};
+use kscore_core::{intake, packed};
+
+use crate::credit::Credit;
+use crate::enter::enter;
+use crate::matrix::with_matrix;
+
+/// Bind `$view` to an `ArrayView1` of an int64 or float64 vector.
+macro_rules! with_vector {
+    ($obj:expr, $name:expr, $view:ident => $body:expr) => {{
+        let obj = $obj;
+        if let Ok(a) = obj.cast::<PyArray1<i64>>() {
+            let ro = a.try_readonly().map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let $view = ro.as_array();
+            $body
+        } else if let Ok(a) = obj.cast::<PyArray1<f64>>() {
+            let ro = a.try_readonly().map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let $view = ro.as_array();
+            $body
+        } else {
+            Err(PyTypeError::new_err(format!("{} must be a 1-D int64 or float64 numpy array", $name)))
+        }
+    }};
+}
+
+/// Per-row success counts of one outcome matrix (packed or not) and its N.
+fn matrix_counts(py: Python<'_>, matrix: &Bound<'_, PyAny>, packed_n: Option<u64>) -> PyResult<(u64, Vec<u32>)> {
+    if let Some(n) = packed_n {
+        let array = matrix
+            .cast::<PyArray2<u8>>()
+            .map_err(|_| PyValueError::new_err("R must be a 2-D uint8 array from numpy.packbits when packed_n is given"))?;
+        let ro = array.try_readonly().map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let view = ro.as_array();
+        return enter(py, || packed::packed_counts(view, n, "R")).map(|c| (n, c));
+    }
+    // One byte per trial (uint8, or bool/int8 viewed as uint8 by the Python
+    // layer), C-ordered: the popcount intake.
+    if let Ok(array) = matrix.cast::<PyArray2<u8>>() {
+        let ro = array.try_readonly().map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let view = ro.as_array();
+        let n = view.ncols() as u64;
+        return enter(py, || packed::byte_counts(view, "R")).map(|c| (n, c));
+    }
+    with_matrix!(matrix, view => {
+        let n = view.ncols() as u64;
+        enter(py, || intake::binary_counts(view)).map(|c| (n, c))
+    })
+}
+
+fn parse_reduce<'a>(how: &str, offsets: &'a [usize]) -> PyResult<Reduce<'a>> {
+    match how {
+        "question" => Ok(Reduce::Question),
+        "mean" => Ok(Reduce::Mean),
+        "segments" => Ok(Reduce::Segments(offsets)),
+        _ => Err(PyValueError::new_err(format!("unknown reduction {how:?}"))),
+    }
+}
+
+fn parse_family(name: &str, tau: f64) -> PyResult<Family> {
+    match name {
+        "pass_at_k" => Ok(Family::Pass),
+        "pass_hat_k" => Ok(Family::PassHat),
+        "g_pass_at_k_tau" => Ok(Family::Tau(tau)),
+        "maj_at_k" => Ok(Family::Majority),
+        "mg_pass_at_k" => Ok(Family::Mg),
+        "auc_at_k" => Ok(Family::Auc),
+        _ => Err(PyValueError::new_err(format!("unknown metric family {name:?}"))),
+    }
+}
+
+/// Distinct `(n, c)` states of a set of questions (one or several banks).
+#[pyclass(frozen, module = "kscore._kscore")]
+pub struct CountStates {
+    table: StateTable,
+    /// Bank boundaries: `offsets[j]..offsets[j + 1]` are bank j's questions.
+    offsets: Vec<usize>,
+}
+
+impl CountStates {
+    fn single(table: StateTable) -> Self {
+        let offsets = vec![0, table.len()];
+        CountStates { table, offsets }
+    }
+}
+
+#[pymethods]
+impl CountStates {
+    /// From per-question counts: `n` a Python int (all questions) or a 1-D
+    /// int64/float64 array, `c` a 1-D int64/float64 array.
+    #[staticmethod]
+    fn from_counts(
+        py: Python<'_>,
+        n: &Bound<'_, PyAny>,
+        c: &Bound<'_, PyAny>,
+        n_name: &str,
+        c_name: &str,
+    ) -> PyResult<Self> {
+        let names = Names { n: n_name, c: c_name };
+        if let Ok(n0) = n.extract::<u64>() {
+            return with_vector!(c, c_name, cv => {
+                enter(py, || StateTable::from_counts(Trials::<i64>::All(n0), cv, names)).map(Self::single)
+            });
+        }
+        with_vector!(n, n_name, nv => {
+            with_vector!(c, c_name, cv => {
+                enter(py, || StateTable::from_counts(Trials::Each(nv), cv, names)).map(Self::single)
+            })
+        })
+    }
+
+    /// From a 2-D outcome matrix (or a packed one with `packed_n` trials)
+    /// whose rows are `banks` equal consecutive banks (a reshaped 3-D array).
+    #[staticmethod]
+    #[pyo3(signature = (matrix, packed_n=None, banks=1))]
+    fn from_matrix(py: Python<'_>, matrix: &Bound<'_, PyAny>, packed_n: Option<u64>, banks: usize) -> PyResult<Self> {
+        let (n, counts) = matrix_counts(py, matrix, packed_n)?;
+        let banks = banks.max(1);
+        if counts.len() % banks != 0 {
+            return Err(PyValueError::new_err("rows must split evenly into banks"));
+        }
+        let per = counts.len() / banks;
+        let table = enter(py, || Ok(StateTable::from_row_counts(n, &counts)))?;
+        let offsets = (0..=banks).map(|j| j * per).collect();
+        Ok(CountStates { table, offsets })
+    }
+
+    /// From a sequence of outcome matrices of any shapes (one bank each).
+    #[staticmethod]
+    #[pyo3(signature = (matrices, packed_n=None))]
+    fn from_matrices(py: Python<'_>, matrices: Vec<Bound<'_, PyAny>>, packed_n: Option<u64>) -> PyResult<Self> {
+        let mut banks = Vec::with_capacity(matrices.len());
+        for (j, m) in matrices.iter().enumerate() {
+            let bank = matrix_counts(py, m, packed_n).map_err(|e| {
+                if e.is_instance_of::<PyValueError>(py) {
+                    PyValueError::new_err(format!("models[{j}]: {}", e.value(py)))
+                } else {
+                    e
+                }
+            })?;
+            banks.push(bank);
+        }
+        let (table, offsets) = enter(py, || Ok(StateTable::from_banks(&banks)))?;
+        Ok(CountStates { table, offsets })
+    }
+
+    /// Questions in all banks.
+    #[getter]
+    fn m(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Distinct states.
+    #[getter]
+    fn distinct(&self) -> usize {
+        self.table.states.len()
+    }
+
+    /// The smallest n over all questions (None when there are none).
+    #[getter]
+    fn min_n(&self) -> Option<u64> {
+        self.table.min_n()
+    }
+
+    /// Bank boundaries (`banks + 1` offsets).
+    #[getter]
+    fn offsets(&self) -> Vec<usize> {
+        self.offsets.clone()
+    }
+
+    /// The first question whose n is below k, and that n.
+    fn first_short(&self, py: Python<'_>, k: u64) -> PyResult<Option<(usize, u64)>> {
+        let table = &self.table;
+        enter(py, || Ok(table.first_short(k)))
+    }
+
+    /// `(n, c)` per question as int64 arrays.
+    fn question_counts<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
+        let table = &self.table;
+        let (n, c) = enter(py, || {
+            let (n, c) = table.question_counts();
+            Ok((n.into_iter().map(|x| x as i64).collect::<Vec<_>>(), c.into_iter().map(|x| x as i64).collect::<Vec<_>>()))
+        })?;
+        Ok((n.into_pyarray(py), c.into_pyarray(py)))
+    }
+
+    /// A finite-bank metric (its credit vector; `credit.k <= n` everywhere),
+    /// reduced by `how`: "question", "mean" or "segments".
+    fn evaluate<'py>(&self, py: Python<'py>, credit: &Credit, how: &str) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let reduce = parse_reduce(how, &self.offsets)?;
+        let table = &self.table;
+        let credit = &credit.0;
+        let out = enter(py, || Ok(table.reduce(&table.credit_values(credit), 1, reduce)))?;
+        Ok(out.into_pyarray(py))
+    }
+
+    /// A metric read off the counts: "avg" (c / n) or "cons" (1 if 2c > k;
+    /// k = 0 means each question's own n).
+    fn direct<'py>(&self, py: Python<'py>, kind: &str, k: u64, how: &str) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let reduce = parse_reduce(how, &self.offsets)?;
+        let metric = match kind {
+            "avg" => Direct::Ratio,
+            "cons" if k == 0 => Direct::MajorityOfOwn,
+            "cons" => Direct::MajorityOf(k),
+            _ => return Err(PyValueError::new_err(format!("unknown direct metric {kind:?}"))),
+        };
+        let table = &self.table;
+        let out = enter(py, || Ok(table.reduce(&table.direct_values(metric), 1, reduce)))?;
+        Ok(out.into_pyarray(py))
+    }
+
+    /// A metric family at every budget of `ks` (each in 1..=n everywhere):
+    /// rows are questions, one row (the mean) or banks; columns follow `ks`.
+    fn curve<'py>(
+        &self,
+        py: Python<'py>,
+        family: &str,
+        tau: f64,
+        ks: Vec<u64>,
+        how: &str,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let reduce = parse_reduce(how, &self.offsets)?;
+        let family = parse_family(family, tau)?;
+        let table = &self.table;
+        let width = ks.len();
+        let ks_ref = &ks;
+        let out = enter(py, || Ok(table.reduce(&state_curves(&table.states, family, ks_ref), width, reduce)))?;
+        let rows = if width == 0 { 0 } else { out.len() / width };
+        let array = Array2::from_shape_vec((rows, width), out).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok(array.into_pyarray(py))
+    }
+}
