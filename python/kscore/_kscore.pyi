@@ -103,44 +103,74 @@ def geom_posterior(
     beta0: float,
 ) -> tuple[float, float]:
     """Questionwise Geom@k posterior ``(mean, variance)``."""
+
+@final
 class CategoryCounts:
     """Per-row counts of the categories ``0..categories`` of an outcome matrix."""
+
     @staticmethod
     def from_matrix(matrix: npt.NDArray[Any], categories: int, name: str) -> CategoryCounts: ...
     @property
     def in_range(self) -> bool: ...
+    @property
     def rows(self) -> int: ...
+    @property
     def trials(self) -> int: ...
+    @property
     def categories(self) -> int: ...
     def counts(self) -> npt.NDArray[np.uint32]: ...
+
 def bayes(
     counts: CategoryCounts, prior: CategoryCounts | None, weights: npt.NDArray[np.float64]
+) -> tuple[float, float]:
     """Bayes@N ``(mu, sigma)`` from counts of R, optional counts of R0 and rewards."""
+
 def avg(counts: CategoryCounts, weights: npt.NDArray[np.float64]) -> tuple[float, float]:
     """Avg@N ``(a, sigma_a)`` from counts of R and rewards."""
+
 def observed_mean(counts: CategoryCounts, weights: npt.NDArray[np.float64]) -> float:
     """The observed weighted mean (Max@1)."""
+
 def max_at_k(
     counts: CategoryCounts,
     levels: npt.NDArray[np.float64],
     of_category: npt.NDArray[np.int64],
+    k: int,
 ) -> float:
     """Finite-bank Max@k from counts of R, ascending levels and each category's level."""
+
 def max_at_k_posterior(
+    counts: CategoryCounts,
     prior: CategoryCounts | None,
+    levels: npt.NDArray[np.float64],
+    of_category: npt.NDArray[np.int64],
+    k: int,
+) -> tuple[float, float]:
     """Latent Max@k ``(mu, sigma)`` under the Dirichlet(+1) posterior."""
+
+@final
 class CountStates:
     """Distinct ``(n, c)`` states of one or several banks of questions."""
+
+    @staticmethod
     def from_counts(
         n: int | npt.NDArray[Any], c: npt.NDArray[Any], n_name: str, c_name: str
     ) -> CountStates: ...
+    @staticmethod
     def from_matrix(
         matrix: npt.NDArray[Any], packed_n: int | None = None, banks: int = 1
+    ) -> CountStates: ...
+    @staticmethod
     def from_matrices(
         matrices: Sequence[npt.NDArray[Any]], packed_n: int | None = None
+    ) -> CountStates: ...
+    @property
     def m(self) -> int: ...
+    @property
     def distinct(self) -> int: ...
+    @property
     def min_n(self) -> int | None: ...
+    @property
     def offsets(self) -> list[int]: ...
     def first_short(self, k: int) -> tuple[int, int] | None: ...
     def question_counts(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
@@ -149,9 +179,11 @@ class CountStates:
     ) -> npt.NDArray[np.float64]: ...
     def direct(
         self, kind: Literal["avg", "cons"], k: int, how: Literal["question", "mean", "segments"]
+    ) -> npt.NDArray[np.float64]: ...
     def curve(
         self,
         family: str,
         tau: float,
         ks: Sequence[int],
         how: Literal["question", "mean", "segments"],
+    ) -> npt.NDArray[np.float64]: ...

@@ -10,9 +10,10 @@ calling kscore.eval on each group's outcome matrix (rebuilt from the counts:
 the metrics do not depend on the order of samples), and pooling:
 ``mu = sum(M_g mu_g) / M`` and ``sigma = sqrt(sum((M_g sigma_g)^2)) / M``.
 
-Note: the ``kscore.counts`` module (metrics straight from ``(n, c)``
-arrays) is not on this branch yet; the equal-n grouping above gives the same
-numbers, and can be swapped for it when it lands.
+The classic point estimates (unbiased pass@k, pass^k, maj@k) come straight
+from the per-question ``(n, c)`` arrays through :mod:`kscore.counts`, which
+takes a different ``n`` per question in one call; ``kscore.counts`` has no
+credible intervals, hence the equal-n groups for those.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any, Callable
 import numpy as np
 import numpy.typing as npt
 
+from .. import counts as kc
 from .. import eval as ke
 from ..eval._interval import normal_ci
 from ._errors import CliError, Issues
@@ -152,11 +154,12 @@ def _categorical(rows: npt.NDArray[np.int32], n: int) -> Matrix:
 
 
 def _funcs(metric: Metric) -> tuple[Callable[..., float], Callable[..., tuple[float, float, float, float]]]:
+    """(point estimate from (n, c) arrays, credible interval from a matrix)."""
     if metric.kind == "pass":
-        return ke.pass_at_k, ke.pass_at_k_ci
+        return kc.pass_at_k, ke.pass_at_k_ci
     if metric.kind == "pass^":
-        return ke.pass_hat_k, ke.pass_hat_k_ci
-    return ke.maj_at_k, ke.maj_at_k_ci
+        return kc.pass_hat_k, ke.pass_hat_k_ci
+    return kc.maj_at_k, ke.maj_at_k_ci
 
 
 def _pool(parts: list[tuple[int, float, float, float, float, float]], confidence: float,
@@ -207,6 +210,9 @@ def model_value(counts: npt.NDArray[np.int32], metric: Metric, w: npt.NDArray[np
         return None, f"needs at least {metric.k} samples per question; some have {int(ns[0])}"
     bounds: tuple[float, float] = (0.0, 1.0) if metric.kind != "bayes" else (float(w.min()), float(w.max()))
     parts: list[tuple[int, float, float, float, float, float]] = []
+    if metric.kind != "bayes":
+        point, ci = _funcs(metric)
+        estimate = float(point(n, counts[:, -1], metric.k, mean=True))
     for nv in ns:
         rows = counts[n == nv]
         if metric.kind == "bayes":
@@ -215,11 +221,8 @@ def model_value(counts: npt.NDArray[np.int32], metric: Metric, w: npt.NDArray[np
             mu, sigma, lo, hi = bayes_ci(R, w, confidence=confidence, bounds=bounds)
             parts.append((len(rows), mu, mu, sigma, lo, hi))
         else:
-            point, ci = _funcs(metric)
-            R = _binary(rows, int(nv))
-            est = point(R, metric.k)
-            mu, sigma, lo, hi = ci(R, metric.k, confidence=confidence)
-            parts.append((len(rows), est, mu, sigma, lo, hi))
+            mu, sigma, lo, hi = ci(_binary(rows, int(nv)), metric.k, confidence=confidence)
+            parts.append((len(rows), estimate, mu, sigma, lo, hi))
     return _pool(parts, confidence, bounds), ""
 
 
