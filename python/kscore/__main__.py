@@ -1,16 +1,25 @@
-"""``python -m kscore``: every kscore.eval metric on the sample outcome
-matrix shipped in the package (see scripts/make_sample_outcomes.py)."""
+"""``python -m kscore``: an alias of ``kscore leaderboard`` (arguments are
+passed on: ``python -m kscore leaderboard results.csv``; with none it ranks
+the sample results shipped in the package).
+
+Without the ``cli`` extra (pyarrow, rich) it falls back to printing every
+kscore.eval metric on the sample outcome matrix shipped in the package (see
+scripts/make_sample_outcomes.py), which needs numpy only.
+"""
 
 from __future__ import annotations
 
+import sys
 from importlib import resources
+from importlib.util import find_spec
 
 import numpy as np
 
 from . import eval as ke
 
 
-def main() -> None:
+def plain() -> None:
+    """Every kscore.eval point metric on the shipped sample outcome matrix."""
     with resources.files("kscore.data").joinpath("sample_outcomes.npz").open("rb") as fh:
         data = np.load(fh)
         R, graded, w = data["binary"], data["graded"], data["w"]
@@ -35,5 +44,25 @@ def main() -> None:
         print(name.ljust(width) + "".join(f"{v:12.6f}" for v in values))
 
 
+def has_cli_extra() -> bool:
+    try:
+        return find_spec("pyarrow") is not None and find_spec("rich") is not None
+    except (ImportError, ValueError):  # a module blocked with sys.modules[name] = None
+        return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not has_cli_extra():
+        if args:
+            print("kscore: error: the command line needs the cli extra: pip install 'kscore[cli]'", file=sys.stderr)
+            return 1
+        plain()
+        return 0
+    from .cli import main as cli_main
+
+    return cli_main(args or ["leaderboard"])
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

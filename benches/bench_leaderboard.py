@@ -1,0 +1,148 @@
+"""``kscore leaderboard`` end to end (reading included) against the obvious
+pandas + scorio script, on the same files, each in a fresh process so that
+peak memory (``ru_maxrss``) is its own.
+
+Workloads (generated once into a temporary directory, fixed seed):
+
+- a 10-million-row Parquet file: 100 models x 10 000 questions x 10 samples;
+- a 1-million-row CSV file: 100 models x 1 000 questions x 10 samples.
+
+Both sides compute the default leaderboard: pass@1, pass@4, pass@10, maj@10
+and Bayes@N, each with its 95% credible interval, for every model. The
+reference reads with pandas, pivots each model's rows into a questions x
+samples matrix (``groupby`` + ``pivot``) and calls scorio on it.
+
+Run with ``python -m pytest benches/bench_leaderboard.py -s`` (needs pandas,
+which is not a dependency of kscore: ``pip install pandas``). No timing is
+asserted; the figures are printed and recorded in the summary table.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from conftest import record  # benches/conftest.py (rootdir-relative import, no package)
+
+pd = pytest.importorskip("pandas")
+pa = pytest.importorskip("pyarrow")
+
+# Peak resident memory of this process: VmHWM (ru_maxrss would also count the
+# parent's memory at fork time, which Linux carries over exec).
+PEAK = """
+def PEAK():
+    try:
+        with open("/proc/self/status") as fh:
+            return next(int(l.split()[1]) for l in fh if l.startswith("VmHWM")) / 1024
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+"""
+
+KSCORE = """
+import json, resource, sys, time
+""" + PEAK + """
+t0 = time.perf_counter()
+from kscore.cli import main
+rc = main(["leaderboard", sys.argv[1], "--format", "csv", "--output", sys.argv[2], "--quiet"])
+wall = time.perf_counter() - t0
+print(json.dumps({"rc": rc, "wall": wall, "rss_mb": PEAK()}))
+"""
+
+REFERENCE = """
+import json, resource, sys, time
+""" + PEAK + """
+t0 = time.perf_counter()
+import numpy as np
+import pandas as pd
+from scorio import eval as se
+path = sys.argv[1]
+df = pd.read_parquet(path) if path.endswith(".parquet") else pd.read_csv(path)
+rows = []
+for model, g in df.groupby("model", sort=False):
+    R = g.pivot(index="question_id", columns="sample", values="correct").to_numpy()
+    row = {"model": model}
+    for k in (1, 4, 10):
+        row[f"pass@{k}"] = se.pass_at_k_ci(R, k)
+    row["maj@10"] = se.maj_at_k_ci(R, 10)
+    row["bayes@N"] = se.bayes_ci(R, bounds=(0.0, 1.0))
+    rows.append(row)
+rows.sort(key=lambda r: -r["bayes@N"][0])
+pd.DataFrame([{k: (v[0] if isinstance(v, tuple) else v) for k, v in r.items()} for r in rows]).to_csv(sys.argv[2])
+wall = time.perf_counter() - t0
+print(json.dumps({"rc": 0, "wall": wall, "rss_mb": PEAK()}))
+"""
+
+
+def make_table(n_models: int, n_questions: int, n_samples: int, seed: int) -> Any:
+    """Long-format results from an item-response model (fixed seed)."""
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0.0, 1.0, n_models)
+    b = rng.normal(0.0, 1.5, n_questions)
+    p = 1.0 / (1.0 + np.exp(-(theta[:, None] - b[None, :])))
+    out = (rng.random((n_models, n_questions, n_samples), dtype=np.float32) < p[:, :, None]).astype(np.int8)
+    m = np.repeat(np.arange(n_models, dtype=np.int32), n_questions * n_samples)
+    q = np.tile(np.repeat(np.arange(n_questions, dtype=np.int32), n_samples), n_models)
+    s = np.tile(np.arange(n_samples, dtype=np.int16), n_models * n_questions)
+    models = pa.array([f"model-{i:03d}" for i in range(n_models)])
+    questions = pa.array([f"q{i:05d}" for i in range(n_questions)])
+    return pa.table({
+        "model": pa.DictionaryArray.from_arrays(pa.array(m), models).cast(pa.string()),
+        "question_id": pa.DictionaryArray.from_arrays(pa.array(q), questions).cast(pa.string()),
+        "sample": pa.array(s),
+        "correct": pa.array(out.ravel()),
+    })
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    d = tmp_path_factory.mktemp("leaderboard")
+    parquet, csv = d / "results_10M.parquet", d / "results_1M.csv"
+    pq.write_table(make_table(100, 10_000, 10, seed=1), parquet)
+    pacsv.write_csv(make_table(100, 1_000, 10, seed=2), csv)
+    return {"parquet": parquet, "csv": csv}
+
+
+def run(script: str, path: Path, out: Path) -> dict[str, float]:
+    """Wall time of the whole process (interpreter start included) and its peak RSS."""
+    t0 = time.perf_counter()
+    res = subprocess.run([sys.executable, "-c", script, str(path), str(out)], capture_output=True, text=True,
+                         check=False, timeout=1200)
+    wall = time.perf_counter() - t0
+    assert res.returncode == 0, res.stderr[-2000:]
+    result: dict[str, float] = json.loads(res.stdout.strip().splitlines()[-1])
+    assert result["rc"] == 0
+    result["wall"] = wall
+    return result
+
+
+def best(script: str, path: Path, out: Path, repeat: int) -> dict[str, float]:
+    runs = [run(script, path, out) for _ in range(repeat)]
+    return {"wall": min(r["wall"] for r in runs), "rss_mb": max(r["rss_mb"] for r in runs)}
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+def test_leaderboard_end_to_end(kind: str, files: dict[str, Path], tmp_path: Path, benchmark: Any) -> None:
+    path = files[kind]
+    rows = "10M-row Parquet" if kind == "parquet" else "1M-row CSV"
+    ref = best(REFERENCE, path, tmp_path / "ref.csv", repeat=2)
+    ks = best(KSCORE, path, tmp_path / "ks.csv", repeat=3)
+    benchmark.pedantic(lambda: run(KSCORE, path, tmp_path / "ks.csv"), rounds=1, iterations=1)
+    # Same ranking on both sides.
+    ours = [line.split(",")[3] for line in (tmp_path / "ks.csv").read_text().splitlines()[1:]]
+    theirs = list(pd.read_csv(tmp_path / "ref.csv")["model"])
+    assert ours[:10] == theirs[:10]
+    name = (f"leaderboard {rows} (peak RSS kscore {ks['rss_mb']:.0f} MB, "
+            f"pandas+scorio {ref['rss_mb']:.0f} MB)")
+    record(name, "pandas+scorio", ref["wall"])
+    record(name, "kscore", ks["wall"])
+    print(f"\n{name}: kscore {ks['wall']:.2f} s, pandas+scorio {ref['wall']:.2f} s")
