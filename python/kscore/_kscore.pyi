@@ -89,6 +89,7 @@ class CountStates:
     def direct(
         self, kind: Literal["avg", "cons"], k: int, how: Literal["question", "mean", "segments"]
     ) -> npt.NDArray[np.float64]: ...
+    def posterior(self, credit: Credit, alpha0: float, beta0: float) -> tuple[float, float]: ...
     def curve(
         self,
         family: str,

@@ -395,6 +395,35 @@ pub fn posterior(hist: &Histogram, credit: &Credit, alpha0: f64, beta0: f64) -> 
     aggregate(hist, m.means, m.vars)
 }
 
+/// Posterior `(mean, variance)` of `credit` over questions with their own
+/// trial counts: distinct states `(n, c)` with frequencies are grouped by n,
+/// each group is one Beta-posterior bank, and the groups pool exactly as
+/// the questions do: `mean = sum M_g mu_g / M`, `var = sum M_g^2 v_g / M^2`.
+pub fn posterior_ragged(
+    states: &[(u64, u64)],
+    freqs: &[u64],
+    credit: &Credit,
+    alpha0: f64,
+    beta0: f64,
+) -> Result<(f64, f64)> {
+    let mut groups: std::collections::BTreeMap<u64, Vec<(u64, u64)>> = Default::default();
+    for (&(n, c), &f) in states.iter().zip(freqs) {
+        groups.entry(n).or_default().push((c, f));
+    }
+    let m: u64 = freqs.iter().sum();
+    let (mut mean, mut var) = (Neumaier::new(), Neumaier::new());
+    for (n, mut cs) in groups {
+        cs.sort_unstable();
+        let (values, freqs): (Vec<u64>, Vec<u64>) = cs.into_iter().unzip();
+        let hist = Histogram { n, values, freqs };
+        let share = hist.rows() as f64 / m as f64;
+        let g = posterior(&hist, credit, alpha0, beta0)?;
+        mean.add(share * g.mean);
+        var.add(share * share * g.var);
+    }
+    Ok((mean.value(), var.value()))
+}
+
 /// Marginal moments of two credits and their posterior covariance (§C.6).
 pub fn joint(hist: &Histogram, left: &Credit, right: &Credit, alpha0: f64, beta0: f64) -> Result<JointMoments> {
     let params = parameters(hist, alpha0, beta0)?;

@@ -196,6 +196,14 @@ impl CountStates {
         Ok(out.into_pyarray(py))
     }
 
+    /// Beta-posterior `(mean, variance)` of a credit over all questions, each
+    /// with its own n (prior `Beta(alpha0, beta0)`).
+    fn posterior(&self, py: Python<'_>, credit: &Credit, alpha0: f64, beta0: f64) -> PyResult<(f64, f64)> {
+        let table = &self.table;
+        let credit = &credit.0;
+        enter(py, || kscore_core::posterior::posterior_ragged(&table.states, &table.freqs, credit, alpha0, beta0))
+    }
+
     /// A metric read off the counts: "avg" (c / n) or "cons" (1 if 2c > k;
     /// k = 0 means each question's own n).
     fn direct<'py>(&self, py: Python<'py>, kind: &str, k: u64, how: &str) -> PyResult<Bound<'py, PyArray1<f64>>> {
