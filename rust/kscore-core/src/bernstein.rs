@@ -269,12 +269,7 @@ pub fn centred_from_regions(r: &[f64; 4], (mu, cmu): (f64, f64), (nu, cnu): (f64
 mod tests {
     use super::*;
 
-    fn choose(n: u64, r: u64) -> f64 {
-        if r > n {
-            return 0.0;
-        }
-        (0..r).fold(1.0, |a, i| a * (n - i) as f64 / (i + 1) as f64)
-    }
+    use crate::testutil::choose;
 
     fn direct(x: &[f64], y: &[f64]) -> Vec<f64> {
         let (k1, k2) = ((x.len() - 1) as u64, (y.len() - 1) as u64);

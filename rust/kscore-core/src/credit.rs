@@ -150,6 +150,7 @@ pub fn tau_threshold(tau: f64, k: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testutil::choose;
 
     #[test]
     fn tau_threshold_follows_float_rule() {
@@ -172,10 +173,6 @@ mod tests {
     #[test]
     fn auc_closed_form_matches_trapezoid_of_pass_curve() {
         // Direct O(k^2) definition with exact small binomials.
-        fn choose(n: u64, r: u64) -> f64 {
-            if r > n { return 0.0; }
-            (0..r).fold(1.0, |a, i| a * (n - i) as f64 / (i + 1) as f64)
-        }
         for k in 2..12u64 {
             let a = Credit::auc(k).values();
             for s in 0..=k {

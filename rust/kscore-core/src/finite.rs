@@ -75,12 +75,7 @@ pub fn histogram_mean(hist: &Histogram, credit: &Credit) -> f64 {
 mod tests {
     use super::*;
 
-    fn choose(n: u64, r: u64) -> f64 {
-        if r > n {
-            return 0.0;
-        }
-        (0..r).fold(1.0, |a, i| a * (n - i) as f64 / (i + 1) as f64)
-    }
+    use crate::testutil::choose;
 
     #[test]
     fn pass_and_unanimous_match_binomial_ratios() {

@@ -33,9 +33,7 @@ pub fn weights(n: u64, c: u64, k: u64, out: &mut Vec<f64>) -> u64 {
 mod tests {
     use super::*;
 
-    fn choose(n: u64, k: u64) -> f64 {
-        (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
-    }
+    use crate::testutil::choose;
 
     #[test]
     fn weights_are_proportional_to_the_pmf() {

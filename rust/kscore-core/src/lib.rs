@@ -45,6 +45,8 @@ pub mod packed;
 pub mod posterior;
 pub mod rewards;
 pub mod sum;
+#[cfg(test)]
+mod testutil;
 pub mod walk;
 
 pub use error::{Error, Result};

@@ -111,12 +111,7 @@ pub fn max_at_k(bank: &CategoricalBank, levels: &Levels, k: u64) -> Result<f64> 
 mod tests {
     use super::*;
 
-    fn choose(n: u64, r: u64) -> f64 {
-        if r > n {
-            return 0.0;
-        }
-        (0..r).fold(1.0, |a, i| a * (n - i) as f64 / (i + 1) as f64)
-    }
+    use crate::testutil::choose;
 
     /// The order-statistic definition on one row of rewards.
     fn direct(rewards: &mut [f64], k: u64) -> f64 {
