@@ -12,7 +12,7 @@ __version__: str
 __all__ = [
     "__version__", "Credit", "BinaryBank", "CountStates", "CategoryCounts", "ndtri",
     "bayes", "avg", "observed_mean", "max_at_k", "max_at_k_posterior",
-    "posterior_moments", "joint_posterior_moments", "delta_blend", "geom_posterior",
+    "posterior_moments", "joint_posterior_moments", "delta_blend", "blend", "geom_posterior",
 ]
 
 @final
@@ -164,6 +164,16 @@ def delta_blend(
     b_text: str,
 ) -> tuple[float, float]:
     """Delta-method ``(mean, variance)`` of ``x**a * y**b``."""
+
+def blend(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    a: float,
+    b: float,
+    a_text: str,
+    b_text: str,
+) -> npt.NDArray[np.float64]:
+    """``x**a * y**b`` element-wise with scorio's zero rules (first offender raises)."""
 
 def geom_posterior(
     bank: BinaryBank,

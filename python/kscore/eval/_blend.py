@@ -1,5 +1,9 @@
-"""The geometric blend ``x**a * y**b`` with scorio's zero rules, for one
-pair (Python floats) or element-wise over states (first offender raises)."""
+"""The geometric blend ``x**a * y**b`` with scorio's zero rules.
+
+The numbers come from the core (``delta::blend``, shared with the delta
+method of the ``*_ci`` functions). Only powers that are not real numbers stay
+in Python: scorio runs them through Python's own comparison and ``**``, and
+the exact TypeError depends on the data, so the same Python code decides."""
 
 from __future__ import annotations
 
@@ -8,9 +12,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .. import _kscore
 
-def weighted_geometric_mean(x: float, y: float, a: Any, b: Any) -> float:
-    """``x**a * y**b`` with scorio's rules for zero bases."""
+_REAL = (int, float, np.integer, np.floating)
+
+
+def _python_blend(x: float, y: float, a: Any, b: Any) -> float:
+    """scorio's scalar blend, verbatim in behaviour (for non-real powers)."""
     if a == 0.0 and b == 0.0:
         raise ValueError("at least one power must be non-zero")
     if x == 0.0 and a < 0.0:
@@ -24,34 +32,28 @@ def weighted_geometric_mean(x: float, y: float, a: Any, b: Any) -> float:
     return float((x**a) * (y**b))
 
 
+def power(value: Any) -> tuple[float, str]:
+    """A blend exponent as a float plus its text for scorio's messages;
+    a non-real power fails as Python's ``**`` does in scorio."""
+    if not isinstance(value, _REAL):
+        _python_blend(0.5, 0.5, value, value)  # raises the TypeError
+        raise TypeError(f"unsupported power type: {type(value).__name__}")
+    return float(value), f"{value}"
+
+
 def weighted_geometric_means(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], a: Any, b: Any
 ) -> npt.NDArray[np.float64]:
-    """Element-wise :func:`weighted_geometric_mean`; raises as the first
-    offending element (in order) would, including Python's OverflowError."""
-    real = (int, float, np.integer, np.floating)
-    if not (isinstance(a, real) and isinstance(b, real)):
-        # Exotic powers: scorio's per-state loop decides what is raised.
-        return np.array([weighted_geometric_mean(float(xi), float(yi), a, b) for xi, yi in zip(x, y)])
-    if a == 0.0 and b == 0.0:
-        raise ValueError("at least one power must be non-zero")
-    fa, fb = float(a), float(b)
-    x_zero_bad = (x == 0.0) & (fa < 0.0)
-    y_zero_bad = (y == 0.0) & (fb < 0.0)
-    zero_out = (x_zero_bad & (y == 0.0) & (fb > 0.0)) | (y_zero_bad & (x == 0.0) & (fa > 0.0))
-    x_err = x_zero_bad & ~zero_out
-    y_err = y_zero_bad & ~zero_out & ~x_err
-    bad = np.flatnonzero(x_err | y_err)
-    if bad.size:
-        if x_err[bad[0]]:
-            raise ValueError(f"x_power must be non-negative when x is zero; got x_power={a}")
-        raise ValueError(f"y_power must be non-negative when y is zero; got y_power={b}")
-    with np.errstate(all="ignore"):
-        xa = np.power(x, fa)
-        yb = np.power(y, fb)
-    if (np.isinf(xa) | np.isinf(yb))[~zero_out].any():
-        raise OverflowError(34, "Numerical result out of range")
-    with np.errstate(all="ignore"):
-        out = xa * yb
-    out[zero_out] = 0.0
-    return out
+    """Element-wise ``x**a * y**b``; raises as the first offending element
+    (in order) would, Python's OverflowError included."""
+    if not (isinstance(a, _REAL) and isinstance(b, _REAL)):
+        return np.array([_python_blend(float(xi), float(yi), a, b) for xi, yi in zip(x, y)])
+    return _kscore.blend(
+        np.ascontiguousarray(x, dtype=np.float64), np.ascontiguousarray(y, dtype=np.float64),
+        float(a), float(b), f"{a}", f"{b}",
+    )
+
+
+def weighted_geometric_mean(x: float, y: float, a: Any, b: Any) -> float:
+    """``x**a * y**b`` for one pair."""
+    return float(weighted_geometric_means(np.array([x]), np.array([y]), a, b)[0])

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import _kscore
-from ._blend import weighted_geometric_mean
+from ._blend import power as _power
 from ._inputs import (
     binary_bank,
     mg_spectrum_weights,
@@ -27,7 +27,6 @@ from ._inputs import (
 from ._interval import normal_ci
 from ._pass_ci import beta_prior
 
-_REAL = (bool, int, float, np.integer, np.floating)
 
 
 def _allocation_probe(size: int) -> None:
@@ -35,15 +34,6 @@ def _allocation_probe(size: int) -> None:
     (numpy's MemoryError / "Maximum allowed dimension exceeded")."""
     if size > 2**31:
         np.zeros(size, dtype=np.float64)
-
-
-def _power(value: Any) -> tuple[float, str]:
-    """A blend exponent as a float plus its text for scorio's messages.
-    Non-real powers fail as Python's ``**`` does in scorio."""
-    if not isinstance(value, _REAL):
-        weighted_geometric_mean(0.5, 0.5, value, value)  # raises the TypeError
-        raise TypeError(f"unsupported power type: {type(value).__name__}")
-    return float(value), f"{value}"
 
 
 def threshold_spectrum_at_k_ci(

@@ -35,6 +35,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(posterior::posterior_moments, m)?)?;
     m.add_function(wrap_pyfunction!(posterior::joint_posterior_moments, m)?)?;
     m.add_function(wrap_pyfunction!(posterior::delta_blend, m)?)?;
+    m.add_function(wrap_pyfunction!(posterior::blend, m)?)?;
     m.add_function(wrap_pyfunction!(posterior::geom_posterior, m)?)?;
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! the numbers behind every binary `*_ci` function. Each call runs in the
 //! core with the interpreter released (`enter`).
 
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 
 use kscore_core::delta::{self, Powers};
@@ -59,6 +60,24 @@ pub fn delta_blend(
 ) -> PyResult<(f64, f64)> {
     let p = Powers { a, b, a_text, b_text };
     delta::delta(mean_x, var_x, mean_y, var_y, cov, &p).map_err(to_pyerr)
+}
+
+/// `x**a * y**b` element-wise with scorio's zero rules and Python's
+/// OverflowError; the first offending element (in order) raises.
+#[pyfunction]
+pub fn blend<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray1<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    a: f64,
+    b: f64,
+    a_text: &str,
+    b_text: &str,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let p = Powers { a, b, a_text, b_text };
+    let (x, y) = (x.as_slice()?, y.as_slice()?);
+    let out: Result<Vec<f64>, _> = x.iter().zip(y).map(|(&xi, &yi)| delta::blend(xi, yi, &p)).collect();
+    Ok(out.map_err(to_pyerr)?.into_pyarray(py))
 }
 
 /// Questionwise Geom@k posterior `(mean, variance)`: the delta method per
