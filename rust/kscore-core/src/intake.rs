@@ -127,21 +127,36 @@ pub fn binary_count_histogram<T: Entry>(view: ArrayView2<T>) -> Result<Vec<u64>>
     let (hist, or) = (0..nblocks)
         .into_par_iter()
         .fold(
-            || (vec![0u64; n + 1], vec![0u32; block], 0u64),
+            || (vec![0u64; 4 * (n + 1)], vec![0u32; block], 0u64),
             |(mut hist, mut buf, or), b| {
                 let r0 = b * block;
                 let rows = block.min(m - r0);
                 let out = &mut buf[..rows];
                 let o = count_block(&view, r0, out);
                 if o <= 1 {
-                    for &c in out.iter() {
+                    // Four interleaved tables: neighbouring rows with the same
+                    // count do not wait on each other's increment.
+                    let stride = n + 1;
+                    let quads = out.chunks_exact(4);
+                    let tail = quads.remainder();
+                    for q in quads {
+                        hist[q[0] as usize] += 1;
+                        hist[stride + q[1] as usize] += 1;
+                        hist[2 * stride + q[2] as usize] += 1;
+                        hist[3 * stride + q[3] as usize] += 1;
+                    }
+                    for &c in tail {
                         hist[c as usize] += 1;
                     }
                 }
                 (hist, buf, or | o)
             },
         )
-        .map(|(h, _, o)| (h, o))
+        .map(|(h, _, o)| {
+            let stride = n + 1;
+            let folded: Vec<u64> = (0..stride).map(|c| h[c] + h[stride + c] + h[2 * stride + c] + h[3 * stride + c]).collect();
+            (folded, o)
+        })
         .reduce(
             || (vec![0u64; n + 1], 0u64),
             |(mut a, oa), (b, ob)| {
