@@ -301,18 +301,23 @@ def _open_text(path: Path) -> Any:
     return open(path, encoding="utf-8")
 
 
+def _json_object(path: Path, lineno: int, line: str) -> dict[str, Any]:
+    """One JSON Lines record, or a one-line error naming the line."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{path}: malformed JSON at line {lineno}: {exc.msg}: {line.strip()[:80]!r}") from exc
+    if not isinstance(obj, dict):
+        raise CliError(f"{path}: line {lineno} is not a JSON object: {line.strip()[:80]!r}")
+    return obj
+
+
 def _first_json_object(path: Path) -> dict[str, Any]:
     try:
         with _open_text(path) as fh:
             for lineno, line in enumerate(fh, 1):
                 if line.strip():
-                    try:
-                        obj = json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise CliError(f"{path}: malformed JSON at line {lineno}: {exc.msg}: {line.strip()[:80]!r}") from exc
-                    if not isinstance(obj, dict):
-                        raise CliError(f"{path}: line {lineno} is not a JSON object: {line.strip()[:80]!r}")
-                    return obj
+                    return _json_object(path, lineno, line)
     except (OSError, UnicodeDecodeError) as exc:
         raise CliError(f"cannot read {path}: {exc}") from exc
     raise CliError(f"{path} is empty")
@@ -327,12 +332,7 @@ def _jsonl_fallback(path: Path, wanted: list[str]) -> Any:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise CliError(f"{path}: malformed JSON at line {lineno}: {exc.msg}: {line.strip()[:80]!r}") from exc
-            if not isinstance(obj, dict):
-                raise CliError(f"{path}: line {lineno} is not a JSON object: {line.strip()[:80]!r}")
+            obj = _json_object(path, lineno, line)
             for c in wanted:
                 v = obj.get(c)
                 data[c].append(None if v is None else (v if isinstance(v, str) else json.dumps(v)))

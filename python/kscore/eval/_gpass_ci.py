@@ -5,13 +5,11 @@ fresh i.i.d. Bernoulli(p) draws, p per question from its Beta posterior
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from .. import _kscore
-from ._inputs import binary_bank, integral_scalar, validate_finite_k, validate_tau
-from ._interval import normal_ci
-from ._pass_ci import beta_prior, finite_bank_ci, pass_at_k_ci, pass_hat_k_ci
+from ._inputs import integral_scalar, validate_tau
+from ._pass_ci import finite_bank_ci, pass_at_k_ci, pass_hat_k_ci
 
 
 def g_pass_at_k_ci(
@@ -49,12 +47,10 @@ def g_pass_at_k_tau_ci(
     Returns:
         ``(mu, sigma, lo, hi)``.
     """
-    bank = binary_bank(R)
-    validate_tau(tau)
-    k = validate_finite_k(bank.n, k)
-    a0, b0 = beta_prior(alpha0, beta0)
-    mu, var = _kscore.posterior_moments(bank, _kscore.Credit.tau(k, float(tau)), a0, b0)
-    return normal_ci(mu, math.sqrt(var), confidence, bounds)
+    return finite_bank_ci(
+        R, k, lambda k: _kscore.Credit.tau(k, float(tau)), confidence, bounds, alpha0, beta0,
+        after_r=lambda: validate_tau(tau),
+    )
 
 
 def mg_pass_at_k_ci(

@@ -12,7 +12,7 @@ mean, :math:`\\mu = \\frac1M\\sum_\\alpha E[g(p_\\alpha)]` and
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 from .. import _kscore
 from ._inputs import binary_bank, finite_positive, validate_finite_k
@@ -32,10 +32,13 @@ def finite_bank_ci(
     bounds: Any,
     alpha0: Any,
     beta0: Any,
+    after_r: Callable[[], None] | None = None,
 ) -> tuple[float, float, float, float]:
-    """R, finite k, priors, [moments], confidence, bounds: scorio's order.
-    ``credit`` maps the validated k to a ``_kscore.Credit``."""
+    """R, [``after_r``], finite k, priors, [moments], confidence, bounds:
+    scorio's order. ``credit`` maps the validated k to a ``_kscore.Credit``."""
     bank = binary_bank(R)
+    if after_r is not None:
+        after_r()
     k = validate_finite_k(bank.n, k)
     a0, b0 = beta_prior(alpha0, beta0)
     mu, var = _kscore.posterior_moments(bank, credit(k), a0, b0)

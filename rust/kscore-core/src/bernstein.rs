@@ -171,11 +171,8 @@ fn region_sums(k1: u64, k2: u64, z: u64, t1: u64, u: i64) -> [f64; 4] {
     let ratio = |jf: f64| ((k1f - jf) * (zf - jf)) / ((jf + 1.0) * (k2f + jf + 1.0 - zf));
     let inv = |jf: f64| ((jf + 1.0) * (k2f + jf + 1.0 - zf)) / ((k1f - jf) * (zf - jf));
     let region = |j: u64| (!(j >= t1) as usize) * 2 + (!((j as i64) <= u) as usize);
-    // Regions are intervals in j: accumulate a run in registers, flush on change.
-    let mut acc = [Neumaier::new(); 4];
-    let mut run = Neumaier::new();
-    let mut run_region = region(mode);
-    run.add(1.0);
+    let mut sums = RegionRuns::new(region(mode));
+    sums.add(region(mode), 1.0);
     let mut w = 1.0;
     let mut jf = mode as f64;
     for j in (lo..mode).rev() {
@@ -184,17 +181,9 @@ fn region_sums(k1: u64, k2: u64, z: u64, t1: u64, u: i64) -> [f64; 4] {
         if w < REGION_CUTOFF {
             break;
         }
-        let r = region(j);
-        if r != run_region {
-            acc[run_region].merge(run);
-            run = Neumaier::new();
-            run_region = r;
-        }
-        run.add(w);
+        sums.add(region(j), w);
     }
-    acc[run_region].merge(run);
-    run = Neumaier::new();
-    run_region = region(mode);
+    sums.restart(region(mode));
     w = 1.0;
     jf = mode as f64;
     for j in mode..hi {
@@ -203,16 +192,43 @@ fn region_sums(k1: u64, k2: u64, z: u64, t1: u64, u: i64) -> [f64; 4] {
         if w < REGION_CUTOFF {
             break;
         }
-        let r = region(j + 1);
-        if r != run_region {
-            acc[run_region].merge(run);
-            run = Neumaier::new();
-            run_region = r;
-        }
-        run.add(w);
+        sums.add(region(j + 1), w);
     }
-    acc[run_region].merge(run);
-    acc.map(|a| a.value())
+    sums.finish()
+}
+
+/// Compensated sums of four regions fed by walks in which each region is an
+/// interval: the current run stays in registers and is flushed on change.
+struct RegionRuns {
+    acc: [Neumaier; 4],
+    run: Neumaier,
+    region: usize,
+}
+
+impl RegionRuns {
+    fn new(region: usize) -> Self {
+        RegionRuns { acc: [Neumaier::new(); 4], run: Neumaier::new(), region }
+    }
+
+    #[inline]
+    fn add(&mut self, region: usize, w: f64) {
+        if region != self.region {
+            self.restart(region);
+        }
+        self.run.add(w);
+    }
+
+    /// Flush the current run and start one in `region`.
+    fn restart(&mut self, region: usize) {
+        self.acc[self.region].merge(self.run);
+        self.run = Neumaier::new();
+        self.region = region;
+    }
+
+    fn finish(mut self) -> [f64; 4] {
+        self.restart(0);
+        self.acc.map(|a| a.value())
+    }
 }
 
 /// Region probabilities of the product of two steps `1{j >= t1}` (degree k1)
