@@ -34,6 +34,12 @@ def as_matrix(
         array = np.asarray(values)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be a rectangular numeric or boolean array.") from exc
+    if array.ndim == 2 and array.dtype in _NATIVE:
+        # The common case, in a few hundred nanoseconds: none of the checks
+        # below can fail for a non-empty 2-D array of a native dtype.
+        m, n = array.shape
+        if m and (n or allow_empty_trials):
+            return array
     if array.ndim == 1:
         array = array.reshape(1, -1)
     elif array.ndim != 2:

@@ -21,6 +21,7 @@
 use rayon::prelude::*;
 
 use crate::sum::Neumaier;
+use crate::par;
 use crate::walk::walk_span;
 
 /// Bracket weights `w(j | z)` (mode = 1) over their non-underflowed span:
@@ -45,11 +46,19 @@ pub fn bracket(k1: u64, k2: u64, z: u64, down: &mut Vec<f64>, out: &mut Vec<f64>
 }
 
 /// Product coefficients `h_0..=h_{k1+k2}` of two dense credit vectors,
+/// Estimated cost of one coefficient's bracket (a walk of at most
+/// min(k1, k2) + 1 terms).
+fn bracket_ns(k1: u64, k2: u64) -> usize {
+    10 * (k1.min(k2) as usize + 1)
+}
+
 /// parallel over z (each coefficient computed independently: deterministic).
 pub fn product(x: &[f64], y: &[f64]) -> Vec<f64> {
     let (k1, k2) = ((x.len() - 1) as u64, (y.len() - 1) as u64);
-    (0..=k1 + k2)
+    (0..(k1 + k2 + 1) as usize)
         .into_par_iter()
+        .with_min_len(par::min_len(bracket_ns(k1, k2)))
+        .map(|z| z as u64)
         .map_init(
             || (Vec::new(), Vec::new()),
             |(down, w), z| {
@@ -90,8 +99,10 @@ pub fn centred_integrals(x: &[f64], y: &[f64], states: &[Centred<'_>]) -> Vec<f6
     let z_lo = states.iter().map(|s| s.first).min().unwrap_or(0);
     let z_hi = states.iter().map(|s| s.first + s.bb.len() as u64).max().unwrap_or(0);
     let active = |s: &Centred<'_>, z: u64| z >= s.first && z < s.first + s.bb.len() as u64;
-    let per_z: Vec<Vec<f64>> = (z_lo..z_hi)
+    let per_z: Vec<Vec<f64>> = (z_lo as usize..z_hi as usize)
         .into_par_iter()
+        .with_min_len(par::min_len(bracket_ns(k1, k2) + 5 * states.len()))
+        .map(|z| z as u64)
         .map_init(
             || (Vec::new(), Vec::new()),
             |(down, w), z| {
@@ -243,8 +254,10 @@ pub fn step_regions(k1: u64, t1: u64, k2: u64, t2: u64) -> Vec<[f64; 4]> {
     // exp(-2 d^2 / s) < 1e-60 when 2 d^2 > 276.3 s; keep a margin.
     const SERFLING: f64 = 290.0;
     let n = k1 + k2;
-    (0..=n)
+    (0..(n + 1) as usize)
         .into_par_iter()
+        .with_min_len(par::min_len(bracket_ns(k1, k2)))
+        .map(|z| z as u64)
         .map(|z| {
             let lo = z.saturating_sub(k2);
             let hi = k1.min(z);

@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use crate::entry::{Entry, Flaw};
 use crate::error::{Error, Result};
 use crate::finite;
+use crate::par;
 
 /// Largest accepted count (n and c are stored as u32 halves of a u64 key).
 pub const MAX_COUNT: u64 = u32::MAX as u64;
@@ -355,6 +356,7 @@ impl StateTable {
         let mut index = vec![0u32; m];
         let facts: Vec<(bool, ChunkInfo, Option<Vec<u32>>)> = index
             .par_chunks_mut(chunk.max(1))
+            .with_min_len(par::min_len(4 * chunk))
             .enumerate()
             .map(|(b, out)| chunk_facts(&n, &c, b * chunk, spec, out))
             .collect();
@@ -434,7 +436,7 @@ impl StateTable {
             parts.push((*n, c, head));
             rest = tail;
         }
-        parts.into_par_iter().for_each(|(n, c, out)| {
+        parts.into_par_iter().with_min_len(par::min_len(2 * offsets[banks.len()] / banks.len().max(1))).for_each(|(n, c, out)| {
             for (o, &ci) in out.iter_mut().zip(c.iter()) {
                 *o = key(n, ci as u64);
             }
@@ -458,7 +460,7 @@ impl StateTable {
         }
         let mut keys = vec![0u64; m];
         let chunk = chunk_len(m);
-        keys.par_chunks_mut(chunk).enumerate().for_each(|(b, out)| {
+        keys.par_chunks_mut(chunk).with_min_len(par::min_len(3 * chunk)).enumerate().for_each(|(b, out)| {
             let mut j = 0;
             pairs.visit(b * chunk, b * chunk + out.len(), |n, c| {
                 out[j] = key(n, c);
@@ -489,6 +491,7 @@ impl StateTable {
         let mut index = vec![0u32; m];
         let counts = index
             .par_chunks_mut(chunk.max(1))
+            .with_min_len(par::min_len(4 * chunk + slots))
             .enumerate()
             .map(|(b, out)| {
                 let mut t = vec![0u32; slots];
@@ -528,7 +531,7 @@ impl StateTable {
                 s += 1;
             }
         }
-        index.par_chunks_mut(1 << 14).for_each(|part| {
+        index.par_chunks_mut(1 << 14).with_min_len(par::min_len(1 << 14)).for_each(|part| {
             for x in part {
                 *x = remap[*x as usize];
             }
@@ -538,7 +541,11 @@ impl StateTable {
 
     fn sorted(keys: &[u64]) -> Self {
         let mut sorted = keys.to_vec();
-        sorted.par_sort_unstable();
+        if par::worth_splitting(20 * sorted.len()) {
+            sorted.par_sort_unstable();
+        } else {
+            sorted.sort_unstable();
+        }
         let mut uniq: Vec<u64> = Vec::new();
         let mut freqs: Vec<u64> = Vec::new();
         for k in sorted {
@@ -553,6 +560,7 @@ impl StateTable {
         }
         let index = keys
             .par_iter()
+            .with_min_len(par::min_len(5 * (usize::BITS - uniq.len().leading_zeros()) as usize))
             .map(|k| uniq.binary_search(k).unwrap_or(0) as u32)
             .collect();
         StateTable { states: uniq.into_iter().map(unkey).collect(), freqs, index }
@@ -580,6 +588,7 @@ impl StateTable {
         let states = &self.states;
         self.index
             .par_iter()
+            .with_min_len(par::min_len(2))
             .position_first(|&s| states[s as usize].0 < k)
             .map(|i| (i, states[self.index[i] as usize].0))
     }
@@ -587,7 +596,7 @@ impl StateTable {
     /// `(n_i, c_i)` per question.
     pub fn question_counts(&self) -> (Vec<u64>, Vec<u64>) {
         let states = &self.states;
-        self.index.par_iter().map(|&s| states[s as usize]).unzip()
+        self.index.par_iter().with_min_len(par::min_len(2)).map(|&s| states[s as usize]).unzip()
     }
 
     /// Per-state values of a direct metric.
@@ -612,7 +621,7 @@ impl StateTable {
         match how {
             Reduce::Question if width == 1 => {
                 let mut out = vec![0.0; self.len()];
-                out.par_chunks_mut(1 << 14).zip(self.index.par_chunks(1 << 14)).for_each(|(o, ix)| {
+                out.par_chunks_mut(1 << 14).zip(self.index.par_chunks(1 << 14)).with_min_len(par::min_len(1 << 14)).for_each(|(o, ix)| {
                     for (x, &s) in o.iter_mut().zip(ix) {
                         *x = values[s as usize];
                     }
@@ -623,6 +632,7 @@ impl StateTable {
                 let mut out = vec![0.0; self.len() * width];
                 out.par_chunks_mut(width)
                     .zip(self.index.par_iter())
+                    .with_min_len(par::min_len(width))
                     .for_each(|(o, &s)| {
                         let s = s as usize;
                         o.copy_from_slice(&values[s * width..(s + 1) * width]);
@@ -633,7 +643,9 @@ impl StateTable {
             Reduce::Segments(offsets) => {
                 let u = self.states.len();
                 let segs: Vec<(usize, usize)> = offsets.windows(2).map(|w| (w[0], w[1])).collect();
+                let per_seg = self.len() / segs.len().max(1) + u * width;
                 segs.par_iter()
+                    .with_min_len(par::min_len(2 * per_seg))
                     .flat_map_iter(|&(a, b)| {
                         let mut freqs = vec![0u64; u];
                         for &s in &self.index[a..b] {
@@ -660,6 +672,7 @@ fn columns_mean(freqs: &[u64], values: &[f64], width: usize) -> Vec<f64> {
     }
     (0..width)
         .into_par_iter()
+        .with_min_len(par::min_len(4 * freqs.len()))
         .map(|j| {
             let col: Vec<f64> = values.iter().skip(j).step_by(width).copied().collect();
             finite::weighted_mean(freqs, &col)

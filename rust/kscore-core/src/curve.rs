@@ -17,6 +17,7 @@ use rayon::prelude::*;
 
 use crate::credit::Credit;
 use crate::finite::state_value;
+use crate::par;
 use crate::sum::Neumaier;
 
 /// A metric family indexed by the budget k.
@@ -100,7 +101,7 @@ pub fn state_curves(states: &[(u64, u64)], family: Family, ks: &[u64]) -> Vec<f6
     let kmax = ks.iter().copied().max().unwrap_or(1);
     match family {
         Family::Pass | Family::PassHat => {
-            out.par_chunks_mut(width).zip(states.par_iter()).for_each_init(Vec::new, |buf, (row, &(n, c))| {
+            out.par_chunks_mut(width).zip(states.par_iter()).with_min_len(par::min_len(5 * kmax as usize)).for_each_init(Vec::new, |buf, (row, &(n, c))| {
                 if family == Family::Pass {
                     pass_prefix(n, c, kmax, buf);
                 } else {
@@ -112,8 +113,8 @@ pub fn state_curves(states: &[(u64, u64)], family: Family, ks: &[u64]) -> Vec<f6
             });
         }
         _ => {
-            let credits: Vec<Credit> = ks.par_iter().map(|&k| family.credit(k)).collect();
-            out.par_iter_mut().enumerate().for_each_init(Vec::new, |buf, (idx, o)| {
+            let credits: Vec<Credit> = ks.par_iter().with_min_len(par::min_len(5 * kmax as usize)).map(|&k| family.credit(k)).collect();
+            out.par_iter_mut().with_min_len(par::min_len(5 * kmax as usize)).enumerate().for_each_init(Vec::new, |buf, (idx, o)| {
                 let (n, c) = states[idx / width];
                 *o = state_value(n, c, &credits[idx % width], buf);
             });

@@ -17,16 +17,20 @@ use rayon::prelude::*;
 
 use crate::categorical::CategoricalBank;
 use crate::rewards::Rewards;
+use crate::par;
 use crate::sum::Neumaier;
 
 /// Rows per parallel task; results are merged in task order (deterministic).
 const CHUNK: usize = 4096;
+/// Estimated cost of one chunk of rows (a few categories each).
+const CHUNK_NS: usize = 20 * CHUNK;
 
 /// Ordered parallel compensated sums of `f(row)` over all rows, for two
 /// per-row quantities at once.
 fn sum_rows(rows: usize, f: impl Fn(usize) -> (f64, f64) + Sync) -> (f64, f64) {
     let parts: Vec<(Neumaier, Neumaier)> = (0..rows.div_ceil(CHUNK))
         .into_par_iter()
+        .with_min_len(par::min_len(CHUNK_NS))
         .map(|b| {
             let mut a = Neumaier::new();
             let mut v = Neumaier::new();
@@ -54,6 +58,7 @@ fn column_sums(bank: &CategoricalBank, with_prior: bool) -> Vec<u64> {
     let prior = if with_prior { bank.prior } else { None };
     (0..bank.rows.div_ceil(CHUNK))
         .into_par_iter()
+        .with_min_len(par::min_len(CHUNK_NS))
         .map(|b| {
             let mut acc = vec![0u64; c];
             let rows = b * CHUNK..((b + 1) * CHUNK).min(bank.rows);
@@ -112,6 +117,7 @@ fn total_spread(bank: &CategoricalBank, w: &[f64], total: u64) -> f64 {
     if c == 2 && states <= CHUNK {
         let hist = (0..bank.rows.div_ceil(CHUNK))
             .into_par_iter()
+            .with_min_len(par::min_len(CHUNK_NS))
             .map(|b| {
                 let mut h = vec![0u64; states];
                 for i in b * CHUNK..((b + 1) * CHUNK).min(bank.rows) {

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use crate::credit::{Credit, Shape};
 use crate::histogram::Histogram;
 use crate::hypergeom;
+use crate::par;
 use crate::sum::{pairwise_dot, pairwise_sum, Neumaier};
 
 /// `E[A_X]` for one state with c successes out of n trials (requires
@@ -39,10 +40,16 @@ pub fn state_value(n: u64, c: u64, credit: &Credit, buf: &mut Vec<f64>) -> f64 {
     }
 }
 
+/// `with_min_len` for per-state work: one walk over at most k + 1 terms.
+fn state_min_len(credit: &Credit) -> usize {
+    par::min_len(5 * (credit.k as usize + 1))
+}
+
 /// Per-state values for states `(n, c)`, in parallel, in input order.
 pub fn state_values(states: &[(u64, u64)], credit: &Credit) -> Vec<f64> {
     states
         .par_iter()
+        .with_min_len(state_min_len(credit))
         .map_init(Vec::new, |buf, &(n, c)| state_value(n, c, credit, buf))
         .collect()
 }
@@ -51,6 +58,7 @@ pub fn state_values(states: &[(u64, u64)], credit: &Credit) -> Vec<f64> {
 pub fn histogram_values(hist: &Histogram, credit: &Credit) -> Vec<f64> {
     hist.values
         .par_iter()
+        .with_min_len(state_min_len(credit))
         .map_init(Vec::new, |buf, &c| state_value(hist.n, c, credit, buf))
         .collect()
 }

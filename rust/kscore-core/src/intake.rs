@@ -8,10 +8,17 @@ use rayon::prelude::*;
 
 use crate::entry::{Entry, Flaw};
 use crate::error::{Error, Result};
+use crate::par;
 
 /// Rows per parallel task: about 256 KiB of input, at least one row.
 fn block_rows(ncols: usize, elem: usize) -> usize {
     ((256 * 1024) / (ncols.max(1) * elem)).clamp(1, 1 << 16)
+}
+
+/// `with_min_len` for blocks of `block` rows of `ncols` entries of `elem`
+/// bytes: small matrices are read on the calling thread (see `par`).
+fn block_min_len(block: usize, ncols: usize, elem: usize) -> usize {
+    par::min_len(par::intake_ns(block * ncols.max(1) * elem))
 }
 
 /// Sum and OR of the `bin` values of a contiguous run of entries.
@@ -76,6 +83,7 @@ fn check_shape<T>(view: &ArrayView2<T>, name: &str) -> Result<()> {
 fn worst_flaw<T: Entry>(view: &ArrayView2<T>) -> Option<Flaw> {
     (0..view.nrows())
         .into_par_iter()
+        .with_min_len(par::min_len(view.ncols() * 4))
         .map(|i| view.row(i).iter().filter_map(|x| x.check().err()).min())
         .reduce(|| None, |a, b| match (a, b) {
             (Some(x), Some(y)) => Some(x.min(y)),
@@ -108,6 +116,7 @@ pub fn binary_counts<T: Entry>(view: ArrayView2<T>) -> Result<Vec<u32>> {
     let block = block_rows(n, std::mem::size_of::<T>());
     let or = counts
         .par_chunks_mut(block)
+        .with_min_len(block_min_len(block, n, std::mem::size_of::<T>()))
         .enumerate()
         .map(|(b, out)| count_block(&view, b * block, out))
         .reduce(|| 0, |a, b| a | b);
@@ -126,6 +135,7 @@ pub fn binary_count_histogram<T: Entry>(view: ArrayView2<T>) -> Result<Vec<u64>>
     let nblocks = m.div_ceil(block);
     let (hist, or) = (0..nblocks)
         .into_par_iter()
+        .with_min_len(block_min_len(block, n, std::mem::size_of::<T>()))
         .fold(
             || (vec![0u64; 4 * (n + 1)], vec![0u32; block], 0u64),
             |(mut hist, mut buf, or), b| {
@@ -258,6 +268,7 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
         let mut ones = vec![0u32; m];
         let or = ones
             .par_chunks_mut(block)
+            .with_min_len(block_min_len(block, n, std::mem::size_of::<T>()))
             .enumerate()
             .map(|(b, out)| count_block(&view, b * block, out))
             .reduce(|| 0, |a, b| a | b);
@@ -271,6 +282,7 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
     } else {
         counts
             .par_chunks_mut(block * categories)
+            .with_min_len(block_min_len(block, n * categories, std::mem::size_of::<T>()))
             .enumerate()
             .map(|(b, out)| {
                 let r0 = b * block;

@@ -15,6 +15,7 @@
 //! - `betabinom`, `bernstein`, `endpoint`, `posterior`: Beta-posterior
 //!   moments of credit vectors (means, variances, covariances).
 //! - `delta`: geometric blends and their delta-method variance.
+//! - `par`: when work is worth handing to the thread pool.
 //! - `sum`: compensated and correctly rounded sums.
 //! - `ndtri`: the inverse normal CDF behind every credible interval.
 //! - `categorical`: a bank of per-row category counts and reward levels.
@@ -42,6 +43,7 @@ pub mod maxk;
 pub mod maxk_posterior;
 pub mod ndtri;
 pub mod packed;
+pub mod par;
 pub mod posterior;
 pub mod rewards;
 pub mod sum;

@@ -16,6 +16,7 @@ use crate::credit::Credit;
 use crate::error::{Error, Result};
 use crate::finite;
 use crate::rewards::Rewards;
+use crate::par;
 use crate::sum::Neumaier;
 
 const CHUNK: usize = 4096;
@@ -37,6 +38,8 @@ pub fn max_at_k(bank: &CategoricalBank, levels: &Levels, k: u64) -> Result<f64> 
     let rw = Rewards::new(&levels.values);
     let gaps = rw.gaps();
     let low = rw.normalized[0];
+    // A chunk of rows costs a few nanoseconds per row and level.
+    let chunk_min_len = par::min_len(CHUNK * 5 * nl);
 
     // Which cumulative counts F occur anywhere in the bank.
     let row_cumulative = |i: usize, group: &mut [u64], out: &mut [u64]| {
@@ -46,6 +49,7 @@ pub fn max_at_k(bank: &CategoricalBank, levels: &Levels, k: u64) -> Result<f64> 
     let scan_present = || -> Vec<bool> {
         (0..bank.rows.div_ceil(CHUNK))
             .into_par_iter()
+            .with_min_len(chunk_min_len)
             .map(|b| {
                 let mut seen = vec![false; n as usize + 1];
                 let mut group = vec![0u64; nl];
@@ -85,6 +89,7 @@ pub fn max_at_k(bank: &CategoricalBank, levels: &Levels, k: u64) -> Result<f64> 
 
     let parts: Vec<Neumaier> = (0..bank.rows.div_ceil(CHUNK))
         .into_par_iter()
+        .with_min_len(chunk_min_len)
         .map(|b| {
             let mut acc = Neumaier::new();
             let mut group = vec![0u64; nl];

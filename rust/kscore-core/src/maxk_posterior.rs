@@ -23,6 +23,7 @@ use rayon::prelude::*;
 use crate::categorical::{CategoricalBank, Levels};
 use crate::error::{Error, Result};
 use crate::rewards::Rewards;
+use crate::par;
 use crate::sum::{Fsum, Neumaier};
 
 const EPS64: f64 = 64.0 * f64::EPSILON;
@@ -160,7 +161,7 @@ pub fn max_at_k_posterior(bank: &CategoricalBank, levels: &Levels, k: u64) -> Re
 
     // Cumulative Γ per row, then the distinct vectors with their frequencies.
     let mut keys = vec![0u64; rows * width];
-    keys.par_chunks_mut(width * 1024).enumerate().for_each(|(b, out)| {
+    keys.par_chunks_mut(width * 1024).with_min_len(par::min_len(1024 * 10 * width)).enumerate().for_each(|(b, out)| {
         let mut group = vec![0u64; nl];
         for (r, cum) in out.chunks_mut(width).enumerate() {
             let i = b * 1024 + r;
@@ -169,7 +170,12 @@ pub fn max_at_k_posterior(bank: &CategoricalBank, levels: &Levels, k: u64) -> Re
     });
     let key = |i: usize| &keys[i * width..(i + 1) * width];
     let mut order: Vec<u32> = (0..rows as u32).collect();
-    order.par_sort_unstable_by(|&a, &b| key(a as usize).cmp(key(b as usize)));
+    let by_key = |&a: &u32, &b: &u32| key(a as usize).cmp(key(b as usize));
+    if par::worth_splitting(rows * 20 * width) {
+        order.par_sort_unstable_by(by_key);
+    } else {
+        order.sort_unstable_by(by_key);
+    }
     let mut distinct: Vec<(usize, u64)> = Vec::new();
     for &i in &order {
         match distinct.last_mut() {
@@ -184,6 +190,7 @@ pub fn max_at_k_posterior(bank: &CategoricalBank, levels: &Levels, k: u64) -> Re
     let total = bank.total() as f64;
     let states: Vec<(f64, f64)> = distinct
         .par_iter()
+        .with_min_len(par::min_len(40 * (k as usize + 1) * nl))
         .map_init(Fsum::new, |acc, &(i, _)| {
             let (inc, var) = row_moments(key(i), total, &gaps, k, acc)?;
             Ok(((low + inc).clamp(low, high), var.sqrt()))

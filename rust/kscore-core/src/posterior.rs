@@ -23,6 +23,7 @@ use crate::credit::{Credit, Shape};
 use crate::endpoint;
 use crate::error::{Error, Result};
 use crate::histogram::Histogram;
+use crate::par;
 use crate::sum::Neumaier;
 
 const VARIANCE_ROUNDOFF: f64 = 64.0 * f64::EPSILON;
@@ -283,6 +284,14 @@ fn resolve_pending(
     }
 }
 
+/// Estimated cost of one state's endpoint closed forms (a few log-gammas).
+const ENDPOINT_NS: usize = 400;
+
+/// Estimated cost of one state's Beta-binomial walk of degree `k`.
+fn walk_ns(k: u64) -> usize {
+    20 * (k as usize + 1)
+}
+
 /// Per-state means and variances (and, for endpoints, the log moments used
 /// by the endpoint covariance).
 struct Marginal {
@@ -306,6 +315,7 @@ fn marginal(credit: &Credit, params: &[(f64, f64)]) -> Result<Marginal> {
             let is_pass = matches!(kind(credit), Kind::Pass);
             let triples: Vec<(f64, f64, f64)> = params
                 .par_iter()
+                .with_min_len(par::min_len(ENDPOINT_NS))
                 .map(|&(a, b)| if is_pass { endpoint::pass(a, b, k) } else { endpoint::unanimous(a, b, k) })
                 .collect();
             // Pass: 1 - mean = E[q^k] = exp(log); Unanimous: -expm1(log).
@@ -321,6 +331,7 @@ fn marginal(credit: &Credit, params: &[(f64, f64)]) -> Result<Marginal> {
             let prod = product_of(credit, credit);
             let firsts: Vec<Result<((f64, f64), Second)>> = params
                 .par_iter()
+                .with_min_len(par::min_len(walk_ns(2 * k)))
                 .map_init(Scratch::default, |s, &(a, b)| {
                     let mean = bb_mean(credit, a, b, s)?;
                     let second = second_moment(&prod, 2 * k, a, b, mean, mean, false, s)?;
@@ -442,6 +453,7 @@ pub fn joint(hist: &Histogram, left: &Credit, right: &Credit, alpha0: f64, beta0
                 let (lq, lp) = (pm.logs.as_ref().expect("endpoint logs"), um.logs.as_ref().expect("endpoint logs"));
                 params
                     .par_iter()
+                    .with_min_len(par::min_len(ENDPOINT_NS))
                     .enumerate()
                     .map(|(i, &(a, b))| endpoint::pass_unanimous_covariance(a, b, ku, kp, lp[i], lq[i]))
                     .collect()
@@ -451,6 +463,7 @@ pub fn joint(hist: &Histogram, left: &Credit, right: &Credit, alpha0: f64, beta0
                 let degree = left.k + right.k;
                 let firsts: Vec<Result<Second>> = params
                     .par_iter()
+                    .with_min_len(par::min_len(walk_ns(degree)))
                     .enumerate()
                     .map_init(Scratch::default, |s, (i, &(a, b))| {
                         second_moment(&prod, degree, a, b, (lm.means[i], lm.comps[i]), (r.means[i], r.comps[i]), true, s)

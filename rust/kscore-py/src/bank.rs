@@ -9,7 +9,7 @@ use kscore_core::histogram::Histogram;
 
 use crate::credit::Credit;
 use crate::enter::enter;
-use crate::matrix::with_matrix;
+use crate::matrix::{on_view, Outcomes};
 
 /// Distinct success counts of a binary bank (ascending) with frequencies.
 #[pyclass(frozen, module = "kscore._kscore")]
@@ -22,8 +22,9 @@ impl BinaryBank {
     /// Validate a 2-D binary matrix (any supported dtype and layout, no copy)
     /// and histogram its row sums in the same pass.
     #[staticmethod]
-    fn from_matrix(py: Python<'_>, matrix: &Bound<'_, PyAny>) -> PyResult<Self> {
-        with_matrix!(matrix, view => enter(py, || Histogram::from_binary(view)).map(|hist| BinaryBank { hist }))
+    fn from_matrix(py: Python<'_>, matrix: Outcomes<'_>) -> PyResult<Self> {
+        let hist = on_view!(matrix, view => enter(py, || Histogram::from_binary(view)))?;
+        Ok(BinaryBank { hist })
     }
 
     /// Trials per question (N).

@@ -11,7 +11,7 @@ use kscore_core::intake::{self, CategoryCounts as CoreCounts};
 use kscore_core::{dirichlet, maxk, maxk_posterior};
 
 use crate::enter::enter;
-use crate::matrix::with_matrix;
+use crate::matrix::{on_view, Outcomes};
 
 /// Per-row counts of the categories `0..categories` of an outcome matrix.
 #[pyclass(frozen, module = "kscore._kscore")]
@@ -28,11 +28,10 @@ impl CategoryCounts {
     /// Entries outside `0..categories` set `in_range` to False instead of
     /// raising, so the caller can order its errors.
     #[staticmethod]
-    fn from_matrix(py: Python<'_>, matrix: &Bound<'_, PyAny>, categories: usize, name: &str) -> PyResult<Self> {
-        let name = name.to_string();
-        with_matrix!(matrix, view => {
+    fn from_matrix(py: Python<'_>, matrix: Outcomes<'_>, categories: usize, name: &str) -> PyResult<Self> {
+        on_view!(matrix, view => {
             let (rows, trials) = view.dim();
-            enter(py, move || intake::category_counts(view, categories, &name))
+            enter(py, move || intake::category_counts(view, categories, name))
                 .map(|inner| CategoryCounts { inner, rows, trials })
         })
     }

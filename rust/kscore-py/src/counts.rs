@@ -14,7 +14,7 @@ use kscore_core::{intake, packed};
 
 use crate::credit::Credit;
 use crate::enter::enter;
-use crate::matrix::with_matrix;
+use crate::matrix::{on_view, Outcomes};
 
 /// Bind `$view` to an `ArrayView1` of an int64 or float64 vector.
 macro_rules! with_vector {
@@ -44,7 +44,8 @@ fn matrix_counts(py: Python<'_>, matrix: &Bound<'_, PyAny>, packed_n: Option<u64
         let view = ro.as_array();
         return enter(py, || packed::packed_counts(view, n, "R")).map(|c| (n, c));
     }
-    with_matrix!(matrix, view => {
+    let outcomes: Outcomes<'_> = matrix.extract()?;
+    on_view!(outcomes, view => {
         let n = view.ncols() as u64;
         enter(py, || intake::binary_counts(view)).map(|c| (n, c))
     })

@@ -1,0 +1,48 @@
+"""Print Markdown tables from a run of bench_small.py.
+
+``KSCORE_BENCH_JSON=small.json python -m pytest benches/bench_small.py``
+then ``python benches/small_table.py small.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def us(t: float) -> str:
+    return f"{t * 1e6:.1f} us" if t < 1e-3 else f"{t * 1e3:.2f} ms"
+
+
+def main(path: str) -> None:
+    res: dict[str, dict[str, float]] = json.load(open(path))
+    print("| function | shape | scorio | kscore | ratio | kscore, 1 ms apart | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for group, rows in res.items():
+        if "vs count_nonzero" in group or "scorio" not in rows:
+            continue
+        name, _, shape = group.partition(" ")
+        s, k = rows["scorio"], rows["kscore"]
+        spaced = rows.get("kscore, 1 ms apart")
+        cells = [name, shape, us(s), us(k), f"{s / k:.1f}x"]
+        cells += [us(spaced), f"{s / spaced:.1f}x"] if spaced else ["", ""]
+        print("| " + " | ".join(cells) + " |")
+    print()
+    print("| function | matrix | count_nonzero | kscore | ratio | count_nonzero, 1 ms apart | kscore, 1 ms apart | ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    for group, rows in res.items():
+        if "vs count_nonzero" not in group:
+            continue
+        name, _, rest = group.partition(" ")
+        matrix = rest.replace(" vs count_nonzero", "")
+        c, k = rows["count_nonzero"], rows["kscore"]
+        cs, ks = rows["count_nonzero, 1 ms apart"], rows["kscore, 1 ms apart"]
+        print(f"| {name} | {matrix} | {us(c)} | {us(k)} | {k / c:.1f}x | {us(cs)} | {us(ks)} | {ks / cs:.1f}x |")
+    for group, rows in res.items():
+        if group.startswith("estimate_pass_at_k"):
+            print()
+            print(f"{group}: " + ", ".join(f"{n} {us(t)}" for n, t in rows.items()))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
