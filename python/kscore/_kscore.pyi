@@ -125,19 +125,13 @@ def avg(counts: CategoryCounts, weights: npt.NDArray[np.float64]) -> tuple[float
 def observed_mean(counts: CategoryCounts, weights: npt.NDArray[np.float64]) -> float:
     """The observed weighted mean (Max@1)."""
 
-def max_at_k(
-    counts: CategoryCounts,
-    levels: npt.NDArray[np.float64],
-    of_category: npt.NDArray[np.int64],
-    k: int,
-) -> float:
-    """Finite-bank Max@k from counts of R, ascending levels and each category's level."""
+def max_at_k(counts: CategoryCounts, weights: npt.NDArray[np.float64], k: int) -> float:
+    """Finite-bank Max@k from counts of R and the rewards of its categories."""
 
 def max_at_k_posterior(
     counts: CategoryCounts,
     prior: CategoryCounts | None,
-    levels: npt.NDArray[np.float64],
-    of_category: npt.NDArray[np.int64],
+    weights: npt.NDArray[np.float64],
     k: int,
 ) -> tuple[float, float]:
     """Latent Max@k ``(mu, sigma)`` under the Dirichlet(+1) posterior."""

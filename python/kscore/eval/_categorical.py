@@ -12,6 +12,7 @@ errors can win as they do in scorio.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,9 @@ from ._inputs import as_matrix
 _BINARY_WEIGHTS = np.array([0.0, 1.0])
 _BINARY_WEIGHTS.setflags(write=False)
 
+# Reward dtypes whose values convert to float64 exactly or by rounding only.
+_REAL = frozenset(np.dtype(t) for t in (np.float64, np.float32, np.int64, np.int32, np.bool_))
+
 _NEEDS_W = "weight vector 'w' must be provided"
 
 
@@ -35,14 +39,6 @@ class CategoricalBank:
     counts: _kscore.CategoryCounts
     prior: _kscore.CategoryCounts | None
 
-    def levels(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-        """Ascending distinct rewards and each category's level index."""
-        levels, inverse = np.unique(self.weights, return_inverse=True)
-        return (
-            np.ascontiguousarray(levels, dtype=np.float64),
-            np.ascontiguousarray(inverse, dtype=np.int64),
-        )
-
 
 def normalize_weights(weights: Any) -> npt.NDArray[np.float64]:
     """A read-only float64 copy of a user reward vector ``w`` (not None)."""
@@ -50,6 +46,14 @@ def normalize_weights(weights: Any) -> npt.NDArray[np.float64]:
         array = np.asarray(weights)
     except (TypeError, ValueError) as exc:
         raise ValueError("w must be a finite, non-empty 1D numeric array.") from exc
+    if array.ndim == 1 and array.dtype in _REAL and 0 < array.size <= 64:
+        # The common case (a few rewards) without numpy's per-call overheads:
+        # none of the checks below can fail when every value is finite.
+        values = array.tolist()
+        if all(map(math.isfinite, values)):
+            normalized = np.array(values, dtype=np.float64)
+            normalized.setflags(write=False)
+            return normalized
     if array.ndim != 1 or array.size == 0:
         raise ValueError(f"w must be a non-empty 1D array; got shape {array.shape}.")
     is_bool = np.issubdtype(array.dtype, np.bool_)

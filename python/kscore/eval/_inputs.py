@@ -25,6 +25,9 @@ _NATIVE = frozenset(
 )
 
 
+_FLOAT64 = np.dtype(np.float64)
+
+
 def as_matrix(
     values: object, *, name: str = "R", allow_empty_trials: bool = False
 ) -> npt.NDArray[Any]:
@@ -138,6 +141,12 @@ def real_vector(values: object, *, name: str) -> npt.NDArray[np.float64]:
 def spectrum_weights(weights: object, k: int) -> npt.NDArray[np.float64]:
     """Threshold-spectrum weights: length k, finite, >= 0, sum <= 1."""
     w = np.asarray(weights)  # unguarded, as scorio: ragged input raises numpy's error
+    if w.ndim == 1 and w.dtype == _FLOAT64 and w.shape[0] == k:
+        # The common case in two reductions: a finite total (numpy's pairwise
+        # sum, as scorio's np.sum) implies finite entries.
+        total = float(w.sum())
+        if math.isfinite(total) and total <= 1.0 + 1e-12 and not (w < 0.0).any():
+            return np.ascontiguousarray(w)
     if w.ndim != 1 or w.shape[0] != k:
         raise ValueError(f"weights must be a length-{k} 1D array; got shape {w.shape}")
     array = real_vector(w, name="weights")

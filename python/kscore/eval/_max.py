@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .. import _kscore
 from ._bayes import bayes_ci
 from ._categorical import prepare_bank
@@ -59,10 +57,7 @@ def max_at_k(R: Any, k: int, w: Any = None) -> float:
     k = validate_finite_k(bank.counts.trials, k)
     if k == 1:
         return _kscore.observed_mean(bank.counts, bank.weights)
-    levels, of_category = bank.levels()
-    if levels.size == 1:
-        return float(levels[0])
-    return _kscore.max_at_k(bank.counts, levels, of_category, k)
+    return _kscore.max_at_k(bank.counts, bank.weights, k)
 
 
 def max_at_k_ci(
@@ -117,8 +112,8 @@ def max_at_k_ci(
     if k == 1:
         return bayes_ci(R, w=w, R0=R0, confidence=confidence, bounds=bounds)
     bank = prepare_bank(R, w, R0)
-    levels, of_category = bank.levels()
-    mu, sigma = _kscore.max_at_k_posterior(bank.counts, bank.prior, levels, of_category, k)
+    mu, sigma = _kscore.max_at_k_posterior(bank.counts, bank.prior, bank.weights, k)
     if bounds is None:
-        bounds = (float(np.min(bank.weights)), float(np.max(bank.weights)))
+        rewards = bank.weights.tolist()
+        bounds = (float(min(rewards)), float(max(rewards)))
     return normal_ci(mu, sigma, confidence, bounds)

@@ -90,11 +90,16 @@ impl Levels {
         Ok(Levels { values, of_category })
     }
 
-    /// Sorted distinct levels of a reward vector, with exact float equality.
+    /// Sorted distinct levels of a reward vector, with exact float equality,
+    /// as `numpy.unique` gives them: a stable sort in which -0.0 == 0.0, and
+    /// the first value of each run of equal ones.
     pub fn from_weights(weights: &[f64]) -> Result<Self> {
+        if weights.iter().any(|w| !w.is_finite()) {
+            return Err(Error::value("rewards must be finite"));
+        }
         let mut values = weights.to_vec();
-        values.sort_by(f64::total_cmp);
-        values.dedup_by(|a, b| a == b);
+        values.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+        values.dedup_by(|later, first| later == first);
         let of_category = weights.iter().map(|w| values.partition_point(|v| v < w)).collect();
         Self::new(values, of_category)
     }

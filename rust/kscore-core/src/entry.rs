@@ -24,6 +24,15 @@ pub trait Entry: Copy + PartialEq + Send + Sync + 'static {
     /// category counts are plain equality tests in the native type).
     fn from_category(v: u32) -> Option<Self>;
 
+    /// Whether `lane` is available (integer types).
+    const LANES: bool = false;
+    /// The value as a byte, saturated: 0..=254 map to themselves, anything
+    /// else (negative values included) to 255. Integer types only.
+    #[inline(always)]
+    fn lane(self) -> u8 {
+        255
+    }
+
     /// Count the categories `0..out.len()` of a contiguous run with a
     /// type-specific fast path; `None` if there is none for this run.
     #[inline]
@@ -50,6 +59,35 @@ pub trait Entry: Copy + PartialEq + Send + Sync + 'static {
 #[inline]
 fn byte_categories<T: Copy>(xs: &[T], out: &mut [u32]) -> Option<bool> {
     (out.len() <= 16).then(|| crate::bytes::count_categories(as_bytes(xs), out))
+}
+
+/// Category counts of a contiguous run of a wider integer type: a block at a
+/// time is narrowed to bytes (values above 254, negative ones included,
+/// saturate to 255, never one of the at most 16 categories) and counted by
+/// the SSE2 byte path, which is several times faster than one equality pass
+/// per category in the wide type.
+#[inline]
+fn narrowed_categories<T: Copy>(xs: &[T], out: &mut [u32], narrow: impl Fn(T) -> u8) -> Option<bool> {
+    const BLOCK: usize = 1024;
+    if out.len() > 16 {
+        return None;
+    }
+    let mut bytes = [0u8; BLOCK];
+    let mut part = [0u32; 16];
+    let part = &mut part[..out.len()];
+    out.fill(0);
+    let mut ok = true;
+    for chunk in xs.chunks(BLOCK) {
+        let b = &mut bytes[..chunk.len()];
+        for (d, &x) in b.iter_mut().zip(chunk) {
+            *d = narrow(x);
+        }
+        ok &= crate::bytes::count_categories(b, part);
+        for (o, &p) in out.iter_mut().zip(part.iter()) {
+            *o += p;
+        }
+    }
+    Some(ok)
 }
 
 /// The bytes of a slice of a one-byte type whose every bit pattern is a
@@ -90,15 +128,22 @@ impl Entry for bool {
 
 macro_rules! signed_entry {
     ($t:ty, $u:ty, bytes) => {
-        signed_entry!($t, $u, fn sum_or(xs: &[Self]) -> (u64, u64) {
+        signed_entry!($t, $u, #[inline] fn sum_or(xs: &[Self]) -> (u64, u64) {
             crate::bytes::sum_or(as_bytes(xs))
-        }, fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
+        }, #[inline] fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
             byte_categories(xs, out)
+        });
+    };
+    ($t:ty, $u:ty, wide) => {
+        signed_entry!($t, $u, const LANES: bool = true;, #[inline(always)] fn lane(self) -> u8 {
+            ((self as $u) as u64).min(255) as u8
+        }, #[inline] fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
+            narrowed_categories(xs, out, Entry::lane)
         });
     };
     ($t:ty, $u:ty $(, $extra:item)*) => {
         impl Entry for $t {
-            $(#[inline] $extra)*
+            $($extra)*
             #[inline(always)]
             fn bin(self) -> u64 {
                 // Negative values wrap to large unsigned ones, so they fail `<= 1`.
@@ -120,21 +165,28 @@ macro_rules! signed_entry {
     };
 }
 signed_entry!(i8, u8, bytes);
-signed_entry!(i16, u16);
-signed_entry!(i32, u32);
-signed_entry!(i64, u64);
+signed_entry!(i16, u16, wide);
+signed_entry!(i32, u32, wide);
+signed_entry!(i64, u64, wide);
 
 macro_rules! unsigned_entry {
     ($t:ty, bytes) => {
-        unsigned_entry!($t, fn sum_or(xs: &[Self]) -> (u64, u64) {
+        unsigned_entry!($t, #[inline] fn sum_or(xs: &[Self]) -> (u64, u64) {
             crate::bytes::sum_or(as_bytes(xs))
-        }, fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
+        }, #[inline] fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
             byte_categories(xs, out)
+        });
+    };
+    ($t:ty, wide) => {
+        unsigned_entry!($t, const LANES: bool = true;, #[inline(always)] fn lane(self) -> u8 {
+            (self as u64).min(255) as u8
+        }, #[inline] fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
+            narrowed_categories(xs, out, Entry::lane)
         });
     };
     ($t:ty $(, $extra:item)*) => {
         impl Entry for $t {
-            $(#[inline] $extra)*
+            $($extra)*
             #[inline(always)]
             fn bin(self) -> u64 {
                 self as u64
@@ -155,9 +207,9 @@ macro_rules! unsigned_entry {
     };
 }
 unsigned_entry!(u8, bytes);
-unsigned_entry!(u16);
-unsigned_entry!(u32);
-unsigned_entry!(u64);
+unsigned_entry!(u16, wide);
+unsigned_entry!(u32, wide);
+unsigned_entry!(u64, wide);
 
 macro_rules! float_entry {
     ($t:ty) => {

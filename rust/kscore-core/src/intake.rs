@@ -234,6 +234,32 @@ fn count_slice_categories<T: Entry>(xs: &[T], out: &mut [u32]) -> bool {
     out.iter().map(|&o| o as usize).sum::<usize>() == xs.len()
 }
 
+/// Rows shorter than this are counted by `lane_rows`.
+const SHORT_ROW: usize = 64;
+
+/// Category counts (at most 8 categories) of consecutive rows of `n <
+/// SHORT_ROW` integer entries, each row in the byte lanes of one u64 (`1 <<
+/// 8v` per entry): one shift and add per entry and no per-row dispatch,
+/// where the SIMD byte path pays a fixed cost per row that dominates rows of
+/// a few dozen entries. False if some entry is outside `0..categories`.
+fn lane_rows<T: Entry>(flat: &[T], n: usize, out: &mut [u32]) -> bool {
+    let rows = flat.len() / n;
+    let c = out.len() / rows.max(1);
+    let mut bad = false;
+    for (o, row) in out.chunks_exact_mut(c).zip(flat.chunks_exact(n)) {
+        let mut lanes = 0u64;
+        for &x in row {
+            let v = x.lane();
+            bad |= v as usize >= c;
+            lanes += 1u64 << ((v & 7) << 3);
+        }
+        for (t, o) in o.iter_mut().enumerate() {
+            *o = ((lanes >> (8 * t)) & 0xff) as u32;
+        }
+    }
+    !bad
+}
+
 /// Count one row's categories (any stride); false if some entry is not in
 /// `0..categories`.
 #[inline]
@@ -302,6 +328,9 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
                     return ok;
                 }
                 if let (Some(flat), true) = (sub.as_slice(), n > 0) {
+                    if T::LANES && categories <= 8 && n < SHORT_ROW {
+                        return lane_rows(flat, n, out);
+                    }
                     return out.chunks_mut(categories).zip(flat.chunks_exact(n)).all(|(o, xs)| count_slice_categories(xs, o));
                 }
                 out.chunks_mut(categories).enumerate().all(|(i, o)| {
@@ -373,6 +402,31 @@ mod tests {
         assert_eq!(binary_counts(c.view()).unwrap_err(), Error::value("R entries must fit in a signed 64-bit integer."));
         let d = array![[-1i32, 0]];
         assert_eq!(binary_counts(d.view()).unwrap_err(), Error::value("Entries of R must be integers in [0, 1]."));
+    }
+
+    #[test]
+    fn short_rows_in_lanes_match_the_row_path() {
+        // 63 trials (the longest lane row) and 8 categories, every integer type.
+        let a = Array2::from_shape_fn((50, 63), |(i, j)| ((i * 7 + j * j) % 8) as i64);
+        let wide = category_counts(a.view(), 8, "R").unwrap();
+        let mut expect = vec![0u32; 50 * 8];
+        for (i, row) in a.rows().into_iter().enumerate() {
+            for &x in row {
+                expect[i * 8 + x as usize] += 1;
+            }
+        }
+        assert!(wide.in_range);
+        assert_eq!(wide.counts, expect);
+        assert_eq!(category_counts(a.mapv(|x| x as u16).view(), 8, "R").unwrap().counts, expect);
+        assert_eq!(category_counts(a.mapv(|x| x as i8).view(), 8, "R").unwrap().counts, expect);
+        assert_eq!(category_counts(a.mapv(|x| x as f64).view(), 8, "R").unwrap().counts, expect);
+        let mut neg = a.clone();
+        neg[[49, 62]] = -1;
+        assert!(!category_counts(neg.view(), 8, "R").unwrap().in_range);
+        let mut big = a.mapv(|x| x as u64);
+        big[[0, 0]] = 263; // 263 = 256 + 7: must not alias category 7
+        assert!(!category_counts(big.view(), 8, "R").unwrap().in_range);
+        assert!(!category_counts(a.view(), 7, "R").unwrap().in_range);
     }
 
     #[test]

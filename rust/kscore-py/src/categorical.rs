@@ -134,45 +134,31 @@ pub fn observed_mean(py: Python<'_>, counts: &CategoryCounts, weights: PyReadonl
     })
 }
 
-fn levels_from(values: &[f64], of_category: &[i64]) -> Result<Levels, Error> {
-    let of_category = of_category
-        .iter()
-        .map(|&l| usize::try_from(l).map_err(|_| Error::value("level indices must be non-negative")))
-        .collect::<Result<Vec<_>, _>>()?;
-    Levels::new(values.to_vec(), of_category)
-}
-
-/// Finite-bank Max@k from counts of R, ascending levels and each category's
-/// level index.
+/// Finite-bank Max@k from counts of R and the rewards of its categories.
 #[pyfunction]
-pub fn max_at_k(
-    py: Python<'_>,
-    counts: &CategoryCounts,
-    levels: PyReadonlyArray1<'_, f64>,
-    of_category: PyReadonlyArray1<'_, i64>,
-    k: u64,
-) -> PyResult<f64> {
-    let (lv, oc) = (levels.as_slice()?, of_category.as_slice()?);
+pub fn max_at_k(py: Python<'_>, counts: &CategoryCounts, weights: PyReadonlyArray1<'_, f64>, k: u64) -> PyResult<f64> {
+    let w = weights.as_slice()?;
     enter(py, || {
         let bank = counts.bank(None)?;
-        maxk::max_at_k(&bank, &levels_from(lv, oc)?, k)
+        weights_for(&bank, w)?;
+        maxk::max_at_k(&bank, &Levels::from_weights(w)?, k)
     })
 }
 
 /// Latent Max@k `(mu, sigma)` under the Dirichlet(+1) posterior.
 #[pyfunction]
-#[pyo3(signature = (counts, prior, levels, of_category, k))]
+#[pyo3(signature = (counts, prior, weights, k))]
 pub fn max_at_k_posterior(
     py: Python<'_>,
     counts: &CategoryCounts,
     prior: Option<&CategoryCounts>,
-    levels: PyReadonlyArray1<'_, f64>,
-    of_category: PyReadonlyArray1<'_, i64>,
+    weights: PyReadonlyArray1<'_, f64>,
     k: u64,
 ) -> PyResult<(f64, f64)> {
-    let (lv, oc) = (levels.as_slice()?, of_category.as_slice()?);
+    let w = weights.as_slice()?;
     enter(py, || {
         let bank = counts.bank(prior)?;
-        maxk_posterior::max_at_k_posterior(&bank, &levels_from(lv, oc)?, k)
+        weights_for(&bank, w)?;
+        maxk_posterior::max_at_k_posterior(&bank, &Levels::from_weights(w)?, k)
     })
 }
