@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 __version__: str
 __all__ = [
-    "__version__", "Credit", "BinaryBank", "CountStates", "CategoryCounts", "ndtri",
+    "__version__", "Credit", "BinaryBank", "CountStates", "CategoryCounts", "ndtri", "_set_parallel_grain",
     "bayes", "avg", "observed_mean", "max_at_k", "max_at_k_posterior",
     "posterior_moments", "joint_posterior_moments", "delta_blend", "blend", "geom_posterior",
 ]
@@ -56,6 +56,9 @@ class BinaryBank:
 
 def ndtri(p: float) -> float:
     """Inverse standard normal CDF (Cephes ``ndtri``, as ``scipy.special.ndtri``)."""
+
+def _set_parallel_grain(ns: int) -> int:
+    """Set the core's parallel grain in nanoseconds (0: default); returns the old one."""
 
 @final
 class CountStates:

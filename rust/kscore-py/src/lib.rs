@@ -18,6 +18,14 @@ fn ndtri(p: f64) -> f64 {
     kscore_core::ndtri::ndtri(p)
 }
 
+/// Set the core's parallel grain in estimated nanoseconds (0 restores the
+/// default) and return the previous one. For tests and measurements only:
+/// results never depend on it (docs/threads.md).
+#[pyfunction]
+fn _set_parallel_grain(ns: usize) -> usize {
+    kscore_core::par::set_grain(ns)
+}
+
 #[pymodule]
 fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     enter::note_loading_process();
@@ -26,6 +34,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bank::BinaryBank>()?;
     m.add_class::<counts::CountStates>()?;
     m.add_function(wrap_pyfunction!(ndtri, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_parallel_grain, m)?)?;
     m.add_class::<categorical::CategoryCounts>()?;
     m.add_function(wrap_pyfunction!(categorical::bayes, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::avg, m)?)?;

@@ -1,0 +1,89 @@
+"""Small inputs run on the calling thread, large ones on the pool (the core's
+parallel grain, docs/threads.md). Both sides must give the same bits: every
+public function is evaluated with the grain forced to 1 ns (every parallel
+iterator splits as far as it can), to the default, and to "never split"."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import pytest
+
+import kscore.counts as kc
+from kscore import _kscore
+from kscore import eval as ke
+
+NEVER = 1 << 60
+
+
+@contextmanager
+def grain(ns: int) -> Iterator[None]:
+    previous = _kscore._set_parallel_grain(ns)
+    try:
+        yield
+    finally:
+        _kscore._set_parallel_grain(previous)
+
+
+def test_grain_is_settable_and_restored() -> None:
+    default = _kscore._set_parallel_grain(0)
+    assert default > 1
+    with grain(7):
+        assert _kscore._set_parallel_grain(7) == 7
+    assert _kscore._set_parallel_grain(0) == default
+
+
+rng = np.random.default_rng(11)
+# Many distinct counts and rows, so that forced splits really split.
+R = (rng.random((6000, 40)) < rng.beta(0.6, 0.6, size=(6000, 1))).astype(np.int64)
+C = rng.integers(0, 4, size=(6000, 40)).astype(np.int32)
+C0 = rng.integers(0, 4, size=(6000, 3)).astype(np.int32)
+W4 = np.array([0.0, 0.25, 1.0, 0.5])
+SPECTRUM = np.linspace(0.0, 1.0, 24) / 24.0
+
+CALLS: dict[str, Callable[[], Any]] = {
+    "pass_at_k": lambda: ke.pass_at_k(R, 24),
+    "pass_hat_k": lambda: ke.pass_hat_k(R, 24),
+    "g_pass_at_k_tau": lambda: ke.g_pass_at_k_tau(R, 24, 0.4),
+    "mg_pass_at_k": lambda: ke.mg_pass_at_k(R, 24),
+    "maj_at_k": lambda: ke.maj_at_k(R, 24),
+    "auc_at_k": lambda: ke.auc_at_k(R, 24),
+    "threshold_spectrum_at_k": lambda: ke.threshold_spectrum_at_k(R, 24, SPECTRUM),
+    "geom_at_k": lambda: ke.geom_at_k(R, 24),
+    "geom_ds_at_k": lambda: ke.geom_ds_at_k(R, 24),
+    "geo_spectrum_at_k": lambda: ke.geo_spectrum_at_k(R, 24),
+    "max_at_k": lambda: ke.max_at_k(C, 24, W4),
+    "bayes": lambda: ke.bayes(C, W4, C0),
+    "avg": lambda: ke.avg(C, W4),
+    "pass_at_k_ci": lambda: ke.pass_at_k_ci(R, 24),
+    "pass_hat_k_ci": lambda: ke.pass_hat_k_ci(R, 24),
+    "g_pass_at_k_tau_ci": lambda: ke.g_pass_at_k_tau_ci(R, 24, 0.4),
+    "mg_pass_at_k_ci": lambda: ke.mg_pass_at_k_ci(R, 24),
+    "maj_at_k_ci": lambda: ke.maj_at_k_ci(R, 24),
+    "auc_at_k_ci": lambda: ke.auc_at_k_ci(R, 24),
+    "threshold_spectrum_at_k_ci": lambda: ke.threshold_spectrum_at_k_ci(R, 24, SPECTRUM),
+    "geom_at_k_ci": lambda: ke.geom_at_k_ci(R, 24),
+    "geom_ds_at_k_ci": lambda: ke.geom_ds_at_k_ci(R, 24),
+    "geo_spectrum_at_k_ci": lambda: ke.geo_spectrum_at_k_ci(R, 60),
+    "max_at_k_ci": lambda: ke.max_at_k_ci(C, 24, W4, C0),
+    "bayes_ci": lambda: ke.bayes_ci(C, W4, C0),
+    "avg_ci": lambda: ke.avg_ci(C, W4),
+    "estimate_pass_at_k": lambda: kc.estimate_pass_at_k(np.full(6000, 40), R.sum(axis=1), 10).tobytes(),
+    "curve": lambda: kc.curve(np.full(6000, 40), R.sum(axis=1)).tobytes(),
+    "question_scores": lambda: np.asarray(kc.question_scores(R, "maj_at_k", 9)).tobytes(),
+    "model_scores": lambda: kc.model_scores(R.reshape(6, 1000, 40), "pass_at_k", [1, 5]).tobytes(),
+}
+
+
+@pytest.mark.parametrize("name", list(CALLS))
+def test_calling_thread_and_pool_agree_bit_for_bit(name: str) -> None:
+    call = CALLS[name]
+    with grain(NEVER):
+        alone = call()
+    with grain(1):
+        split = call()
+    default = call()
+    assert alone == split == default
