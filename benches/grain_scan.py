@@ -7,8 +7,6 @@ and 1 ms apart. Run: ``python benches/grain_scan.py`` (about a minute).
 
 from __future__ import annotations
 
-import statistics
-import time
 from typing import Any, Callable
 
 import numpy as np
@@ -16,19 +14,13 @@ import numpy as np
 from kscore import _kscore
 from kscore import eval as ke
 
+from conftest import median_time
+
 NEVER = 1 << 60
 
 
 def median_us(fn: Callable[[], Any], calls: int, gap_s: float) -> float:
-    fn()
-    times = []
-    for _ in range(calls):
-        if gap_s:
-            time.sleep(gap_s)
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e6
+    return median_time(fn, calls=calls, gap_s=gap_s) * 1e6
 
 
 def scan(label: str, fn: Callable[[], Any]) -> None:
