@@ -113,10 +113,11 @@ def test_readme_pass_at_k_before_and_after_agree() -> None:
 FIGURE = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|us|s|MB|GB|GB/s)(?![\w/])")
 
 
-@pytest.mark.parametrize("path", DOCS, ids=[p.name for p in DOCS])
-def test_docs_quote_no_figures_of_their_own(path: Path) -> None:
-    """Speed figures live in the README (measured in one run); a figure in
-    docs/*.md must be one the README states too, so that the two agree."""
+def test_leaderboard_doc_quotes_the_readme_figures() -> None:
+    """The leaderboard's speed figures are measured in one run with the
+    README's Speed tables and live in the README; docs/leaderboard.md may only
+    quote figures the README states, so that the two never disagree."""
     readme = README.read_text(encoding="utf-8")
-    stray = [f for f in FIGURE.findall(path.read_text(encoding="utf-8")) if f not in readme]
-    assert not stray, f"{path.name} quotes figures the README does not: {stray}"
+    doc = ROOT / "docs" / "leaderboard.md"
+    stray = [f for f in FIGURE.findall(doc.read_text(encoding="utf-8")) if f not in readme]
+    assert not stray, f"docs/leaderboard.md quotes figures the README does not: {stray}"
