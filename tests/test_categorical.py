@@ -15,7 +15,8 @@ from __future__ import annotations
 import doctest
 import inspect
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import mpmath as mp
 import numpy as np

@@ -20,8 +20,8 @@ including N = 100000 with k = 100000.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import mpmath as mp
 import numpy as np

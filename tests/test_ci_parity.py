@@ -12,7 +12,8 @@ banks here.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, cast
+from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -308,7 +309,9 @@ def test_random_wider_banks(data: st.DataObject) -> None:
 def test_bounds_and_confidence_variants() -> None:
     R = hand_banks()[0]
     m, n = R.shape
-    for bounds in ((0.0, 1.0), (0.2, 0.6), (-1.0, 2.0), (0.5, 0.5), (float("nan"), 1.0), [0.1, 0.9], np.array([0.0, 0.7])):
+    nan = float("nan")
+    all_bounds = ((0.0, 1.0), (0.2, 0.6), (-1.0, 2.0), (0.5, 0.5), (nan, 1.0), [0.1, 0.9], np.array([0.0, 0.7]))
+    for bounds in all_bounds:
         for conf in (0.5, 0.9, 0.999999):
             same("maj_at_k_ci", R, 5, n=n, m=m, degree=5, bounds=bounds, confidence=conf)
             same("geom_at_k_ci", R, 5, n=n, m=m, degree=10, bounds=bounds, confidence=conf)
@@ -396,7 +399,11 @@ def test_tau_errors() -> None:
 
 def test_spectrum_and_lambda_errors() -> None:
     R = REFERENCE
-    for w in ([0.5], [0.5, 0.6, 0.1], [[0.1, 0.2, 0.3]], [-0.1, 0.2, 0.3], [np.nan, 0, 0], [1j, 0, 0], ["a", "b", "c"], None, [[0.1], [0.2, 0.3]]):
+    bad_weights = (
+        [0.5], [0.5, 0.6, 0.1], [[0.1, 0.2, 0.3]], [-0.1, 0.2, 0.3], [np.nan, 0, 0], [1j, 0, 0], ["a", "b", "c"], None,
+        [[0.1], [0.2, 0.3]],
+    )
+    for w in bad_weights:
         for name, args in (("threshold_spectrum_at_k_ci", (R, 3, w)), ("geo_spectrum_at_k_ci", (R, 3, 0.5, w))):
             got = outcome(getattr(K, name), *args)
             want = outcome(getattr(S, name), *args)
@@ -491,7 +498,9 @@ def test_results_do_not_depend_on_thread_count() -> None:
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # scorio's own overflow warnings
-@pytest.mark.parametrize("a0,b0", [(1e-320, 1.0), (1.0, 1e-320), (1e-320, 1e-320), (1e308, 1.0), (1e308, 1e308), (1e-10, 1e10)])
+@pytest.mark.parametrize(
+    "a0,b0", [(1e-320, 1.0), (1.0, 1e-320), (1e-320, 1e-320), (1e308, 1.0), (1e308, 1e308), (1e-10, 1e10)]
+)
 def test_extreme_priors(a0: float, b0: float) -> None:
     """Subnormal and huge priors: finite, and within the parity tolerance
     (scorio itself returns roundoff-level sigma on guarded paths there)."""

@@ -83,7 +83,8 @@ def files(tmp_path_factory: pytest.TempPathFactory, outcomes: dict[str, npt.NDAr
     out["csv.gz"] = d / "results.csv.gz"
     with (d / "results.jsonl").open("w") as fh:
         for m, q, s, c in rows:
-            fh.write(json.dumps({"model_name": m, "problem": q, "trial": s, "is_correct": bool(c), "text": "..."}) + "\n")
+            record = {"model_name": m, "problem": q, "trial": s, "is_correct": bool(c), "text": "..."}
+            fh.write(json.dumps(record) + "\n")
     out["jsonl"] = d / "results.jsonl"
     pq.write_table(pa.table({"model": [r[0] for r in rows], "question": [r[1] for r in rows],
                              "sample_idx": pa.array([r[2] for r in rows], pa.int16()),
@@ -300,9 +301,15 @@ def test_bad_rows_are_named_and_skipped_or_fail_with_strict(tmp_path: Path,
     assert res.returncode == 0, res.stderr
     no_traceback(res)
     err = res.stderr
-    assert "2 rows with a missing or unparsable outcome (skipped): line 12 (model 'strong', question 'q001'): 'maybe'" in err
+    assert (
+        "2 rows with a missing or unparsable outcome (skipped): line 12 (model 'strong', question 'q001'): 'maybe'"
+        in err
+    )
     assert "line 42 (model 'weak', question 'q005'): empty" in err
-    assert "1 row with an outcome out of range (expected 0 or 1) (skipped): line 22 (model 'middle', question 'q002')" in err
+    assert (
+        "1 row with an outcome out of range (expected 0 or 1) (skipped): line 22 (model 'middle', question 'q002')"
+        in err
+    )
     assert "1 duplicate row (same model, question and sample; the first is kept) (skipped): line 32" in err
     assert "repeats line 31" in err
     assert read_csv_output(res.stdout)[0]["model"] == "strong"

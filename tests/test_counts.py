@@ -350,14 +350,18 @@ def test_packed_equals_unpacked(R: Any, data: Any) -> None:
     k = data.draw(st.integers(1, n))
     for metric in EVAL:
         kw = extra_kw(metric, k)
-        close(kc.question_scores(P, metric, k, packed_n=n, **kw), kc.question_scores(R, metric, k, **kw), rtol=0, atol=0)
+        close(
+            kc.question_scores(P, metric, k, packed_n=n, **kw), kc.question_scores(R, metric, k, **kw), rtol=0, atol=0
+        )
     n1, c1 = kc.counts_of(P, packed_n=n)
     n2, c2 = kc.counts_of(R)
     assert n1.tolist() == n2.tolist() and c1.tolist() == c2.tolist()
     stack = np.stack([R, R[::-1]])
-    close(kc.model_scores(np.packbits(stack, axis=-1), "pass_at_k", k, packed_n=n), kc.model_scores(stack, "pass_at_k", k), rtol=0, atol=0)
+    packed = kc.model_scores(np.packbits(stack, axis=-1), "pass_at_k", k, packed_n=n)
+    close(packed, kc.model_scores(stack, "pass_at_k", k), rtol=0, atol=0)
     # Fortran-ordered and strided packed views read the same
-    close(kc.question_scores(np.asfortranarray(P), "pass_at_k", k, packed_n=n), kc.question_scores(R, "pass_at_k", k), rtol=0, atol=0)
+    fortran = kc.question_scores(np.asfortranarray(P), "pass_at_k", k, packed_n=n)
+    close(fortran, kc.question_scores(R, "pass_at_k", k), rtol=0, atol=0)
 
 
 def test_packed_errors() -> None:

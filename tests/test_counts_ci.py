@@ -5,7 +5,8 @@ pooled over the groups of questions that share n on ragged data."""
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest

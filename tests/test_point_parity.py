@@ -4,7 +4,8 @@ hand cases, every dtype and layout, and random banks (hypothesis)."""
 from __future__ import annotations
 
 import doctest
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt

@@ -14,7 +14,7 @@ import pytest
 from kscore import eval as ke
 
 
-def _child(q: "mp.Queue[float]") -> None:
+def _child(q: mp.Queue[float]) -> None:
     R = np.random.default_rng(1).random((20000, 33)) < 0.5
     q.put(ke.maj_at_k(R, 9))
 
@@ -24,7 +24,7 @@ def test_parallel_call_works_after_fork() -> None:
     R = np.random.default_rng(1).random((20000, 33)) < 0.5
     expected = ke.maj_at_k(R, 9)  # spins up the parent's rayon pool first
     ctx = mp.get_context("fork")
-    q: "mp.Queue[float]" = ctx.Queue()
+    q: mp.Queue[float] = ctx.Queue()
     proc = ctx.Process(target=_child, args=(q,))
     proc.start()
     proc.join(timeout=60)

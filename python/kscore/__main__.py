@@ -22,7 +22,7 @@ def plain() -> None:
     """Every kscore.eval point metric on the shipped sample outcome matrix."""
     with resources.files("kscore.data").joinpath("sample_outcomes.npz").open("rb") as fh:
         data = np.load(fh)
-        R, graded, w = data["binary"], data["graded"], data["w"]
+        R, w = data["binary"], data["w"]
     m, n = R.shape
     print(f"kscore sample: {m} questions x {n} samples (binary), graded 0/1/2 with w = {w.tolist()}\n")
     rows: list[tuple[str, list[float]]] = []

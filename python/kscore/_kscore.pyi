@@ -3,10 +3,9 @@
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from typing_extensions import final
-
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import final
 
 __version__: str
 __all__ = [

@@ -11,10 +11,11 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, ExitStack, nullcontext
 from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -95,7 +95,11 @@ def to_json(board: Board) -> str:
 
 def _caption(board: Board) -> str:
     pct = f"{board.confidence * 100:g}%"
-    shown = f"{len(board.rows)} models" if len(board.rows) >= board.n_models else f"top {len(board.rows)} of {board.n_models} models"
+    shown = (
+        f"{len(board.rows)} models"
+        if len(board.rows) >= board.n_models
+        else f"top {len(board.rows)} of {board.n_models} models"
+    )
     return (f"{board.n_samples:,} samples, {shown}, {board.n_questions:,} questions; "
             f"metrics: posterior mean [{pct} credible interval]; accuracy: mean reward per sample; "
             f"sorted by {board.sort.name}; models whose intervals overlap share a rank range")

@@ -20,9 +20,10 @@ import gzip
 import json
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -33,7 +34,9 @@ from ._errors import EXAMPLES, CliError, Issues
 SPELLINGS: dict[str, tuple[str, ...]] = {
     "model": ("model", "model_name", "system", "model_id", "modelname"),
     "question": ("question", "question_id", "problem", "problem_id", "task_id", "id", "prompt_id", "qid", "task"),
-    "outcome": ("outcome", "correct", "is_correct", "passed", "pass", "score", "label", "reward", "result", "success", "grade"),
+    "outcome": (
+        "outcome", "correct", "is_correct", "passed", "pass", "score", "label", "reward", "result", "success", "grade",
+    ),
     "sample": ("sample", "sample_idx", "sample_id", "sample_index", "attempt", "trial", "seed", "run"),
 }
 
@@ -75,7 +78,9 @@ def detect_format(path: Path, given: str | None) -> str:
     table = {"csv": "csv", "txt": "csv", "tsv": "tsv", "jsonl": "jsonl", "ndjson": "jsonl", "json": "jsonl",
              "parquet": "parquet", "pq": "parquet", "npy": "npy", "npz": "npz"}
     if ext not in table:
-        raise CliError(f"cannot tell the format of {path.name} from its extension; use --input-format {{{','.join(FORMATS)}}}")
+        raise CliError(
+            f"cannot tell the format of {path.name} from its extension; use --input-format {{{','.join(FORMATS)}}}"
+        )
     return table[ext]
 
 
@@ -101,7 +106,9 @@ def resolve_columns(available: list[str], given: ColumnNames, source: str, issue
     if out.outcome is None:
         raise CliError(f"no outcome column found in {source} (columns: {shown}); name it with --outcome-col")
     if out.model is None:
-        issues.note(f"no model column in {source}: all rows are one model, named '{Path(source).stem}' (--model-col names one)")
+        issues.note(
+            f"no model column in {source}: all rows are one model, named '{Path(source).stem}' (--model-col names one)"
+        )
     return out
 
 
@@ -372,7 +379,7 @@ def read_long(path: Path, fmt: str, names: ColumnNames, issues: Issues) -> Long:
         where = lambda i: f"row {i + 1}"  # noqa: E731
     if table.num_rows == 0:
         raise CliError(f"no results in {path} (no data rows)")
-    pa = _pa()
+    _pa()  # the cli extra's pyarrow, or a CliError saying how to install it
     assert cols.question is not None and cols.outcome is not None
     if cols.model is not None:
         model, models_arr = factorize(table.column(cols.model))
@@ -531,7 +538,8 @@ def read_wide(path: Path, fmt: str, n_categories: int, issues: Issues) -> Result
     except CliError:
         raise
     except (OSError, ValueError, EOFError) as exc:
-        raise CliError(f"{path} is not a readable {fmt} file: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise CliError(f"{path} is not a readable {fmt} file: {reason}") from exc
     arrays: list[tuple[str, np.ndarray]] = []
     if isinstance(loaded, np.ndarray):
         items = [(path.name.split(".")[0], loaded)]
