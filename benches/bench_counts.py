@@ -8,8 +8,6 @@ subsample and scaled (stated in the row name).
 from __future__ import annotations
 
 import itertools
-import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -18,7 +16,7 @@ import pytest
 
 import kscore.counts as kc
 
-from conftest import record
+from conftest import median_time, record
 
 scorio_eval = pytest.importorskip("scorio.eval")
 
@@ -46,15 +44,6 @@ def numpy_estimate_pass_at_k(n: npt.NDArray[np.int64], c: npt.NDArray[np.int64],
     safe = np.maximum(fails - k, 0)
     log_ratio = lf[fails] - lf[safe] - lf[n] + lf[n - k]
     return np.where(fails < k, 1.0, -np.expm1(log_ratio))
-
-
-def median_time(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
 
 
 # ---------------------------------------------------------------------------
@@ -134,4 +123,5 @@ def test_models_3d(benchmark: Any, many_models: Any) -> None:
     np.testing.assert_allclose(out, want, rtol=1e-12)
     record(group, "loop of 50 scorio.eval.pass_at_k", median_time(lambda: [scorio_eval.pass_at_k(x, 8) for x in R], 3))
     P = np.packbits(R, axis=-1)
-    record(group, "kscore, packbits input (8x smaller)", median_time(lambda: kc.model_scores(P, "pass_at_k", 8, packed_n=64), 10))
+    record(group, "kscore, packbits input (8x smaller)",
+           median_time(lambda: kc.model_scores(P, "pass_at_k", 8, packed_n=64), 10))

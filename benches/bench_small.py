@@ -13,7 +13,8 @@ Run: ``python -m pytest benches/bench_small.py`` (about two minutes).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest

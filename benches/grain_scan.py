@@ -7,7 +7,8 @@ and 1 ms apart. Run: ``python benches/grain_scan.py`` (about a minute).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -40,13 +41,13 @@ def main() -> None:
     print("|---|---|---|---|---|")
     for rows in (512, 2048, 8192, 32768):
         R = (rng.random((rows, 16)) < 0.5).astype(np.int64)
-        scan(f"pass_at_k intake, {rows * 128 // 1024} KB int64 ({rows} x 16)", lambda: ke.pass_at_k(R, 4))
+        scan(f"pass_at_k intake, {rows * 128 // 1024} KB int64 ({rows} x 16)", lambda R=R: ke.pass_at_k(R, 4))
     R = (rng.random((2000, 4096)) < rng.random((2000, 1))).astype(np.int8)
     for k in (64, 512, 4096):
-        scan(f"mg_pass_at_k state walks, {k + 1} terms x ~2000 states", lambda: ke.mg_pass_at_k(R, k))
+        scan(f"mg_pass_at_k state walks, {k + 1} terms x ~2000 states", lambda k=k: ke.mg_pass_at_k(R, k))
     R = (rng.random((300, 2048)) < rng.random((300, 1))).astype(np.int8)
     for k in (16, 128, 1024):
-        scan(f"mg_pass_at_k_ci, ~300 states, k = {k}", lambda: ke.mg_pass_at_k_ci(R, k))
+        scan(f"mg_pass_at_k_ci, ~300 states, k = {k}", lambda k=k: ke.mg_pass_at_k_ci(R, k))
 
 
 if __name__ == "__main__":

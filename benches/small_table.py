@@ -28,7 +28,8 @@ def main(path: str) -> None:
         cells += [us(spaced), f"{s / spaced:.1f}x"] if spaced else ["", ""]
         print("| " + " | ".join(cells) + " |")
     print()
-    print("| function | matrix | count_nonzero | kscore | ratio | count_nonzero, 1 ms apart | kscore, 1 ms apart | ratio |")
+    print("| function | matrix | count_nonzero | kscore | ratio "
+          "| count_nonzero, 1 ms apart | kscore, 1 ms apart | ratio |")
     print("|---|---|---|---|---|---|---|---|")
     for group, rows in res.items():
         if "vs count_nonzero" not in group:

@@ -134,7 +134,7 @@ __all__ = [
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 #: The number of samples: one int for every question, or one per question.
-Trials = Union[int, np.integer[Any], npt.ArrayLike]
+Trials = Union[int, np.integer[Any], npt.ArrayLike]  # noqa: UP007 - a runtime alias on Python 3.10
 
 #: Metrics with a budget-indexed family (usable in :func:`curve`).
 CurveMetric = Literal[
@@ -148,7 +148,7 @@ CurveMetric = Literal[
     "auc_at_k",
 ]
 #: Every metric :func:`question_scores` and :func:`model_scores` accept.
-Metric = Union[CurveMetric, Literal["threshold_spectrum_at_k", "avg_at_n", "cons_at_k"]]
+Metric = Union[CurveMetric, Literal["threshold_spectrum_at_k", "avg_at_n", "cons_at_k"]]  # noqa: UP007
 
 _FAMILY = {
     "pass_at_k": "pass_at_k",

@@ -28,7 +28,6 @@ from ._interval import normal_ci
 from ._pass_ci import beta_prior
 
 
-
 def _allocation_probe(size: int) -> None:
     """For absurd latent k, fail where scorio's first O(k) array does
     (numpy's MemoryError / "Maximum allowed dimension exceeded")."""

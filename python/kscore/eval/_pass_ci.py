@@ -12,7 +12,8 @@ mean, :math:`\\mu = \\frac1M\\sum_\\alpha E[g(p_\\alpha)]` and
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import _kscore
 from ._inputs import binary_bank, finite_positive, validate_finite_k
