@@ -3,7 +3,7 @@ against scorio 0.2.3: reference examples, hand cases, random banks of every
 dtype and layout (hypothesis), the full error contract with its validation
 order, and 50-digit mpmath references.
 
-Tolerances (kernels.md §4.4): mu-like values |a - b| <= 1e-15 + 1e-12 |b|;
+Tolerances (docs/kernels.md, K15): mu-like values |a - b| <= 1e-15 + 1e-12 |b|;
 sigma through the variance, |va - vb| <= rtol_v vb + atol_v with
 rtol_v = max(2e-9, 1e-15 N) and atol_v = 64 (K + 2) eps / M (in reward
 units squared); interval ends within tol_mu + z tol_sigma, and equal exactly
@@ -56,13 +56,13 @@ def reward_scale(w: Any) -> float:
 
 
 def mu_ok(a: float, b: float, scale: float = 1.0) -> bool:
-    """§4.4's mu rule, its absolute part in reward units (results are
+    """The mu rule of docs/kernels.md, K15, its absolute part in reward units (results are
     offset + scale * x, so a cancellation to ~0 leaves ~eps * scale)."""
     return abs(a - b) <= 1e-15 * max(1.0, scale) + 1e-12 * abs(b)
 
 
 def sigma_tol(b: float, n: int, degree: int, m: int, scale: float) -> float:
-    """Allowed |sigma_a - sigma_b| from the variance rule of §4.4."""
+    """Allowed |sigma_a - sigma_b| from the variance rule of K15 (docs/kernels.md)."""
     rtol_v = max(2e-9, 1e-15 * n)
     atol_v = 64.0 * (degree + 2) * EPS / m * scale * scale
     vb = b * b
@@ -214,7 +214,8 @@ def test_extreme_rows_and_budgets() -> None:
 
 
 def test_k_equal_one_is_bayes_ci_without_clipping() -> None:
-    """§5.1: max_at_k_ci(k=1) delegates to bayes_ci, so bounds=None does not clip."""
+    """max_at_k_ci(k=1) delegates to bayes_ci, so bounds=None does not clip
+    (docs/kernels.md, K13)."""
     R = np.ones((1, 5))
     ours = ke.max_at_k_ci(R, 1)
     assert ours == ke.bayes_ci(R)
@@ -622,7 +623,7 @@ def test_max_at_k_ci_against_mpmath(n: int, k: int) -> None:
     mu_ref, sigma_ref = max_ci_ref(gammas, w, k)
     mu, sigma, lo, hi = ke.max_at_k_ci(R, k, w)
     assert rel(mu, mu_ref) <= 2e-15
-    assert rel(sigma, sigma_ref) <= 1e-9  # scorio's own error grows with N (§4.3 exp. 5)
+    assert rel(sigma, sigma_ref) <= 1e-9  # scorio's own error grows with N (docs/kernels.md, K13)
     assert lo == max(0.0, mu - Z95 * sigma) and hi == min(1.0, mu + Z95 * sigma)
 
 

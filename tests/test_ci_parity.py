@@ -1,6 +1,6 @@
 """Parity of the binary Bayesian credible intervals with scorio 0.2.3.
 
-Tolerances (design note §4.4): mu ``|a - b| <= 1e-15 + 1e-12 |b|``; the
+Tolerances (docs/kernels.md, K15): mu ``|a - b| <= 1e-15 + 1e-12 |b|``; the
 variance ``|va - vb| <= rtol_v vb + atol_v`` with ``rtol_v = max(2e-9,
 1e-15 N)`` and ``atol_v = 64 (K + 2) eps / M`` (K the total Bernstein degree:
 k, or 2k where a covariance enters); ``lo``/``hi`` within ``tol_mu + z
@@ -455,7 +455,7 @@ def test_power_errors() -> None:
 
 
 def test_subnormal_mean_returns_finite_instead_of_overflow() -> None:
-    """scorio 0.2.3 raises OverflowError(34) here (design note §5.3): the
+    """scorio 0.2.3 raises OverflowError(34) here (docs/kernels.md, K9, K15): the
     posterior mean of Unanimous@4096 is subnormal, so the delta-method
     gradient squared exceeds DBL_MAX. kscore returns the finite answer."""
     R = np.zeros((1, 4096), dtype=np.int8)

@@ -19,7 +19,12 @@ def auc_at_k(R: Any, k: int) -> float:
     and AUC@1 = Pass@1. kscore evaluates it as one credit vector in closed
     form, :math:`A_s = 1 - \frac{(k-s)(2k-s-1)}{2k(s+1)(k-1)}` for s successes
     among k draws (s >= 1, :math:`A_0 = 0`), in O(k) instead of scorio's
-    O(k^2) hypergeometric grid, and to 1e-16 rather than 4e-15.
+    O(k^2) hypergeometric grid, and to 1e-16 rather than 4e-15
+    (docs/kernels.md, K1).
+
+    Reference: Hu, Z., et al. (2026). Rewarding the Rare: Uniqueness-Aware
+    RL for Creative Problem Solving in LLMs. arXiv:2601.08763 (Eq. 7, the
+    trapezoid weights).
 
     Examples:
         >>> import numpy as np

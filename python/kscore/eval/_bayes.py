@@ -75,6 +75,10 @@ def bayes_ci(
     :math:`\mu \pm z_{(1+\gamma)/2}\,\sigma`, both ends clipped into
     ``bounds`` when given (no clipping by default).
 
+    Reference: Hariri, M., Samandar, A., Hinczewski, M., & Chaudhary, V.
+    (2026). Don't Pass@k: A Bayesian Framework for Large Language Model
+    Evaluation. ICLR 2026, arXiv:2510.04265.
+
     Args:
         R: :math:`M \times N` int matrix with entries in :math:`\{0..C\}`.
         w: optional length :math:`C+1` reward vector (default ``[0, 1]``).
@@ -142,6 +146,8 @@ def avg_ci(
 
     :math:`\text{lo}, \text{hi} = a \pm z_{(1+\gamma)/2}\,\sigma_a`, clipped
     to ``bounds`` when given.
+
+    Reference: Hariri et al. (2026), arXiv:2510.04265 (see :func:`bayes`).
 
     Args:
         R: :math:`M \times N` int matrix with entries in :math:`\{0..C\}`.

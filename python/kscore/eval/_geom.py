@@ -30,6 +30,11 @@ def threshold_spectrum_at_k(R: Any, k: int, weights: Any) -> float:
         S_{w,k}(R) = \sum_{r=1}^{k} w_r\,T_{r,k}(R)
                    = \frac{1}{M}\sum_\alpha \mathbb{E}[A_X],\quad A_j = \sum_{r\le j} w_r
 
+    Reference: *Geom@k: Stable Evaluation and Fast Rank Recovery for LLM
+    Reasoning*, the paper scorio 0.2.3 cites for the spectrum family (no
+    authors or arXiv id given there); :math:`T_{r,k}` is G-Pass@k at
+    :math:`\tau = r/k` (Liu et al., 2024, arXiv:2412.13147).
+
     Examples:
         >>> import numpy as np
         >>> R = np.array([[0, 1, 1, 0, 1],
@@ -55,6 +60,11 @@ def geom_ds_at_k(
     The default is the geometric mean (a = b = 1/2). For the blend taken per
     question before averaging, see :func:`geom_at_k`.
 
+    Reference: *Geom@k: Stable Evaluation and Fast Rank Recovery for LLM
+    Reasoning*, the paper scorio 0.2.3 cites for these blends (scorio gives
+    no authors or arXiv id); the components are Pass@k (Chen et al., 2021,
+    arXiv:2107.03374) and Pass^k (Yao et al., 2024, arXiv:2406.12045).
+
     Examples:
         >>> import numpy as np
         >>> R = np.array([[0, 1, 1, 0, 1],
@@ -79,6 +89,14 @@ def geom_at_k(
         \mathrm{Geom@}k = \frac{1}{M}\sum_\alpha
             \left(1 - \frac{\binom{N-\nu_\alpha}{k}}{\binom{N}{k}}\right)^{a}
             \left(\frac{\binom{\nu_\alpha}{k}}{\binom{N}{k}}\right)^{b}
+
+    scorio's questionwise variant of the dataset-level blend
+    :func:`geom_ds_at_k`; the default is a = b = 1/2.
+
+    Reference: *Geom@k: Stable Evaluation and Fast Rank Recovery for LLM
+    Reasoning*, the paper scorio 0.2.3 cites for these blends (scorio gives
+    no authors or arXiv id); the components are Pass@k (Chen et al., 2021,
+    arXiv:2107.03374) and Pass^k (Yao et al., 2024, arXiv:2406.12045).
 
     Examples:
         >>> import numpy as np
@@ -112,6 +130,12 @@ def geo_spectrum_at_k(
     ``weights=None`` selects the upper-half mG weights (``2/k`` at positions
     :math:`r \ge \lceil k/2\rceil + 1`), giving GeoSpectrum*@k. ``lambda_`` is
     an alias of ``lam``. With ``lam == 1`` the weights are ignored.
+    :math:`S_{w,k}` is :func:`threshold_spectrum_at_k`.
+
+    Reference: *Geom@k: Stable Evaluation and Fast Rank Recovery for LLM
+    Reasoning*, the paper scorio 0.2.3 cites for GeoSpectrum (no authors or
+    arXiv id given there); the spectrum's thresholds are G-Pass@k at
+    :math:`\tau = r/k` (Liu et al., 2024, arXiv:2412.13147).
 
     Examples:
         >>> import numpy as np
@@ -138,6 +162,11 @@ def geo_spectrum_at_k(
 def geo_spectrum_star_at_k(R: Any, k: int) -> float:
     r"""GeoSpectrum*@k: :math:`\sqrt{\mathrm{Pass@}k \cdot \mathrm{mG\text{-}Pass@}k}`,
     i.e. :func:`geo_spectrum_at_k` with its defaults. It is 0 at k = 1.
+
+    Reference: *Geom@k: Stable Evaluation and Fast Rank Recovery for LLM
+    Reasoning*, the paper scorio 0.2.3 cites for GeoSpectrum (no authors or
+    arXiv id given there); mG-Pass@k is from Liu et al. (2024),
+    arXiv:2412.13147.
 
     Examples:
         >>> import numpy as np

@@ -49,12 +49,32 @@ def threshold_spectrum_at_k_ci(
     .. math::
 
         g(p) = \sum_{j=1}^{k} A_j \binom{k}{j} p^j (1-p)^{k-j},
-        \qquad A_j = \sum_{r \le j} w_r.
+        \qquad A_j = \sum_{r \le j} w_r,
 
-    Unlike :func:`threshold_spectrum_at_k`, ``k`` may exceed N.
+    with :math:`p_\alpha \sim \mathrm{Beta}(\alpha_0 + c_\alpha, \beta_0 + N - c_\alpha)`,
+    :math:`\mu = \frac1M\sum_\alpha \mathbb{E}[g(p_\alpha)]` and
+    :math:`\sigma = \frac1M\sqrt{\sum_\alpha \mathrm{Var}[g(p_\alpha)]}`
+    (docs/kernels.md, K4-K8). Unlike :func:`~kscore.eval.threshold_spectrum_at_k`,
+    ``k`` may exceed N.
+
+    References: *Geom@k: Stable Evaluation and Fast Rank Recovery for LLM
+    Reasoning*, the paper scorio 0.2.3 cites for the spectrum family (no
+    authors or arXiv id given there). Hariri et al. (2026), arXiv:2510.04265
+    (posterior summaries).
 
     Returns:
         ``(mu, sigma, lo, hi)``.
+
+    Examples:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1],
+        ...               [1, 1, 0, 1, 1]])
+        >>> mu, sigma, lo, hi = threshold_spectrum_at_k_ci(R, 3, [0.0, 0.5, 0.5])
+        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        (0.505952, 0.146387, 0.219, 0.7929)
+        >>> mu, sigma, lo, hi = threshold_spectrum_at_k_ci(R, 8, [0.125] * 8)
+        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        (0.642857, 0.118451, 0.4107, 0.875)
     """
     k = validate_latent_k(k)
     w = spectrum_weights(weights, k)
@@ -86,7 +106,23 @@ def geom_at_k_ci(
 ) -> tuple[float, float, float, float]:
     r"""Approximate posterior summary for questionwise Geom@k: the delta
     method through :math:`g(x, y) = x^a y^b` on each question's latent
-    Pass@k and Unanimous@k, then averaged over questions.
+    Pass@k and Unanimous@k, then averaged over questions:
+
+    .. math::
+
+        \mu = \frac1M\sum_\alpha \bar x_\alpha^a \bar y_\alpha^b,\qquad
+        \sigma^2 = \frac1{M^2}\sum_\alpha \bigl(g_x^2 v_x + g_y^2 v_y
+            + 2 g_x g_y c_{xy}\bigr)_\alpha
+
+    with :math:`\bar x, \bar y` the posterior means, :math:`v, c` the
+    posterior (co)variances and :math:`g_x = a \bar x^{a-1}\bar y^b`,
+    :math:`g_y = b \bar x^a \bar y^{b-1}` (docs/kernels.md, K7, K9). ``k``
+    may exceed N.
+
+    References: *Geom@k: Stable Evaluation and Fast Rank Recovery for LLM
+    Reasoning*, the paper scorio 0.2.3 cites for these blends (no authors or
+    arXiv id given there). Hariri et al. (2026), arXiv:2510.04265
+    (posterior summaries).
 
     Examples:
         >>> import numpy as np
@@ -115,7 +151,21 @@ def geom_ds_at_k_ci(
 ) -> tuple[float, float, float, float]:
     r"""Approximate posterior summary for dataset-level Geom@k: the delta
     method through :math:`g(x, y) = x^a y^b` on the latent dataset Pass@k and
-    Unanimous@k (with their posterior covariance).
+    Unanimous@k (with their posterior covariance):
+
+    .. math::
+
+        \mu = \bar x^a \bar y^b,\qquad
+        \sigma^2 = g_x^2 v_x + g_y^2 v_y + 2 g_x g_y c_{xy},\qquad
+        g_x = a \bar x^{a-1}\bar y^b,\ g_y = b \bar x^a \bar y^{b-1},
+
+    where :math:`\bar x, \bar y, v, c` are the dataset-level posterior
+    moments (docs/kernels.md, K9). ``k`` may exceed N.
+
+    References: *Geom@k: Stable Evaluation and Fast Rank Recovery for LLM
+    Reasoning*, the paper scorio 0.2.3 cites for the dataset-level blend (no
+    authors or arXiv id given there). Hariri et al. (2026), arXiv:2510.04265
+    (posterior summaries).
 
     Examples:
         >>> import numpy as np
@@ -151,10 +201,36 @@ def geo_spectrum_at_k_ci(
     x the latent Pass@k and y the latent spectrum :math:`S_{w,k}`, by the
     delta method. ``weights=None`` selects the upper-half mG weights
     (GeoSpectrum*@k); with ``lam == 1`` the weights are ignored. ``lambda_``
-    is an alias of ``lam``.
+    is an alias of ``lam``. With posterior means :math:`\bar x, \bar y`,
+    variances :math:`v_x, v_y` and covariance :math:`c_{xy}`:
+
+    .. math::
+
+        \mu = \bar x^\lambda \bar y^{1-\lambda},\qquad
+        \sigma^2 = g_x^2 v_x + g_y^2 v_y + 2 g_x g_y c_{xy},\qquad
+        g_x = \lambda \frac{\mu}{\bar x},\ g_y = (1-\lambda)\frac{\mu}{\bar y}
+
+    (docs/kernels.md, K9); ``lam`` 0 or 1 gives the spectrum's or Pass@k's
+    own moments. ``k`` may exceed N.
+
+    References: *Geom@k: Stable Evaluation and Fast Rank Recovery for LLM
+    Reasoning*, the paper scorio 0.2.3 cites for GeoSpectrum (no authors or
+    arXiv id given there). Hariri et al. (2026), arXiv:2510.04265
+    (posterior summaries).
 
     Returns:
         ``(mu, sigma, lo, hi)``.
+
+    Examples:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1],
+        ...               [1, 1, 0, 1, 1]])
+        >>> mu, sigma, lo, hi = geo_spectrum_at_k_ci(R, 3)
+        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        (0.447288, 0.114255, 0.2234, 0.6712)
+        >>> mu, sigma, lo, hi = geo_spectrum_at_k_ci(R, 3, lam=1.0)
+        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        (0.916667, 0.07321, 0.7732, 1.0)
     """
     lam = resolve_lambda(lam, lambda_)
     k = validate_latent_k(k)
@@ -188,10 +264,32 @@ def geo_spectrum_star_at_k_ci(
     beta0: float = 1.0,
 ) -> tuple[float, float, float, float]:
     r"""Approximate posterior summary for latent GeoSpectrum*@k:
-    :func:`geo_spectrum_at_k_ci` with its default upper-half mG weights.
+    :func:`geo_spectrum_at_k_ci` with its default upper-half mG weights,
+    i.e. the delta method through
+    :math:`\sqrt{x\,y}` with :math:`x` the latent Pass@k and :math:`y` the
+    latent spectrum with weights :math:`w_r = \frac{2}{k}\,
+    \mathbf{1}\{r \ge \lceil k/2 \rceil + 1\}` (mG-Pass@k up to rounding).
+    It is 0 at k = 1; ``k`` may exceed N.
+
+    References: *Geom@k: Stable Evaluation and Fast Rank Recovery for LLM
+    Reasoning*, the paper scorio 0.2.3 cites for GeoSpectrum (no authors or
+    arXiv id given there); mG-Pass@k from Liu et al. (2024),
+    arXiv:2412.13147. Hariri et al. (2026), arXiv:2510.04265
+    (posterior summaries).
 
     Returns:
         ``(mu, sigma, lo, hi)``.
+
+    Examples:
+        >>> import numpy as np
+        >>> R = np.array([[0, 1, 1, 0, 1],
+        ...               [1, 1, 0, 1, 1]])
+        >>> mu, sigma, lo, hi = geo_spectrum_star_at_k_ci(R, 3)
+        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        (0.447288, 0.114255, 0.2234, 0.6712)
+        >>> mu, sigma, lo, hi = geo_spectrum_star_at_k_ci(R, 8)
+        >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
+        (0.610391, 0.137055, 0.3418, 0.879)
     """
     return geo_spectrum_at_k_ci(
         R, k, confidence=confidence, bounds=bounds, alpha0=alpha0, beta0=beta0

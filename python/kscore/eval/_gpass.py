@@ -1,4 +1,4 @@
-"""G-Pass@k, G-Pass@k_tau and mG-Pass@k (Liu et al., 2025)."""
+"""G-Pass@k, G-Pass@k_tau and mG-Pass@k (Liu et al., 2024, arXiv:2412.13147)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ def g_pass_at_k(R: Any, k: int) -> float:
         \mathrm{G\text{-}Pass@}k = \frac{1}{M}\sum_\alpha
             \frac{\binom{\nu_\alpha}{k}}{\binom{N}{k}}
 
-    Reference: Liu, J., Liu, H., Xiao, L., et al. (2025). Are Your LLMs
-    Capable of Stable Reasoning? Findings of ACL 2025.
+    Reference: Liu, J., Liu, H., Xiao, L., et al. (2024). Are Your LLMs
+    Capable of Stable Reasoning? arXiv:2412.13147 (Findings of ACL 2025).
 
     Examples:
         >>> import numpy as np
@@ -42,7 +42,8 @@ def g_pass_at_k_tau(R: Any, k: int, tau: float) -> float:
         \mathrm{G\text{-}Pass@}k_\tau = \frac{1}{M}\sum_\alpha \sum_{j=j_0}^{k}
             \frac{\binom{\nu_\alpha}{j}\binom{N-\nu_\alpha}{k-j}}{\binom{N}{k}}
 
-    Reference: Liu et al. (2025), as :func:`g_pass_at_k`.
+    Reference: Liu, J., et al. (2024). Are Your LLMs Capable of Stable
+    Reasoning? arXiv:2412.13147 (see :func:`g_pass_at_k`).
 
     Examples:
         >>> import numpy as np
@@ -72,7 +73,8 @@ def mg_pass_at_k(R: Any, k: int) -> float:
 
     mG-Pass@1 is identically 0.
 
-    Reference: Liu et al. (2025), as :func:`g_pass_at_k`.
+    Reference: Liu, J., et al. (2024). Are Your LLMs Capable of Stable
+    Reasoning? arXiv:2412.13147 (see :func:`g_pass_at_k`).
 
     Examples:
         >>> import numpy as np

@@ -21,7 +21,8 @@ def maj_at_k(R: Any, k: int) -> float:
     ``kscore.counts.cons_at_k``.
 
     Reference: Wang, X., Wei, J., Schuurmans, D., et al. (2023).
-    Self-Consistency Improves Chain of Thought Reasoning. ICLR 2023.
+    Self-Consistency Improves Chain of Thought Reasoning in Language Models.
+    ICLR 2023, arXiv:2203.11171 (majority voting over sampled answers).
 
     Examples:
         >>> import numpy as np

@@ -86,8 +86,11 @@ def max_at_k_ci(
     ``bounds`` means ``(min(w), max(w))``. k = 1 is exactly :func:`bayes_ci`
     (which, as in scorio, does not clip when ``bounds`` is None).
 
-    This uncertainty model is scorio's extension of Bagirov et al. (2025),
-    arXiv:2510.23393.
+    References: Bagirov, F., et al. (2025). The Best of N Worlds: Aligning
+    Reinforcement Learning with Best-of-N Sampling via max@k Optimization.
+    arXiv:2510.23393 (the Max@k target). Hariri et al. (2026),
+    arXiv:2510.04265 (the Dirichlet posterior of :func:`bayes`); this
+    uncertainty model is scorio 0.2.3's extension of both.
 
     Args:
         R: :math:`M \times N` categorical outcomes in :math:`\{0..C\}`.

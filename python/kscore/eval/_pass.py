@@ -53,8 +53,9 @@ def pass_hat_k(R: Any, k: int) -> float:
         \mathrm{Pass\hat{}k} = \frac{1}{M}\sum_{\alpha=1}^{M}
             \frac{\binom{\nu_\alpha}{k}}{\binom{N}{k}}
 
-    Reference: Yao, S., Shinn, N., Razavi, P., Narasimhan, K. (2024).
-    tau-bench. arXiv:2406.12045.
+    Reference: Yao, S., Shinn, N., Razavi, P., & Narasimhan, K. (2024).
+    tau-bench: A Benchmark for Tool-Agent-User Interaction in Real-World
+    Domains. arXiv:2406.12045.
 
     Args:
         R: :math:`M \times N` binary matrix.

@@ -62,6 +62,19 @@ def pass_at_k_ci(
         \mathbb{E}[g(p_\alpha)] = 1 - \frac{B(\alpha_\alpha, \beta_\alpha + k)}
             {B(\alpha_\alpha, \beta_\alpha)}
 
+    with :math:`\alpha_\alpha = \alpha_0 + c_\alpha`,
+    :math:`\beta_\alpha = \beta_0 + N - c_\alpha`; the variance is taken in a
+    cancellation-free ratio form (docs/kernels.md, K7), and
+    :math:`\mu = \frac1M\sum_\alpha \mathbb{E}[g(p_\alpha)]`,
+    :math:`\sigma = \frac1M\sqrt{\sum_\alpha \mathrm{Var}[g(p_\alpha)]}`.
+
+    References: Chen, M., Tworek, J., Jun, H., et al. (2021). Evaluating
+    Large Language Models Trained on Code. arXiv:2107.03374 (the Pass@k
+    target). Hariri, M., Samandar, A., Hinczewski, M., & Chaudhary, V.
+    (2026). Don't Pass@k: A Bayesian Framework for Large Language Model
+    Evaluation. arXiv:2510.04265 (posterior summaries of sampled
+    evaluations; the Beta-posterior interval is scorio 0.2.3's).
+
     Args:
         R: :math:`M \times N` binary matrix.
         k: Number of samples, :math:`1 \le k \le N`.
@@ -103,6 +116,14 @@ def pass_hat_k_ci(
 
         \mathbb{E}[g(p_\alpha)] = \frac{B(\alpha_\alpha + k, \beta_\alpha)}
             {B(\alpha_\alpha, \beta_\alpha)}
+
+    aggregated as in :func:`pass_at_k_ci`. :func:`unanimous_at_k_ci` and
+    :func:`~kscore.eval.g_pass_at_k_ci` are the same target.
+
+    References: Yao, S., Shinn, N., Razavi, P., & Narasimhan, K. (2024).
+    tau-bench: A Benchmark for Tool-Agent-User Interaction in Real-World
+    Domains. arXiv:2406.12045 (the Pass^k target). Hariri et al. (2026),
+    arXiv:2510.04265 (see :func:`pass_at_k_ci`).
 
     Args and returns as :func:`pass_at_k_ci`.
 

@@ -1,4 +1,4 @@
-//! Products of Bernstein credit vectors (§C.4). For credits x (degree k1)
+//! Products of Bernstein credit vectors (docs/kernels.md, K5). For credits x (degree k1)
 //! and y (degree k2) the product polynomial has degree k1 + k2 and
 //! coefficients
 //!
@@ -9,7 +9,7 @@
 //! each is computed once per call (walked out of its mode, see `walk`) and
 //! reused for every state: for the plain product, and for the centred
 //! products `(x - mu)(y - nu)` of every state under the variance guard
-//! (§C.5), which are integrated against each state's Beta-binomial weights
+//! (docs/kernels.md, K6), which are integrated against each state's Beta-binomial weights
 //! as they stream by instead of being formed one O(k^2) product per state.
 //!
 //! Step credits `1{j >= t}` take a faster route: per z only four region

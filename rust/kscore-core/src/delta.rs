@@ -1,7 +1,7 @@
 //! The geometric blend `G(x, y) = x^a y^b` and its first-order delta-method
-//! variance (§F), with scorio's zero rules and Python-float `**` semantics.
+//! variance (docs/kernels.md, K9), with scorio's zero rules and Python-float `**` semantics.
 //!
-//! One deliberate deviation (§5.3): scorio squares the gradient with Python's
+//! One deliberate deviation (docs/kernels.md, K15): scorio squares the gradient with Python's
 //! `**`, which raises OverflowError when a posterior mean is subnormal (the
 //! gradient then exceeds sqrt(DBL_MAX)) although the variance itself is
 //! tiny and finite. Here that case is evaluated in log space and the finite

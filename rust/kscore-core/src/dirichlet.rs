@@ -1,4 +1,4 @@
-//! Bayes@N and Avg (kernel E): closed-form moments of the Dirichlet(+1)
+//! Bayes@N and Avg (docs/kernels.md, K11): closed-form moments of the Dirichlet(+1)
 //! posterior over categories, per row, aggregated over the bank.
 //!
 //! Row α has concentrations `ν_c = n_c + n0_c + 1` summing to `T = C + D + N`

@@ -1,4 +1,4 @@
-//! Closed forms for the two endpoint credits under p ~ Beta(a, b) (§C.7):
+//! Closed forms for the two endpoint credits under p ~ Beta(a, b) (docs/kernels.md, K7):
 //! Pass@k, `g = 1 - q^k` with q = 1 - p ~ Beta(b, a), and Unanimous@k,
 //! `g = p^k`, plus their covariance. No Bernstein product is needed.
 //!

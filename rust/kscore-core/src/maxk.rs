@@ -1,4 +1,4 @@
-//! Finite-bank Max@k (kernel D.1): the expected best reward of a uniformly
+//! Finite-bank Max@k (docs/kernels.md, K12): the expected best reward of a uniformly
 //! random k-subset of a row's N trials, in the level form
 //!
 //! `Max@k = r_1 + Σ_{l<L} (r_{l+1} - r_l) [1 - C(F_l, k) / C(N, k)]`,

@@ -1,4 +1,4 @@
-//! Latent Max@k under the Dirichlet(+1) posterior (kernel D.2).
+//! Latent Max@k under the Dirichlet(+1) posterior (docs/kernels.md, K13).
 //!
 //! Row α has grouped concentrations `γ_l = Σ_{c at level l} (n_c + n0_c + 1)`
 //! over T = C + D + N, and cumulative masses `A_l = θ_1 + ... + θ_l ~

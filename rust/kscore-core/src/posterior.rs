@@ -1,4 +1,4 @@
-//! Beta-posterior moments of a credit vector (§C): each distinct success
+//! Beta-posterior moments of a credit vector (docs/kernels.md, K4-K8): each distinct success
 //! count c is a state with p ~ Beta(alpha0 + c, beta0 + N - c), the target is
 //! the Bernstein polynomial `g(p) = sum_j A_j C(k,j) p^j (1-p)^(k-j)`, and
 //!
@@ -7,11 +7,11 @@
 //!   (`bernstein`), built once per call,
 //! * Var = E[g^2] - E[g]^2 unless that falls under scorio's cancellation
 //!   guard `(k + 1) 64 eps max(1, E[g^2], E[g]^2)`, in which case the centred
-//!   product `(A - E[g])^2` is integrated instead (§C.5),
-//! * Pass@k and Unanimous@k take the closed forms of `endpoint` (§C.7),
-//! * two credits on the same bank get a covariance the same way (§C.6),
+//!   product `(A - E[g])^2` is integrated instead (docs/kernels.md, K6),
+//! * Pass@k and Unanimous@k take the closed forms of `endpoint` (K7),
+//! * two credits on the same bank get a covariance the same way (K6),
 //!
-//! then the frequency-weighted aggregation of §C.8. States run in parallel;
+//! then the frequency-weighted aggregation of K8. States run in parallel;
 //! every per-state number is computed independently and every sum is
 //! sequential in a fixed order, so results do not depend on the thread count.
 
@@ -199,7 +199,7 @@ struct Second {
 
 /// `E[g1 g2]` and the guarded central moment for one state (`mu`, `nu` the
 /// two means, `cmu`, `cnu` their complements to the credits' top values,
-/// evaluated without cancellation), following §C.5/C.6. `degree` is k1 + k2.
+/// evaluated without cancellation), following docs/kernels.md, K6. `degree` is k1 + k2.
 ///
 /// Where the complements are the smaller pair the raw moment is taken on
 /// them, `E[(t1-g1)(t2-g2)] - (t1-mu)(t2-nu)` (mathematically the same
@@ -380,7 +380,7 @@ fn rows_squared(hist: &Histogram) -> f64 {
     (m * m) as f64
 }
 
-/// Dataset aggregation with scorio's checks (§C.8).
+/// Dataset aggregation with scorio's checks (docs/kernels.md, K8).
 fn aggregate(hist: &Histogram, means: Vec<f64>, vars: Vec<f64>) -> Result<Moments> {
     if means.iter().any(|v| !v.is_finite()) {
         return Err(Error::FloatingPoint("state_means must be finite".into()));
@@ -435,7 +435,7 @@ pub fn posterior_ragged(
     Ok((mean.value(), var.value()))
 }
 
-/// Marginal moments of two credits and their posterior covariance (§C.6).
+/// Marginal moments of two credits and their posterior covariance (docs/kernels.md, K6).
 pub fn joint(hist: &Histogram, left: &Credit, right: &Credit, alpha0: f64, beta0: f64) -> Result<JointMoments> {
     let params = parameters(hist, alpha0, beta0)?;
     let same = left == right;

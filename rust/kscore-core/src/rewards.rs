@@ -1,4 +1,4 @@
-//! Reward rescaling (kernel A): sums of rewards are taken in normalised units
+//! Reward rescaling (docs/kernels.md, K10): sums of rewards are taken in normalised units
 //! `v̂ = (v - offset) / scale ∈ [-1, 1]` so that huge rewards (±1e308) stay
 //! finite, and results are mapped back as `offset + scale * x`.
 
