@@ -166,3 +166,14 @@ def test_geo_spectrum_lam_edges() -> None:
     assert close(ke.geo_spectrum_at_k(R, 3, lam=0.0), se.geo_spectrum_at_k(R, 3, lam=0.0))
     assert close(ke.geo_spectrum_at_k(R, 3, lambda_=0.25), se.geo_spectrum_at_k(R, 3, lambda_=0.25))
     assert ke.geo_spectrum_star_at_k(R, 1) == 0.0 == se.geo_spectrum_star_at_k(R, 1)
+
+
+def test_subnormal_spectrum_weights_round_once() -> None:
+    # Found by test_random_banks: a credit of 5e-324 on a 2-of-5 row is
+    # 0.4 * 5e-324, which rounds to 0.0 (scorio's value); a dot product rounded
+    # onto the subnormal grid before the division gave 5e-324, and the
+    # geometric blend turned that into 3.2e-11.
+    R = np.array([[False, True, False, False, True]])
+    w = np.array([5e-324])
+    assert ke.threshold_spectrum_at_k(R, 1, w) == se.threshold_spectrum_at_k(R, 1, w) == 0.0
+    assert ke.geo_spectrum_at_k(R, 1, 0.96875, w) == se.geo_spectrum_at_k(R, 1, 0.96875, w) == 0.0

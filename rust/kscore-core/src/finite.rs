@@ -35,7 +35,17 @@ pub fn state_value(n: u64, c: u64, credit: &Credit, buf: &mut Vec<f64>) -> f64 {
         }
         Shape::General(a) => {
             let lo = hypergeom::weights(n, c, k, buf) as usize;
-            pairwise_dot(buf, &a[lo..]) / pairwise_sum(buf)
+            let total = pairwise_sum(buf);
+            let dot = pairwise_dot(buf, &a[lo..]);
+            if dot.abs() >= f64::MIN_POSITIVE {
+                dot / total
+            } else {
+                // A subnormal dot product was rounded to the subnormal grid
+                // before the division and can land one step off the true
+                // value (credits of order 1e-323): normalise first instead.
+                buf.iter_mut().for_each(|w| *w /= total);
+                pairwise_dot(buf, &a[lo..])
+            }
         }
     }
 }
@@ -113,6 +123,15 @@ mod tests {
         }
         let got = state_value(n, c, &Credit::mg(k), &mut Vec::new());
         assert!((got - expect).abs() < 1e-15);
+    }
+
+    #[test]
+    fn subnormal_credits_round_once() {
+        // 0.4 * 5e-324 is below half the smallest subnormal: the value is 0.
+        let credit = Credit::from_values(vec![0.0, 5e-324]).unwrap();
+        assert_eq!(state_value(5, 2, &credit, &mut Vec::new()), 0.0);
+        let credit = Credit::from_values(vec![0.0, 1e-320]).unwrap();
+        assert_eq!(state_value(5, 2, &credit, &mut Vec::new()), 0.4 * 1e-320);
     }
 
     #[test]

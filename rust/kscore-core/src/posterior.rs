@@ -6,7 +6,8 @@
 //! * `E[g^2] = sum_z h_z BB(z; 2k, a, b)` with `h` the self-product of A
 //!   (`bernstein`), built once per call,
 //! * Var = E[g^2] - E[g]^2 unless that falls under scorio's cancellation
-//!   guard `(k + 1) 64 eps max(1, E[g^2], E[g]^2)`, in which case the centred
+//!   guard `(d + 1) 64 eps max(1, E[g^2], E[g]^2)` (d the product's degree,
+//!   2k for a variance), in which case the centred
 //!   product `(A - E[g])^2` is integrated instead (docs/kernels.md, K6),
 //! * Pass@k and Unanimous@k take the closed forms of `endpoint` (K7),
 //! * two credits on the same bank get a covariance the same way (K6),
