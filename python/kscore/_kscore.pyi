@@ -51,6 +51,14 @@ class BinaryBank:
     def values(self) -> npt.NDArray[np.uint64]: ...
     def freqs(self) -> npt.NDArray[np.uint64]: ...
     def mean(self, credit: Credit) -> float: ...
+    def blend_means(
+        self, x: Credit, y: Credit, a: float, b: float, a_text: str, b_text: str
+    ) -> float:
+        """Dataset-level ``mean(x)**a * mean(y)**b`` with scorio's zero rules."""
+    def blend_states(
+        self, x: Credit, y: Credit, a: float, b: float, a_text: str, b_text: str
+    ) -> float:
+        """Per-state ``x**a * y**b``, then the frequency-weighted mean."""
     def state_values(self, credit: Credit) -> npt.NDArray[np.float64]: ...
 
 def ndtri(p: float) -> float:

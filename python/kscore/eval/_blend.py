@@ -41,16 +41,26 @@ def power(value: Any) -> tuple[float, str]:
     return float(value), f"{value}"
 
 
+def real_powers(a: Any, b: Any) -> bool:
+    """Whether both powers are real numbers (the core blends them)."""
+    return isinstance(a, _REAL) and isinstance(b, _REAL)
+
+
+def blend_args(a: Any, b: Any) -> tuple[float, float, str, str]:
+    """Real powers as the core takes them: values, then their text as Python
+    prints them (for scorio's messages)."""
+    return float(a), float(b), f"{a}", f"{b}"
+
+
 def weighted_geometric_means(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], a: Any, b: Any
 ) -> npt.NDArray[np.float64]:
     """Element-wise ``x**a * y**b``; raises as the first offending element
     (in order) would, Python's OverflowError included."""
-    if not (isinstance(a, _REAL) and isinstance(b, _REAL)):
+    if not real_powers(a, b):
         return np.array([_python_blend(float(xi), float(yi), a, b) for xi, yi in zip(x, y)])
     return _kscore.blend(
-        np.ascontiguousarray(x, dtype=np.float64), np.ascontiguousarray(y, dtype=np.float64),
-        float(a), float(b), f"{a}", f"{b}",
+        np.ascontiguousarray(x, dtype=np.float64), np.ascontiguousarray(y, dtype=np.float64), *blend_args(a, b)
     )
 
 

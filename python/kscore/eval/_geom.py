@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import _kscore
-from ._blend import weighted_geometric_mean, weighted_geometric_means
+from ._blend import blend_args, real_powers, weighted_geometric_mean, weighted_geometric_means
 from ._inputs import (
     binary_bank,
     mg_spectrum_weights,
@@ -74,8 +74,10 @@ def geom_ds_at_k(
     """
     bank = binary_bank(R)
     k = validate_finite_k(bank.n, k)
-    p = bank.mean(_kscore.Credit.at_least(k, 1))
-    u = bank.mean(_kscore.Credit.at_least(k, k))
+    pass_credit, unanimous_credit = _kscore.Credit.at_least(k, 1), _kscore.Credit.at_least(k, k)
+    if real_powers(pass_power, unanimous_power):
+        return bank.blend_means(pass_credit, unanimous_credit, *blend_args(pass_power, unanimous_power))
+    p, u = bank.mean(pass_credit), bank.mean(unanimous_credit)
     return weighted_geometric_mean(p, u, pass_power, unanimous_power)
 
 
@@ -107,8 +109,10 @@ def geom_at_k(
     """
     bank = binary_bank(R)
     k = validate_finite_k(bank.n, k)
-    p = bank.state_values(_kscore.Credit.at_least(k, 1))
-    u = bank.state_values(_kscore.Credit.at_least(k, k))
+    pass_credit, unanimous_credit = _kscore.Credit.at_least(k, 1), _kscore.Credit.at_least(k, k)
+    if real_powers(pass_power, unanimous_power):
+        return bank.blend_states(pass_credit, unanimous_credit, *blend_args(pass_power, unanimous_power))
+    p, u = bank.state_values(pass_credit), bank.state_values(unanimous_credit)
     vals = weighted_geometric_means(p, u, pass_power, unanimous_power)
     return float(np.dot(bank.freqs().astype(np.float64), vals) / bank.m)
 
@@ -153,10 +157,10 @@ def geo_spectrum_at_k(
     if lam == 1.0:
         return bank.mean(pass_credit)
     w = mg_spectrum_weights(k) if weights is None else spectrum_weights(weights, k)
-    spectrum = bank.mean(_kscore.Credit.spectrum(w))
+    spectrum_credit = _kscore.Credit.spectrum(w)
     if lam == 0.0:
-        return spectrum
-    return weighted_geometric_mean(bank.mean(pass_credit), spectrum, lam, 1.0 - lam)
+        return bank.mean(spectrum_credit)
+    return bank.blend_means(pass_credit, spectrum_credit, *blend_args(lam, 1.0 - lam))
 
 
 def geo_spectrum_star_at_k(R: Any, k: int) -> float:
