@@ -15,7 +15,7 @@
 
 use rayon::prelude::*;
 
-use crate::categorical::CategoricalBank;
+use crate::categorical::{CategoricalBank, DistinctRows};
 use crate::rewards::Rewards;
 use crate::par;
 use crate::sum::Neumaier;
@@ -156,6 +156,19 @@ fn total_spread(bank: &CategoricalBank, w: &[f64], total: u64) -> f64 {
     spread
 }
 
+/// `(Σ_c ŵ_c Σ_α ν_αc, Σ_α T s_α)` from the distinct rows of the bank (R's
+/// counts plus R0's), each row once with its frequency: the same two sums
+/// as `column_sums` and `total_spread`, without a pass per row.
+fn distinct_sums(rows: &DistinctRows, c: usize, w: &[f64], inv_t: f64) -> (f64, f64) {
+    let mut totals = vec![0u64; c];
+    let mut spread = Neumaier::new();
+    for (row, &f) in rows.counts.chunks_exact(c).zip(&rows.freqs) {
+        totals.iter_mut().zip(row).for_each(|(a, &x)| *a += f * (x as u64 + 1));
+        spread.add(f as f64 * row_spread(|j| row[j] as f64 + 1.0, w, inv_t));
+    }
+    (weighted_total(w, &totals, 0), spread.value())
+}
+
 /// Bayes@N `(μ, σ)` for rewards `weights` (one per category, finite).
 pub fn bayes(bank: &CategoricalBank, weights: &[f64]) -> (f64, f64) {
     let rw = Rewards::new(weights);
@@ -167,9 +180,13 @@ pub fn bayes(bank: &CategoricalBank, weights: &[f64]) -> (f64, f64) {
     let t = total as f64;
     let rows = bank.rows as f64;
     // Σ_α m_α = Σ_c ŵ_c Σ_α ν_αc / T, with Σ_α ν_αc = S_c + M exact.
-    let sum_means = weighted_total(w, &column_sums(bank, true), bank.rows as u64) / t;
+    let (weighted, spread) = match bank.distinct_rows(true) {
+        Some(distinct) => distinct_sums(&distinct, bank.categories, w, 1.0 / t),
+        None => (weighted_total(w, &column_sums(bank, true), bank.rows as u64), total_spread(bank, w, total)),
+    };
+    let sum_means = weighted / t;
     let mu = rw.restore(sum_means / rows);
-    let sum_vars = total_spread(bank, w, total) / t;
+    let sum_vars = spread / t;
     let denom = (bank.rows as u128 * bank.rows as u128 * (total as u128 + 1)) as f64;
     let sigma = rw.scale * (sum_vars / denom).sqrt();
     (mu, sigma)
@@ -204,6 +221,38 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-15 + 1e-13 * b.abs()
+    }
+
+    #[test]
+    fn distinct_rows_give_the_row_sum() {
+        // 200 rows of 3 categories over 6 trials (+ 2 prior trials): the slot
+        // table path against the plain per-row sum.
+        let (rows, c) = (200usize, 3usize);
+        let mut counts = vec![0u32; rows * c];
+        let mut prior = vec![0u32; rows * c];
+        for i in 0..rows {
+            let (a, b) = ((i * 7) % 7, (i * 3) % 4);
+            let a = a.min(6);
+            let b = b.min(6 - a);
+            counts[i * c..(i + 1) * c].copy_from_slice(&[a as u32, b as u32, (6 - a - b) as u32]);
+            prior[i * c + (i % 3)] = 2;
+        }
+        let w = [0.1, 0.7, 0.35];
+        for with_prior in [false, true] {
+            let p = with_prior.then_some(prior.as_slice());
+            let bank = CategoricalBank::new(&counts, p, c, 6, if with_prior { 2 } else { 0 }).unwrap();
+            let t = bank.total() as f64;
+            let distinct = bank.distinct_rows(true).unwrap();
+            assert_eq!(distinct.freqs.iter().sum::<u64>(), rows as u64);
+            let (fast_mean, fast) = distinct_sums(&distinct, c, &w, 1.0 / t);
+            let mut slow = 0.0;
+            for i in 0..rows {
+                slow += row_spread(|j| bank.concentration(i, j) as f64, &w, 1.0 / t);
+            }
+            assert!(close(fast, slow), "{fast} vs {slow}");
+            let slow_mean = weighted_total(&w, &column_sums(&bank, true), rows as u64);
+            assert!(close(fast_mean, slow_mean), "{fast_mean} vs {slow_mean}");
+        }
     }
 
     // scorio's doc example: R = [[0,1,2,2,1],[1,1,0,2,2]], w = [0, .5, 1].

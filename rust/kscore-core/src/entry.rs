@@ -24,13 +24,19 @@ pub trait Entry: Copy + PartialEq + Send + Sync + 'static {
     /// category counts are plain equality tests in the native type).
     fn from_category(v: u32) -> Option<Self>;
 
-    /// Whether `lane` is available (integer types).
-    const LANES: bool = false;
+    /// Whether `wide` is available (integer types wider than a byte).
+    const WIDE: bool = false;
+    /// The value as a u64 (negative values wrap to huge ones). Integer
+    /// types only.
+    #[inline(always)]
+    fn wide(self) -> u64 {
+        u64::MAX
+    }
     /// The value as a byte, saturated: 0..=254 map to themselves, anything
-    /// else (negative values included) to 255. Integer types only.
+    /// else (negative values included) to 255.
     #[inline(always)]
     fn lane(self) -> u8 {
-        255
+        self.wide().min(255) as u8
     }
 
     /// Count the categories `0..out.len()` of a contiguous run with a
@@ -135,8 +141,8 @@ macro_rules! signed_entry {
         });
     };
     ($t:ty, $u:ty, wide) => {
-        signed_entry!($t, $u, const LANES: bool = true;, #[inline(always)] fn lane(self) -> u8 {
-            ((self as $u) as u64).min(255) as u8
+        signed_entry!($t, $u, const WIDE: bool = true;, #[inline(always)] fn wide(self) -> u64 {
+            (self as $u) as u64
         }, #[inline] fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
             narrowed_categories(xs, out, Entry::lane)
         });
@@ -178,8 +184,8 @@ macro_rules! unsigned_entry {
         });
     };
     ($t:ty, wide) => {
-        unsigned_entry!($t, const LANES: bool = true;, #[inline(always)] fn lane(self) -> u8 {
-            (self as u64).min(255) as u8
+        unsigned_entry!($t, const WIDE: bool = true;, #[inline(always)] fn wide(self) -> u64 {
+            self as u64
         }, #[inline] fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
             narrowed_categories(xs, out, Entry::lane)
         });

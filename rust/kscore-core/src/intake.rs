@@ -234,31 +234,68 @@ fn count_slice_categories<T: Entry>(xs: &[T], out: &mut [u32]) -> bool {
     out.iter().map(|&o| o as usize).sum::<usize>() == xs.len()
 }
 
-/// Rows shorter than this are counted by `lane_rows`.
-const SHORT_ROW: usize = 64;
-
-/// Category counts (at most 8 categories) of consecutive rows of `n <
-/// SHORT_ROW` integer entries, each row in the byte lanes of one u64 (`1 <<
-/// 8v` per entry): one shift and add per entry and no per-row dispatch,
-/// where the SIMD byte path pays a fixed cost per row that dominates rows of
-/// a few dozen entries. False if some entry is outside `0..categories`.
-fn lane_rows<T: Entry>(flat: &[T], n: usize, out: &mut [u32]) -> bool {
+/// Category counts (3 to 8 categories) of consecutive rows of `n` integer
+/// entries from the bits of each value: with `v = b0 + 2 b1 + 4 b2`, one
+/// pass sums every product of bits, `S_m = sum_x prod_{i in m} b_i(x)` for
+/// the non-empty bit sets m, and the count of value v follows by inclusion
+/// and exclusion, `count(v) = sum_{m ⊇ v} (-1)^{|m \ v|} S_m` with `S_∅ = n`.
+/// The pass is shifts, ANDs and adds in u64 lanes, which vectorise, where one
+/// equality test per category or a table of increments do not; it reads
+/// int64 rows at about the binary intake's speed. False if some entry is
+/// outside `0..categories` (negative values wrap to huge ones and set a high
+/// bit).
+fn bit_rows<T: Entry, const B: usize>(flat: &[T], n: usize, out: &mut [u32]) -> bool {
     let rows = flat.len() / n;
     let c = out.len() / rows.max(1);
-    let mut bad = false;
+    let high = !((1u64 << B) - 1);
+    let mut bad = 0u64;
     for (o, row) in out.chunks_exact_mut(c).zip(flat.chunks_exact(n)) {
-        let mut lanes = 0u64;
+        // s[m] for bit sets m = 1..2^B (index m); s[0] = n.
+        let mut s = [0u64; 8];
         for &x in row {
-            let v = x.lane();
-            bad |= v as usize >= c;
-            lanes += 1u64 << ((v & 7) << 3);
+            let v = x.wide();
+            bad |= v & high;
+            let b0 = v & 1;
+            let b1 = (v >> 1) & 1;
+            s[1] += b0;
+            s[2] += b1;
+            s[3] += b0 & b1;
+            if B == 3 {
+                let b2 = (v >> 2) & 1;
+                s[4] += b2;
+                s[5] += b0 & b2;
+                s[6] += b1 & b2;
+                s[7] += b0 & b1 & b2;
+            }
         }
-        for (t, o) in o.iter_mut().enumerate() {
-            *o = ((lanes >> (8 * t)) & 0xff) as u32;
+        s[0] = n as u64;
+        for (v, coef) in MOBIUS.iter().enumerate().take(1 << B) {
+            let count: i64 = coef.iter().zip(&s).map(|(&k, &sm)| k * sm as i64).sum();
+            match o.get_mut(v) {
+                Some(slot) => *slot = count as u32,
+                None => bad |= (count != 0) as u64,
+            }
         }
     }
-    !bad
+    bad == 0
 }
+
+/// `MOBIUS[v][m] = (-1)^{|m \ v|}` when the bit set m contains v, else 0.
+const MOBIUS: [[i64; 8]; 8] = {
+    let mut table = [[0i64; 8]; 8];
+    let mut v = 0;
+    while v < 8 {
+        let mut m = 0;
+        while m < 8 {
+            if m & v == v {
+                table[v][m] = if (m ^ v).count_ones() % 2 == 0 { 1 } else { -1 };
+            }
+            m += 1;
+        }
+        v += 1;
+    }
+    table
+};
 
 /// Count one row's categories (any stride); false if some entry is not in
 /// `0..categories`.
@@ -328,8 +365,11 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
                     return ok;
                 }
                 if let (Some(flat), true) = (sub.as_slice(), n > 0) {
-                    if T::LANES && categories <= 8 && n < SHORT_ROW {
-                        return lane_rows(flat, n, out);
+                    if T::WIDE && categories <= 4 {
+                        return bit_rows::<T, 2>(flat, n, out);
+                    }
+                    if T::WIDE && categories <= 8 {
+                        return bit_rows::<T, 3>(flat, n, out);
                     }
                     return out.chunks_mut(categories).zip(flat.chunks_exact(n)).all(|(o, xs)| count_slice_categories(xs, o));
                 }
@@ -405,8 +445,25 @@ mod tests {
     }
 
     #[test]
-    fn short_rows_in_lanes_match_the_row_path() {
-        // 63 trials (the longest lane row) and 8 categories, every integer type.
+    fn bit_counts_match_the_row_path() {
+        for (trials, cats) in [(300usize, 3usize), (16, 4), (9, 5), (40, 7)] {
+            let a = Array2::from_shape_fn((30, trials), |(i, j)| ((i * 7 + j * j) % cats) as i64);
+            let mut expect = vec![0u32; 30 * cats];
+            for (i, row) in a.rows().into_iter().enumerate() {
+                for &x in row {
+                    expect[i * cats + x as usize] += 1;
+                }
+            }
+            let got = category_counts(a.view(), cats, "R").unwrap();
+            assert!(got.in_range, "{trials} x {cats}");
+            assert_eq!(got.counts, expect, "{trials} x {cats}");
+            assert_eq!(category_counts(a.mapv(|x| x as u32).view(), cats, "R").unwrap().counts, expect);
+            // A value of the bit range but not a category (cats..2^B) is out of range.
+            let mut over = a.clone();
+            over[[3, 1]] = cats as i64;
+            assert!(!category_counts(over.view(), cats, "R").unwrap().in_range, "{trials} x {cats}");
+        }
+        // 63 trials and 8 categories, every integer type.
         let a = Array2::from_shape_fn((50, 63), |(i, j)| ((i * 7 + j * j) % 8) as i64);
         let wide = category_counts(a.view(), 8, "R").unwrap();
         let mut expect = vec![0u32; 50 * 8];

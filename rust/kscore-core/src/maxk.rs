@@ -41,75 +41,77 @@ pub fn max_at_k(bank: &CategoricalBank, levels: &Levels, k: u64) -> Result<f64> 
     // A chunk of rows costs a few nanoseconds per row and level.
     let chunk_min_len = par::min_len(CHUNK * 5 * nl);
 
-    // Which cumulative counts F occur anywhere in the bank.
-    let row_cumulative = |i: usize, group: &mut [u64], out: &mut [u64]| {
-        let row = bank.row(i);
-        levels.cumulative(|c| row[c] as u64, group, out);
-    };
-    let scan_present = || -> Vec<bool> {
-        (0..bank.rows.div_ceil(CHUNK))
-            .into_par_iter()
-            .with_min_len(chunk_min_len)
-            .map(|b| {
-                let mut seen = vec![false; n as usize + 1];
-                let mut group = vec![0u64; nl];
-                let mut cum = vec![0u64; nl - 1];
-                for i in b * CHUNK..((b + 1) * CHUNK).min(bank.rows) {
-                    row_cumulative(i, &mut group, &mut cum);
-                    for &f in &cum {
-                        seen[f as usize] = true;
-                    }
+    // Per level l, the histogram of the rows' cumulative counts F_l (exact
+    // integers): Max@k is linear in P(best of k exceeds level l), a function
+    // of F_l alone, so each distinct F is evaluated once and weighted by how
+    // many rows have it, instead of one evaluation per row and level.
+    let width = n as usize + 1;
+    let hist: Vec<u64> = match bank.distinct_rows(false) {
+        Some(distinct) => {
+            // Few distinct rows: each once, weighted by its frequency.
+            let mut h = vec![0u64; (nl - 1) * width];
+            let mut group = vec![0u64; nl];
+            let mut cum = vec![0u64; nl - 1];
+            for (row, &f) in distinct.counts.chunks_exact(bank.categories).zip(&distinct.freqs) {
+                levels.cumulative(|c| row[c] as u64, &mut group, &mut cum);
+                for (l, &x) in cum.iter().enumerate() {
+                    h[l * width + x as usize] += f;
                 }
-                seen
-            })
-            .reduce(
-                || vec![false; n as usize + 1],
-                |mut a, b| {
-                    a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
-                    a
-                },
-            )
-    };
-    // With no more possible F values than rows, skip the scan: all of them.
-    let dense = n as usize + 1 <= 4 * bank.rows;
-    let present: Vec<bool> = if dense {
-        vec![true; n as usize + 1]
-    } else {
-        scan_present()
+            }
+            h
+        }
+        None => per_row_level_histograms(bank, levels, width, chunk_min_len),
     };
 
     // P(best of k exceeds level l) = 1 - C(F, k)/C(N, k), once per distinct F.
     let credit = Credit::pass(k);
-    let distinct: Vec<u64> = (0..=n).filter(|&f| present[f as usize]).collect();
+    let distinct: Vec<u64> = (0..=n).filter(|&f| (0..nl - 1).any(|l| hist[l * width + f as usize] > 0)).collect();
     let values = finite::state_values(&distinct.iter().map(|&f| (n, n - f)).collect::<Vec<_>>(), &credit);
-    let mut exceed = vec![0.0f64; n as usize + 1];
+    let mut exceed = vec![0.0f64; width];
     for (&f, &v) in distinct.iter().zip(&values) {
         exceed[f as usize] = v;
     }
+    let mut total = Neumaier::new();
+    for (l, &g) in gaps.iter().enumerate() {
+        let mut level = Neumaier::new();
+        for &f in &distinct {
+            let rows_with_f = hist[l * width + f as usize];
+            if rows_with_f > 0 {
+                level.add(rows_with_f as f64 * exceed[f as usize]);
+            }
+        }
+        total.add(g * level.value());
+    }
+    Ok(rw.restore(low + total.value() / bank.rows as f64))
+}
 
-    let parts: Vec<Neumaier> = (0..bank.rows.div_ceil(CHUNK))
+/// Per level l, the histogram of the rows' cumulative counts F_l, in one
+/// parallel pass over the rows (`width` = N + 1 slots per level).
+fn per_row_level_histograms(bank: &CategoricalBank, levels: &Levels, width: usize, chunk_min_len: usize) -> Vec<u64> {
+    let nl = levels.len();
+    (0..bank.rows.div_ceil(CHUNK))
         .into_par_iter()
         .with_min_len(chunk_min_len)
         .map(|b| {
-            let mut acc = Neumaier::new();
+            let mut h = vec![0u64; (nl - 1) * width];
             let mut group = vec![0u64; nl];
             let mut cum = vec![0u64; nl - 1];
             for i in b * CHUNK..((b + 1) * CHUNK).min(bank.rows) {
-                row_cumulative(i, &mut group, &mut cum);
-                let mut inc = 0.0;
-                for (&f, &g) in cum.iter().zip(&gaps) {
-                    inc += exceed[f as usize] * g;
+                let row = bank.row(i);
+                levels.cumulative(|c| row[c] as u64, &mut group, &mut cum);
+                for (l, &f) in cum.iter().enumerate() {
+                    h[l * width + f as usize] += 1;
                 }
-                acc.add(low + inc);
             }
-            acc
+            h
         })
-        .collect();
-    let mut total = Neumaier::new();
-    for p in parts {
-        total.merge(p);
-    }
-    Ok(rw.restore(total.value() / bank.rows as f64))
+        .reduce(
+            || vec![0u64; (nl - 1) * width],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                a
+            },
+        )
 }
 
 #[cfg(test)]
