@@ -10,6 +10,44 @@ use crate::entry::{Entry, Flaw};
 use crate::error::{Error, Result};
 use crate::par;
 
+/// The row-counting loops compiled twice: for the x86-64 baseline (SSE2,
+/// two u64 lanes) and for AVX2 (four), chosen at run time. The wide integer
+/// and float rows vectorise with the lane width, so AVX2 reads int64 and
+/// float64 matrices about twice as fast; one-byte rows take the SSE2 byte
+/// path either way. Both compile the same Rust, so they give the same
+/// integers (tested).
+macro_rules! avx2_twin {
+    ($(#[$doc:meta])* fn $name:ident / $avx2:ident = $body:ident <$($g:ident $(: $bound:path)?),* $(; const $c:ident: $ct:ty)?> ($($arg:ident: $ty:ty),*) -> $ret:ty) => {
+        $(#[$doc])*
+        #[inline]
+        fn $name<$($g $(: $bound)?),* $(, const $c: $ct)?>($($arg: $ty),*) -> $ret {
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2 (checked just above).
+                return unsafe { $avx2::<$($g),* $(, $c)?>($($arg),*) };
+            }
+            $body::<$($g),* $(, $c)?>($($arg),*)
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        unsafe fn $avx2<$($g $(: $bound)?),* $(, const $c: $ct)?>($($arg: $ty),*) -> $ret {
+            $body::<$($g),* $(, $c)?>($($arg),*)
+        }
+    };
+}
+
+avx2_twin! {
+    /// Count successes of rows `r0..r0 + out.len()` into `out`; return the OR
+    /// of all `bin` values (> 1 means some entry was not 0/1).
+    fn count_block / count_block_avx2 = count_block_body <T: Entry> (view: &ArrayView2<T>, r0: usize, out: &mut [u32]) -> u64
+}
+
+avx2_twin! {
+    /// Category counts of C-order rows from bit sums (see `bit_rows_body`).
+    fn bit_rows / bit_rows_avx2 = bit_rows_body <T: Entry; const B: usize> (flat: &[T], n: usize, out: &mut [u32]) -> bool
+}
+
 /// Rows per parallel task: about 256 KiB of input, at least one row.
 fn block_rows(ncols: usize, elem: usize) -> usize {
     ((256 * 1024) / (ncols.max(1) * elem)).clamp(1, 1 << 16)
@@ -29,7 +67,8 @@ fn sum_or<T: Entry>(xs: &[T]) -> (u64, u64) {
 
 /// Count successes of rows `r0..r0 + out.len()` into `out`; return the OR of
 /// all `bin` values (> 1 means some entry was not 0/1).
-fn count_block<T: Entry>(view: &ArrayView2<T>, r0: usize, out: &mut [u32]) -> u64 {
+#[inline(always)]
+fn count_block_body<T: Entry>(view: &ArrayView2<T>, r0: usize, out: &mut [u32]) -> u64 {
     let sub = view.slice(s![r0..r0 + out.len(), ..]);
     let mut or = 0u64;
     if sub.ncols() > 1 && sub.nrows() > 1 && sub.strides()[0] == 1 {
@@ -244,7 +283,8 @@ fn count_slice_categories<T: Entry>(xs: &[T], out: &mut [u32]) -> bool {
 /// int64 rows at about the binary intake's speed. False if some entry is
 /// outside `0..categories` (negative values wrap to huge ones and set a high
 /// bit).
-fn bit_rows<T: Entry, const B: usize>(flat: &[T], n: usize, out: &mut [u32]) -> bool {
+#[inline(always)]
+fn bit_rows_body<T: Entry, const B: usize>(flat: &[T], n: usize, out: &mut [u32]) -> bool {
     let rows = flat.len() / n;
     let c = out.len() / rows.max(1);
     let high = !((1u64 << B) - 1);
@@ -442,6 +482,35 @@ mod tests {
         assert_eq!(binary_counts(c.view()).unwrap_err(), Error::value("R entries must fit in a signed 64-bit integer."));
         let d = array![[-1i32, 0]];
         assert_eq!(binary_counts(d.view()).unwrap_err(), Error::value("Entries of R must be integers in [0, 1]."));
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_and_baseline_loops_agree() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let a = Array2::from_shape_fn((97, 37), |(i, j)| ((i * 31 + j * 17) % 3) as i64);
+        let b = a.mapv(|x| (x == 1) as i64);
+        let f = b.mapv(|x| x as f64);
+        let mut o1 = vec![0u32; 97];
+        let mut o2 = vec![0u32; 97];
+        for view in [b.view(), b.slice(s![.., ..;2])] {
+            let or1 = count_block_body(&view, 0, &mut o1);
+            // SAFETY: AVX2 is present (checked above).
+            let or2 = unsafe { count_block_avx2(&view, 0, &mut o2) };
+            assert_eq!((or1, &o1), (or2, &o2));
+        }
+        let or1 = count_block_body(&f.view(), 0, &mut o1);
+        let or2 = unsafe { count_block_avx2(&f.view(), 0, &mut o2) };
+        assert_eq!((or1, &o1), (or2, &o2));
+        let flat = a.as_slice().unwrap();
+        let mut c1 = vec![0u32; 97 * 3];
+        let mut c2 = vec![0u32; 97 * 3];
+        let ok1 = bit_rows_body::<i64, 2>(flat, 37, &mut c1);
+        let ok2 = unsafe { bit_rows_avx2::<i64, 2>(flat, 37, &mut c2) };
+        assert!(ok1 && ok2);
+        assert_eq!(c1, c2);
     }
 
     #[test]
