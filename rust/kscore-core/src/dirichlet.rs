@@ -171,6 +171,11 @@ fn distinct_sums(rows: &DistinctRows, c: usize, w: &[f64], inv_t: f64) -> (f64, 
 
 /// Bayes@N `(μ, σ)` for rewards `weights` (one per category, finite).
 pub fn bayes(bank: &CategoricalBank, weights: &[f64]) -> (f64, f64) {
+    bayes_from(bank, weights, bank.distinct_rows(true).as_ref())
+}
+
+/// `bayes` with the bank's distinct rows (R's counts plus R0's) when known.
+fn bayes_from(bank: &CategoricalBank, weights: &[f64], distinct: Option<&DistinctRows>) -> (f64, f64) {
     let rw = Rewards::new(weights);
     if rw.scale == 0.0 {
         return (rw.offset, 0.0);
@@ -180,8 +185,8 @@ pub fn bayes(bank: &CategoricalBank, weights: &[f64]) -> (f64, f64) {
     let t = total as f64;
     let rows = bank.rows as f64;
     // Σ_α m_α = Σ_c ŵ_c Σ_α ν_αc / T, with Σ_α ν_αc = S_c + M exact.
-    let (weighted, spread) = match bank.distinct_rows(true) {
-        Some(distinct) => distinct_sums(&distinct, bank.categories, w, 1.0 / t),
+    let (weighted, spread) = match distinct {
+        Some(distinct) => distinct_sums(distinct, bank.categories, w, 1.0 / t),
         None => (weighted_total(w, &column_sums(bank, true), bank.rows as u64), total_spread(bank, w, total)),
     };
     let sum_means = weighted / t;
@@ -194,11 +199,27 @@ pub fn bayes(bank: &CategoricalBank, weights: &[f64]) -> (f64, f64) {
 
 /// The observed weighted mean `offset + scale * Σ_c ŵ_c Σ_α n_αc / (M N)`.
 pub fn observed_mean(bank: &CategoricalBank, weights: &[f64]) -> f64 {
+    observed_mean_from(bank, weights, None)
+}
+
+/// `observed_mean` with the bank's distinct rows of R when known (the
+/// column totals are the same exact integers either way).
+fn observed_mean_from(bank: &CategoricalBank, weights: &[f64], distinct: Option<&DistinctRows>) -> f64 {
     let rw = Rewards::new(weights);
     if rw.scale == 0.0 {
         return rw.offset;
     }
-    let sum = weighted_total(&rw.normalized, &column_sums(bank, false), 0);
+    let totals = match distinct {
+        Some(d) => {
+            let mut totals = vec![0u64; bank.categories];
+            for (row, &f) in d.counts.chunks_exact(bank.categories).zip(&d.freqs) {
+                totals.iter_mut().zip(row).for_each(|(a, &x)| *a += f * x as u64);
+            }
+            totals
+        }
+        None => column_sums(bank, false),
+    };
+    let sum = weighted_total(&rw.normalized, &totals, 0);
     let cells = (bank.rows as u128 * bank.trials as u128) as f64;
     rw.restore(sum / cells)
 }
@@ -210,9 +231,10 @@ pub fn avg(bank: &CategoricalBank, weights: &[f64]) -> (f64, f64) {
         prior_trials: 0,
         ..*bank
     };
-    let (_, sigma) = bayes(&observed, weights);
+    let distinct = observed.distinct_rows(false);
+    let (_, sigma) = bayes_from(&observed, weights, distinct.as_ref());
     let factor = (bank.categories + bank.trials) as f64 / bank.trials as f64;
-    (observed_mean(bank, weights), factor * sigma)
+    (observed_mean_from(bank, weights, distinct.as_ref()), factor * sigma)
 }
 
 #[cfg(test)]
