@@ -20,8 +20,8 @@
 
 use rayon::prelude::*;
 
-use crate::sum::Neumaier;
 use crate::par;
+use crate::sum::Neumaier;
 use crate::walk::walk_span;
 
 /// Bracket weights `w(j | z)` (mode = 1) over their non-underflowed span:
@@ -181,7 +181,7 @@ fn region_sums(k1: u64, k2: u64, z: u64, t1: u64, u: i64) -> [f64; 4] {
     let (k1f, k2f, zf) = (k1 as f64, k2 as f64, z as f64);
     let ratio = |jf: f64| ((k1f - jf) * (zf - jf)) / ((jf + 1.0) * (k2f + jf + 1.0 - zf));
     let inv = |jf: f64| ((jf + 1.0) * (k2f + jf + 1.0 - zf)) / ((k1f - jf) * (zf - jf));
-    let region = |j: u64| (!(j >= t1) as usize) * 2 + (!((j as i64) <= u) as usize);
+    let region = |j: u64| ((j < t1) as usize) * 2 + (((j as i64) > u) as usize);
     let mut sums = RegionRuns::new(region(mode));
     sums.add(region(mode), 1.0);
     let mut w = 1.0;
@@ -218,7 +218,11 @@ struct RegionRuns {
 
 impl RegionRuns {
     fn new(region: usize) -> Self {
-        RegionRuns { acc: [Neumaier::new(); 4], run: Neumaier::new(), region }
+        RegionRuns {
+            acc: [Neumaier::new(); 4],
+            run: Neumaier::new(),
+            region,
+        }
     }
 
     #[inline]
@@ -262,8 +266,20 @@ pub fn step_regions(k1: u64, t1: u64, k2: u64, t2: u64) -> Vec<[f64; 4]> {
             let lo = z.saturating_sub(k2);
             let hi = k1.min(z);
             let u = z as i64 - t2 as i64; // B  <=>  X <= u
-            let a_const = if t1 <= lo { Some(true) } else if t1 > hi { Some(false) } else { None };
-            let b_const = if u >= hi as i64 { Some(true) } else if u < lo as i64 { Some(false) } else { None };
+            let a_const = if t1 <= lo {
+                Some(true)
+            } else if t1 > hi {
+                Some(false)
+            } else {
+                None
+            };
+            let b_const = if u >= hi as i64 {
+                Some(true)
+            } else if u < lo as i64 {
+                Some(false)
+            } else {
+                None
+            };
             let zf = z as f64;
             let m = zf * k1 as f64 / n as f64;
             // Serfling: P(|X - m| >= d) <= 2 exp(-2 d^2 / (z (1 - (z - 1)/n))).
@@ -306,8 +322,7 @@ mod tests {
             .map(|z| {
                 let mut h = 0.0;
                 for j in z.saturating_sub(k2)..=k1.min(z) {
-                    h += choose(k1, j) * choose(k2, z - j) / choose(k1 + k2, z)
-                        * x[j as usize] * y[(z - j) as usize];
+                    h += choose(k1, j) * choose(k2, z - j) / choose(k1 + k2, z) * x[j as usize] * y[(z - j) as usize];
                 }
                 h
             })
@@ -348,7 +363,12 @@ mod tests {
     fn centred_integrals_match_direct() {
         let x = [0.0, 0.2, 0.5, 0.9, 1.0];
         let bb = [0.5, 1.0, 0.25, 0.125];
-        let state = Centred { mu: 0.4, nu: 0.4, first: 2, bb: &bb };
+        let state = Centred {
+            mu: 0.4,
+            nu: 0.4,
+            first: 2,
+            bb: &bb,
+        };
         let xc: Vec<f64> = x.iter().map(|v| v - 0.4).collect();
         let hc = direct(&xc, &xc);
         let expect: f64 = (0..4).map(|i| hc[2 + i] * bb[i]).sum();

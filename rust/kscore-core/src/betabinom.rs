@@ -23,8 +23,16 @@ pub fn mode(n: u64, a: f64, b: f64) -> u64 {
     }
     let nf = n as f64;
     let denom = a + b - 2.0;
-    let guess = if denom > 0.0 { (nf * (a - 1.0) - (b - 1.0)) / denom } else { 0.0 };
-    let mut m = if guess.is_finite() { guess.ceil().clamp(0.0, nf) as u64 } else { 0 };
+    let guess = if denom > 0.0 {
+        (nf * (a - 1.0) - (b - 1.0)) / denom
+    } else {
+        0.0
+    };
+    let mut m = if guess.is_finite() {
+        guess.ceil().clamp(0.0, nf) as u64
+    } else {
+        0
+    };
     while m < n && ratio(nf, a, b, m as f64) > 1.0 {
         m += 1;
     }
@@ -44,7 +52,14 @@ pub fn weights(n: u64, a: f64, b: f64, down: &mut Vec<f64>, out: &mut Vec<f64>) 
         let j = i as f64;
         ((j + 1.0) / (nf - j)) * ((b + (nf - 1.0 - j)) / (a + j))
     };
-    let first = walk_span((n + 1) as usize, m as usize, |i| ratio(nf, a, b, i as f64), inv, down, out);
+    let first = walk_span(
+        (n + 1) as usize,
+        m as usize,
+        |i| ratio(nf, a, b, i as f64),
+        inv,
+        down,
+        out,
+    );
     if out.iter().any(|w| !w.is_finite()) {
         return Err(Error::FloatingPoint("non-finite Beta-binomial weights".into()));
     }
@@ -73,7 +88,13 @@ mod tests {
     #[test]
     fn weights_are_proportional_to_the_pmf() {
         let (mut d, mut o) = (Vec::new(), Vec::new());
-        for &(n, a, b) in &[(10u64, 3.0, 8.0), (7, 0.2, 8.0), (7, 8.0, 0.3), (12, 1.0, 1.0), (1, 1.0, 2.0)] {
+        for &(n, a, b) in &[
+            (10u64, 3.0, 8.0),
+            (7, 0.2, 8.0),
+            (7, 8.0, 0.3),
+            (12, 1.0, 1.0),
+            (1, 1.0, 2.0),
+        ] {
             let first = weights(n, a, b, &mut d, &mut o).unwrap() as usize;
             let total: f64 = o.iter().sum();
             let e = exact(n, a, b);

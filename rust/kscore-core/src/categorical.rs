@@ -80,7 +80,9 @@ impl<'a> CategoricalBank<'a> {
         let prior = if with_prior { self.prior } else { None };
         let trials = (self.trials + prior.map_or(0, |_| self.prior_trials)) as u64;
         let base = trials + 1;
-        let slots = base.checked_pow((c - 1) as u32).filter(|&s| s <= MAX_SLOTS && (s as usize) < self.rows)? as usize;
+        let slots = base
+            .checked_pow((c - 1) as u32)
+            .filter(|&s| s <= MAX_SLOTS && (s as usize) < self.rows)? as usize;
         let mut freq = vec![0u64; slots];
         for i in 0..self.rows {
             let row = &self.counts[i * c..(i + 1) * c];
@@ -89,7 +91,11 @@ impl<'a> CategoricalBank<'a> {
                 None => row[..c - 1].iter().rev().for_each(|&x| key = key * base + x as u64),
                 Some(p) => {
                     let pri = &p[i * c..(i + 1) * c];
-                    row[..c - 1].iter().zip(&pri[..c - 1]).rev().for_each(|(&x, &y)| key = key * base + (x + y) as u64);
+                    row[..c - 1]
+                        .iter()
+                        .zip(&pri[..c - 1])
+                        .rev()
+                        .for_each(|(&x, &y)| key = key * base + (x + y) as u64);
                 }
             }
             freq[key as usize] += 1;
@@ -107,7 +113,11 @@ impl<'a> CategoricalBank<'a> {
             counts.push((trials - used) as u32);
             freqs.push(f);
         }
-        Some(DistinctRows { counts, freqs, trials: trials as usize })
+        Some(DistinctRows {
+            counts,
+            freqs,
+            trials: trials as usize,
+        })
     }
 }
 
@@ -138,7 +148,10 @@ impl Levels {
         if values.is_empty() || of_category.iter().any(|&l| l >= values.len()) {
             return Err(Error::value("every category must map to one of the reward levels"));
         }
-        if values.windows(2).any(|p| !(p[0] < p[1])) {
+        if values
+            .windows(2)
+            .any(|p| p[0].partial_cmp(&p[1]) != Some(std::cmp::Ordering::Less))
+        {
             return Err(Error::value("reward levels must be strictly ascending"));
         }
         Ok(Levels { values, of_category })

@@ -172,7 +172,11 @@ fn chunk_facts<N: Count, C: Count>(
     out: &mut [u32],
 ) -> (bool, ChunkInfo, Option<Vec<u32>>) {
     let i1 = i0 + out.len();
-    let mut info = ChunkInfo { min_n: u64::MAX, max_n: 0, seen: Some(Vec::new()) };
+    let mut info = ChunkInfo {
+        min_n: u64::MAX,
+        max_n: 0,
+        seen: Some(Vec::new()),
+    };
     let cs = c.slice(s![i0..i1]);
     let mut table = spec.map(|n0| vec![0u32; n0 as usize + 1]);
     let mut bad = false;
@@ -215,16 +219,21 @@ fn chunk_facts<N: Count, C: Count>(
                 }
             };
             match (ns.as_slice(), cs.as_slice()) {
-                (Some(x), Some(y)) => {
-                    x.iter().zip(y).enumerate().for_each(|(j, (&a, &b))| step(j, a.fast(), b.fast()))
-                }
-                _ => ns.iter().zip(cs.iter()).enumerate().for_each(|(j, (&a, &b))| step(j, a.fast(), b.fast())),
+                (Some(x), Some(y)) => x
+                    .iter()
+                    .zip(y)
+                    .enumerate()
+                    .for_each(|(j, (&a, &b))| step(j, a.fast(), b.fast())),
+                _ => ns
+                    .iter()
+                    .zip(cs.iter())
+                    .enumerate()
+                    .for_each(|(j, (&a, &b))| step(j, a.fast(), b.fast())),
             }
         }
     }
     (bad, info, table)
 }
-
 
 struct CountPairs<'r, 'a, N, C> {
     n: &'r Trials<'a, N>,
@@ -243,7 +252,10 @@ impl<N: Count, C: Count> Pairs for CountPairs<'_, '_, N, C> {
                 let ns = nv.slice(s![i0..i1]);
                 match (ns.as_slice(), cs.as_slice()) {
                     (Some(a), Some(b)) => a.iter().zip(b).for_each(|(&x, &y)| f(count_of(x), count_of(y))),
-                    _ => ns.iter().zip(cs.iter()).for_each(|(&x, &y)| f(count_of(x), count_of(y))),
+                    _ => ns
+                        .iter()
+                        .zip(cs.iter())
+                        .for_each(|(&x, &y)| f(count_of(x), count_of(y))),
                 }
             }
         }
@@ -280,7 +292,11 @@ fn validate_chunk<N: Count, C: Count>(
     i0: usize,
     i1: usize,
 ) -> std::result::Result<ChunkInfo, Error> {
-    let mut info = ChunkInfo { min_n: u64::MAX, max_n: 0, seen: Some(Vec::new()) };
+    let mut info = ChunkInfo {
+        min_n: u64::MAX,
+        max_n: 0,
+        seen: Some(Vec::new()),
+    };
     let exceeds = |i: usize, ci: u64, ni: u64| {
         let nd = match n {
             Trials::All(_) => names.n.to_string(),
@@ -343,7 +359,10 @@ impl StateTable {
         }
         if let Trials::All(n0) = n {
             if n0 > MAX_COUNT {
-                return Err(Error::value(format!("{} must be at most {MAX_COUNT}; got {n0}", names.n)));
+                return Err(Error::value(format!(
+                    "{} must be at most {MAX_COUNT}; got {n0}",
+                    names.n
+                )));
             }
         }
         let chunk = chunk_len(m);
@@ -436,11 +455,14 @@ impl StateTable {
             parts.push((*n, c, head));
             rest = tail;
         }
-        parts.into_par_iter().with_min_len(par::min_len(2 * offsets[banks.len()] / banks.len().max(1))).for_each(|(n, c, out)| {
-            for (o, &ci) in out.iter_mut().zip(c.iter()) {
-                *o = key(n, ci as u64);
-            }
-        });
+        parts
+            .into_par_iter()
+            .with_min_len(par::min_len(2 * offsets[banks.len()] / banks.len().max(1)))
+            .for_each(|(n, c, out)| {
+                for (o, &ci) in out.iter_mut().zip(c.iter()) {
+                    *o = key(n, ci as u64);
+                }
+            });
         let mut ns: Vec<u64> = banks.iter().map(|(n, _)| *n).collect();
         ns.sort_unstable();
         ns.dedup();
@@ -460,13 +482,16 @@ impl StateTable {
         }
         let mut keys = vec![0u64; m];
         let chunk = chunk_len(m);
-        keys.par_chunks_mut(chunk).with_min_len(par::min_len(3 * chunk)).enumerate().for_each(|(b, out)| {
-            let mut j = 0;
-            pairs.visit(b * chunk, b * chunk + out.len(), |n, c| {
-                out[j] = key(n, c);
-                j += 1;
+        keys.par_chunks_mut(chunk)
+            .with_min_len(par::min_len(3 * chunk))
+            .enumerate()
+            .for_each(|(b, out)| {
+                let mut j = 0;
+                pairs.visit(b * chunk, b * chunk + out.len(), |n, c| {
+                    out[j] = key(n, c);
+                    j += 1;
+                });
             });
-        });
         Self::sorted(&keys)
     }
 
@@ -487,7 +512,11 @@ impl StateTable {
         let base = &base;
         let threads = rayon::current_num_threads().max(1);
         // Few chunks when the table is big (each chunk owns one).
-        let chunk = if slots <= 1 << 12 { chunk_len(m) } else { m.div_ceil(threads).max(1) };
+        let chunk = if slots <= 1 << 12 {
+            chunk_len(m)
+        } else {
+            m.div_ceil(threads).max(1)
+        };
         let mut index = vec![0u32; m];
         let counts = index
             .par_chunks_mut(chunk.max(1))
@@ -497,7 +526,11 @@ impl StateTable {
                 let mut t = vec![0u32; slots];
                 let mut j = 0;
                 pairs.visit(b * chunk, b * chunk + out.len(), |n, c| {
-                    let s = if single { c as usize } else { base[n as usize] as usize + c as usize };
+                    let s = if single {
+                        c as usize
+                    } else {
+                        base[n as usize] as usize + c as usize
+                    };
                     t[s] += 1;
                     out[j] = s as u32;
                     j += 1;
@@ -531,11 +564,14 @@ impl StateTable {
                 s += 1;
             }
         }
-        index.par_chunks_mut(1 << 14).with_min_len(par::min_len(1 << 14)).for_each(|part| {
-            for x in part {
-                *x = remap[*x as usize];
-            }
-        });
+        index
+            .par_chunks_mut(1 << 14)
+            .with_min_len(par::min_len(1 << 14))
+            .for_each(|part| {
+                for x in part {
+                    *x = remap[*x as usize];
+                }
+            });
         StateTable { states, freqs, index }
     }
 
@@ -563,7 +599,11 @@ impl StateTable {
             .with_min_len(par::min_len(5 * (usize::BITS - uniq.len().leading_zeros()) as usize))
             .map(|k| uniq.binary_search(k).unwrap_or(0) as u32)
             .collect();
-        StateTable { states: uniq.into_iter().map(unkey).collect(), freqs, index }
+        StateTable {
+            states: uniq.into_iter().map(unkey).collect(),
+            freqs,
+            index,
+        }
     }
 
     /// Questions.
@@ -596,7 +636,11 @@ impl StateTable {
     /// `(n_i, c_i)` per question.
     pub fn question_counts(&self) -> (Vec<u64>, Vec<u64>) {
         let states = &self.states;
-        self.index.par_iter().with_min_len(par::min_len(2)).map(|&s| states[s as usize]).unzip()
+        self.index
+            .par_iter()
+            .with_min_len(par::min_len(2))
+            .map(|&s| states[s as usize])
+            .unzip()
     }
 
     /// Per-state values of a direct metric.
@@ -621,11 +665,14 @@ impl StateTable {
         match how {
             Reduce::Question if width == 1 => {
                 let mut out = vec![0.0; self.len()];
-                out.par_chunks_mut(1 << 14).zip(self.index.par_chunks(1 << 14)).with_min_len(par::min_len(1 << 14)).for_each(|(o, ix)| {
-                    for (x, &s) in o.iter_mut().zip(ix) {
-                        *x = values[s as usize];
-                    }
-                });
+                out.par_chunks_mut(1 << 14)
+                    .zip(self.index.par_chunks(1 << 14))
+                    .with_min_len(par::min_len(1 << 14))
+                    .for_each(|(o, ix)| {
+                        for (x, &s) in o.iter_mut().zip(ix) {
+                            *x = values[s as usize];
+                        }
+                    });
                 out
             }
             Reduce::Question => {
@@ -711,9 +758,19 @@ mod tests {
         let nv = ndarray::Array1::from(n);
         let cv = ndarray::Array1::from(c);
         let t = StateTable::from_counts(Trials::Each(nv.view()), cv.view(), NAMES).unwrap();
-        let keys: Vec<u64> = nv.iter().zip(cv.iter()).map(|(&a, &b)| key(a as u64, b as u64)).collect();
+        let keys: Vec<u64> = nv
+            .iter()
+            .zip(cv.iter())
+            .map(|(&a, &b)| key(a as u64, b as u64))
+            .collect();
         assert_eq!(StateTable::sorted(&keys), t);
-        let ns: Vec<u64> = t.states.iter().map(|s| s.0).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+        let ns: Vec<u64> = t
+            .states
+            .iter()
+            .map(|s| s.0)
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
         let slots = ns.iter().map(|&n| n as usize + 1).sum();
         assert_eq!(StateTable::dense(&KeyPairs(&keys), m, &ns, slots), t);
         for (i, &s) in t.index.iter().enumerate() {
@@ -739,11 +796,29 @@ mod tests {
     fn errors_name_argument_and_first_index() {
         fn err<'a>(n: Trials<'a, f64>, c: &'a [f64]) -> String {
             let cv = ArrayView1::from(c);
-            StateTable::from_counts(n, cv, Names { n: "num_samples", c: "num_correct" }).unwrap_err().to_string()
+            StateTable::from_counts(
+                n,
+                cv,
+                Names {
+                    n: "num_samples",
+                    c: "num_correct",
+                },
+            )
+            .unwrap_err()
+            .to_string()
         }
-        assert_eq!(err(Trials::All(5), &[1.0, f64::NAN, -1.0]), "num_correct[1] must be a finite integer; got NaN");
-        assert_eq!(err(Trials::All(5), &[1.0, 2.5]), "num_correct[1] must be an integer; got 2.5");
-        assert_eq!(err(Trials::All(5), &[1.0, 6.0, -1.0]), "num_correct[1] = 6 exceeds num_samples = 5");
+        assert_eq!(
+            err(Trials::All(5), &[1.0, f64::NAN, -1.0]),
+            "num_correct[1] must be a finite integer; got NaN"
+        );
+        assert_eq!(
+            err(Trials::All(5), &[1.0, 2.5]),
+            "num_correct[1] must be an integer; got 2.5"
+        );
+        assert_eq!(
+            err(Trials::All(5), &[1.0, 6.0, -1.0]),
+            "num_correct[1] = 6 exceeds num_samples = 5"
+        );
         let n = [5.0, 5.0, 2.0];
         assert_eq!(
             err(Trials::Each(ArrayView1::from(&n[..])), &[1.0, 0.0, 3.0]),
@@ -761,7 +836,10 @@ mod tests {
         let mut big = vec![0.0f64; 200_000];
         big[150_000] = -1.0;
         big[120_000] = 0.5;
-        assert_eq!(err(Trials::All(5), &big), "num_correct[120000] must be an integer; got 0.5");
+        assert_eq!(
+            err(Trials::All(5), &big),
+            "num_correct[120000] must be an integer; got 0.5"
+        );
     }
 
     #[test]

@@ -45,7 +45,10 @@ impl Credit {
 
     /// `1{j >= t}`; `t` is clamped to `1..=k` callers validate beforehand.
     pub fn step(k: u64, t: u64) -> Self {
-        Credit { k, shape: Shape::Step(t.clamp(1, k.max(1))) }
+        Credit {
+            k,
+            shape: Shape::Step(t.clamp(1, k.max(1))),
+        }
     }
 
     /// Pass@k: at least one success.

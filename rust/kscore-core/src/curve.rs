@@ -101,23 +101,33 @@ pub fn state_curves(states: &[(u64, u64)], family: Family, ks: &[u64]) -> Vec<f6
     let kmax = ks.iter().copied().max().unwrap_or(1);
     match family {
         Family::Pass | Family::PassHat => {
-            out.par_chunks_mut(width).zip(states.par_iter()).with_min_len(par::min_len(5 * kmax as usize)).for_each_init(Vec::new, |buf, (row, &(n, c))| {
-                if family == Family::Pass {
-                    pass_prefix(n, c, kmax, buf);
-                } else {
-                    pass_hat_prefix(n, c, kmax, buf);
-                }
-                for (o, &k) in row.iter_mut().zip(ks) {
-                    *o = buf[(k - 1) as usize];
-                }
-            });
+            out.par_chunks_mut(width)
+                .zip(states.par_iter())
+                .with_min_len(par::min_len(5 * kmax as usize))
+                .for_each_init(Vec::new, |buf, (row, &(n, c))| {
+                    if family == Family::Pass {
+                        pass_prefix(n, c, kmax, buf);
+                    } else {
+                        pass_hat_prefix(n, c, kmax, buf);
+                    }
+                    for (o, &k) in row.iter_mut().zip(ks) {
+                        *o = buf[(k - 1) as usize];
+                    }
+                });
         }
         _ => {
-            let credits: Vec<Credit> = ks.par_iter().with_min_len(par::min_len(5 * kmax as usize)).map(|&k| family.credit(k)).collect();
-            out.par_iter_mut().with_min_len(par::min_len(5 * kmax as usize)).enumerate().for_each_init(Vec::new, |buf, (idx, o)| {
-                let (n, c) = states[idx / width];
-                *o = state_value(n, c, &credits[idx % width], buf);
-            });
+            let credits: Vec<Credit> = ks
+                .par_iter()
+                .with_min_len(par::min_len(5 * kmax as usize))
+                .map(|&k| family.credit(k))
+                .collect();
+            out.par_iter_mut()
+                .with_min_len(par::min_len(5 * kmax as usize))
+                .enumerate()
+                .for_each_init(Vec::new, |buf, (idx, o)| {
+                    let (n, c) = states[idx / width];
+                    *o = state_value(n, c, &credits[idx % width], buf);
+                });
         }
     }
     out
@@ -137,7 +147,14 @@ mod tests {
         for &n in &[1u64, 2, 7, 40, 300] {
             let states: Vec<(u64, u64)> = (0..=n).map(|c| (n, c)).collect();
             let ks: Vec<u64> = (1..=n).collect();
-            for fam in [Family::Pass, Family::PassHat, Family::Majority, Family::Mg, Family::Auc, Family::Tau(0.3)] {
+            for fam in [
+                Family::Pass,
+                Family::PassHat,
+                Family::Majority,
+                Family::Mg,
+                Family::Auc,
+                Family::Tau(0.3),
+            ] {
                 let table = state_curves(&states, fam, &ks);
                 for (s, &(n, c)) in states.iter().enumerate() {
                     for (j, &k) in ks.iter().enumerate() {

@@ -8,9 +8,9 @@
 //! answer is returned. An overflow of the blend itself (an infinite mean)
 //! still raises OverflowError as in scorio.
 
+use crate::credit::Credit;
 use crate::error::{Error, Result};
 use crate::histogram::Histogram;
-use crate::credit::Credit;
 use crate::posterior;
 use crate::sum::Neumaier;
 
@@ -71,8 +71,16 @@ pub fn delta(mx: f64, vx: f64, my: f64, vy: f64, cov: f64, p: &Powers<'_>) -> Re
         return Ok((0.0, 0.0));
     }
     let (a, b) = (p.a, p.b);
-    let gx = if a != 0.0 { a * mx.powf(a - 1.0) * my.powf(b) } else { 0.0 };
-    let gy = if b != 0.0 { b * mx.powf(a) * my.powf(b - 1.0) } else { 0.0 };
+    let gx = if a != 0.0 {
+        a * mx.powf(a - 1.0) * my.powf(b)
+    } else {
+        0.0
+    };
+    let gy = if b != 0.0 {
+        b * mx.powf(a) * my.powf(b - 1.0)
+    } else {
+        0.0
+    };
     let direct = [gx, gy, gx * gx, gy * gy].iter().all(|v| v.is_finite());
     let var = if direct {
         (gx * gx) * vx + (gy * gy) * vy + 2.0 * gx * gy * cov
@@ -86,7 +94,11 @@ pub fn delta(mx: f64, vx: f64, my: f64, vy: f64, cov: f64, p: &Powers<'_>) -> Re
         };
         let sx = scaled(a, (a - 1.0) * mx.ln(), b * my.ln(), vx);
         let sy = scaled(b, a * mx.ln(), (b - 1.0) * my.ln(), vy);
-        let rho = if vx > 0.0 && vy > 0.0 { (cov / (vx.sqrt() * vy.sqrt())).clamp(-1.0, 1.0) } else { 0.0 };
+        let rho = if vx > 0.0 && vy > 0.0 {
+            (cov / (vx.sqrt() * vy.sqrt())).clamp(-1.0, 1.0)
+        } else {
+            0.0
+        };
         sx * sx + sy * sy + 2.0 * sx * sy * rho
     };
     Ok((mean, if var > 0.0 { var } else { 0.0 }))
@@ -95,13 +107,7 @@ pub fn delta(mx: f64, vx: f64, my: f64, vy: f64, cov: f64, p: &Powers<'_>) -> Re
 /// Questionwise Geom@k posterior: the delta method per state on the joint
 /// Pass@k / Unanimous@k moments, then `(f . mean / M, f . var / M^2)`.
 /// States are visited in ascending count so the first offender raises.
-pub fn geom_questionwise(
-    hist: &Histogram,
-    k: u64,
-    p: &Powers<'_>,
-    alpha0: f64,
-    beta0: f64,
-) -> Result<(f64, f64)> {
+pub fn geom_questionwise(hist: &Histogram, k: u64, p: &Powers<'_>, alpha0: f64, beta0: f64) -> Result<(f64, f64)> {
     let j = posterior::joint(hist, &Credit::pass(k), &Credit::unanimous(k), alpha0, beta0)?;
     let mut mean = Neumaier::new();
     let mut var = Neumaier::new();
@@ -131,18 +137,36 @@ pub fn blend_joint(j: &posterior::JointMoments, p: &Powers<'_>) -> Result<(f64, 
 mod tests {
     use super::*;
 
-    const HALF: Powers<'static> = Powers { a: 0.5, b: 0.5, a_text: "0.5", b_text: "0.5" };
+    const HALF: Powers<'static> = Powers {
+        a: 0.5,
+        b: 0.5,
+        a_text: "0.5",
+        b_text: "0.5",
+    };
 
     #[test]
     fn zero_rules_and_messages() {
-        let p = Powers { a: -1.0, b: 0.5, a_text: "-1", b_text: "0.5" };
+        let p = Powers {
+            a: -1.0,
+            b: 0.5,
+            a_text: "-1",
+            b_text: "0.5",
+        };
         assert_eq!(
             blend(0.0, 0.3, &p).unwrap_err(),
             Error::value("x_power must be non-negative when x is zero; got x_power=-1")
         );
         assert_eq!(blend(0.0, 0.0, &p).unwrap(), 0.0);
-        let z = Powers { a: 0.0, b: 0.0, a_text: "0", b_text: "0" };
-        assert_eq!(blend(0.5, 0.5, &z).unwrap_err(), Error::value("at least one power must be non-zero"));
+        let z = Powers {
+            a: 0.0,
+            b: 0.0,
+            a_text: "0",
+            b_text: "0",
+        };
+        assert_eq!(
+            blend(0.5, 0.5, &z).unwrap_err(),
+            Error::value("at least one power must be non-zero")
+        );
     }
 
     #[test]

@@ -16,8 +16,8 @@
 use rayon::prelude::*;
 
 use crate::categorical::{CategoricalBank, DistinctRows};
-use crate::rewards::Rewards;
 use crate::par;
+use crate::rewards::Rewards;
 use crate::sum::Neumaier;
 
 /// Rows per parallel task; results are merged in task order (deterministic).
@@ -113,7 +113,7 @@ fn total_spread(bank: &CategoricalBank, w: &[f64], total: u64) -> f64 {
     let t = total as f64;
     let inv_t = 1.0 / t;
     let nu1 = |i: usize| bank.counts[i * c + 1] as usize + bank.prior.map_or(0, |p| p[i * c + 1] as usize);
-    let states = (bank.trials + bank.prior_trials + 1) as usize;
+    let states = bank.trials + bank.prior_trials + 1;
     if c == 2 && states <= CHUNK {
         let hist = (0..bank.rows.div_ceil(CHUNK))
             .into_par_iter()
@@ -187,7 +187,10 @@ fn bayes_from(bank: &CategoricalBank, weights: &[f64], distinct: Option<&Distinc
     // Σ_α m_α = Σ_c ŵ_c Σ_α ν_αc / T, with Σ_α ν_αc = S_c + M exact.
     let (weighted, spread) = match distinct {
         Some(distinct) => distinct_sums(distinct, bank.categories, w, 1.0 / t),
-        None => (weighted_total(w, &column_sums(bank, true), bank.rows as u64), total_spread(bank, w, total)),
+        None => (
+            weighted_total(w, &column_sums(bank, true), bank.rows as u64),
+            total_spread(bank, w, total),
+        ),
     };
     let sum_means = weighted / t;
     let mu = rw.restore(sum_means / rows);

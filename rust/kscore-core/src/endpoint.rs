@@ -121,7 +121,10 @@ mod tests {
         for &(a, b) in &[(1e-320, 3.0), (3.0, 1e-320), (1e-320, 1e-320)] {
             let (m, v, _) = unanimous(a, b, 3);
             let (m2, v2, _) = pass(a, b, 3);
-            assert!(m.is_finite() && v.is_finite() && m2.is_finite() && v2.is_finite(), "{a} {b}");
+            assert!(
+                m.is_finite() && v.is_finite() && m2.is_finite() && v2.is_finite(),
+                "{a} {b}"
+            );
             let c = pass_unanimous_covariance(a, b, 3, 3, log_power_moment(a, b, 3), log_power_moment(b, a, 3));
             assert!(c.is_finite() && c >= 0.0);
         }

@@ -233,7 +233,7 @@ macro_rules! float_entry {
             }
             #[inline(always)]
             fn small(self) -> Option<u32> {
-                if self >= 0.0 && self < 4294967296.0 && self == self.trunc() {
+                if (0.0..4294967296.0).contains(&self) && self == self.trunc() {
                     Some(self as u32)
                 } else {
                     None

@@ -136,7 +136,11 @@ mod tests {
 
     #[test]
     fn histogram_mean_weights_by_frequency() {
-        let h = Histogram { n: 4, values: vec![0, 4], freqs: vec![3, 1] };
+        let h = Histogram {
+            n: 4,
+            values: vec![0, 4],
+            freqs: vec![3, 1],
+        };
         assert_eq!(histogram_mean(&h, &Credit::pass(2)), 0.25);
     }
 }

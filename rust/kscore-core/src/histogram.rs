@@ -56,7 +56,7 @@ impl Histogram {
     pub fn from_binary<T: Entry>(view: ArrayView2<T>) -> Result<Self> {
         let (m, n) = view.dim();
         // A dense table costs O(N) per thread; prefer sorting for tall-thin N.
-        if n + 1 <= 4 * m.max(1) || n <= 4096 {
+        if n < 4 * m.max(1) || n <= 4096 {
             let dense = intake::binary_count_histogram(view)?;
             Ok(Self::from_dense(n as u64, &dense))
         } else {

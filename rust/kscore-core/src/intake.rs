@@ -110,7 +110,9 @@ fn count_block_body<T: Entry>(view: &ArrayView2<T>, r0: usize, out: &mut [u32]) 
 
 fn check_shape<T>(view: &ArrayView2<T>, name: &str) -> Result<()> {
     if view.nrows() == 0 {
-        return Err(Error::value(format!("{name} must contain at least one question (M >= 1).")));
+        return Err(Error::value(format!(
+            "{name} must contain at least one question (M >= 1)."
+        )));
     }
     if view.ncols() > u32::MAX as usize {
         return Err(Error::value(format!("{name} has more than 2^32 - 1 trials per row.")));
@@ -124,11 +126,14 @@ fn worst_flaw<T: Entry>(view: &ArrayView2<T>) -> Option<Flaw> {
         .into_par_iter()
         .with_min_len(par::min_len(view.ncols() * 4))
         .map(|i| view.row(i).iter().filter_map(|x| x.check().err()).min())
-        .reduce(|| None, |a, b| match (a, b) {
-            (Some(x), Some(y)) => Some(x.min(y)),
-            (x, None) => x,
-            (None, y) => y,
-        })
+        .reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                (x, None) => x,
+                (None, y) => y,
+            },
+        )
 }
 
 fn flaw_error(flaw: Flaw, name: &str) -> Error {
@@ -203,7 +208,9 @@ pub fn binary_count_histogram<T: Entry>(view: ArrayView2<T>) -> Result<Vec<u64>>
         )
         .map(|(h, _, o)| {
             let stride = n + 1;
-            let folded: Vec<u64> = (0..stride).map(|c| h[c] + h[stride + c] + h[2 * stride + c] + h[3 * stride + c]).collect();
+            let folded: Vec<u64> = (0..stride)
+                .map(|c| h[c] + h[stride + c] + h[2 * stride + c] + h[3 * stride + c])
+                .collect();
             (folded, o)
         })
         .reduce(
@@ -363,7 +370,11 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
     }
     let mut counts = vec![0u32; m * categories];
     if m == 0 {
-        return Ok(CategoryCounts { counts, categories, in_range: true });
+        return Ok(CategoryCounts {
+            counts,
+            categories,
+            in_range: true,
+        });
     }
     let block = block_rows(n, std::mem::size_of::<T>());
     let ok = if categories <= 2 {
@@ -411,7 +422,10 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
                     if T::WIDE && categories <= 8 {
                         return bit_rows::<T, 3>(flat, n, out);
                     }
-                    return out.chunks_mut(categories).zip(flat.chunks_exact(n)).all(|(o, xs)| count_slice_categories(xs, o));
+                    return out
+                        .chunks_mut(categories)
+                        .zip(flat.chunks_exact(n))
+                        .all(|(o, xs)| count_slice_categories(xs, o));
                 }
                 out.chunks_mut(categories).enumerate().all(|(i, o)| {
                     let row = view.row(r0 + i);
@@ -424,12 +438,20 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
             .reduce(|| true, |a, b| a && b)
     };
     if ok {
-        return Ok(CategoryCounts { counts, categories, in_range: true });
+        return Ok(CategoryCounts {
+            counts,
+            categories,
+            in_range: true,
+        });
     }
     if let Some(f) = worst_flaw(&view) {
         return Err(flaw_error(f, name));
     }
-    Ok(CategoryCounts { counts, categories, in_range: false })
+    Ok(CategoryCounts {
+        counts,
+        categories,
+        in_range: false,
+    })
 }
 
 #[cfg(test)]
@@ -475,13 +497,25 @@ mod tests {
     #[test]
     fn reports_flaws_in_scorio_order() {
         let a = array![[0.5f64, 2.0], [f64::NAN, 1.0]];
-        assert_eq!(binary_counts(a.view()).unwrap_err(), Error::value("R must contain only finite values."));
+        assert_eq!(
+            binary_counts(a.view()).unwrap_err(),
+            Error::value("R must contain only finite values.")
+        );
         let b = array![[0.5f64, 2.0]];
-        assert_eq!(binary_counts(b.view()).unwrap_err(), Error::value("R must contain only integer-valued entries."));
+        assert_eq!(
+            binary_counts(b.view()).unwrap_err(),
+            Error::value("R must contain only integer-valued entries.")
+        );
         let c = array![[1e19f64, 2.0]];
-        assert_eq!(binary_counts(c.view()).unwrap_err(), Error::value("R entries must fit in a signed 64-bit integer."));
+        assert_eq!(
+            binary_counts(c.view()).unwrap_err(),
+            Error::value("R entries must fit in a signed 64-bit integer.")
+        );
         let d = array![[-1i32, 0]];
-        assert_eq!(binary_counts(d.view()).unwrap_err(), Error::value("Entries of R must be integers in [0, 1]."));
+        assert_eq!(
+            binary_counts(d.view()).unwrap_err(),
+            Error::value("Entries of R must be integers in [0, 1].")
+        );
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -526,11 +560,17 @@ mod tests {
             let got = category_counts(a.view(), cats, "R").unwrap();
             assert!(got.in_range, "{trials} x {cats}");
             assert_eq!(got.counts, expect, "{trials} x {cats}");
-            assert_eq!(category_counts(a.mapv(|x| x as u32).view(), cats, "R").unwrap().counts, expect);
+            assert_eq!(
+                category_counts(a.mapv(|x| x as u32).view(), cats, "R").unwrap().counts,
+                expect
+            );
             // A value of the bit range but not a category (cats..2^B) is out of range.
             let mut over = a.clone();
             over[[3, 1]] = cats as i64;
-            assert!(!category_counts(over.view(), cats, "R").unwrap().in_range, "{trials} x {cats}");
+            assert!(
+                !category_counts(over.view(), cats, "R").unwrap().in_range,
+                "{trials} x {cats}"
+            );
         }
         // 63 trials and 8 categories, every integer type.
         let a = Array2::from_shape_fn((50, 63), |(i, j)| ((i * 7 + j * j) % 8) as i64);
@@ -543,9 +583,18 @@ mod tests {
         }
         assert!(wide.in_range);
         assert_eq!(wide.counts, expect);
-        assert_eq!(category_counts(a.mapv(|x| x as u16).view(), 8, "R").unwrap().counts, expect);
-        assert_eq!(category_counts(a.mapv(|x| x as i8).view(), 8, "R").unwrap().counts, expect);
-        assert_eq!(category_counts(a.mapv(|x| x as f64).view(), 8, "R").unwrap().counts, expect);
+        assert_eq!(
+            category_counts(a.mapv(|x| x as u16).view(), 8, "R").unwrap().counts,
+            expect
+        );
+        assert_eq!(
+            category_counts(a.mapv(|x| x as i8).view(), 8, "R").unwrap().counts,
+            expect
+        );
+        assert_eq!(
+            category_counts(a.mapv(|x| x as f64).view(), 8, "R").unwrap().counts,
+            expect
+        );
         let mut neg = a.clone();
         neg[[49, 62]] = -1;
         assert!(!category_counts(neg.view(), 8, "R").unwrap().in_range);
@@ -578,6 +627,9 @@ mod tests {
         assert!(cc.in_range);
         assert_eq!(cc.counts.iter().map(|&x| x as usize).sum::<usize>(), 150);
         let bad = array![[0.0f32, f32::INFINITY]];
-        assert!(category_counts(bad.view(), 3, "R0").unwrap_err().to_string().starts_with("R0 must contain only finite"));
+        assert!(category_counts(bad.view(), 3, "R0")
+            .unwrap_err()
+            .to_string()
+            .starts_with("R0 must contain only finite"));
     }
 }

@@ -15,8 +15,8 @@ use crate::categorical::{CategoricalBank, Levels};
 use crate::credit::Credit;
 use crate::error::{Error, Result};
 use crate::finite;
-use crate::rewards::Rewards;
 use crate::par;
+use crate::rewards::Rewards;
 use crate::sum::Neumaier;
 
 const CHUNK: usize = 4096;
@@ -65,7 +65,9 @@ pub fn max_at_k(bank: &CategoricalBank, levels: &Levels, k: u64) -> Result<f64> 
 
     // P(best of k exceeds level l) = 1 - C(F, k)/C(N, k), once per distinct F.
     let credit = Credit::pass(k);
-    let distinct: Vec<u64> = (0..=n).filter(|&f| (0..nl - 1).any(|l| hist[l * width + f as usize] > 0)).collect();
+    let distinct: Vec<u64> = (0..=n)
+        .filter(|&f| (0..nl - 1).any(|l| hist[l * width + f as usize] > 0))
+        .collect();
     let values = finite::state_values(&distinct.iter().map(|&f| (n, n - f)).collect::<Vec<_>>(), &credit);
     let mut exceed = vec![0.0f64; width];
     for (&f, &v) in distinct.iter().zip(&values) {

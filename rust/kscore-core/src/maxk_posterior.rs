@@ -22,8 +22,8 @@ use rayon::prelude::*;
 
 use crate::categorical::{CategoricalBank, Levels};
 use crate::error::{Error, Result};
-use crate::rewards::Rewards;
 use crate::par;
+use crate::rewards::Rewards;
 use crate::sum::{Fsum, Neumaier};
 
 const EPS64: f64 = 64.0 * f64::EPSILON;
@@ -161,13 +161,16 @@ pub fn max_at_k_posterior(bank: &CategoricalBank, levels: &Levels, k: u64) -> Re
 
     // Cumulative Γ per row, then the distinct vectors with their frequencies.
     let mut keys = vec![0u64; rows * width];
-    keys.par_chunks_mut(width * 1024).with_min_len(par::min_len(1024 * 10 * width)).enumerate().for_each(|(b, out)| {
-        let mut group = vec![0u64; nl];
-        for (r, cum) in out.chunks_mut(width).enumerate() {
-            let i = b * 1024 + r;
-            levels.cumulative(|c| bank.concentration(i, c), &mut group, cum);
-        }
-    });
+    keys.par_chunks_mut(width * 1024)
+        .with_min_len(par::min_len(1024 * 10 * width))
+        .enumerate()
+        .for_each(|(b, out)| {
+            let mut group = vec![0u64; nl];
+            for (r, cum) in out.chunks_mut(width).enumerate() {
+                let i = b * 1024 + r;
+                levels.cumulative(|c| bank.concentration(i, c), &mut group, cum);
+            }
+        });
     let key = |i: usize| &keys[i * width..(i + 1) * width];
     let mut order: Vec<u32> = (0..rows as u32).collect();
     let by_key = |&a: &u32, &b: &u32| key(a as usize).cmp(key(b as usize));

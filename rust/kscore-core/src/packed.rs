@@ -29,7 +29,9 @@ fn popcount(bytes: &[u8]) -> u32 {
 pub fn packed_counts(view: ArrayView2<u8>, n: u64, name: &str) -> Result<Vec<u32>> {
     let (m, bytes) = view.dim();
     if m == 0 {
-        return Err(Error::value(format!("{name} must contain at least one question (M >= 1).")));
+        return Err(Error::value(format!(
+            "{name} must contain at least one question (M >= 1)."
+        )));
     }
     if n == 0 || n > u32::MAX as u64 || n.div_ceil(8) != bytes as u64 {
         return Err(Error::value(format!(
@@ -63,11 +65,14 @@ pub fn packed_counts(view: ArrayView2<u8>, n: u64, name: &str) -> Result<Vec<u32
             }
             first_bad
         })
-        .reduce(|| None, |a, b| match (a, b) {
-            (Some(x), Some(y)) => Some(x.min(y)),
-            (x, None) => x,
-            (None, y) => y,
-        });
+        .reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                (x, None) => x,
+                (None, y) => y,
+            },
+        );
     if let Some(i) = bad {
         return Err(Error::value(format!(
             "{name}[{i}] has nonzero padding bits past packed_n={n} (the last {pad} bits of each row must be 0)"
@@ -114,7 +119,10 @@ mod tests {
         let e = packed_counts(packed.view(), 9, "R").unwrap_err().to_string();
         assert!(e.starts_with("R[1] has nonzero padding bits past packed_n=9"), "{e}");
         let e = packed_counts(packed.view(), 17, "R").unwrap_err().to_string();
-        assert!(e.starts_with("packed_n=17 is impossible for R with 2 bytes per row"), "{e}");
+        assert!(
+            e.starts_with("packed_n=17 is impossible for R with 2 bytes per row"),
+            "{e}"
+        );
         assert!(packed_counts(packed.view(), 8, "R").is_err());
         assert!(packed_counts(packed.view(), 0, "R").is_err());
     }

@@ -18,8 +18,8 @@
 
 use rayon::prelude::*;
 
-use crate::betabinom;
 use crate::bernstein::{self, Centred};
+use crate::betabinom;
 use crate::credit::{Credit, Shape};
 use crate::endpoint;
 use crate::error::{Error, Result};
@@ -52,7 +52,11 @@ pub(crate) fn py_repr(v: f64) -> String {
     if v.is_nan() {
         "nan".into()
     } else if v.is_infinite() {
-        if v > 0.0 { "inf".into() } else { "-inf".into() }
+        if v > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        }
     } else {
         format!("{v:?}")
     }
@@ -62,20 +66,28 @@ fn finite(v: f64, name: &str) -> Result<f64> {
     if v.is_finite() {
         Ok(v)
     } else {
-        Err(Error::FloatingPoint(format!("{name} must be finite; got {}", py_repr(v))))
+        Err(Error::FloatingPoint(format!(
+            "{name} must be finite; got {}",
+            py_repr(v)
+        )))
     }
 }
 
 /// The posterior parameters (a, b) per state.
 fn parameters(hist: &Histogram, alpha0: f64, beta0: f64) -> Result<Vec<(f64, f64)>> {
     let n = hist.n;
-    let params: Vec<(f64, f64)> =
-        hist.values.iter().map(|&c| (alpha0 + c as f64, beta0 + (n - c) as f64)).collect();
+    let params: Vec<(f64, f64)> = hist
+        .values
+        .iter()
+        .map(|&c| (alpha0 + c as f64, beta0 + (n - c) as f64))
+        .collect();
     if params.iter().any(|(a, b)| !a.is_finite() || !b.is_finite()) {
         return Err(Error::FloatingPoint("non-finite Beta-posterior parameters".into()));
     }
     if params.iter().any(|&(a, b)| a <= 0.0 || b <= 0.0) {
-        return Err(Error::FloatingPoint("Beta-posterior parameters must be positive".into()));
+        return Err(Error::FloatingPoint(
+            "Beta-posterior parameters must be positive".into(),
+        ));
     }
     Ok(params)
 }
@@ -225,7 +237,11 @@ fn second_moment(
     }
     let total = den.value();
     let cross = finite(num.value() / total, "Beta-posterior moment")?;
-    let name = if covariance { "posterior covariance" } else { "posterior variance" };
+    let name = if covariance {
+        "posterior covariance"
+    } else {
+        "posterior variance"
+    };
     let raw = if (cmu * cnu).abs() < (mu * nu).abs() {
         let mut low = Neumaier::new();
         for (i, &w) in s.w.iter().enumerate() {
@@ -237,9 +253,17 @@ fn second_moment(
     };
     let scale = 1f64.max(cross.abs()).max((mu * nu).abs());
     let threshold = (degree + 1) as f64 * VARIANCE_ROUNDOFF * scale;
-    let accepted = if covariance { raw.abs() > threshold } else { raw > threshold };
+    let accepted = if covariance {
+        raw.abs() > threshold
+    } else {
+        raw > threshold
+    };
     if accepted {
-        return Ok(Second { value: raw, threshold, pending: None });
+        return Ok(Second {
+            value: raw,
+            threshold,
+            pending: None,
+        });
     }
     match prod {
         Product::Steps(r) => {
@@ -247,22 +271,22 @@ fn second_moment(
             for (i, &w) in s.w.iter().enumerate() {
                 c.add(bernstein::centred_from_regions(&r[first as usize + i], (mu, cmu), (nu, cnu)) * w);
             }
-            Ok(Second { value: c.value() / total, threshold, pending: None })
+            Ok(Second {
+                value: c.value() / total,
+                threshold,
+                pending: None,
+            })
         }
-        Product::Dense(..) => {
-            Ok(Second { value: f64::NAN, threshold, pending: Some((first, s.w.clone(), total)) })
-        }
+        Product::Dense(..) => Ok(Second {
+            value: f64::NAN,
+            threshold,
+            pending: Some((first, s.w.clone(), total)),
+        }),
     }
 }
 
 /// Resolve pending centred integrals of dense products in one streamed pass.
-fn resolve_pending(
-    x: &Credit,
-    y: &Credit,
-    seconds: &mut [Second],
-    means_x: &[f64],
-    means_y: &[f64],
-) {
+fn resolve_pending(x: &Credit, y: &Credit, seconds: &mut [Second], means_x: &[f64], means_y: &[f64]) {
     let idx: Vec<usize> = (0..seconds.len()).filter(|&i| seconds[i].pending.is_some()).collect();
     if idx.is_empty() {
         return;
@@ -273,7 +297,12 @@ fn resolve_pending(
             .iter()
             .map(|&i| {
                 let (first, bb, _) = seconds[i].pending.as_ref().expect("pending");
-                Centred { mu: means_x[i], nu: means_y[i], first: *first, bb }
+                Centred {
+                    mu: means_x[i],
+                    nu: means_y[i],
+                    first: *first,
+                    bb,
+                }
             })
             .collect();
         bernstein::centred_integrals(&xv, &yv, &states)
@@ -317,10 +346,19 @@ fn marginal(credit: &Credit, params: &[(f64, f64)]) -> Result<Marginal> {
             let triples: Vec<(f64, f64, f64)> = params
                 .par_iter()
                 .with_min_len(par::min_len(ENDPOINT_NS))
-                .map(|&(a, b)| if is_pass { endpoint::pass(a, b, k) } else { endpoint::unanimous(a, b, k) })
+                .map(|&(a, b)| {
+                    if is_pass {
+                        endpoint::pass(a, b, k)
+                    } else {
+                        endpoint::unanimous(a, b, k)
+                    }
+                })
                 .collect();
             // Pass: 1 - mean = E[q^k] = exp(log); Unanimous: -expm1(log).
-            let comps = triples.iter().map(|t| if is_pass { t.2.exp() } else { -t.2.exp_m1() }).collect();
+            let comps = triples
+                .iter()
+                .map(|t| if is_pass { t.2.exp() } else { -t.2.exp_m1() })
+                .collect();
             Ok(Marginal {
                 comps,
                 means: triples.iter().map(|t| t.0).collect(),
@@ -363,7 +401,12 @@ fn marginal(credit: &Credit, params: &[(f64, f64)]) -> Result<Marginal> {
                     )));
                 }
             }
-            Ok(Marginal { means, comps, vars, logs: None })
+            Ok(Marginal {
+                means,
+                comps,
+                vars,
+                logs: None,
+            })
         }
     }
 }
@@ -393,11 +436,21 @@ fn aggregate(hist: &Histogram, means: Vec<f64>, vars: Vec<f64>) -> Result<Moment
         return Err(Error::FloatingPoint("state_variances must be non-negative".into()));
     }
     let mean = finite(dot(&hist.freqs, &means) / hist.rows() as f64, "dataset posterior mean")?;
-    let var = finite(dot(&hist.freqs, &vars) / rows_squared(hist), "dataset posterior variance")?;
+    let var = finite(
+        dot(&hist.freqs, &vars) / rows_squared(hist),
+        "dataset posterior variance",
+    )?;
     if var < 0.0 {
-        return Err(Error::FloatingPoint("dataset posterior variance must be non-negative".into()));
+        return Err(Error::FloatingPoint(
+            "dataset posterior variance must be non-negative".into(),
+        ));
     }
-    Ok(Moments { state_means: means, state_vars: vars, mean, var })
+    Ok(Moments {
+        state_means: means,
+        state_vars: vars,
+        mean,
+        var,
+    })
 }
 
 /// Posterior moments of `credit` over the bank (any k >= 1: latent).
@@ -450,8 +503,15 @@ pub fn joint(hist: &Histogram, left: &Credit, right: &Credit, alpha0: f64, beta0
             (Kind::Pass, Kind::Unanimous) | (Kind::Unanimous, Kind::Pass) => {
                 let left_is_pass = matches!(kind(left), Kind::Pass);
                 let (pm, um) = if left_is_pass { (&lm, r) } else { (r, &lm) };
-                let (kp, ku) = if left_is_pass { (left.k, right.k) } else { (right.k, left.k) };
-                let (lq, lp) = (pm.logs.as_ref().expect("endpoint logs"), um.logs.as_ref().expect("endpoint logs"));
+                let (kp, ku) = if left_is_pass {
+                    (left.k, right.k)
+                } else {
+                    (right.k, left.k)
+                };
+                let (lq, lp) = (
+                    pm.logs.as_ref().expect("endpoint logs"),
+                    um.logs.as_ref().expect("endpoint logs"),
+                );
                 params
                     .par_iter()
                     .with_min_len(par::min_len(ENDPOINT_NS))
@@ -467,7 +527,16 @@ pub fn joint(hist: &Histogram, left: &Credit, right: &Credit, alpha0: f64, beta0
                     .with_min_len(par::min_len(walk_ns(degree)))
                     .enumerate()
                     .map_init(Scratch::default, |s, (i, &(a, b))| {
-                        second_moment(&prod, degree, a, b, (lm.means[i], lm.comps[i]), (r.means[i], r.comps[i]), true, s)
+                        second_moment(
+                            &prod,
+                            degree,
+                            a,
+                            b,
+                            (lm.means[i], lm.comps[i]),
+                            (r.means[i], r.comps[i]),
+                            true,
+                            s,
+                        )
                     })
                     .collect();
                 let mut seconds = Vec::with_capacity(firsts.len());
@@ -487,8 +556,16 @@ pub fn joint(hist: &Histogram, left: &Credit, right: &Credit, alpha0: f64, beta0
         Some(r) => aggregate(hist, r.means, r.vars)?,
         None => left_moments.clone(),
     };
-    let cov = finite(dot(&hist.freqs, &state_covs) / rows_squared(hist), "dataset posterior covariance")?;
-    Ok(JointMoments { left: left_moments, right: right_moments, state_covs, cov })
+    let cov = finite(
+        dot(&hist.freqs, &state_covs) / rows_squared(hist),
+        "dataset posterior covariance",
+    )?;
+    Ok(JointMoments {
+        left: left_moments,
+        right: right_moments,
+        state_covs,
+        cov,
+    })
 }
 
 #[cfg(test)]
@@ -505,7 +582,7 @@ mod tests {
         let k = values.len() - 1;
         let bb = |n: usize| -> Vec<f64> {
             let mut p = vec![0.0; n + 1];
-            for j in 0..=n {
+            for (j, pj) in p.iter_mut().enumerate() {
                 // C(n,j) B(a+j, b+n-j)/B(a,b) via products
                 let mut v = 1.0;
                 for i in 0..j {
@@ -514,7 +591,7 @@ mod tests {
                 for i in 0..n - j {
                     v *= (b + i as f64) / (a + b + (j + i) as f64);
                 }
-                p[j] = v;
+                *pj = v;
             }
             p
         };
@@ -530,7 +607,13 @@ mod tests {
     #[test]
     fn general_step_and_endpoint_paths_agree_with_direct() {
         let h = hist(10, vec![0, 3, 7, 10]);
-        for credit in [Credit::mg(6), Credit::majority(6), Credit::pass(6), Credit::unanimous(6), Credit::auc(5)] {
+        for credit in [
+            Credit::mg(6),
+            Credit::majority(6),
+            Credit::pass(6),
+            Credit::unanimous(6),
+            Credit::auc(5),
+        ] {
             let m = posterior(&h, &credit, 1.0, 1.0).unwrap();
             for (i, &c) in h.values.iter().enumerate() {
                 let (mu, var) = direct(&credit.values(), 1.0 + c as f64, 11.0 - c as f64);
@@ -558,8 +641,14 @@ mod tests {
     #[test]
     fn joint_covariance_of_pass_with_itself_is_its_variance() {
         let h = hist(9, vec![0, 4, 9]);
-        let j = joint(&h, &Credit::pass(5), &Credit::spectrum(&[1.0, 0.0, 0.0, 0.0, 0.0]).unwrap(), 1.0, 1.0)
-            .unwrap();
+        let j = joint(
+            &h,
+            &Credit::pass(5),
+            &Credit::spectrum(&[1.0, 0.0, 0.0, 0.0, 0.0]).unwrap(),
+            1.0,
+            1.0,
+        )
+        .unwrap();
         assert_eq!(j.state_covs, j.left.state_vars);
         let j2 = joint(&h, &Credit::pass(5), &Credit::majority(5), 1.0, 1.0).unwrap();
         let pv = j2.left.state_vars.clone();

@@ -220,7 +220,11 @@ mod tests {
         let mut a = Fsum::new();
         let mut b = Fsum::new();
         for (i, &x) in xs.iter().enumerate() {
-            if i % 2 == 0 { a.add(x) } else { b.add(x) }
+            if i % 2 == 0 {
+                a.add(x)
+            } else {
+                b.add(x)
+            }
         }
         b.merge(&a);
         assert_eq!(b.value(), fsum(xs));

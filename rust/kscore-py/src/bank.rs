@@ -94,7 +94,11 @@ impl BinaryBank {
         enter(py, || {
             let p = Powers { a, b, a_text, b_text };
             let (xs, ys) = (finite::histogram_values(hist, x), finite::histogram_values(hist, y));
-            let blended = xs.iter().zip(&ys).map(|(&xi, &yi)| delta::blend(xi, yi, &p)).collect::<Result<Vec<f64>, _>>()?;
+            let blended = xs
+                .iter()
+                .zip(&ys)
+                .map(|(&xi, &yi)| delta::blend(xi, yi, &p))
+                .collect::<Result<Vec<f64>, _>>()?;
             Ok(finite::weighted_mean(&hist.freqs, &blended))
         })
     }

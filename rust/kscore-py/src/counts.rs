@@ -29,17 +29,23 @@ macro_rules! with_vector {
             let $view = ro.as_array();
             $body
         } else {
-            Err(PyTypeError::new_err(format!("{} must be a 1-D int64 or float64 numpy array", $name)))
+            Err(PyTypeError::new_err(format!(
+                "{} must be a 1-D int64 or float64 numpy array",
+                $name
+            )))
         }
     }};
 }
 
+/// A 1-D int64 numpy array.
+type Int64Vector<'py> = Bound<'py, PyArray1<i64>>;
+
 /// Per-row success counts of one outcome matrix (packed or not) and its N.
 fn matrix_counts(py: Python<'_>, matrix: &Bound<'_, PyAny>, packed_n: Option<u64>) -> PyResult<(u64, Vec<u32>)> {
     if let Some(n) = packed_n {
-        let array = matrix
-            .cast::<PyArray2<u8>>()
-            .map_err(|_| PyValueError::new_err("R must be a 2-D uint8 array from numpy.packbits when packed_n is given"))?;
+        let array = matrix.cast::<PyArray2<u8>>().map_err(|_| {
+            PyValueError::new_err("R must be a 2-D uint8 array from numpy.packbits when packed_n is given")
+        })?;
         let ro = array.try_readonly().map_err(|e| PyValueError::new_err(e.to_string()))?;
         let view = ro.as_array();
         return enter(py, || packed::packed_counts(view, n, "R")).map(|c| (n, c));
@@ -178,11 +184,14 @@ impl CountStates {
     }
 
     /// `(n, c)` per question as int64 arrays.
-    fn question_counts<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
+    fn question_counts<'py>(&self, py: Python<'py>) -> PyResult<(Int64Vector<'py>, Int64Vector<'py>)> {
         let table = &self.table;
         let (n, c) = enter(py, || {
             let (n, c) = table.question_counts();
-            Ok((n.into_iter().map(|x| x as i64).collect::<Vec<_>>(), c.into_iter().map(|x| x as i64).collect::<Vec<_>>()))
+            Ok((
+                n.into_iter().map(|x| x as i64).collect::<Vec<_>>(),
+                c.into_iter().map(|x| x as i64).collect::<Vec<_>>(),
+            ))
         })?;
         Ok((n.into_pyarray(py), c.into_pyarray(py)))
     }
@@ -202,7 +211,9 @@ impl CountStates {
     fn posterior(&self, py: Python<'_>, credit: &Credit, alpha0: f64, beta0: f64) -> PyResult<(f64, f64)> {
         let table = &self.table;
         let credit = &credit.0;
-        enter(py, || kscore_core::posterior::posterior_ragged(&table.states, &table.freqs, credit, alpha0, beta0))
+        enter(py, || {
+            kscore_core::posterior::posterior_ragged(&table.states, &table.freqs, credit, alpha0, beta0)
+        })
     }
 
     /// A metric read off the counts: "avg" (c / n) or "cons" (1 if 2c > k;
@@ -235,8 +246,10 @@ impl CountStates {
         let table = &self.table;
         let width = ks.len();
         let ks_ref = &ks;
-        let out = enter(py, || Ok(table.reduce(&state_curves(&table.states, family, ks_ref), width, reduce)))?;
-        let rows = if width == 0 { 0 } else { out.len() / width };
+        let out = enter(py, || {
+            Ok(table.reduce(&state_curves(&table.states, family, ks_ref), width, reduce))
+        })?;
+        let rows = out.len().checked_div(width).unwrap_or(0);
         let array = Array2::from_shape_vec((rows, width), out).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         Ok(array.into_pyarray(py))
     }

@@ -53,7 +53,9 @@ impl Credit {
     /// Any explicit vector of k + 1 finite values.
     #[staticmethod]
     fn from_values(values: PyReadonlyArray1<'_, f64>) -> PyResult<Self> {
-        CoreCredit::from_values(values.as_slice()?.to_vec()).map(Credit).map_err(to_pyerr)
+        CoreCredit::from_values(values.as_slice()?.to_vec())
+            .map(Credit)
+            .map_err(to_pyerr)
     }
 
     /// The degree k.

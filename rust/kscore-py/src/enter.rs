@@ -7,8 +7,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::exceptions::{PyFloatingPointError, PyOverflowError, PyRuntimeError, PyValueError};
-use pyo3::prelude::*;
 use pyo3::marker::Ungil;
+use pyo3::prelude::*;
 
 use kscore_core::Error;
 
@@ -73,7 +73,9 @@ where
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_string());
-            Err(PyRuntimeError::new_err(format!("kscore internal error (please report): {what}")))
+            Err(PyRuntimeError::new_err(format!(
+                "kscore internal error (please report): {what}"
+            )))
         }
     }
 }

@@ -63,7 +63,11 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Outcomes<'py> {
                 _ => {}
             }
         }
-        Err(PyTypeError::new_err(format!("{EXPECTED}; got a {}-D array of dtype {}", array.ndim(), dtype)))
+        Err(PyTypeError::new_err(format!(
+            "{EXPECTED}; got a {}-D array of dtype {}",
+            array.ndim(),
+            dtype
+        )))
     }
 }
 
@@ -72,17 +76,50 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Outcomes<'py> {
 macro_rules! on_view {
     ($outcomes:expr, $view:ident => $body:expr) => {
         match &$outcomes {
-            $crate::matrix::Outcomes::Bool(a) => { let $view = a.as_array(); $body }
-            $crate::matrix::Outcomes::U8(a) => { let $view = a.as_array(); $body }
-            $crate::matrix::Outcomes::I8(a) => { let $view = a.as_array(); $body }
-            $crate::matrix::Outcomes::U16(a) => { let $view = a.as_array(); $body }
-            $crate::matrix::Outcomes::I16(a) => { let $view = a.as_array(); $body }
-            $crate::matrix::Outcomes::U32(a) => { let $view = a.as_array(); $body }
-            $crate::matrix::Outcomes::I32(a) => { let $view = a.as_array(); $body }
-            $crate::matrix::Outcomes::U64(a) => { let $view = a.as_array(); $body }
-            $crate::matrix::Outcomes::I64(a) => { let $view = a.as_array(); $body }
-            $crate::matrix::Outcomes::F32(a) => { let $view = a.as_array(); $body }
-            $crate::matrix::Outcomes::F64(a) => { let $view = a.as_array(); $body }
+            $crate::matrix::Outcomes::Bool(a) => {
+                let $view = a.as_array();
+                $body
+            }
+            $crate::matrix::Outcomes::U8(a) => {
+                let $view = a.as_array();
+                $body
+            }
+            $crate::matrix::Outcomes::I8(a) => {
+                let $view = a.as_array();
+                $body
+            }
+            $crate::matrix::Outcomes::U16(a) => {
+                let $view = a.as_array();
+                $body
+            }
+            $crate::matrix::Outcomes::I16(a) => {
+                let $view = a.as_array();
+                $body
+            }
+            $crate::matrix::Outcomes::U32(a) => {
+                let $view = a.as_array();
+                $body
+            }
+            $crate::matrix::Outcomes::I32(a) => {
+                let $view = a.as_array();
+                $body
+            }
+            $crate::matrix::Outcomes::U64(a) => {
+                let $view = a.as_array();
+                $body
+            }
+            $crate::matrix::Outcomes::I64(a) => {
+                let $view = a.as_array();
+                $body
+            }
+            $crate::matrix::Outcomes::F32(a) => {
+                let $view = a.as_array();
+                $body
+            }
+            $crate::matrix::Outcomes::F64(a) => {
+                let $view = a.as_array();
+                $body
+            }
         }
     };
 }

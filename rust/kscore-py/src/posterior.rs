@@ -23,7 +23,9 @@ pub fn posterior_moments(
     beta0: f64,
 ) -> PyResult<(f64, f64)> {
     let (hist, credit) = (&bank.hist, &credit.0);
-    enter(py, || posterior::posterior(hist, credit, alpha0, beta0).map(|m| (m.mean, m.var)))
+    enter(py, || {
+        posterior::posterior(hist, credit, alpha0, beta0).map(|m| (m.mean, m.var))
+    })
 }
 
 /// `(mean_x, var_x, mean_y, var_y, cov)` of two dataset posterior targets.
@@ -38,8 +40,7 @@ pub fn joint_posterior_moments(
 ) -> PyResult<(f64, f64, f64, f64, f64)> {
     let (hist, l, r) = (&bank.hist, &left.0, &right.0);
     enter(py, || {
-        posterior::joint(hist, l, r, alpha0, beta0)
-            .map(|j| (j.left.mean, j.left.var, j.right.mean, j.right.var, j.cov))
+        posterior::joint(hist, l, r, alpha0, beta0).map(|j| (j.left.mean, j.left.var, j.right.mean, j.right.var, j.cov))
     })
 }
 
@@ -97,7 +98,12 @@ pub fn geom_posterior(
 ) -> PyResult<(f64, f64)> {
     let hist = &bank.hist;
     enter(py, || {
-        let p = Powers { a, b, a_text: &a_text, b_text: &b_text };
+        let p = Powers {
+            a,
+            b,
+            a_text: &a_text,
+            b_text: &b_text,
+        };
         delta::geom_questionwise(hist, k, &p, alpha0, beta0)
     })
 }
