@@ -128,11 +128,6 @@ pub fn geom_questionwise(hist: &Histogram, k: u64, p: &Powers<'_>, alpha0: f64, 
     Ok((mean.value() / m as f64, var.value() / ((m as u128 * m as u128) as f64)))
 }
 
-/// Dataset-level blend of two joint posterior targets.
-pub fn blend_joint(j: &posterior::JointMoments, p: &Powers<'_>) -> Result<(f64, f64)> {
-    delta(j.left.mean, j.left.var, j.right.mean, j.right.var, j.cov, p)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,11 +40,6 @@ impl BinaryBank {
         self.hist.rows()
     }
 
-    /// Distinct success counts, ascending.
-    fn values<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
-        self.hist.values.to_pyarray(py)
-    }
-
     /// Rows per distinct count.
     fn freqs<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
         self.hist.freqs.to_pyarray(py)

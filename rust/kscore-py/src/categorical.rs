@@ -1,8 +1,7 @@
 //! Categorical banks: per-row category counts of R (and R0) read in one pass,
 //! and the Bayes@N, Avg and Max@k kernels over them.
 
-use numpy::{PyArray2, PyReadonlyArray1, ToPyArray};
-use pyo3::exceptions::PyValueError;
+use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
 
 use kscore_core::categorical::{CategoricalBank, Levels};
@@ -52,19 +51,6 @@ impl CategoryCounts {
     #[getter]
     fn trials(&self) -> usize {
         self.trials
-    }
-
-    #[getter]
-    fn categories(&self) -> usize {
-        self.inner.categories
-    }
-
-    /// The counts as an `M x categories` array (for inspection and tests).
-    fn counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<u32>>> {
-        let shape = (self.rows, self.inner.categories);
-        let table = ndarray::Array2::from_shape_vec(shape, self.inner.counts.clone())
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        Ok(table.to_pyarray(py))
     }
 }
 

@@ -159,12 +159,6 @@ impl CountStates {
         self.table.len()
     }
 
-    /// Distinct states.
-    #[getter]
-    fn distinct(&self) -> usize {
-        self.table.states.len()
-    }
-
     /// The smallest n over all questions (None when there are none).
     #[getter]
     fn min_n(&self) -> Option<u64> {

@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 use kscore_core::Error;
 
 /// Core errors become the Python exception scorio raises in that situation.
-pub fn to_pyerr(err: Error) -> PyErr {
+fn to_pyerr(err: Error) -> PyErr {
     match err {
         Error::Value(m) => PyValueError::new_err(m),
         Error::Overflow(m) => PyOverflowError::new_err((34, m)),

@@ -10,7 +10,7 @@ use kscore_core::posterior;
 
 use crate::bank::BinaryBank;
 use crate::credit::Credit;
-use crate::enter::{enter, to_pyerr};
+use crate::enter::enter;
 
 /// `(mean, variance)` of the dataset posterior target of `credit` (any
 /// degree k >= 1) under p ~ Beta(alpha0 + c, beta0 + N - c) per question.
@@ -49,6 +49,7 @@ pub fn joint_posterior_moments(
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 pub fn delta_blend(
+    py: Python<'_>,
     mean_x: f64,
     var_x: f64,
     mean_y: f64,
@@ -59,8 +60,9 @@ pub fn delta_blend(
     a_text: &str,
     b_text: &str,
 ) -> PyResult<(f64, f64)> {
-    let p = Powers { a, b, a_text, b_text };
-    delta::delta(mean_x, var_x, mean_y, var_y, cov, &p).map_err(to_pyerr)
+    enter(py, || {
+        delta::delta(mean_x, var_x, mean_y, var_y, cov, &Powers { a, b, a_text, b_text })
+    })
 }
 
 /// `x**a * y**b` element-wise with scorio's zero rules and Python's
@@ -75,10 +77,15 @@ pub fn blend<'py>(
     a_text: &str,
     b_text: &str,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-    let p = Powers { a, b, a_text, b_text };
     let (x, y) = (x.as_slice()?, y.as_slice()?);
-    let out: Result<Vec<f64>, _> = x.iter().zip(y).map(|(&xi, &yi)| delta::blend(xi, yi, &p)).collect();
-    Ok(out.map_err(to_pyerr)?.into_pyarray(py))
+    let out = enter(py, || {
+        let p = Powers { a, b, a_text, b_text };
+        x.iter()
+            .zip(y)
+            .map(|(&xi, &yi)| delta::blend(xi, yi, &p))
+            .collect::<Result<Vec<f64>, _>>()
+    })?;
+    Ok(out.into_pyarray(py))
 }
 
 /// Questionwise Geom@k posterior `(mean, variance)`: the delta method per
