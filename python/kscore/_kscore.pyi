@@ -43,14 +43,10 @@ class BinaryBank:
     def m(self) -> int: ...
     def freqs(self) -> npt.NDArray[np.uint64]: ...
     def mean(self, credit: Credit) -> float: ...
-    def blend_means(
-        self, x: Credit, y: Credit, a: float, b: float, a_text: str, b_text: str
+    def blend(
+        self, x: Credit, y: Credit, a: float, b: float, a_text: str, b_text: str, per_question: bool
     ) -> float:
-        """Dataset-level ``mean(x)**a * mean(y)**b`` with scorio's zero rules."""
-    def blend_states(
-        self, x: Credit, y: Credit, a: float, b: float, a_text: str, b_text: str
-    ) -> float:
-        """Per-state ``x**a * y**b``, then the frequency-weighted mean."""
+        """``mean(x)**a * mean(y)**b``, or per state then averaged, with scorio's zero rules."""
     def state_values(self, credit: Credit) -> npt.NDArray[np.float64]: ...
 
 def ndtri(p: float) -> float:

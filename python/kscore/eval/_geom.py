@@ -76,7 +76,7 @@ def geom_ds_at_k(
     k = validate_finite_k(bank.n, k)
     pass_credit, unanimous_credit = _kscore.Credit.at_least(k, 1), _kscore.Credit.at_least(k, k)
     if real_powers(pass_power, unanimous_power):
-        return bank.blend_means(pass_credit, unanimous_credit, *blend_args(pass_power, unanimous_power))
+        return bank.blend(pass_credit, unanimous_credit, *blend_args(pass_power, unanimous_power), False)
     p, u = bank.mean(pass_credit), bank.mean(unanimous_credit)
     return weighted_geometric_mean(p, u, pass_power, unanimous_power)
 
@@ -111,7 +111,7 @@ def geom_at_k(
     k = validate_finite_k(bank.n, k)
     pass_credit, unanimous_credit = _kscore.Credit.at_least(k, 1), _kscore.Credit.at_least(k, k)
     if real_powers(pass_power, unanimous_power):
-        return bank.blend_states(pass_credit, unanimous_credit, *blend_args(pass_power, unanimous_power))
+        return bank.blend(pass_credit, unanimous_credit, *blend_args(pass_power, unanimous_power), True)
     p, u = bank.state_values(pass_credit), bank.state_values(unanimous_credit)
     vals = weighted_geometric_means(p, u, pass_power, unanimous_power)
     return float(np.dot(bank.freqs().astype(np.float64), vals) / bank.m)
@@ -160,7 +160,7 @@ def geo_spectrum_at_k(
     spectrum_credit = _kscore.Credit.spectrum(w)
     if lam == 0.0:
         return bank.mean(spectrum_credit)
-    return bank.blend_means(pass_credit, spectrum_credit, *blend_args(lam, 1.0 - lam))
+    return bank.blend(pass_credit, spectrum_credit, *blend_args(lam, 1.0 - lam), False)
 
 
 def geo_spectrum_star_at_k(R: Any, k: int) -> float:

@@ -126,14 +126,7 @@ fn worst_flaw<T: Entry>(view: &ArrayView2<T>) -> Option<Flaw> {
         .into_par_iter()
         .with_min_len(par::min_len(view.ncols() * 4))
         .map(|i| view.row(i).iter().filter_map(|x| x.check().err()).min())
-        .reduce(
-            || None,
-            |a, b| match (a, b) {
-                (Some(x), Some(y)) => Some(x.min(y)),
-                (x, None) => x,
-                (None, y) => y,
-            },
-        )
+        .reduce(|| None, |a, b| a.into_iter().chain(b).min())
 }
 
 fn flaw_error(flaw: Flaw, name: &str) -> Error {

@@ -65,14 +65,7 @@ pub fn packed_counts(view: ArrayView2<u8>, n: u64, name: &str) -> Result<Vec<u32
             }
             first_bad
         })
-        .reduce(
-            || None,
-            |a, b| match (a, b) {
-                (Some(x), Some(y)) => Some(x.min(y)),
-                (x, None) => x,
-                (None, y) => y,
-            },
-        );
+        .reduce(|| None, |a, b| a.into_iter().chain(b).min());
     if let Some(i) = bad {
         return Err(Error::value(format!(
             "{name}[{i}] has nonzero padding bits past packed_n={n} (the last {pad} bits of each row must be 0)"

@@ -52,10 +52,12 @@ impl BinaryBank {
         enter(py, || Ok(finite::histogram_mean(hist, credit)))
     }
 
-    /// Dataset-level blend `mean(x)**a * mean(y)**b` of two credits' means
-    /// (Geom_ds@k, GeoSpectrum@k), with scorio's zero rules and messages.
+    /// The geometric blend `x**a * y**b` of two credits, with scorio's zero
+    /// rules and messages: of the two dataset means (Geom_ds@k,
+    /// GeoSpectrum@k), or, `per_question`, per distinct count (ascending; the
+    /// first offending state raises) and then averaged (Geom@k).
     #[allow(clippy::too_many_arguments)]
-    fn blend_means(
+    fn blend(
         &self,
         py: Python<'_>,
         x: &Credit,
@@ -64,30 +66,14 @@ impl BinaryBank {
         b: f64,
         a_text: &str,
         b_text: &str,
+        per_question: bool,
     ) -> PyResult<f64> {
         let (hist, x, y) = (&self.hist, &x.0, &y.0);
         enter(py, || {
             let p = Powers { a, b, a_text, b_text };
-            delta::blend(finite::histogram_mean(hist, x), finite::histogram_mean(hist, y), &p)
-        })
-    }
-
-    /// Questionwise blend: `x**a * y**b` per distinct count (ascending, the
-    /// first offending state raises), then the frequency-weighted mean (Geom@k).
-    #[allow(clippy::too_many_arguments)]
-    fn blend_states(
-        &self,
-        py: Python<'_>,
-        x: &Credit,
-        y: &Credit,
-        a: f64,
-        b: f64,
-        a_text: &str,
-        b_text: &str,
-    ) -> PyResult<f64> {
-        let (hist, x, y) = (&self.hist, &x.0, &y.0);
-        enter(py, || {
-            let p = Powers { a, b, a_text, b_text };
+            if !per_question {
+                return delta::blend(finite::histogram_mean(hist, x), finite::histogram_mean(hist, y), &p);
+            }
             let (xs, ys) = (finite::histogram_values(hist, x), finite::histogram_values(hist, y));
             let blended = xs
                 .iter()
@@ -98,7 +84,7 @@ impl BinaryBank {
         })
     }
 
-    /// `E[A_X]` per distinct count (aligned with `values()`).
+    /// `E[A_X]` per distinct count (ascending counts).
     fn state_values<'py>(&self, py: Python<'py>, credit: &Credit) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let hist = &self.hist;
         let credit = &credit.0;
