@@ -142,10 +142,17 @@ def spectrum_weights(weights: object, k: int) -> npt.NDArray[np.float64]:
     """Threshold-spectrum weights: length k, finite, >= 0, sum <= 1."""
     w = np.asarray(weights)  # unguarded, as scorio: ragged input raises numpy's error
     if w.ndim == 1 and w.dtype == _FLOAT64 and w.shape[0] == k:
-        # The common case in two reductions: a finite total (numpy's pairwise
-        # sum, as scorio's np.sum) implies finite entries.
-        total = float(w.sum())
-        if math.isfinite(total) and total <= 1.0 + 1e-12 and not (w < 0.0).any():
+        # The common case in two reductions: a finite total (scorio's np.sum)
+        # implies finite entries. Below 8 terms numpy's pairwise sum is the
+        # plain left-to-right loop, so Python's sum gives the same total.
+        if k < 8:
+            values = w.tolist()
+            total = sum(values)
+            negative = min(values) < 0.0
+        else:
+            total = float(w.sum())
+            negative = bool((w < 0.0).any())
+        if math.isfinite(total) and total <= 1.0 + 1e-12 and not negative:
             return np.ascontiguousarray(w)
     if w.ndim != 1 or w.shape[0] != k:
         raise ValueError(f"weights must be a length-{k} 1D array; got shape {w.shape}")
