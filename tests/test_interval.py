@@ -10,7 +10,7 @@ import pytest
 from scipy.special import ndtri as scipy_ndtri
 
 from kscore import _kscore
-from kscore.eval._interval import normal_ci
+from kscore._interval import normal_ci
 
 
 def test_ndtri_matches_scipy_on_the_open_unit_interval() -> None:

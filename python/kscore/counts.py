@@ -101,8 +101,8 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _kscore
-from .eval._inputs import as_matrix, finite_positive, spectrum_weights, validate_tau
-from .eval._interval import normal_ci
+from ._inputs import as_matrix, finite_positive, spectrum_weights, validate_tau
+from ._interval import normal_ci
 
 __all__ = [
     "estimate_pass_at_k",

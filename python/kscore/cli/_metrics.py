@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from .. import counts as kc
 from .. import eval as ke
-from ..eval._interval import normal_ci
+from .._interval import normal_ci
 from ._errors import CliError, Issues
 from ._read import Results
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _kscore
+from .._interval import normal_ci
 from ._categorical import prepare_bank
-from ._interval import normal_ci
 
 
 def bayes(R: Any, w: Any = None, R0: Any = None) -> tuple[float, float]:

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _kscore
-from ._inputs import as_matrix
+from .._inputs import as_matrix
 
 _BINARY_WEIGHTS = np.array([0.0, 1.0])
 _BINARY_WEIGHTS.setflags(write=False)

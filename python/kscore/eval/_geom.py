@@ -8,14 +8,14 @@ from typing import Any
 import numpy as np
 
 from .. import _kscore
-from ._blend import blend_args, real_powers, weighted_geometric_mean, weighted_geometric_means
-from ._inputs import (
+from .._inputs import (
     binary_bank,
     mg_spectrum_weights,
     resolve_lambda,
     spectrum_weights,
     validate_finite_k,
 )
+from ._blend import blend_args, real_powers, weighted_geometric_mean, weighted_geometric_means
 
 
 def threshold_spectrum_at_k(R: Any, k: int, weights: Any) -> float:

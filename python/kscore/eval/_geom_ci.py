@@ -16,15 +16,15 @@ from typing import Any
 import numpy as np
 
 from .. import _kscore
-from ._blend import power as _power
-from ._inputs import (
+from .._inputs import (
     binary_bank,
     mg_spectrum_weights,
     resolve_lambda,
     spectrum_weights,
     validate_latent_k,
 )
-from ._interval import normal_ci
+from .._interval import normal_ci
+from ._blend import power as _power
 from ._pass_ci import beta_prior
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _kscore
-from ._inputs import binary_bank, validate_finite_k, validate_tau
+from .._inputs import binary_bank, validate_finite_k, validate_tau
 from ._pass import pass_hat_k
 
 

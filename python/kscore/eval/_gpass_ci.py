@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _kscore
-from ._inputs import integral_scalar, validate_tau
+from .._inputs import integral_scalar, validate_tau
 from ._pass_ci import finite_bank_ci, pass_at_k_ci, pass_hat_k_ci
 
 

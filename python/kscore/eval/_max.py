@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _kscore
+from .._inputs import validate_finite_k, validate_latent_k
+from .._interval import normal_ci
 from ._bayes import bayes_ci
 from ._categorical import prepare_bank
-from ._inputs import validate_finite_k, validate_latent_k
-from ._interval import normal_ci
 
 
 def max_at_k(R: Any, k: int, w: Any = None) -> float:

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _kscore
-from ._inputs import binary_bank, finite_positive, validate_finite_k
-from ._interval import normal_ci
+from .._inputs import binary_bank, finite_positive, validate_finite_k
+from .._interval import normal_ci
 
 
 def beta_prior(alpha0: object, beta0: object) -> tuple[float, float]:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .. import _kscore
+from . import _kscore
 
 # dtypes the Rust intake reads in place (native byte order).
 _NATIVE = frozenset(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _kscore
+from . import _kscore
 
 
 def z_value(confidence: Any) -> float:
