@@ -95,8 +95,15 @@ def test_errors_name_the_question() -> None:
 
 
 def test_counts_docstring_examples() -> None:
-    """The examples in kscore.counts (module and functions) hold."""
+    """The examples in kscore.counts (the package and every module) hold."""
     import doctest
+    import importlib
+    import pkgutil
 
-    result = doctest.testmod(kc, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 10 and result.failed == 0
+    modules = [kc] + [importlib.import_module(f"kscore.counts.{m.name}") for m in pkgutil.iter_modules(kc.__path__)]
+    attempted = failed = 0
+    for module in modules:
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        attempted += result.attempted
+        failed += result.failed
+    assert attempted > 10 and failed == 0
