@@ -10,40 +10,17 @@
 //! `E[p^2k] / E[p^k]^2 = prod_{j<k} (1 + k b / ((a + j)(a + b + k + j)))` and
 //! `E[p^u] E[q^v] / E[p^u q^v] = prod_{j<min(u,v)} (1 + max(u,v) / (a + b + j))`.
 
+use crate::beta_moments::log_power_moments;
 use crate::sum::Neumaier;
-
-/// One term of `log E[p^n]`: `log((a + j) / (a + b + j))`.
-#[inline]
-fn log_term(a: f64, b: f64, j: u64) -> f64 {
-    let num = a + j as f64;
-    let r = b / num;
-    if r.is_finite() {
-        -r.ln_1p()
-    } else {
-        num.ln() - b.ln()
-    }
-}
 
 /// `log E[p^n]` for p ~ Beta(a, b).
 pub fn log_power_moment(a: f64, b: f64, n: u64) -> f64 {
-    let mut acc = Neumaier::new();
-    for j in 0..n {
-        acc.add(log_term(a, b, j));
-    }
-    acc.value()
+    log_power_moments(a, b, n, n, &mut Neumaier::new()).0
 }
 
 /// `(log E[p^k], log E[p^2k])` sharing the first k terms.
 pub fn log_power_moments_k_2k(a: f64, b: f64, k: u64) -> (f64, f64) {
-    let mut acc = Neumaier::new();
-    for j in 0..k {
-        acc.add(log_term(a, b, j));
-    }
-    let l1 = acc.value();
-    for j in k..2 * k {
-        acc.add(log_term(a, b, j));
-    }
-    (l1, acc.value())
+    log_power_moments(a, b, k, 2 * k, &mut Neumaier::new())
 }
 
 /// `Var(p^k)` for p ~ Beta(a, b), given `l2 = log E[p^2k]`:

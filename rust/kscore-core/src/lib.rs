@@ -24,6 +24,7 @@
 //! - `maxk`, `maxk_posterior`: Max@k on the finite bank and its posterior.
 
 pub mod bernstein;
+pub mod beta_moments;
 pub mod betabinom;
 pub mod bytes;
 pub mod categorical;

@@ -20,6 +20,7 @@
 
 use rayon::prelude::*;
 
+use crate::beta_moments;
 use crate::categorical::{CategoricalBank, Levels};
 use crate::error::{Error, Result};
 use crate::par;
@@ -29,44 +30,16 @@ use crate::sum::{Fsum, Neumaier};
 const EPS64: f64 = 64.0 * f64::EPSILON;
 
 /// `log E[A^n]` and `log E[A^{2n}]` for `A ~ Beta(a, b)` (one pass: the
-/// first n terms are shared).
+/// first n terms are shared), summed exactly.
 fn log_power_moments(a: f64, b: f64, n: u64, acc: &mut Fsum) -> (f64, f64) {
     acc.clear();
-    let ab = a + b;
-    let mut at_n = 0.0;
-    for j in 0..2 * n {
-        if j == n {
-            at_n = acc.value();
-        }
-        acc.add(log_term(a, b, ab, j as f64));
-    }
-    let at_2n = if n == 0 { 0.0 } else { acc.value() };
-    (at_n, at_2n)
+    beta_moments::log_power_moments(a, b, n, 2 * n, acc)
 }
 
-/// `log E[A^n]` for `A ~ Beta(a, b)`.
+/// `log E[A^n]` for `A ~ Beta(a, b)`, summed exactly.
 fn log_power_moment(a: f64, b: f64, n: u64, acc: &mut Fsum) -> f64 {
-    if n == 0 {
-        return 0.0;
-    }
     acc.clear();
-    let ab = a + b;
-    for j in 0..n {
-        acc.add(log_term(a, b, ab, j as f64));
-    }
-    acc.value()
-}
-
-/// `log((a + j) / (a + b + j))`, accurate when the ratio is near 1 or small.
-#[inline]
-fn log_term(a: f64, b: f64, ab: f64, j: f64) -> f64 {
-    let denom = ab + j;
-    let complement = b / denom;
-    if complement <= 0.5 {
-        (-complement).ln_1p()
-    } else {
-        (a + j).ln() - denom.ln()
-    }
+    beta_moments::log_power_moments(a, b, n, n, acc).0
 }
 
 /// `E[XY] - E[X]E[Y] = exp(lc) (1 - exp(ll + lr - lc))` for non-negative X, Y
