@@ -9,7 +9,8 @@ from typing_extensions import final
 
 __version__: str
 __all__ = [
-    "__version__", "Credit", "BinaryBank", "CountStates", "CategoryCounts", "ndtri", "_set_parallel_grain",
+    "__version__", "Credit", "metric_table", "BinaryBank", "CountStates", "CategoryCounts",
+    "ndtri", "_set_parallel_grain",
     "bayes", "avg", "observed_mean", "max_at_k", "max_at_k_posterior",
     "posterior_moments", "joint_posterior_moments", "delta_blend", "blend", "geom_posterior",
 ]
@@ -30,6 +31,11 @@ class Credit:
     def auc(k: int) -> Credit: ...
     @staticmethod
     def spectrum(weights: npt.NDArray[np.float64]) -> Credit: ...
+    @staticmethod
+    def of(
+        metric: str, k: int, tau: float = 0.0, weights: npt.NDArray[np.float64] | None = None
+    ) -> Credit:
+        """The credit of any metric of the core's table at budget k."""
 
 @final
 class BinaryBank:
@@ -48,6 +54,9 @@ class BinaryBank:
     ) -> float:
         """``mean(x)**a * mean(y)**b``, or per state then averaged, with scorio's zero rules."""
     def state_values(self, credit: Credit) -> npt.NDArray[np.float64]: ...
+
+def metric_table() -> list[tuple[str, str, str]]:
+    """``(name, canonical name, needs)`` for every finite-bank metric name and alias."""
 
 def ndtri(p: float) -> float:
     """Inverse standard normal CDF (Cephes ``ndtri``, as ``scipy.special.ndtri``)."""

@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from .. import _kscore
 from .._inputs import spectrum_weights, validate_tau
-from ._types import _FAMILY, FloatArray, _Where
+from ._types import _TABLE, FloatArray, _Where
 
 
 def _count_vector(values: object, name: str) -> npt.NDArray[Any]:
@@ -92,24 +92,19 @@ def _nonempty(states: _kscore.CountStates, c_name: str) -> None:
 def _credit(
     metric: str, k: int, tau: object = None, weights: object = None
 ) -> _kscore.Credit:
-    family = _FAMILY.get(metric)
-    if family == "pass_at_k":
-        return _kscore.Credit.at_least(k, 1)
-    if family == "pass_hat_k":
-        return _kscore.Credit.at_least(k, k)
-    if family == "g_pass_at_k_tau":
-        return _kscore.Credit.tau(k, _tau(tau))
-    if family == "maj_at_k":
-        return _kscore.Credit.majority(k)
-    if family == "mg_pass_at_k":
-        return _kscore.Credit.mg(k)
-    if family == "auc_at_k":
-        return _kscore.Credit.auc(k)
-    if metric == "threshold_spectrum_at_k":
+    """The credit of a finite-bank metric at budget k, from the core's metric
+    table, with this metric's extra argument checked first."""
+    row = _TABLE.get(metric)
+    if row is None:
+        raise ValueError(f"unknown metric {metric!r}")
+    needs = row[1]
+    if needs == "tau":
+        return _kscore.Credit.of(metric, k, tau=_tau(tau))
+    if needs == "weights":
         if weights is None:
-            raise ValueError("threshold_spectrum_at_k needs weights")
-        return _kscore.Credit.spectrum(spectrum_weights(weights, k))
-    raise ValueError(f"unknown metric {metric!r}")
+            raise ValueError(f"{metric} needs weights")
+        return _kscore.Credit.of(metric, k, weights=spectrum_weights(weights, k))
+    return _kscore.Credit.of(metric, k)
 
 
 def _tau(tau: object) -> float:

@@ -16,32 +16,35 @@
 use rayon::prelude::*;
 
 use crate::credit::Credit;
+use crate::error::{Error, Result};
 use crate::finite::state_value;
+use crate::metric::Metric;
 use crate::par;
 use crate::sum::Neumaier;
 
-/// A metric family indexed by the budget k.
+/// A metric with a curve over the budget k (see `metric::Metric::has_curve`),
+/// with its tau where it has one.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Family {
-    Pass,
-    PassHat,
-    Tau(f64),
-    Majority,
-    Mg,
-    Auc,
+pub struct Family {
+    pub metric: Metric,
+    pub tau: f64,
 }
 
 impl Family {
+    /// A family of `metric`, or an error if it has no curve.
+    pub fn new(metric: Metric, tau: f64) -> Result<Self> {
+        if !metric.has_curve() {
+            return Err(Error::value(format!(
+                "metric {:?} has no budget family",
+                metric.row().name
+            )));
+        }
+        Ok(Family { metric, tau })
+    }
+
     /// The credit vector of this family at budget k.
     pub fn credit(&self, k: u64) -> Credit {
-        match *self {
-            Family::Pass => Credit::pass(k),
-            Family::PassHat => Credit::unanimous(k),
-            Family::Tau(tau) => Credit::tau(k, tau),
-            Family::Majority => Credit::majority(k),
-            Family::Mg => Credit::mg(k),
-            Family::Auc => Credit::auc(k),
-        }
+        self.metric.credit(k, self.tau, &[]).expect("a family needs no weights")
     }
 }
 
@@ -99,13 +102,13 @@ pub fn state_curves(states: &[(u64, u64)], family: Family, ks: &[u64]) -> Vec<f6
         return out;
     }
     let kmax = ks.iter().copied().max().unwrap_or(1);
-    match family {
-        Family::Pass | Family::PassHat => {
+    match family.metric {
+        Metric::Pass | Metric::PassHat => {
             out.par_chunks_mut(width)
                 .zip(states.par_iter())
                 .with_min_len(par::min_len(5 * kmax as usize))
                 .for_each_init(Vec::new, |buf, (row, &(n, c))| {
-                    if family == Family::Pass {
+                    if family.metric == Metric::Pass {
                         pass_prefix(n, c, kmax, buf);
                     } else {
                         pass_hat_prefix(n, c, kmax, buf);
@@ -147,14 +150,8 @@ mod tests {
         for &n in &[1u64, 2, 7, 40, 300] {
             let states: Vec<(u64, u64)> = (0..=n).map(|c| (n, c)).collect();
             let ks: Vec<u64> = (1..=n).collect();
-            for fam in [
-                Family::Pass,
-                Family::PassHat,
-                Family::Majority,
-                Family::Mg,
-                Family::Auc,
-                Family::Tau(0.3),
-            ] {
+            let families = crate::metric::TABLE.iter().filter(|r| r.metric.has_curve());
+            for fam in families.map(|r| Family::new(r.metric, 0.3).unwrap()) {
                 let table = state_curves(&states, fam, &ks);
                 for (s, &(n, c)) in states.iter().enumerate() {
                     for (j, &k) in ks.iter().enumerate() {
@@ -170,7 +167,7 @@ mod tests {
     #[test]
     fn picks_listed_budgets_in_order() {
         let states = [(10u64, 3u64), (10, 0)];
-        let t = state_curves(&states, Family::Pass, &[8, 1, 8]);
+        let t = state_curves(&states, Family::new(Metric::Pass, 0.0).unwrap(), &[8, 1, 8]);
         assert_eq!(t[3..], [0.0, 0.0, 0.0]);
         assert_eq!(t[0], 1.0);
         assert!(close(t[1], 0.3, 1e-15));

@@ -7,7 +7,8 @@
 //!   layout in one parallel pass, counting per row.
 //! - `histogram`: distinct per-row counts with frequencies.
 //! - `walk`, `hypergeom`: relative masses from ratio recurrences.
-//! - `credit`: the credit vectors that define each metric.
+//! - `credit`: the credit vectors that define each metric; `metric`: the
+//!   metric table (names, aliases, credit at each k).
 //! - `finite`: finite-bank expectations over a histogram.
 //! - `counts`: per-question `(n, c)` counts validated and deduplicated.
 //! - `curve`: a metric at many budgets k at once (O(U * N) pass curves).
@@ -42,6 +43,7 @@ pub mod hypergeom;
 pub mod intake;
 pub mod maxk;
 pub mod maxk_posterior;
+pub mod metric;
 pub mod ndtri;
 pub mod packed;
 pub mod par;

@@ -12,7 +12,7 @@ use kscore_core::counts::{Direct, Names, Reduce, StateTable, Trials};
 use kscore_core::curve::{state_curves, Family};
 use kscore_core::{intake, packed};
 
-use crate::credit::Credit;
+use crate::credit::{Credit, MetricName};
 use crate::enter::enter;
 use crate::matrix::{on_view, Outcomes};
 
@@ -63,18 +63,6 @@ fn parse_reduce<'a>(how: &str, offsets: &'a [usize]) -> PyResult<Reduce<'a>> {
         "mean" => Ok(Reduce::Mean),
         "segments" => Ok(Reduce::Segments(offsets)),
         _ => Err(PyValueError::new_err(format!("unknown reduction {how:?}"))),
-    }
-}
-
-fn parse_family(name: &str, tau: f64) -> PyResult<Family> {
-    match name {
-        "pass_at_k" => Ok(Family::Pass),
-        "pass_hat_k" => Ok(Family::PassHat),
-        "g_pass_at_k_tau" => Ok(Family::Tau(tau)),
-        "maj_at_k" => Ok(Family::Majority),
-        "mg_pass_at_k" => Ok(Family::Mg),
-        "auc_at_k" => Ok(Family::Auc),
-        _ => Err(PyValueError::new_err(format!("unknown metric family {name:?}"))),
     }
 }
 
@@ -230,13 +218,13 @@ impl CountStates {
     fn curve<'py>(
         &self,
         py: Python<'py>,
-        family: &str,
+        family: MetricName,
         tau: f64,
         ks: Vec<u64>,
         how: &str,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let reduce = parse_reduce(how, &self.offsets)?;
-        let family = parse_family(family, tau)?;
+        let family = Family::new(family.0, tau).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let table = &self.table;
         let width = ks.len();
         let ks_ref = &ks;
