@@ -37,4 +37,4 @@ def auc_at_k(R: Any, k: int) -> float:
     """
     bank = binary_bank(R)
     k = validate_finite_k(bank.n, k)
-    return bank.mean(_kscore.Credit.auc(k))
+    return bank.mean(_kscore.Credit.of("auc_at_k", k))

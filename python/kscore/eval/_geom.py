@@ -45,7 +45,7 @@ def threshold_spectrum_at_k(R: Any, k: int, weights: Any) -> float:
     bank = binary_bank(R)
     k = validate_finite_k(bank.n, k)
     w = spectrum_weights(weights, k)
-    return bank.mean(_kscore.Credit.spectrum(w))
+    return bank.mean(_kscore.Credit.of("threshold_spectrum_at_k", k, weights=w))
 
 
 def geom_ds_at_k(
@@ -74,7 +74,7 @@ def geom_ds_at_k(
     """
     bank = binary_bank(R)
     k = validate_finite_k(bank.n, k)
-    pass_credit, unanimous_credit = _kscore.Credit.at_least(k, 1), _kscore.Credit.at_least(k, k)
+    pass_credit, unanimous_credit = _kscore.Credit.of("pass_at_k", k), _kscore.Credit.of("pass_hat_k", k)
     if real_powers(pass_power, unanimous_power):
         return bank.blend(pass_credit, unanimous_credit, *blend_args(pass_power, unanimous_power), False)
     p, u = bank.mean(pass_credit), bank.mean(unanimous_credit)
@@ -109,7 +109,7 @@ def geom_at_k(
     """
     bank = binary_bank(R)
     k = validate_finite_k(bank.n, k)
-    pass_credit, unanimous_credit = _kscore.Credit.at_least(k, 1), _kscore.Credit.at_least(k, k)
+    pass_credit, unanimous_credit = _kscore.Credit.of("pass_at_k", k), _kscore.Credit.of("pass_hat_k", k)
     if real_powers(pass_power, unanimous_power):
         return bank.blend(pass_credit, unanimous_credit, *blend_args(pass_power, unanimous_power), True)
     p, u = bank.state_values(pass_credit), bank.state_values(unanimous_credit)
@@ -153,11 +153,11 @@ def geo_spectrum_at_k(
     lam = resolve_lambda(lam, lambda_)
     bank = binary_bank(R)
     k = validate_finite_k(bank.n, k)
-    pass_credit = _kscore.Credit.at_least(k, 1)
+    pass_credit = _kscore.Credit.of("pass_at_k", k)
     if lam == 1.0:
         return bank.mean(pass_credit)
     w = mg_spectrum_weights(k) if weights is None else spectrum_weights(weights, k)
-    spectrum_credit = _kscore.Credit.spectrum(w)
+    spectrum_credit = _kscore.Credit.of("threshold_spectrum_at_k", k, weights=w)
     if lam == 0.0:
         return bank.mean(spectrum_credit)
     return bank.blend(pass_credit, spectrum_credit, *blend_args(lam, 1.0 - lam), False)

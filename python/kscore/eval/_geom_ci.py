@@ -80,7 +80,8 @@ def threshold_spectrum_at_k_ci(
     w = spectrum_weights(weights, k)
     bank = binary_bank(R)
     a0, b0 = beta_prior(alpha0, beta0)
-    mu, var = _kscore.posterior_moments(bank, _kscore.Credit.spectrum(w), a0, b0)
+    spectrum = _kscore.Credit.of("threshold_spectrum_at_k", k, weights=w)
+    mu, var = _kscore.posterior_moments(bank, spectrum, a0, b0)
     return normal_ci(mu, math.sqrt(var), confidence, bounds)
 
 
@@ -179,7 +180,7 @@ def geom_ds_at_k_ci(
     a, a_text = _power(pass_power)
     b, b_text = _power(unanimous_power)
     mx, vx, my, vy, cov = _kscore.joint_posterior_moments(
-        bank, _kscore.Credit.at_least(k, 1), _kscore.Credit.at_least(k, k), a0, b0
+        bank, _kscore.Credit.of("pass_at_k", k), _kscore.Credit.of("pass_hat_k", k), a0, b0
     )
     mu, var = _kscore.delta_blend(mx, vx, my, vy, cov, a, b, a_text, b_text)
     return normal_ci(mu, math.sqrt(var), confidence, bounds)
@@ -236,13 +237,13 @@ def geo_spectrum_at_k_ci(
     k = validate_latent_k(k)
     bank = binary_bank(R)
     _allocation_probe(k + 1)
-    pass_credit = _kscore.Credit.at_least(k, 1)
+    pass_credit = _kscore.Credit.of("pass_at_k", k)
     if lam == 1.0:
         a0, b0 = beta_prior(alpha0, beta0)
         mu, var = _kscore.posterior_moments(bank, pass_credit, a0, b0)
     else:
         w = mg_spectrum_weights(k) if weights is None else spectrum_weights(weights, k)
-        spectrum = _kscore.Credit.spectrum(w)
+        spectrum = _kscore.Credit.of("threshold_spectrum_at_k", k, weights=w)
         a0, b0 = beta_prior(alpha0, beta0)
         if lam == 0.0:
             mu, var = _kscore.posterior_moments(bank, spectrum, a0, b0)

@@ -57,7 +57,7 @@ def g_pass_at_k_tau(R: Any, k: int, tau: float) -> float:
     bank = binary_bank(R)
     validate_tau(tau)
     k = validate_finite_k(bank.n, k)
-    return bank.mean(_kscore.Credit.tau(k, float(tau)))
+    return bank.mean(_kscore.Credit.of("g_pass_at_k_tau", k, float(tau)))
 
 
 def mg_pass_at_k(R: Any, k: int) -> float:
@@ -87,4 +87,4 @@ def mg_pass_at_k(R: Any, k: int) -> float:
     """
     bank = binary_bank(R)
     k = validate_finite_k(bank.n, k)
-    return bank.mean(_kscore.Credit.mg(k))
+    return bank.mean(_kscore.Credit.of("mg_pass_at_k", k))

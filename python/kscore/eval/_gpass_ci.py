@@ -102,7 +102,7 @@ def g_pass_at_k_tau_ci(
         (0.809524, 0.132049, 0.5507, 1.0)
     """
     return finite_bank_ci(
-        R, k, lambda k: _kscore.Credit.tau(k, float(tau)), confidence, bounds, alpha0, beta0,
+        R, k, lambda k: _kscore.Credit.of("g_pass_at_k_tau", k, float(tau)), confidence, bounds, alpha0, beta0,
         after_r=lambda: validate_tau(tau),
     )
 
@@ -148,7 +148,7 @@ def mg_pass_at_k_ci(
         >>> mg_pass_at_k_ci(R, 1)
         (0.0, 0.0, 0.0, 0.0)
     """
-    return finite_bank_ci(R, k, _kscore.Credit.mg, confidence, bounds, alpha0, beta0)
+    return finite_bank_ci(R, k, lambda k: _kscore.Credit.of("mg_pass_at_k", k), confidence, bounds, alpha0, beta0)
 
 
 def maj_at_k_ci(
@@ -185,7 +185,7 @@ def maj_at_k_ci(
         >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
         (0.684524, 0.151958, 0.3867, 0.9824)
     """
-    return finite_bank_ci(R, k, _kscore.Credit.majority, confidence, bounds, alpha0, beta0)
+    return finite_bank_ci(R, k, lambda k: _kscore.Credit.of("maj_at_k", k), confidence, bounds, alpha0, beta0)
 
 
 def auc_at_k_ci(
@@ -233,4 +233,4 @@ def auc_at_k_ci(
         return pass_at_k_ci(
             R, 1, confidence=confidence, bounds=bounds, alpha0=alpha0, beta0=beta0
         )
-    return finite_bank_ci(R, budget, _kscore.Credit.auc, confidence, bounds, alpha0, beta0)
+    return finite_bank_ci(R, budget, lambda k: _kscore.Credit.of("auc_at_k", k), confidence, bounds, alpha0, beta0)

@@ -35,4 +35,4 @@ def maj_at_k(R: Any, k: int) -> float:
     """
     bank = binary_bank(R)
     k = validate_finite_k(bank.n, k)
-    return bank.mean(_kscore.Credit.majority(k))
+    return bank.mean(_kscore.Credit.of("maj_at_k", k))

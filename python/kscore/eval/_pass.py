@@ -41,7 +41,7 @@ def pass_at_k(R: Any, k: int) -> float:
     """
     bank = binary_bank(R)
     k = validate_finite_k(bank.n, k)
-    return bank.mean(_kscore.Credit.at_least(k, 1))
+    return bank.mean(_kscore.Credit.of("pass_at_k", k))
 
 
 def pass_hat_k(R: Any, k: int) -> float:
@@ -75,7 +75,7 @@ def pass_hat_k(R: Any, k: int) -> float:
     """
     bank = binary_bank(R)
     k = validate_finite_k(bank.n, k)
-    return bank.mean(_kscore.Credit.at_least(k, k))
+    return bank.mean(_kscore.Credit.of("pass_hat_k", k))
 
 
 #: Unanimous@k is the same function as :func:`pass_hat_k`.

@@ -97,7 +97,7 @@ def pass_at_k_ci(
         (0.839286, 0.097263, 0.6487, 1.0)
     """
     return finite_bank_ci(
-        R, k, lambda k: _kscore.Credit.at_least(k, 1), confidence, bounds, alpha0, beta0
+        R, k, lambda k: _kscore.Credit.of("pass_at_k", k), confidence, bounds, alpha0, beta0
     )
 
 
@@ -139,7 +139,7 @@ def pass_hat_k_ci(
         (0.446429, 0.146167, 0.1599, 0.7329)
     """
     return finite_bank_ci(
-        R, k, lambda k: _kscore.Credit.at_least(k, k), confidence, bounds, alpha0, beta0
+        R, k, lambda k: _kscore.Credit.of("pass_hat_k", k), confidence, bounds, alpha0, beta0
     )
 
 
