@@ -73,7 +73,7 @@ fn byte_categories<T: Copy>(xs: &[T], out: &mut [u32]) -> Option<bool> {
 /// the SSE2 byte path, which is several times faster than one equality pass
 /// per category in the wide type.
 #[inline]
-fn narrowed_categories<T: Copy>(xs: &[T], out: &mut [u32], narrow: impl Fn(T) -> u8) -> Option<bool> {
+fn narrowed_categories<T: Entry>(xs: &[T], out: &mut [u32]) -> Option<bool> {
     const BLOCK: usize = 1024;
     if out.len() > 16 {
         return None;
@@ -86,7 +86,7 @@ fn narrowed_categories<T: Copy>(xs: &[T], out: &mut [u32], narrow: impl Fn(T) ->
     for chunk in xs.chunks(BLOCK) {
         let b = &mut bytes[..chunk.len()];
         for (d, &x) in b.iter_mut().zip(chunk) {
-            *d = narrow(x);
+            *d = x.lane();
         }
         ok &= crate::bytes::count_categories(b, part);
         for (o, &p) in out.iter_mut().zip(part.iter()) {
@@ -144,7 +144,7 @@ macro_rules! signed_entry {
         signed_entry!($t, $u, const WIDE: bool = true;, #[inline(always)] fn wide(self) -> u64 {
             (self as $u) as u64
         }, #[inline] fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
-            narrowed_categories(xs, out, Entry::lane)
+            narrowed_categories(xs, out)
         });
     };
     ($t:ty, $u:ty $(, $extra:item)*) => {
@@ -187,7 +187,7 @@ macro_rules! unsigned_entry {
         unsigned_entry!($t, const WIDE: bool = true;, #[inline(always)] fn wide(self) -> u64 {
             self as u64
         }, #[inline] fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
-            narrowed_categories(xs, out, Entry::lane)
+            narrowed_categories(xs, out)
         });
     };
     ($t:ty $(, $extra:item)*) => {
