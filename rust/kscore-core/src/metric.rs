@@ -4,8 +4,8 @@
 //! `kscore.counts` and the curves build credits from it; adding a finite-bank
 //! metric is adding a variant and a row here (CONTRIBUTING.md).
 
-use crate::credit::Credit;
 use crate::error::{Error, Result};
+use crate::finite::credit::Credit;
 
 /// A finite-bank metric: the credit vector `A_0..=A_k` at each budget k.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,9 +4,9 @@
 use numpy::{PyArray1, ToPyArray};
 use pyo3::prelude::*;
 
-use kscore_core::delta::{self, Powers};
-use kscore_core::finite;
-use kscore_core::histogram::Histogram;
+use kscore_core::finite::expectation;
+use kscore_core::intake::histogram::Histogram;
+use kscore_core::posterior::delta::{self, Powers};
 
 use crate::credit::Credit;
 use crate::enter::enter;
@@ -49,7 +49,7 @@ impl BinaryBank {
     fn mean(&self, py: Python<'_>, credit: &Credit) -> PyResult<f64> {
         let hist = &self.hist;
         let credit = &credit.0;
-        enter(py, || Ok(finite::histogram_mean(hist, credit)))
+        enter(py, || Ok(expectation::histogram_mean(hist, credit)))
     }
 
     /// The geometric blend `x**a * y**b` of two credits, with scorio's zero
@@ -72,15 +72,22 @@ impl BinaryBank {
         enter(py, || {
             let p = Powers { a, b, a_text, b_text };
             if !per_question {
-                return delta::blend(finite::histogram_mean(hist, x), finite::histogram_mean(hist, y), &p);
+                return delta::blend(
+                    expectation::histogram_mean(hist, x),
+                    expectation::histogram_mean(hist, y),
+                    &p,
+                );
             }
-            let (xs, ys) = (finite::histogram_values(hist, x), finite::histogram_values(hist, y));
+            let (xs, ys) = (
+                expectation::histogram_values(hist, x),
+                expectation::histogram_values(hist, y),
+            );
             let blended = xs
                 .iter()
                 .zip(&ys)
                 .map(|(&xi, &yi)| delta::blend(xi, yi, &p))
                 .collect::<Result<Vec<f64>, _>>()?;
-            Ok(finite::weighted_mean(&hist.freqs, &blended))
+            Ok(expectation::weighted_mean(&hist.freqs, &blended))
         })
     }
 
@@ -88,7 +95,7 @@ impl BinaryBank {
     fn state_values<'py>(&self, py: Python<'py>, credit: &Credit) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let hist = &self.hist;
         let credit = &credit.0;
-        let out = enter(py, || Ok(finite::histogram_values(hist, credit)))?;
+        let out = enter(py, || Ok(expectation::histogram_values(hist, credit)))?;
         Ok(out.to_pyarray(py))
     }
 }

@@ -4,10 +4,10 @@
 use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
 
-use kscore_core::categorical::{CategoricalBank, Levels};
+use kscore_core::categorical::bank::{CategoricalBank, Levels};
+use kscore_core::categorical::{dirichlet, maxk, maxk_posterior};
 use kscore_core::error::Error;
-use kscore_core::intake::{self, CategoryCounts as CoreCounts};
-use kscore_core::{dirichlet, maxk, maxk_posterior};
+use kscore_core::intake::matrix::{self, CategoryCounts as CoreCounts};
 
 use crate::enter::enter;
 use crate::matrix::{on_view, Outcomes};
@@ -30,7 +30,7 @@ impl CategoryCounts {
     fn from_matrix(py: Python<'_>, matrix: Outcomes<'_>, categories: usize, name: &str) -> PyResult<Self> {
         on_view!(matrix, view => {
             let (rows, trials) = view.dim();
-            enter(py, move || intake::category_counts(view, categories, name))
+            enter(py, move || matrix::category_counts(view, categories, name))
                 .map(|inner| CategoryCounts { inner, rows, trials })
         })
     }

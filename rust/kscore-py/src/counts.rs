@@ -8,9 +8,11 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use kscore_core::counts::{Direct, Names, Reduce, StateTable, Trials};
-use kscore_core::curve::{state_curves, Family};
-use kscore_core::{intake, packed};
+use kscore_core::finite::curve::{state_curves, Family};
+use kscore_core::finite::reduce::{Direct, Reduce};
+use kscore_core::intake::counts::{Names, Trials};
+use kscore_core::intake::states::StateTable;
+use kscore_core::intake::{matrix, packed};
 
 use crate::credit::{Credit, MetricName};
 use crate::enter::enter;
@@ -53,7 +55,7 @@ fn matrix_counts(py: Python<'_>, matrix: &Bound<'_, PyAny>, packed_n: Option<u64
     let outcomes: Outcomes<'_> = matrix.extract()?;
     on_view!(outcomes, view => {
         let n = view.ncols() as u64;
-        enter(py, || intake::binary_counts(view)).map(|c| (n, c))
+        enter(py, || matrix::binary_counts(view)).map(|c| (n, c))
     })
 }
 
@@ -194,7 +196,7 @@ impl CountStates {
         let table = &self.table;
         let credit = &credit.0;
         enter(py, || {
-            kscore_core::posterior::posterior_ragged(&table.states, &table.freqs, credit, alpha0, beta0)
+            kscore_core::posterior::credit_moments::posterior_ragged(&table.states, &table.freqs, credit, alpha0, beta0)
         })
     }
 

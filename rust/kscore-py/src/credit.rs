@@ -3,7 +3,7 @@
 use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
 
-use kscore_core::credit::Credit as CoreCredit;
+use kscore_core::finite::credit::Credit as CoreCredit;
 use kscore_core::metric::{self, Metric, Needs};
 
 use crate::enter::enter;
@@ -69,9 +69,9 @@ impl Credit {
 
     fn __repr__(&self) -> String {
         let shape = match self.0.shape {
-            kscore_core::credit::Shape::Constant(_) => "constant",
-            kscore_core::credit::Shape::Step(_) => "step",
-            kscore_core::credit::Shape::General(_) => "general",
+            kscore_core::finite::credit::Shape::Constant(_) => "constant",
+            kscore_core::finite::credit::Shape::Step(_) => "step",
+            kscore_core::finite::credit::Shape::General(_) => "general",
         };
         format!("Credit(k={}, shape={shape:?})", self.0.k)
     }

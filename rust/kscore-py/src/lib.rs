@@ -15,7 +15,7 @@ mod posterior;
 /// Inverse standard normal CDF (Cephes `ndtri`, as `scipy.special.ndtri`).
 #[pyfunction]
 fn ndtri(py: Python<'_>, p: f64) -> PyResult<f64> {
-    enter::enter(py, || Ok(kscore_core::ndtri::ndtri(p)))
+    enter::enter(py, || Ok(kscore_core::numeric::ndtri::ndtri(p)))
 }
 
 /// Set the core's parallel grain in estimated nanoseconds (0 restores the

@@ -5,8 +5,8 @@
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 
-use kscore_core::delta::{self, Powers};
-use kscore_core::posterior;
+use kscore_core::posterior::credit_moments;
+use kscore_core::posterior::delta::{self, Powers};
 
 use crate::bank::BinaryBank;
 use crate::credit::Credit;
@@ -24,7 +24,7 @@ pub fn posterior_moments(
 ) -> PyResult<(f64, f64)> {
     let (hist, credit) = (&bank.hist, &credit.0);
     enter(py, || {
-        posterior::posterior(hist, credit, alpha0, beta0).map(|m| (m.mean, m.var))
+        credit_moments::posterior(hist, credit, alpha0, beta0).map(|m| (m.mean, m.var))
     })
 }
 
@@ -40,7 +40,8 @@ pub fn joint_posterior_moments(
 ) -> PyResult<(f64, f64, f64, f64, f64)> {
     let (hist, l, r) = (&bank.hist, &left.0, &right.0);
     enter(py, || {
-        posterior::joint(hist, l, r, alpha0, beta0).map(|j| (j.left.mean, j.left.var, j.right.mean, j.right.var, j.cov))
+        credit_moments::joint(hist, l, r, alpha0, beta0)
+            .map(|j| (j.left.mean, j.left.var, j.right.mean, j.right.var, j.cov))
     })
 }
 

@@ -10,8 +10,8 @@
 //! `E[p^2k] / E[p^k]^2 = prod_{j<k} (1 + k b / ((a + j)(a + b + k + j)))` and
 //! `E[p^u] E[q^v] / E[p^u q^v] = prod_{j<min(u,v)} (1 + max(u,v) / (a + b + j))`.
 
-use crate::beta_moments::log_power_moments;
-use crate::sum::Neumaier;
+use crate::numeric::sum::Neumaier;
+use crate::posterior::beta_moments::log_power_moments;
 
 /// `log E[p^n]` for p ~ Beta(a, b).
 pub fn log_power_moment(a: f64, b: f64, n: u64) -> f64 {

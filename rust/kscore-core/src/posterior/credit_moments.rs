@@ -18,14 +18,14 @@
 
 use rayon::prelude::*;
 
-use crate::bernstein::{self, Centred};
-use crate::betabinom;
-use crate::credit::{Credit, Shape};
-use crate::endpoint;
 use crate::error::{Error, Result};
-use crate::histogram::Histogram;
+use crate::finite::credit::{Credit, Shape};
+use crate::intake::histogram::Histogram;
+use crate::numeric::sum::Neumaier;
 use crate::par;
-use crate::sum::Neumaier;
+use crate::posterior::bernstein::{self, Centred};
+use crate::posterior::betabinom;
+use crate::posterior::endpoint;
 
 const VARIANCE_ROUNDOFF: f64 = 64.0 * f64::EPSILON;
 

@@ -2,7 +2,7 @@
 //! k-subset of a bank of n trials holding c successes: its support and its
 //! relative masses (see `walk`).
 
-use crate::walk::walk_from_mode;
+use crate::finite::walk::walk_from_mode;
 
 /// Support `lo..=hi` of X ~ Hypergeom(n, c, k).
 #[inline]

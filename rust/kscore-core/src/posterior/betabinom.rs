@@ -5,7 +5,7 @@
 //! accumulating error, and the walk costs only the non-negligible span.
 
 use crate::error::{Error, Result};
-use crate::walk::walk_span;
+use crate::finite::walk::walk_span;
 
 /// `p(j + 1) / p(j) = (n - j)(a + j) / ((j + 1)(b + n - 1 - j))`, as two
 /// quotients so that huge priors do not overflow the products.

@@ -5,11 +5,11 @@
 
 use rayon::prelude::*;
 
-use crate::credit::{Credit, Shape};
-use crate::histogram::Histogram;
-use crate::hypergeom;
+use crate::finite::credit::{Credit, Shape};
+use crate::finite::hypergeom;
+use crate::intake::histogram::Histogram;
+use crate::numeric::sum::{pairwise_dot, pairwise_sum, Neumaier};
 use crate::par;
-use crate::sum::{pairwise_dot, pairwise_sum, Neumaier};
 
 /// `E[A_X]` for one state with c successes out of n trials (requires
 /// `c <= n`, `credit.k <= n`). Both tails of a step are summed directly and

@@ -15,10 +15,10 @@
 
 use rayon::prelude::*;
 
-use crate::categorical::{CategoricalBank, DistinctRows};
+use crate::categorical::bank::{CategoricalBank, DistinctRows};
+use crate::categorical::rewards::Rewards;
+use crate::numeric::sum::Neumaier;
 use crate::par;
-use crate::rewards::Rewards;
-use crate::sum::Neumaier;
 
 /// Rows per parallel task; results are merged in task order (deterministic).
 const CHUNK: usize = 4096;

@@ -10,17 +10,17 @@
 //! - Pass^k = C(c, k) / C(n, k) = prod_{j<k} (c - j) / (n - j), a running
 //!   product of positive ratios (relative error about k ulps).
 //!
-//! The other metrics evaluate `finite::state_value` per (state, k) with the
+//! The other metrics evaluate `expectation::state_value` per (state, k) with the
 //! credit of each k built once (the one kernel, reused), in parallel.
 
 use rayon::prelude::*;
 
-use crate::credit::Credit;
 use crate::error::{Error, Result};
-use crate::finite::state_value;
+use crate::finite::credit::Credit;
+use crate::finite::expectation::state_value;
 use crate::metric::Metric;
+use crate::numeric::sum::Neumaier;
 use crate::par;
-use crate::sum::Neumaier;
 
 /// A metric with a curve over the budget k (see `metric::Metric::has_curve`),
 /// with its tau where it has one.

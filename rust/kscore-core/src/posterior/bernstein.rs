@@ -20,9 +20,9 @@
 
 use rayon::prelude::*;
 
+use crate::finite::walk::walk_span;
+use crate::numeric::sum::Neumaier;
 use crate::par;
-use crate::sum::Neumaier;
-use crate::walk::walk_span;
 
 /// Bracket weights `w(j | z)` (mode = 1) over their non-underflowed span:
 /// `out[i]` is the weight of `j = first + i`; returns `first`.

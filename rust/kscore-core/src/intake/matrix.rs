@@ -6,8 +6,8 @@
 use ndarray::{s, ArrayView2};
 use rayon::prelude::*;
 
-use crate::entry::{Entry, Flaw};
 use crate::error::{Error, Result};
+use crate::intake::entry::{Entry, Flaw};
 use crate::par;
 
 /// The row-counting loops compiled twice: for the x86-64 baseline (SSE2,

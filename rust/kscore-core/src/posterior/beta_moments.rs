@@ -3,7 +3,7 @@
 //! definition behind the endpoint closed forms (Pass@k, Unanimous@k) and the
 //! latent Max@k posterior; each caller picks its summation.
 
-use crate::sum::{Fsum, Neumaier};
+use crate::numeric::sum::{Fsum, Neumaier};
 
 /// A running sum the terms accumulate into (compensated or exact).
 pub trait Accumulator {

@@ -96,7 +96,7 @@ mod tests {
     fn packed_equals_unpacked() {
         for n in [1usize, 7, 8, 9, 63, 64, 65, 200] {
             let bits = Array2::from_shape_fn((37, n), |(i, j)| (((i * 31 + j * 17) % 5) < 2) as u8);
-            let want = crate::intake::binary_counts(bits.view()).unwrap();
+            let want = crate::intake::matrix::binary_counts(bits.view()).unwrap();
             let packed = packbits(&bits);
             assert_eq!(packed_counts(packed.view(), n as u64, "R").unwrap(), want, "n={n}");
             // Fortran order and strided views read the same.

@@ -1,7 +1,7 @@
 //! A prepared categorical bank: per-row category counts of the observed
 //! outcomes R (M x N) and, optionally, of prior outcomes R0 (M x D), plus the
 //! grouping of categories into ascending reward levels. The counts come from
-//! `intake::category_counts`; everything downstream (Bayes@N, Avg, Max@k)
+//! `intake::matrix::category_counts`; everything downstream (Bayes@N, Avg, Max@k)
 //! reads this struct and never the matrices.
 
 use crate::error::{Error, Result};

@@ -1,41 +1,20 @@
-//! Per-question `(n, c)` counts in, distinct states out. Harnesses hold one
-//! `(n_i, c_i)` pair per question (n may vary); every finite-bank metric of a
-//! question depends on its pair only, so the pairs are validated, deduplicated
-//! into a `StateTable` (distinct states ascending by `(n, c)`, frequencies and
-//! a per-question state index) and each state is evaluated once.
+//! Per-question `(n, c)` pairs deduplicated into a `StateTable`: distinct
+//! states ascending by `(n, c)`, their frequencies and a per-question state
+//! index, so every finite-bank metric evaluates each state once (the
+//! reductions back to questions are `finite::reduce`).
 //!
-//! Validation runs in one parallel pass and reports the *first* offending
-//! index; deduplication uses a dense slot table when the states fit (the usual
-//! case: n <= a few thousand) and a parallel sort otherwise.
-
-use std::fmt::Debug;
+//! The pairs come validated from `counts` (or trusted from the matrix
+//! intake); deduplication uses a dense slot table when the states fit (the
+//! usual case: n <= a few thousand) and a parallel sort otherwise.
 
 use ndarray::{s, ArrayView1};
 use rayon::prelude::*;
 
-use crate::entry::{Entry, Flaw};
 use crate::error::{Error, Result};
-use crate::finite;
+use crate::intake::counts::{
+    chunk_facts, chunk_len, validate_chunk, ChunkInfo, Count, Names, Trials, DENSE_SLOTS, MAX_COUNT,
+};
 use crate::par;
-
-/// Largest accepted count (n and c are stored as u32 halves of a u64 key).
-pub const MAX_COUNT: u64 = u32::MAX as u64;
-
-/// Dense slot tables up to this many slots (n + 1 summed over distinct n).
-const DENSE_SLOTS: usize = 1 << 22;
-
-/// The trials per question: one number for all, or one each.
-pub enum Trials<'a, T> {
-    All(u64),
-    Each(ArrayView1<'a, T>),
-}
-
-/// Argument names used in error messages.
-#[derive(Clone, Copy, Debug)]
-pub struct Names<'a> {
-    pub n: &'a str,
-    pub c: &'a str,
-}
 
 /// Distinct `(n, c)` states, ascending, with frequencies and the state of
 /// each question.
@@ -45,28 +24,6 @@ pub struct StateTable {
     pub freqs: Vec<u64>,
     /// `index[i]` is question i's position in `states`.
     pub index: Vec<u32>,
-}
-
-/// How per-state values are turned into the output.
-#[derive(Clone, Copy, Debug)]
-pub enum Reduce<'a> {
-    /// One value per question, in input order.
-    Question,
-    /// The mean over all questions (a single value).
-    Mean,
-    /// The mean over each segment `offsets[j]..offsets[j + 1]` of questions.
-    Segments(&'a [usize]),
-}
-
-/// Metrics read straight off the counts (no hypergeometric draw).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direct {
-    /// avg@n: `c / n`.
-    Ratio,
-    /// cons@k of the harness: `1{c > k/2}` (i.e. `2c > k`).
-    MajorityOf(u64),
-    /// cons@n with each question's own n: `1{2c > n}`.
-    MajorityOfOwn,
 }
 
 #[inline]
@@ -79,76 +36,6 @@ fn unkey(k: u64) -> (u64, u64) {
     (k >> 32, k & MAX_COUNT)
 }
 
-/// Read one count, or describe why it is not a valid one.
-fn read_count<T: Entry + Debug>(x: T, name: &str, i: usize) -> Result<u64> {
-    let bad = |what: &str| Error::value(format!("{name}[{i}] must be {what}; got {x:?}"));
-    match x.check() {
-        Err(Flaw::NonFinite) => Err(bad("a finite integer")),
-        Err(Flaw::NonInteger) => Err(bad("an integer")),
-        Err(Flaw::OutOfInt64) => Err(bad(&format!("at most {MAX_COUNT}"))),
-        Ok(v) if v < 0 => Err(bad("non-negative")),
-        Ok(v) if v as u64 > MAX_COUNT => Err(bad(&format!("at most {MAX_COUNT}"))),
-        Ok(v) => Ok(v as u64),
-    }
-}
-
-/// A count element type with a branch-light fast path.
-pub trait Count: Entry + Debug {
-    /// The value as a count, or `u64::MAX` when it is not a valid one
-    /// (negative, non-finite, non-integer or above `MAX_COUNT`).
-    fn fast(self) -> u64;
-}
-
-impl Count for i64 {
-    #[inline(always)]
-    fn fast(self) -> u64 {
-        if (0..=MAX_COUNT as i64).contains(&self) {
-            self as u64
-        } else {
-            u64::MAX
-        }
-    }
-}
-
-impl Count for f64 {
-    #[inline(always)]
-    fn fast(self) -> u64 {
-        // Saturating cast; NaN gives 0, which fails the round trip.
-        let v = self as u64;
-        if v as f64 == self && v <= MAX_COUNT {
-            v
-        } else {
-            u64::MAX
-        }
-    }
-}
-
-/// What one chunk of the validation pass learnt.
-struct ChunkInfo {
-    min_n: u64,
-    max_n: u64,
-    /// Bitset of the n seen (None when some n is too large for a bitset).
-    seen: Option<Vec<u64>>,
-}
-
-fn mark(seen: &mut Option<Vec<u64>>, n: u64) {
-    if let Some(bits) = seen {
-        if n as usize >= DENSE_SLOTS {
-            *seen = None;
-            return;
-        }
-        let w = (n / 64) as usize;
-        if bits.len() <= w {
-            bits.resize(w + 1, 0);
-        }
-        bits[w] |= 1 << (n % 64);
-    }
-}
-
-fn chunk_len(m: usize) -> usize {
-    (m / (8 * rayon::current_num_threads().max(1))).max(1 << 14)
-}
-
 /// Questions' `(n, c)` pairs, visited a range at a time (already valid).
 trait Pairs: Sync {
     fn visit(&self, i0: usize, i1: usize, f: impl FnMut(u64, u64));
@@ -158,81 +45,6 @@ trait Pairs: Sync {
 #[inline(always)]
 fn count_of<T: Count>(x: T) -> u64 {
     x.fast()
-}
-
-/// Fast validation of one chunk: whether some pair is invalid, and facts.
-/// With `spec = Some(n0)` it also speculates that every n is n0: it counts
-/// `c` into a table of n0 + 1 slots and writes the slots into `out`
-/// (returned as `Some(table)`; the caller discards it unless all n == n0).
-fn chunk_facts<N: Count, C: Count>(
-    n: &Trials<'_, N>,
-    c: &ArrayView1<'_, C>,
-    i0: usize,
-    spec: Option<u64>,
-    out: &mut [u32],
-) -> (bool, ChunkInfo, Option<Vec<u32>>) {
-    let i1 = i0 + out.len();
-    let mut info = ChunkInfo {
-        min_n: u64::MAX,
-        max_n: 0,
-        seen: Some(Vec::new()),
-    };
-    let cs = c.slice(s![i0..i1]);
-    let mut table = spec.map(|n0| vec![0u32; n0 as usize + 1]);
-    let mut bad = false;
-    match n {
-        Trials::All(n0) => {
-            let n0 = *n0;
-            let mut step = |j: usize, b: u64| {
-                bad |= b > n0;
-                if let Some(t) = table.as_mut() {
-                    let slot = b.min(n0) as usize;
-                    t[slot] += 1;
-                    out[j] = slot as u32;
-                }
-            };
-            match cs.as_slice() {
-                Some(xs) => xs.iter().enumerate().for_each(|(j, &x)| step(j, x.fast())),
-                None => cs.iter().enumerate().for_each(|(j, &x)| step(j, x.fast())),
-            }
-            info.min_n = n0;
-            info.max_n = n0;
-        }
-        Trials::Each(nv) => {
-            let ns = nv.slice(s![i0..i1]);
-            let mut last = u64::MAX;
-            let n0 = spec.unwrap_or(0);
-            let mut step = |j: usize, a: u64, b: u64| {
-                bad |= (a > MAX_COUNT) | (b > a);
-                if let Some(t) = table.as_mut() {
-                    let slot = b.min(n0) as usize;
-                    t[slot] += 1;
-                    out[j] = slot as u32;
-                }
-                if a != last {
-                    info.min_n = info.min_n.min(a);
-                    info.max_n = info.max_n.max(a);
-                    if a <= MAX_COUNT {
-                        mark(&mut info.seen, a);
-                    }
-                    last = a;
-                }
-            };
-            match (ns.as_slice(), cs.as_slice()) {
-                (Some(x), Some(y)) => x
-                    .iter()
-                    .zip(y)
-                    .enumerate()
-                    .for_each(|(j, (&a, &b))| step(j, a.fast(), b.fast())),
-                _ => ns
-                    .iter()
-                    .zip(cs.iter())
-                    .enumerate()
-                    .for_each(|(j, (&a, &b))| step(j, a.fast(), b.fast())),
-            }
-        }
-    }
-    (bad, info, table)
 }
 
 struct CountPairs<'r, 'a, N, C> {
@@ -282,58 +94,6 @@ impl Pairs for KeyPairs<'_> {
             f(n, c)
         });
     }
-}
-
-/// Validate one chunk `i0..i1`: the first flaw (with its index) or facts.
-fn validate_chunk<N: Count, C: Count>(
-    n: &Trials<'_, N>,
-    c: &ArrayView1<'_, C>,
-    names: Names<'_>,
-    i0: usize,
-    i1: usize,
-) -> std::result::Result<ChunkInfo, Error> {
-    let mut info = ChunkInfo {
-        min_n: u64::MAX,
-        max_n: 0,
-        seen: Some(Vec::new()),
-    };
-    let exceeds = |i: usize, ci: u64, ni: u64| {
-        let nd = match n {
-            Trials::All(_) => names.n.to_string(),
-            Trials::Each(_) => format!("{}[{i}]", names.n),
-        };
-        Error::value(format!("{}[{i}] = {ci} exceeds {nd} = {ni}", names.c))
-    };
-    match n {
-        Trials::All(n0) => {
-            for (j, &x) in c.slice(s![i0..i1]).iter().enumerate() {
-                let ci = read_count(x, names.c, i0 + j)?;
-                if ci > *n0 {
-                    return Err(exceeds(i0 + j, ci, *n0));
-                }
-            }
-            info.min_n = *n0;
-            info.max_n = *n0;
-        }
-        Trials::Each(nv) => {
-            let mut last = u64::MAX;
-            for (j, (&a, &b)) in nv.slice(s![i0..i1]).iter().zip(c.slice(s![i0..i1]).iter()).enumerate() {
-                let i = i0 + j;
-                let ni = read_count(a, names.n, i)?;
-                let ci = read_count(b, names.c, i)?;
-                if ci > ni {
-                    return Err(exceeds(i, ci, ni));
-                }
-                info.min_n = info.min_n.min(ni);
-                info.max_n = info.max_n.max(ni);
-                if ni != last {
-                    mark(&mut info.seen, ni);
-                    last = ni;
-                }
-            }
-        }
-    }
-    Ok(info)
 }
 
 impl StateTable {
@@ -642,95 +402,13 @@ impl StateTable {
             .map(|&s| states[s as usize])
             .unzip()
     }
-
-    /// Per-state values of a direct metric.
-    pub fn direct_values(&self, metric: Direct) -> Vec<f64> {
-        self.states
-            .iter()
-            .map(|&(n, c)| match metric {
-                Direct::Ratio => c as f64 / n as f64,
-                Direct::MajorityOf(k) => (2 * c > k) as u8 as f64,
-                Direct::MajorityOfOwn => (2 * c > n) as u8 as f64,
-            })
-            .collect()
-    }
-
-    /// Reduce per-state values (`width` values per state, row-major) to the
-    /// output: per question (`M x width`), the mean (`width`), or per
-    /// segment (`L x width`). Means use the frequency-weighted compensated
-    /// sum of `finite::weighted_mean`, so a single bank gives the same bits as
-    /// `kscore.eval`.
-    pub fn reduce(&self, values: &[f64], width: usize, how: Reduce<'_>) -> Vec<f64> {
-        let width = width.max(1);
-        match how {
-            Reduce::Question if width == 1 => {
-                let mut out = vec![0.0; self.len()];
-                out.par_chunks_mut(1 << 14)
-                    .zip(self.index.par_chunks(1 << 14))
-                    .with_min_len(par::min_len(1 << 14))
-                    .for_each(|(o, ix)| {
-                        for (x, &s) in o.iter_mut().zip(ix) {
-                            *x = values[s as usize];
-                        }
-                    });
-                out
-            }
-            Reduce::Question => {
-                let mut out = vec![0.0; self.len() * width];
-                out.par_chunks_mut(width)
-                    .zip(self.index.par_iter())
-                    .with_min_len(par::min_len(width))
-                    .for_each(|(o, &s)| {
-                        let s = s as usize;
-                        o.copy_from_slice(&values[s * width..(s + 1) * width]);
-                    });
-                out
-            }
-            Reduce::Mean => columns_mean(&self.freqs, values, width),
-            Reduce::Segments(offsets) => {
-                let u = self.states.len();
-                let segs: Vec<(usize, usize)> = offsets.windows(2).map(|w| (w[0], w[1])).collect();
-                let per_seg = self.len() / segs.len().max(1) + u * width;
-                segs.par_iter()
-                    .with_min_len(par::min_len(2 * per_seg))
-                    .flat_map_iter(|&(a, b)| {
-                        let mut freqs = vec![0u64; u];
-                        for &s in &self.index[a..b] {
-                            freqs[s as usize] += 1;
-                        }
-                        columns_mean(&freqs, values, width).into_iter()
-                    })
-                    .collect()
-            }
-        }
-    }
-
-    /// Per-state `E[A_X]` of a credit vector (each state once, in parallel).
-    /// Requires `credit.k <= n` for every state (see `first_short`).
-    pub fn credit_values(&self, credit: &crate::credit::Credit) -> Vec<f64> {
-        finite::state_values(&self.states, credit)
-    }
-}
-
-/// Frequency-weighted column means of a `states x width` matrix.
-fn columns_mean(freqs: &[u64], values: &[f64], width: usize) -> Vec<f64> {
-    if width == 1 {
-        return vec![finite::weighted_mean(freqs, values)];
-    }
-    (0..width)
-        .into_par_iter()
-        .with_min_len(par::min_len(4 * freqs.len()))
-        .map(|j| {
-            let col: Vec<f64> = values.iter().skip(j).step_by(width).copied().collect();
-            finite::weighted_mean(freqs, &col)
-        })
-        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::credit::Credit;
+    use crate::finite::credit::Credit;
+    use crate::finite::reduce::Reduce;
     use ndarray::array;
 
     const NAMES: Names<'static> = Names { n: "n", c: "c" };
@@ -840,19 +518,5 @@ mod tests {
             err(Trials::All(5), &big),
             "num_correct[120000] must be an integer; got 0.5"
         );
-    }
-
-    #[test]
-    fn banks_and_direct_metrics() {
-        let (t, off) = StateTable::from_banks(&[(3, vec![0, 3, 2]), (5, vec![5])]);
-        assert_eq!(off, vec![0, 3, 4]);
-        assert_eq!(t.states, vec![(3, 0), (3, 2), (3, 3), (5, 5)]);
-        let v = t.direct_values(Direct::MajorityOf(3));
-        assert_eq!(t.reduce(&v, 1, Reduce::Question), vec![0.0, 1.0, 1.0, 1.0]);
-        let own = t.direct_values(Direct::MajorityOfOwn);
-        assert_eq!(t.reduce(&own, 1, Reduce::Question), vec![0.0, 1.0, 1.0, 1.0]);
-        let r = t.direct_values(Direct::Ratio);
-        let seg = t.reduce(&r, 1, Reduce::Segments(&off));
-        assert!((seg[0] - 5.0 / 9.0).abs() < 1e-15 && seg[1] == 1.0, "{seg:?}");
     }
 }

@@ -4,20 +4,20 @@
 //! `Max@k = r_1 + Σ_{l<L} (r_{l+1} - r_l) [1 - C(F_l, k) / C(N, k)]`,
 //!
 //! with `F_l` the number of trials rewarded at most `r_l`. The bracket is
-//! Pass@k of a row with `N - F_l` "successes" (`finite::state_value`), and it
+//! Pass@k of a row with `N - F_l` "successes" (`expectation::state_value`), and it
 //! depends on F_l only, so it is computed once per distinct F_l over the whole
 //! bank; each row then costs L - 1 multiply-adds. Rewards are summed in
 //! normalised units (`rewards`), the offset being the lowest level.
 
 use rayon::prelude::*;
 
-use crate::categorical::{CategoricalBank, Levels};
-use crate::credit::Credit;
+use crate::categorical::bank::{CategoricalBank, Levels};
+use crate::categorical::rewards::Rewards;
 use crate::error::{Error, Result};
-use crate::finite;
+use crate::finite::credit::Credit;
+use crate::finite::expectation;
+use crate::numeric::sum::Neumaier;
 use crate::par;
-use crate::rewards::Rewards;
-use crate::sum::Neumaier;
 
 const CHUNK: usize = 4096;
 
@@ -68,7 +68,7 @@ pub fn max_at_k(bank: &CategoricalBank, levels: &Levels, k: u64) -> Result<f64> 
     let distinct: Vec<u64> = (0..=n)
         .filter(|&f| (0..nl - 1).any(|l| hist[l * width + f as usize] > 0))
         .collect();
-    let values = finite::state_values(&distinct.iter().map(|&f| (n, n - f)).collect::<Vec<_>>(), &credit);
+    let values = expectation::state_values(&distinct.iter().map(|&f| (n, n - f)).collect::<Vec<_>>(), &credit);
     let mut exceed = vec![0.0f64; width];
     for (&f, &v) in distinct.iter().zip(&values) {
         exceed[f as usize] = v;

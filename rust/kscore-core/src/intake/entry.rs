@@ -64,7 +64,7 @@ pub trait Entry: Copy + PartialEq + Send + Sync + 'static {
 /// Category counts of a contiguous run, for one-byte types.
 #[inline]
 fn byte_categories<T: Copy>(xs: &[T], out: &mut [u32]) -> Option<bool> {
-    (out.len() <= 16).then(|| crate::bytes::count_categories(as_bytes(xs), out))
+    (out.len() <= 16).then(|| crate::intake::bytes::count_categories(as_bytes(xs), out))
 }
 
 /// Category counts of a contiguous run of a wider integer type: a block at a
@@ -88,7 +88,7 @@ fn narrowed_categories<T: Entry>(xs: &[T], out: &mut [u32]) -> Option<bool> {
         for (d, &x) in b.iter_mut().zip(chunk) {
             *d = x.lane();
         }
-        ok &= crate::bytes::count_categories(b, part);
+        ok &= crate::intake::bytes::count_categories(b, part);
         for (o, &p) in out.iter_mut().zip(part.iter()) {
             *o += p;
         }
@@ -124,7 +124,7 @@ impl Entry for bool {
     }
     #[inline]
     fn sum_or(xs: &[Self]) -> (u64, u64) {
-        crate::bytes::sum_or(as_bytes(xs))
+        crate::intake::bytes::sum_or(as_bytes(xs))
     }
     #[inline]
     fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
@@ -135,7 +135,7 @@ impl Entry for bool {
 macro_rules! signed_entry {
     ($t:ty, $u:ty, bytes) => {
         signed_entry!($t, $u, #[inline] fn sum_or(xs: &[Self]) -> (u64, u64) {
-            crate::bytes::sum_or(as_bytes(xs))
+            crate::intake::bytes::sum_or(as_bytes(xs))
         }, #[inline] fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
             byte_categories(xs, out)
         });
@@ -178,7 +178,7 @@ signed_entry!(i64, u64, wide);
 macro_rules! unsigned_entry {
     ($t:ty, bytes) => {
         unsigned_entry!($t, #[inline] fn sum_or(xs: &[Self]) -> (u64, u64) {
-            crate::bytes::sum_or(as_bytes(xs))
+            crate::intake::bytes::sum_or(as_bytes(xs))
         }, #[inline] fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
             byte_categories(xs, out)
         });

@@ -20,12 +20,12 @@
 
 use rayon::prelude::*;
 
-use crate::beta_moments;
-use crate::categorical::{CategoricalBank, Levels};
+use crate::categorical::bank::{CategoricalBank, Levels};
+use crate::categorical::rewards::Rewards;
 use crate::error::{Error, Result};
+use crate::numeric::sum::{Fsum, Neumaier};
 use crate::par;
-use crate::rewards::Rewards;
-use crate::sum::{Fsum, Neumaier};
+use crate::posterior::beta_moments;
 
 const EPS64: f64 = 64.0 * f64::EPSILON;
 

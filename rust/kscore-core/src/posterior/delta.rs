@@ -8,11 +8,11 @@
 //! answer is returned. An overflow of the blend itself (an infinite mean)
 //! still raises OverflowError as in scorio.
 
-use crate::credit::Credit;
 use crate::error::{Error, Result};
-use crate::histogram::Histogram;
-use crate::posterior;
-use crate::sum::Neumaier;
+use crate::finite::credit::Credit;
+use crate::intake::histogram::Histogram;
+use crate::numeric::sum::Neumaier;
+use crate::posterior::credit_moments;
 
 /// Exponents and their Python `str` (for scorio's messages).
 #[derive(Clone, Copy, Debug)]
@@ -108,7 +108,7 @@ pub fn delta(mx: f64, vx: f64, my: f64, vy: f64, cov: f64, p: &Powers<'_>) -> Re
 /// Pass@k / Unanimous@k moments, then `(f . mean / M, f . var / M^2)`.
 /// States are visited in ascending count so the first offender raises.
 pub fn geom_questionwise(hist: &Histogram, k: u64, p: &Powers<'_>, alpha0: f64, beta0: f64) -> Result<(f64, f64)> {
-    let j = posterior::joint(hist, &Credit::pass(k), &Credit::unanimous(k), alpha0, beta0)?;
+    let j = credit_moments::joint(hist, &Credit::pass(k), &Credit::unanimous(k), alpha0, beta0)?;
     let mut mean = Neumaier::new();
     let mut var = Neumaier::new();
     for i in 0..hist.values.len() {

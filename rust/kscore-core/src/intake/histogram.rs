@@ -4,9 +4,9 @@
 
 use ndarray::ArrayView2;
 
-use crate::entry::Entry;
 use crate::error::Result;
-use crate::intake;
+use crate::intake::entry::Entry;
+use crate::intake::matrix;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Histogram {
@@ -57,10 +57,10 @@ impl Histogram {
         let (m, n) = view.dim();
         // A dense table costs O(N) per thread; prefer sorting for tall-thin N.
         if n < 4 * m.max(1) || n <= 4096 {
-            let dense = intake::binary_count_histogram(view)?;
+            let dense = matrix::binary_count_histogram(view)?;
             Ok(Self::from_dense(n as u64, &dense))
         } else {
-            let counts = intake::binary_counts(view)?;
+            let counts = matrix::binary_counts(view)?;
             Ok(Self::from_counts(n as u64, &counts))
         }
     }
