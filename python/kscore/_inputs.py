@@ -94,9 +94,9 @@ def binary_bank(R: object) -> _kscore.BinaryBank:
     return _kscore.BinaryBank.from_matrix(as_matrix(R))
 
 
-def integral_scalar(value: object, *, name: str) -> int:
+def integral_scalar(value: object, *, name: str, stop: str = ".") -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer; got {value!r}.")
+        raise ValueError(f"{name} must be an integer; got {value!r}{stop}")
     return int(value)
 
 
@@ -108,11 +108,16 @@ def validate_finite_k(n: int, k: object) -> int:
     return budget
 
 
-def validate_latent_k(k: object) -> int:
-    """``k >= 1`` (latent budget: fresh draws, may exceed N)."""
-    budget = integral_scalar(k, name="k")
+def validate_latent_k(k: object, *, name: str = "k", counts: bool = False) -> int:
+    """``k >= 1``: a latent budget (fresh draws, may exceed N) in
+    ``kscore.eval``, and every budget of ``kscore.counts``, whose bound
+    against each question's n comes later, from the counts. The two keep
+    their messages: scorio's for eval (``got k=0``), and for counts one that
+    reads well for array positions (``ks[3] must be >= 1; got 0``)."""
+    budget = integral_scalar(k, name=name, stop="" if counts else ".")
     if budget < 1:
-        raise ValueError(f"k must be >= 1; got k={budget}")
+        got = f"{budget}" if counts else f"{name}={budget}"
+        raise ValueError(f"{name} must be >= 1; got {got}")
     return budget
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _kscore
-from .._inputs import spectrum_weights, validate_tau
+from .._inputs import spectrum_weights, validate_latent_k, validate_tau
 from ._types import _TABLE, FloatArray, _Where
 
 
@@ -61,11 +61,7 @@ def _states(n: object, c: object, n_name: str, c_name: str) -> _kscore.CountStat
 
 
 def _budget(k: object, name: str = "k") -> int:
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer; got {k!r}")
-    if k < 1:
-        raise ValueError(f"{name} must be >= 1; got {k}")
-    return int(k)
+    return validate_latent_k(k, name=name, counts=True)
 
 
 def _counts_where(n: object, n_name: str) -> _Where:
