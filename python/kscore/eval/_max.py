@@ -11,6 +11,8 @@ from .._interval import normal_ci
 from ._bayes import bayes_ci
 from ._categorical import prepare_bank
 
+_U64_MAX = 2**64 - 1
+
 
 def max_at_k(R: Any, k: int, w: Any = None) -> float:
     r"""Max@k: expected best reward among k sampled traces.
@@ -115,6 +117,8 @@ def max_at_k_ci(
     if k == 1:
         return bayes_ci(R, w=w, R0=R0, confidence=confidence, bounds=bounds)
     bank = prepare_bank(R, w, R0)
+    if k > _U64_MAX:  # the core takes a u64 and refuses k >= 2**63 with this message
+        raise ValueError(f"k is too large for the posterior moments; got k={k}")
     mu, sigma = _kscore.max_at_k_posterior(bank.counts, bank.prior, bank.weights, k)
     if bounds is None:
         rewards = bank.weights.tolist()

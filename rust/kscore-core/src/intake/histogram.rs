@@ -2,7 +2,7 @@
 //! metric is a weighted mean over at most N + 1 states, so per-count work is
 //! done once per distinct count, never per row.
 
-use ndarray::ArrayView2;
+use ndarray::{s, ArrayView2};
 
 use crate::error::Result;
 use crate::intake::entry::Entry;
@@ -55,6 +55,14 @@ impl Histogram {
     /// Validate a binary matrix and histogram its row counts in one pass.
     pub fn from_binary<T: Entry>(view: ArrayView2<T>) -> Result<Self> {
         let (m, n) = view.dim();
+        if m > 1 && view.strides()[0] == 0 {
+            // One row repeated (`np.broadcast_to`): read it once, whatever M is.
+            let row = Self::from_binary(view.slice(s![..1, ..]))?;
+            return Ok(Histogram {
+                freqs: vec![m as u64],
+                ..row
+            });
+        }
         // A dense table costs O(N) per thread; prefer sorting for tall-thin N.
         if n < 4 * m.max(1) || n <= 4096 {
             let dense = matrix::binary_count_histogram(view)?;
@@ -79,5 +87,15 @@ mod tests {
         let dense = [2u64, 0, 0, 3, 0, 1];
         assert_eq!(Histogram::from_dense(5, &dense), h);
         assert_eq!(h.rows(), 6);
+    }
+
+    #[test]
+    fn broadcast_rows_read_once() {
+        let row = ndarray::array![[1i64, 0, 1, 1]];
+        let view = row.broadcast((1 << 40, 4)).expect("broadcast");
+        let h = Histogram::from_binary(view).expect("valid");
+        assert_eq!((h.values.clone(), h.freqs.clone()), (vec![3], vec![1 << 40]));
+        let bad = ndarray::array![[1i64, 2]];
+        assert!(Histogram::from_binary(bad.broadcast((1 << 40, 2)).expect("broadcast")).is_err());
     }
 }

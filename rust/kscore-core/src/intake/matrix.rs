@@ -361,6 +361,14 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
     if categories == 0 {
         return Err(Error::value("categories must be >= 1"));
     }
+    if m > 1 && view.strides()[0] == 0 {
+        // One row repeated (`np.broadcast_to`): count it once, then copy.
+        let one = category_counts(view.slice(s![..1, ..]), categories, name)?;
+        return Ok(CategoryCounts {
+            counts: one.counts.repeat(m),
+            ..one
+        });
+    }
     let mut counts = vec![0u32; m * categories];
     if m == 0 {
         return Ok(CategoryCounts {
