@@ -4,14 +4,29 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from . import _kscore
 
 
 def z_value(confidence: Any) -> float:
-    """``z = ndtri(0.5 + confidence/2)``; confidence must lie in (0, 1)."""
+    """``z = ndtri(0.5 + confidence/2)``; confidence must lie in (0, 1).
+
+    ``p`` is computed with numpy's promotion, as scorio does; a float32 or
+    float16 ``p`` gets scipy's ``ndtri`` loop for it (double precision,
+    rounded to float32), and a long double one scipy's TypeError, so the
+    interval matches scorio for numpy scalars too (tests/test_hostile_inputs.py).
+    """
     if not (0.0 < confidence < 1.0):
         raise ValueError(f"confidence must be in (0,1); got {confidence}")
-    return _kscore.ndtri(0.5 + 0.5 * confidence)
+    p = 0.5 + 0.5 * confidence
+    if isinstance(p, np.floating) and p.dtype.itemsize != 8:
+        if p.dtype.itemsize > 8:
+            raise TypeError(
+                "ufunc 'ndtri' not supported for the input types, and the inputs could not be safely coerced "
+                "to any supported types according to the casting rule ''safe''")
+        return float(np.float32(_kscore.ndtri(float(p))))
+    return _kscore.ndtri(p)
 
 
 def normal_ci(
