@@ -82,7 +82,7 @@ DIFFERS: dict[tuple[str, str], str] = {
 }
 
 
-def call(name: str, R: Any, k: Any = 2, *, tau: Any = 0.5, weights: Any = None, **kw: Any) -> Outcome:
+def call(name: str, R: Any, k: Any = 2, *, tau: Any = 0.5, weights: Any = None, **kw: Any) -> tuple[Outcome, Outcome]:
     """Call ``name`` from both libraries with the arguments it takes."""
     results = []
     for mod in (K, S):

@@ -58,7 +58,7 @@ class CountStates:
 
     @staticmethod
     def from_counts(
-        n: int | npt.NDArray[Any], c: npt.NDArray[Any], n_name: str, c_name: str
+        n: int | npt.NDArray[Any], c: npt.NDArray[Any], n_name: str, c_name: str, index: bool = True
     ) -> CountStates: ...
     @staticmethod
     def from_matrix(

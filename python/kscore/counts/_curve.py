@@ -74,7 +74,7 @@ def curve(
         array([0.5       , 0.61111111, 0.66666667, 0.66666667])
     """
     family = _family(metric)
-    states = _states(n, c, "n", "c")
+    states = _states(n, c, "n", "c", index=not mean)
     if mean:
         _nonempty(states, "c")
     budgets = _budgets(ks, states, _counts_where(n, "n"))

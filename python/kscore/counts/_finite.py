@@ -70,7 +70,7 @@ def _finite(
     tau: object = None,
     weights: object = None,
 ) -> FloatArray | float:
-    states = _states(n, c, "n", "c")
+    states = _states(n, c, "n", "c", index=not mean)
     budget = _budget(k)
     if mean:
         _nonempty(states, "c")
@@ -229,7 +229,7 @@ def avg_at_n(n: Trials, c: npt.ArrayLike, *, mean: bool = False) -> FloatArray |
         >>> avg_at_n(4, [1, 2, 4])
         array([0.25, 0.5 , 1.  ])
     """
-    states = _states(n, c, "n", "c")
+    states = _states(n, c, "n", "c", index=not mean)
     if mean:
         _nonempty(states, "c")
     hit = states.first_short(1)
@@ -257,7 +257,7 @@ def cons_at_k(n: Trials, c: npt.ArrayLike, k: int | None = None, *, mean: bool =
         >>> cons_at_k(3, [2, 2, 1, 0], 3)
         array([1., 1., 0., 0.])
     """
-    states = _states(n, c, "n", "c")
+    states = _states(n, c, "n", "c", index=not mean)
     if mean:
         _nonempty(states, "c")
     budget = 0

@@ -54,9 +54,12 @@ def _trials(n: object, name: str) -> int | npt.NDArray[Any]:
     return _count_vector(n, name)
 
 
-def _states(n: object, c: object, n_name: str, c_name: str) -> _kscore.CountStates:
+def _states(n: object, c: object, n_name: str, c_name: str, *, index: bool = True) -> _kscore.CountStates:
+    """Validated, deduplicated counts. ``index=False`` (means and intervals)
+    keeps no per-question state index: memory beyond the counts is then
+    O(distinct states), not O(questions)."""
     return _kscore.CountStates.from_counts(
-        _trials(n, n_name), _count_vector(c, c_name), n_name, c_name
+        _trials(n, n_name), _count_vector(c, c_name), n_name, c_name, index
     )
 
 

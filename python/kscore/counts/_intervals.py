@@ -30,7 +30,7 @@ def _finite_ci(
 ) -> CI:
     """Counts, k (``1 <= k <= n`` everywhere), priors, [moments], confidence,
     bounds: :mod:`kscore.eval`'s order."""
-    states = _states(n, c, "n", "c")
+    states = _states(n, c, "n", "c", index=False)
     budget = _budget(k)
     _nonempty(states, "c")
     _fits(states, budget, _counts_where(n, "n"))

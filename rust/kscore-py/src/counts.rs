@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use kscore_core::finite::curve::{state_curves, Family};
 use kscore_core::finite::reduce::{Direct, Reduce};
 use kscore_core::intake::counts::{Names, Trials};
-use kscore_core::intake::states::StateTable;
+use kscore_core::intake::states::{Index, StateTable};
 use kscore_core::intake::{matrix, packed};
 
 use crate::credit::{Credit, MetricName};
@@ -59,13 +59,19 @@ fn matrix_counts(py: Python<'_>, matrix: &Bound<'_, PyAny>, packed_n: Option<u64
     })
 }
 
-fn parse_reduce<'a>(how: &str, offsets: &'a [usize]) -> PyResult<Reduce<'a>> {
-    match how {
-        "question" => Ok(Reduce::Question),
-        "mean" => Ok(Reduce::Mean),
-        "segments" => Ok(Reduce::Segments(offsets)),
-        _ => Err(PyValueError::new_err(format!("unknown reduction {how:?}"))),
+fn parse_reduce<'a>(how: &str, offsets: &'a [usize], table: &StateTable) -> PyResult<Reduce<'a>> {
+    let reduce = match how {
+        "question" => Reduce::Question,
+        "mean" => Reduce::Mean,
+        "segments" => Reduce::Segments(offsets),
+        _ => return Err(PyValueError::new_err(format!("unknown reduction {how:?}"))),
+    };
+    if !matches!(reduce, Reduce::Mean) && !table.has_index() {
+        return Err(PyValueError::new_err(format!(
+            "{how:?} output needs states built with index=True"
+        )));
     }
+    Ok(reduce)
 }
 
 /// Distinct `(n, c)` states of a set of questions (one or several banks).
@@ -87,23 +93,28 @@ impl CountStates {
 impl CountStates {
     /// From per-question counts: `n` a Python int (all questions) or a 1-D
     /// int64/float64 array, `c` a 1-D int64/float64 array.
+    /// With `index=False` the table keeps no per-question state index
+    /// (memory O(states) beyond the counts): means and intervals only.
     #[staticmethod]
+    #[pyo3(signature = (n, c, n_name, c_name, index=true))]
     fn from_counts(
         py: Python<'_>,
         n: &Bound<'_, PyAny>,
         c: &Bound<'_, PyAny>,
         n_name: &str,
         c_name: &str,
+        index: bool,
     ) -> PyResult<Self> {
         let names = Names { n: n_name, c: c_name };
+        let keep = if index { Index::Keep } else { Index::Skip };
         if let Ok(n0) = n.extract::<u64>() {
             return with_vector!(c, c_name, cv => {
-                enter(py, || StateTable::from_counts(Trials::<i64>::All(n0), cv, names)).map(Self::single)
+                enter(py, || StateTable::from_counts(Trials::<i64>::All(n0), cv, names, keep)).map(Self::single)
             });
         }
         with_vector!(n, n_name, nv => {
             with_vector!(c, c_name, cv => {
-                enter(py, || StateTable::from_counts(Trials::Each(nv), cv, names)).map(Self::single)
+                enter(py, || StateTable::from_counts(Trials::Each(nv), cv, names, keep)).map(Self::single)
             })
         })
     }
@@ -169,6 +180,7 @@ impl CountStates {
 
     /// `(n, c)` per question as int64 arrays.
     fn question_counts<'py>(&self, py: Python<'py>) -> PyResult<(Int64Vector<'py>, Int64Vector<'py>)> {
+        parse_reduce("question", &self.offsets, &self.table)?;
         let table = &self.table;
         let (n, c) = enter(py, || {
             let (n, c) = table.question_counts();
@@ -183,7 +195,7 @@ impl CountStates {
     /// A finite-bank metric (its credit vector; `credit.k <= n` everywhere),
     /// reduced by `how`: "question", "mean" or "segments".
     fn evaluate<'py>(&self, py: Python<'py>, credit: &Credit, how: &str) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let reduce = parse_reduce(how, &self.offsets)?;
+        let reduce = parse_reduce(how, &self.offsets, &self.table)?;
         let table = &self.table;
         let credit = &credit.0;
         let out = enter(py, || Ok(table.reduce(&table.credit_values(credit), 1, reduce)))?;
@@ -203,7 +215,7 @@ impl CountStates {
     /// A metric read off the counts: "avg" (c / n) or "cons" (1 if 2c > k;
     /// k = 0 means each question's own n).
     fn direct<'py>(&self, py: Python<'py>, kind: &str, k: u64, how: &str) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let reduce = parse_reduce(how, &self.offsets)?;
+        let reduce = parse_reduce(how, &self.offsets, &self.table)?;
         let metric = match kind {
             "avg" => Direct::Ratio,
             "cons" if k == 0 => Direct::MajorityOfOwn,
@@ -225,7 +237,7 @@ impl CountStates {
         ks: Vec<u64>,
         how: &str,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let reduce = parse_reduce(how, &self.offsets)?;
+        let reduce = parse_reduce(how, &self.offsets, &self.table)?;
         let family = Family::new(family.0, tau).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let table = &self.table;
         let width = ks.len();

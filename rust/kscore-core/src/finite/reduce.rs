@@ -52,6 +52,10 @@ impl StateTable {
     /// sum of `expectation::weighted_mean`, so a single bank gives the same bits as
     /// `kscore.eval`.
     pub fn reduce(&self, values: &[f64], width: usize, how: Reduce<'_>) -> Vec<f64> {
+        assert!(
+            matches!(how, Reduce::Mean) || self.has_index(),
+            "per-question and per-segment output need a table built with Index::Keep"
+        );
         let width = width.max(1);
         match how {
             Reduce::Question if width == 1 => {

@@ -82,42 +82,49 @@ pub(crate) struct ChunkInfo {
     pub(crate) max_n: u64,
     /// Bitset of the n seen (None when some n is too large for a bitset).
     pub(crate) seen: Option<Vec<u64>>,
+    /// Each n's first question in this chunk, while `seen` is kept.
+    pub(crate) firsts: Vec<(u64, usize)>,
 }
 
-fn mark(seen: &mut Option<Vec<u64>>, n: u64) {
+/// Mark n as seen; true the first time.
+fn mark(seen: &mut Option<Vec<u64>>, n: u64) -> bool {
     if let Some(bits) = seen {
         if n as usize >= DENSE_SLOTS {
             *seen = None;
-            return;
+            return false;
         }
         let w = (n / 64) as usize;
         if bits.len() <= w {
             bits.resize(w + 1, 0);
         }
+        let new = bits[w] & (1 << (n % 64)) == 0;
         bits[w] |= 1 << (n % 64);
+        return new;
     }
+    false
 }
 
 pub(crate) fn chunk_len(m: usize) -> usize {
     (m / (8 * rayon::current_num_threads().max(1))).max(1 << 14)
 }
 
-/// Fast validation of one chunk: whether some pair is invalid, and facts.
-/// With `spec = Some(n0)` it also speculates that every n is n0: it counts
-/// `c` into a table of n0 + 1 slots and writes the slots into `out`
-/// (returned as `Some(table)`; the caller discards it unless all n == n0).
+/// Fast validation of questions `i0..i1`: whether some pair is invalid, and
+/// facts. With `spec = Some(n0)` it also speculates that every n is n0: it
+/// counts `c` into a table of n0 + 1 slots (returned as `Some(table)`; the
+/// caller discards it unless all n == n0) and writes each question's slot
+/// into `out` when given.
 pub(crate) fn chunk_facts<N: Count, C: Count>(
     n: &Trials<'_, N>,
     c: &ArrayView1<'_, C>,
-    i0: usize,
+    (i0, i1): (usize, usize),
     spec: Option<u64>,
-    out: &mut [u32],
+    mut out: Option<&mut [u32]>,
 ) -> (bool, ChunkInfo, Option<Vec<u32>>) {
-    let i1 = i0 + out.len();
     let mut info = ChunkInfo {
         min_n: u64::MAX,
         max_n: 0,
         seen: Some(Vec::new()),
+        firsts: Vec::new(),
     };
     let cs = c.slice(s![i0..i1]);
     let mut table = spec.map(|n0| vec![0u32; n0 as usize + 1]);
@@ -130,7 +137,9 @@ pub(crate) fn chunk_facts<N: Count, C: Count>(
                 if let Some(t) = table.as_mut() {
                     let slot = b.min(n0) as usize;
                     t[slot] += 1;
-                    out[j] = slot as u32;
+                    if let Some(o) = out.as_deref_mut() {
+                        o[j] = slot as u32;
+                    }
                 }
             };
             match cs.as_slice() {
@@ -139,6 +148,7 @@ pub(crate) fn chunk_facts<N: Count, C: Count>(
             }
             info.min_n = n0;
             info.max_n = n0;
+            info.firsts.push((n0, i0));
         }
         Trials::Each(nv) => {
             let ns = nv.slice(s![i0..i1]);
@@ -149,13 +159,15 @@ pub(crate) fn chunk_facts<N: Count, C: Count>(
                 if let Some(t) = table.as_mut() {
                     let slot = b.min(n0) as usize;
                     t[slot] += 1;
-                    out[j] = slot as u32;
+                    if let Some(o) = out.as_deref_mut() {
+                        o[j] = slot as u32;
+                    }
                 }
                 if a != last {
                     info.min_n = info.min_n.min(a);
                     info.max_n = info.max_n.max(a);
-                    if a <= MAX_COUNT {
-                        mark(&mut info.seen, a);
+                    if a <= MAX_COUNT && mark(&mut info.seen, a) {
+                        info.firsts.push((a, i0 + j));
                     }
                     last = a;
                 }
@@ -189,6 +201,7 @@ pub(crate) fn validate_chunk<N: Count, C: Count>(
         min_n: u64::MAX,
         max_n: 0,
         seen: Some(Vec::new()),
+        firsts: Vec::new(),
     };
     let exceeds = |i: usize, ci: u64, ni: u64| {
         let nd = match n {

@@ -16,14 +16,29 @@ use crate::intake::counts::{
 };
 use crate::par;
 
-/// Distinct `(n, c)` states, ascending, with frequencies and the state of
-/// each question.
+/// Distinct `(n, c)` states, ascending, with frequencies and (unless built
+/// without it) the state of each question.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StateTable {
     pub states: Vec<(u64, u64)>,
     pub freqs: Vec<u64>,
-    /// `index[i]` is question i's position in `states`.
+    /// `index[i]` is question i's position in `states`; empty when the table
+    /// was built for means only (`Index::Skip`), so that memory beyond the
+    /// counts is O(states), not O(questions).
     pub index: Vec<u32>,
+    /// Questions.
+    pub questions: usize,
+    /// Each distinct n's first question, ascending by n: how a table without
+    /// an index finds the first question too short for k.
+    firsts: Option<Vec<(u64, usize)>>,
+}
+
+/// Whether a table keeps the per-question state index (needed for
+/// per-question output; means and intervals need only states and freqs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Index {
+    Keep,
+    Skip,
 }
 
 #[inline]
@@ -100,7 +115,7 @@ impl StateTable {
     /// Validate per-question counts and tabulate their states. Errors name
     /// the argument and the first offending index: non-finite, non-integer,
     /// negative or too large entries, and `c > n`.
-    pub fn from_counts<'a, N, C>(n: Trials<'a, N>, c: ArrayView1<'a, C>, names: Names<'_>) -> Result<Self>
+    pub fn from_counts<'a, N, C>(n: Trials<'a, N>, c: ArrayView1<'a, C>, names: Names<'_>, keep: Index) -> Result<Self>
     where
         N: Count,
         C: Count,
@@ -132,13 +147,26 @@ impl StateTable {
             Trials::Each(nv) => nv.first().map(|x| x.fast()),
         };
         let spec = first.filter(|&n0| n0 < (1 << 16) && (n0 as usize) < 4 * m.max(1));
-        let mut index = vec![0u32; m];
-        let facts: Vec<(bool, ChunkInfo, Option<Vec<u32>>)> = index
-            .par_chunks_mut(chunk.max(1))
-            .with_min_len(par::min_len(4 * chunk))
-            .enumerate()
-            .map(|(b, out)| chunk_facts(&n, &c, b * chunk, spec, out))
-            .collect();
+        // The first pass writes each question's slot only when it may be the
+        // last pass (speculation on) and the index is wanted.
+        let slots_out = keep == Index::Keep && spec.is_some();
+        let mut index = if slots_out { vec![0u32; m] } else { Vec::new() };
+        let work = par::min_len(4 * chunk);
+        type Facts = Vec<(bool, ChunkInfo, Option<Vec<u32>>)>;
+        let facts: Facts = if slots_out {
+            index
+                .par_chunks_mut(chunk.max(1))
+                .with_min_len(work)
+                .enumerate()
+                .map(|(b, out)| chunk_facts(&n, &c, (b * chunk, b * chunk + out.len()), spec, Some(out)))
+                .collect()
+        } else {
+            (0..m.div_ceil(chunk.max(1)))
+                .into_par_iter()
+                .with_min_len(work)
+                .map(|b| chunk_facts(&n, &c, (b * chunk, ((b + 1) * chunk).min(m)), spec, None))
+                .collect()
+        };
         // Chunks are in index order: the first flawed chunk holds the first flaw.
         if let Some(b) = facts.iter().position(|f| f.0) {
             validate_chunk(&n, &c, names, b * chunk, ((b + 1) * chunk).min(m))?;
@@ -154,14 +182,16 @@ impl StateTable {
                     }
                 }
             }
-            return Ok(Self::finish(index, &counts, &[n0]));
+            return Ok(Self::finish(index, m, &counts, &[n0]).with_firsts(vec![(n0, 0)]));
         }
         drop(index);
         let mut ns: Option<Vec<u64>> = Some(Vec::new());
+        let mut firsts: Vec<(u64, usize)> = Vec::new();
         let (mut lo, mut hi) = (u64::MAX, 0u64);
         for (_, info, _) in facts {
             lo = lo.min(info.min_n);
             hi = hi.max(info.max_n);
+            firsts.extend(info.firsts);
             match (&mut ns, info.seen) {
                 (Some(acc), Some(bits)) => {
                     if acc.len() < bits.len() {
@@ -191,13 +221,30 @@ impl StateTable {
                 v
             })
         };
-        Ok(Self::build(&CountPairs { n: &n, c }, m, present))
+        // Chunks were visited in order, so the first entry of each n wins
+        // (complete whenever the dense path can run without an index).
+        if lo == hi {
+            firsts = vec![(lo, 0)];
+        }
+        firsts.sort_by_key(|&(n, i)| (n, i));
+        firsts.dedup_by_key(|f| f.0);
+        let table = Self::build(&CountPairs { n: &n, c }, m, present, keep);
+        Ok(if table.index.len() == m {
+            table
+        } else {
+            table.with_firsts(firsts)
+        })
+    }
+
+    fn with_firsts(mut self, firsts: Vec<(u64, usize)>) -> Self {
+        self.firsts = Some(firsts);
+        self
     }
 
     /// The states of per-row success counts of one N-trial bank (counts are
     /// trusted: they come from the matrix intake).
     pub fn from_row_counts(n: u64, counts: &[u32]) -> Self {
-        Self::build(&RowPairs { n, counts }, counts.len(), Some(vec![n]))
+        Self::build(&RowPairs { n, counts }, counts.len(), Some(vec![n]), Index::Keep)
     }
 
     /// Several banks, one after another: returns the table over all their
@@ -227,17 +274,18 @@ impl StateTable {
         ns.sort_unstable();
         ns.dedup();
         let m = keys.len();
-        (Self::build(&KeyPairs(&keys), m, Some(ns)), offsets)
+        (Self::build(&KeyPairs(&keys), m, Some(ns), Index::Keep), offsets)
     }
 
     /// Deduplicate valid pairs; `present` lists the distinct n ascending
-    /// when known (then a dense slot table may be used).
-    fn build<P: Pairs>(pairs: &P, m: usize, present: Option<Vec<u64>>) -> Self {
+    /// when known (then a dense slot table may be used). The sorted path
+    /// (huge n) always builds the index: it holds a key per question anyway.
+    fn build<P: Pairs>(pairs: &P, m: usize, present: Option<Vec<u64>>, keep: Index) -> Self {
         if let Some(ns) = present {
             let slots: u64 = ns.iter().map(|&n| n + 1).sum();
             let limit = DENSE_SLOTS.min((4 * m).max(1 << 16)) as u64;
             if slots <= limit {
-                return Self::dense(pairs, m, &ns, slots as usize);
+                return Self::dense(pairs, m, &ns, slots as usize, keep);
             }
         }
         let mut keys = vec![0u64; m];
@@ -255,7 +303,7 @@ impl StateTable {
         Self::sorted(&keys)
     }
 
-    fn dense<P: Pairs>(pairs: &P, m: usize, ns: &[u64], slots: usize) -> Self {
+    fn dense<P: Pairs>(pairs: &P, m: usize, ns: &[u64], slots: usize, keep: Index) -> Self {
         // base[n] = first slot of n; a single n needs no table.
         let single = ns.len() == 1;
         let mut base = Vec::new();
@@ -270,46 +318,66 @@ impl StateTable {
             }
         }
         let base = &base;
+        let slot_of = |n: u64, c: u64| {
+            if single {
+                c as usize
+            } else {
+                base[n as usize] as usize + c as usize
+            }
+        };
         let threads = rayon::current_num_threads().max(1);
         // Few chunks when the table is big (each chunk owns one).
         let chunk = if slots <= 1 << 12 {
             chunk_len(m)
         } else {
             m.div_ceil(threads).max(1)
+        }
+        .max(1);
+        let work = par::min_len(4 * chunk + slots);
+        let add = |a: Vec<u32>, b: Vec<u32>| {
+            let mut a = a;
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+            a
         };
-        let mut index = vec![0u32; m];
-        let counts = index
-            .par_chunks_mut(chunk.max(1))
-            .with_min_len(par::min_len(4 * chunk + slots))
-            .enumerate()
-            .map(|(b, out)| {
-                let mut t = vec![0u32; slots];
-                let mut j = 0;
-                pairs.visit(b * chunk, b * chunk + out.len(), |n, c| {
-                    let s = if single {
-                        c as usize
-                    } else {
-                        base[n as usize] as usize + c as usize
-                    };
-                    t[s] += 1;
-                    out[j] = s as u32;
-                    j += 1;
-                });
-                t
-            })
-            .reduce_with(|mut a, b| {
-                for (x, y) in a.iter_mut().zip(b) {
-                    *x += y;
-                }
-                a
-            })
-            .unwrap_or_else(|| vec![0u32; slots]);
-        Self::finish(index, &counts, ns)
+        let mut index = Vec::new();
+        let counts = if keep == Index::Keep {
+            index = vec![0u32; m];
+            index
+                .par_chunks_mut(chunk)
+                .with_min_len(work)
+                .enumerate()
+                .map(|(b, out)| {
+                    let mut t = vec![0u32; slots];
+                    let mut j = 0;
+                    pairs.visit(b * chunk, b * chunk + out.len(), |n, c| {
+                        let s = slot_of(n, c);
+                        t[s] += 1;
+                        out[j] = s as u32;
+                        j += 1;
+                    });
+                    t
+                })
+                .reduce_with(add)
+        } else {
+            (0..m.div_ceil(chunk))
+                .into_par_iter()
+                .with_min_len(work)
+                .map(|b| {
+                    let mut t = vec![0u32; slots];
+                    pairs.visit(b * chunk, ((b + 1) * chunk).min(m), |n, c| t[slot_of(n, c)] += 1);
+                    t
+                })
+                .reduce_with(add)
+        }
+        .unwrap_or_else(|| vec![0u32; slots]);
+        Self::finish(index, m, &counts, ns)
     }
 
     /// Compact a slot table (slots of each n in `ns`, ascending) into states
     /// and turn the slots in `index` into state positions.
-    fn finish(mut index: Vec<u32>, counts: &[u32], ns: &[u64]) -> Self {
+    fn finish(mut index: Vec<u32>, questions: usize, counts: &[u32], ns: &[u64]) -> Self {
         let mut remap = vec![u32::MAX; counts.len()];
         let mut states = Vec::new();
         let mut freqs = Vec::new();
@@ -332,7 +400,13 @@ impl StateTable {
                     *x = remap[*x as usize];
                 }
             });
-        StateTable { states, freqs, index }
+        StateTable {
+            states,
+            freqs,
+            index,
+            questions,
+            firsts: None,
+        }
     }
 
     fn sorted(keys: &[u64]) -> Self {
@@ -362,17 +436,24 @@ impl StateTable {
         StateTable {
             states: uniq.into_iter().map(unkey).collect(),
             freqs,
+            questions: keys.len(),
             index,
+            firsts: None,
         }
     }
 
     /// Questions.
     pub fn len(&self) -> usize {
-        self.index.len()
+        self.questions
     }
 
     pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
+        self.questions == 0
+    }
+
+    /// Whether the per-question state index is here (see `Index`).
+    pub fn has_index(&self) -> bool {
+        self.index.len() == self.questions
     }
 
     /// The smallest n over all questions (None when there are none).
@@ -384,6 +465,9 @@ impl StateTable {
     pub fn first_short(&self, k: u64) -> Option<(usize, u64)> {
         if self.min_n().is_none_or(|n| n >= k) {
             return None;
+        }
+        if let (false, Some(firsts)) = (self.has_index(), &self.firsts) {
+            return firsts.iter().filter(|f| f.0 < k).map(|&(n, i)| (i, n)).min();
         }
         let states = &self.states;
         self.index
@@ -417,7 +501,7 @@ mod tests {
     fn dedups_and_indexes() {
         let n = array![5i64, 5, 3, 5, 3];
         let c = array![2i64, 2, 0, 5, 0];
-        let t = StateTable::from_counts(Trials::Each(n.view()), c.view(), NAMES).unwrap();
+        let t = StateTable::from_counts(Trials::Each(n.view()), c.view(), NAMES, Index::Keep).unwrap();
         assert_eq!(t.states, vec![(3, 0), (5, 2), (5, 5)]);
         assert_eq!(t.freqs, vec![2, 2, 1]);
         assert_eq!(t.index, vec![1, 1, 0, 2, 0]);
@@ -435,7 +519,7 @@ mod tests {
         let c: Vec<i64> = n.iter().enumerate().map(|(i, &x)| (i as i64 * 31) % (x + 1)).collect();
         let nv = ndarray::Array1::from(n);
         let cv = ndarray::Array1::from(c);
-        let t = StateTable::from_counts(Trials::Each(nv.view()), cv.view(), NAMES).unwrap();
+        let t = StateTable::from_counts(Trials::Each(nv.view()), cv.view(), NAMES, Index::Keep).unwrap();
         let keys: Vec<u64> = nv
             .iter()
             .zip(cv.iter())
@@ -450,16 +534,43 @@ mod tests {
             .into_iter()
             .collect();
         let slots = ns.iter().map(|&n| n as usize + 1).sum();
-        assert_eq!(StateTable::dense(&KeyPairs(&keys), m, &ns, slots), t);
+        assert_eq!(StateTable::dense(&KeyPairs(&keys), m, &ns, slots, Index::Keep), t);
         for (i, &s) in t.index.iter().enumerate() {
             assert_eq!(t.states[s as usize], (nv[i] as u64, cv[i] as u64));
         }
     }
 
     #[test]
+    fn tables_without_index_agree() {
+        // Uniform n (speculation), ragged n (dense slots), huge n (sorted).
+        let m = 70_000usize;
+        let cases: Vec<Vec<i64>> = vec![
+            vec![16; m],
+            (0..m).map(|i| 8 + (i as i64 * 7919) % 13).collect(),
+            (0..m).map(|i| 1 + (i as i64 * 7919) % 5_000_000).collect(),
+        ];
+        for n in cases {
+            let c: Vec<i64> = n.iter().enumerate().map(|(i, &x)| (i as i64 * 31) % (x + 1)).collect();
+            let (nv, cv) = (ndarray::Array1::from(n.clone()), ndarray::Array1::from(c));
+            let keep = StateTable::from_counts(Trials::Each(nv.view()), cv.view(), NAMES, Index::Keep).unwrap();
+            let skip = StateTable::from_counts(Trials::Each(nv.view()), cv.view(), NAMES, Index::Skip).unwrap();
+            assert_eq!(
+                (&keep.states, &keep.freqs, keep.len()),
+                (&skip.states, &skip.freqs, skip.len())
+            );
+            assert!(keep.has_index());
+            for k in [1, 9, 12, 17, 21, 4_000_000, 6_000_000] {
+                let direct = n.iter().position(|&x| (x as u64) < k).map(|i| (i, n[i] as u64));
+                assert_eq!(keep.first_short(k), direct, "k = {k}");
+                assert_eq!(skip.first_short(k), direct, "k = {k}");
+            }
+        }
+    }
+
+    #[test]
     fn scalar_n_and_floats() {
         let c = array![0.0f64, 3.0, 3.0];
-        let t = StateTable::from_counts(Trials::<i64>::All(4), c.view(), NAMES).unwrap();
+        let t = StateTable::from_counts(Trials::<i64>::All(4), c.view(), NAMES, Index::Keep).unwrap();
         assert_eq!(t.states, vec![(4, 0), (4, 3)]);
         let v = t.credit_values(&Credit::pass(2));
         let per = t.reduce(&v, 1, Reduce::Question);
@@ -481,6 +592,7 @@ mod tests {
                     n: "num_samples",
                     c: "num_correct",
                 },
+                Index::Skip,
             )
             .unwrap_err()
             .to_string()
