@@ -48,6 +48,13 @@ def threshold_spectrum_at_k(R: Any, k: int, weights: Any) -> float:
     return bank.mean(_kscore.Credit.of("threshold_spectrum_at_k", k, weights=w))
 
 
+def _pass_and_unanimous(R: Any, k: object) -> tuple[_kscore.BinaryBank, _kscore.Credit, _kscore.Credit]:
+    """The bank and the two credits every Geom@k blend mixes (k checked)."""
+    bank = binary_bank(R)
+    budget = validate_finite_k(bank.n, k)
+    return bank, _kscore.Credit.of("pass_at_k", budget), _kscore.Credit.of("pass_hat_k", budget)
+
+
 def geom_ds_at_k(
     R: Any, k: int, pass_power: float = 0.5, unanimous_power: float = 0.5
 ) -> float:
@@ -72,9 +79,7 @@ def geom_ds_at_k(
         >>> round(geom_ds_at_k(R, 2), 6)
         0.653835
     """
-    bank = binary_bank(R)
-    k = validate_finite_k(bank.n, k)
-    pass_credit, unanimous_credit = _kscore.Credit.of("pass_at_k", k), _kscore.Credit.of("pass_hat_k", k)
+    bank, pass_credit, unanimous_credit = _pass_and_unanimous(R, k)
     if real_powers(pass_power, unanimous_power):
         return bank.blend(pass_credit, unanimous_credit, *blend_args(pass_power, unanimous_power), False)
     p, u = bank.mean(pass_credit), bank.mean(unanimous_credit)
@@ -107,9 +112,7 @@ def geom_at_k(
         >>> round(geom_at_k(R, 2), 6)
         0.647106
     """
-    bank = binary_bank(R)
-    k = validate_finite_k(bank.n, k)
-    pass_credit, unanimous_credit = _kscore.Credit.of("pass_at_k", k), _kscore.Credit.of("pass_hat_k", k)
+    bank, pass_credit, unanimous_credit = _pass_and_unanimous(R, k)
     if real_powers(pass_power, unanimous_power):
         return bank.blend(pass_credit, unanimous_credit, *blend_args(pass_power, unanimous_power), True)
     p, u = bank.state_values(pass_credit), bank.state_values(unanimous_credit)

@@ -148,19 +148,23 @@ fn binary_error<T: Entry>(view: &ArrayView2<T>, name: &str) -> Error {
 /// Per-row success counts of a binary matrix (entries must be 0 or 1).
 pub fn binary_counts<T: Entry>(view: ArrayView2<T>) -> Result<Vec<u32>> {
     check_shape(&view, "R")?;
-    let (m, n) = view.dim();
-    let mut counts = vec![0u32; m];
-    let block = block_rows(n, std::mem::size_of::<T>());
-    let or = counts
-        .par_chunks_mut(block)
-        .with_min_len(block_min_len(block, n, std::mem::size_of::<T>()))
-        .enumerate()
-        .map(|(b, out)| count_block(&view, b * block, out))
-        .reduce(|| 0, |a, b| a | b);
-    if or > 1 {
+    let mut counts = vec![0u32; view.nrows()];
+    if row_sums(&view, &mut counts) > 1 {
         return Err(binary_error(&view, "R"));
     }
     Ok(counts)
+}
+
+/// Row sums of the matrix into `out` (one per row), in parallel blocks; the
+/// OR of every entry, so `> 1` means some entry was not 0 or 1.
+fn row_sums<T: Entry>(view: &ArrayView2<T>, out: &mut [u32]) -> u64 {
+    let n = view.ncols();
+    let block = block_rows(n, std::mem::size_of::<T>());
+    out.par_chunks_mut(block)
+        .with_min_len(block_min_len(block, n, std::mem::size_of::<T>()))
+        .enumerate()
+        .map(|(b, out)| count_block(view, b * block, out))
+        .reduce(|| 0, |a, b| a | b)
 }
 
 /// The histogram of per-row success counts of a binary matrix, without
@@ -381,12 +385,7 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
     let ok = if categories <= 2 {
         // Binary fast path: one sum per row gives both counts.
         let mut ones = vec![0u32; m];
-        let or = ones
-            .par_chunks_mut(block)
-            .with_min_len(block_min_len(block, n, std::mem::size_of::<T>()))
-            .enumerate()
-            .map(|(b, out)| count_block(&view, b * block, out))
-            .reduce(|| 0, |a, b| a | b);
+        let or = row_sums(&view, &mut ones);
         for (row, &s) in counts.chunks_mut(categories).zip(&ones) {
             row[0] = (n as u32).wrapping_sub(s);
             if categories == 2 {
