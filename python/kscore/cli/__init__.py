@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ._errors import CliError, Issues
+from ._write import refuse_inputs, write_atomic
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 SAMPLE = "sample_results.csv.gz"
@@ -118,6 +119,8 @@ def leaderboard(args: argparse.Namespace) -> int:
     ks_given = parse_ks(args.k)
     names = ColumnNames(args.model_col, args.question_col, args.outcome_col, args.sample_col)
     fmt = _format(args)
+    if args.file is not None:
+        refuse_inputs([("--output", args.output), ("--plot", args.plot)], [Path(args.file)])
     t0 = time.perf_counter()
 
     def status(text: str) -> AbstractContextManager[Any]:
@@ -174,21 +177,18 @@ def leaderboard(args: argparse.Namespace) -> int:
                   [float(x) for x in w], list(issues.warnings), n_ranked)
     if fmt == "table":
         if args.output:
-            try:
-                with open(args.output, "w", encoding="utf-8") as fh:
+            def write_table(tmp: Path) -> None:
+                with open(tmp, "w", encoding="utf-8") as fh:
                     print_table(board, Console(file=fh, width=400, color_system=None, highlight=False))
-            except OSError as exc:
-                raise CliError(f"cannot write {args.output}: {exc}") from exc
+
+            write_atomic(Path(args.output), write_table)
         else:
             out = Console(highlight=False) if sys.stdout.isatty() else Console(width=400, highlight=False)
             print_table(board, out)
     else:
         text = render(board, fmt)
         if args.output:
-            try:
-                Path(args.output).write_text(text, encoding="utf-8")
-            except OSError as exc:
-                raise CliError(f"cannot write {args.output}: {exc}") from exc
+            write_atomic(Path(args.output), lambda tmp: tmp.write_text(text, encoding="utf-8"))
         else:
             sys.stdout.write(text)
             sys.stdout.flush()

@@ -9,6 +9,7 @@ import numpy as np
 from ._errors import CliError
 from ._metrics import ModelRow, curve
 from ._read import Results
+from ._write import write_atomic
 
 #: Figure size in pixels (width, height) at DPI.
 WIDTH, HEIGHT, DPI = 960, 600, 100
@@ -53,9 +54,7 @@ def plot(path: Path, results: Results, rows: list[ModelRow], confidence: float) 
     ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
     try:
-        fig.savefig(path, dpi=DPI, format="png")
-    except OSError as exc:
-        raise CliError(f"cannot write {path}: {exc}") from exc
+        write_atomic(path, lambda tmp: fig.savefig(tmp, dpi=DPI, format="png"))
     finally:
         plt.close(fig)
     return str(path)
