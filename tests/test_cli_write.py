@@ -75,3 +75,14 @@ def test_a_failed_write_leaves_the_previous_output_and_no_temporary_file(results
     assert res.returncode == 0, res.stderr
     assert out.read_text().startswith("{") and sorted(p.name for p in tmp_path.iterdir()) == ["board.json",
                                                                                              "results.csv"]
+
+
+def test_progress_shows_when_forced_and_not_when_piped_or_quiet(results: Path) -> None:
+    res = kscore("leaderboard", results, "--format", "csv", "--progress")
+    assert res.returncode == 0, res.stderr
+    assert "Reading" in res.stderr and "100%" in res.stderr
+    assert res.stdout.startswith("rank,")
+    piped = kscore("leaderboard", results, "--format", "csv")
+    assert "Reading" not in piped.stderr
+    quiet = kscore("leaderboard", results, "--format", "csv", "--progress", "--quiet")
+    assert quiet.stderr == ""

@@ -116,7 +116,7 @@ def leaderboard(args: argparse.Namespace) -> int:
     if args.file is not None:
         refuse_inputs([("--output", args.output), ("--plot", args.plot)], input_files(args.file))
     show = not args.quiet and (args.progress or err.is_terminal)
-    bar = Console(stderr=True, force_terminal=True) if args.progress else err
+    bar = Console(stderr=True, force_terminal=True, width=max(err.width, 120)) if args.progress else err
     progress = Progress(bar if show else None, delay=0.0 if args.progress else 1.0)
     t0 = time.perf_counter()
     with ExitStack() as stack:

@@ -146,7 +146,9 @@ def run_checked(source: Source, sql: str, filename: bool = False, row_number: bo
     from ._diagnose_read import explain_read_error
 
     try:
-        return source.run(sql, filename, row_number).to_arrow_table()
+        rel = source.run(sql, filename, row_number)
+        fetch = getattr(rel, "to_arrow_table", None) or rel.fetch_arrow_table  # duckdb >= 1.4 / older
+        return fetch()
     except duckdb.Error as exc:
         if "conversion" in str(exc).lower() and source.kind in ("csv", "tsv"):
             raise  # the caller reads the columns as text and retries

@@ -67,7 +67,7 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
     src: Source = open_source(source, input_format, _connect)
     if src.kind in ("npy", "npz"):
         return read_wide(src.files[0], src.kind, n_categories, issues), src.label
-    with (progress or Progress(None)).query(src.con, f"Reading {src.label}"):
+    with (progress or Progress(None)).query(src.con, f"Reading {Path(src.label).name or src.label}"):
         columns = describe_checked(src)
         available = [n for n, _ in columns]
         if is_counts_table(available, names):
@@ -78,7 +78,8 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
         except duckdb.Error:
             # A value the CSV sniffer did not expect (text among numbers):
             # read the outcome and sample as text, parse them in SQL.
-            src.types.update({n: "VARCHAR" for n, _ in columns})
+            hive = {part.split("=", 1)[0] for f in src.files for part in f.parts[:-1] if "=" in part}
+            src.types.update({n: "VARCHAR" for n, _ in columns if n not in hive and n != "filename"})
             r = row_sql(src, names, n_categories, Issues(), describe_checked(src))
             cells = aggregate(src, r)
         diagnose(src, cells, issues)
@@ -98,7 +99,8 @@ def describe_checked(src: Source) -> list[tuple[str, str]]:
     except duckdb.Error as exc:
         raise LeaderboardError(explain_read_error(src, exc) or error_line(src, exc)) from exc
     if src.kind in ("csv", "tsv") and src.relation is None:
-        src.types.update({n: "VARCHAR" for n, t in columns if n.lower() in _ID_NAMES})
+        hive = {part.split("=", 1)[0] for f in src.files for part in f.parts[:-1] if "=" in part}
+        src.types.update({n: "VARCHAR" for n, t in columns if n.lower() in _ID_NAMES and n not in hive})
     return columns
 
 
