@@ -7,9 +7,12 @@ Workloads (generated once into a temporary directory, fixed seed):
 - a 10-million-row Parquet file: 100 models x 10 000 questions x 10 samples;
 - a 1-million-row CSV file: 100 models x 1 000 questions x 10 samples.
 
-Both sides compute the default leaderboard: pass@1, pass@4, pass@10, maj@10
+Beside them, the bare counting every leaderboard needs, by DuckDB (``GROUP
+BY model, question_id`` with count and sum) and Polars (streaming
+``group_by``), whole processes too. kscore and pandas+scorio compute the
+default leaderboard: pass@1, pass@4, pass@10, maj@10
 and Bayes@N, each with its 95% credible interval, for every model. The
-reference reads with pandas, pivots each model's rows into a questions x
+pandas reference reads with pandas, pivots each model's rows into a questions x
 samples matrix (``groupby`` + ``pivot``) and calls scorio on it.
 
 Run with ``python -m pytest benches/bench_leaderboard.py -s`` (needs pandas,
@@ -80,6 +83,32 @@ print(json.dumps({"rc": 0, "wall": wall, "rss_mb": PEAK()}))
 """
 
 
+DUCKDB = """
+import json, resource, sys, time
+""" + PEAK + """
+t0 = time.perf_counter()
+import duckdb
+path = sys.argv[1]
+scan = f"read_parquet('{path}')" if path.endswith(".parquet") else f"read_csv('{path}')"
+duckdb.sql(f"SELECT model, question_id, count(*) AS n, sum(correct) AS c FROM {scan} GROUP BY ALL").to_arrow_table()
+wall = time.perf_counter() - t0
+print(json.dumps({"rc": 0, "wall": wall, "rss_mb": PEAK()}))
+"""
+
+POLARS = """
+import json, resource, sys, time
+""" + PEAK + """
+t0 = time.perf_counter()
+import polars as pl
+path = sys.argv[1]
+lf = pl.scan_parquet(path) if path.endswith(".parquet") else pl.scan_csv(path)
+lf.group_by("model", "question_id").agg(pl.len().alias("n"), pl.col("correct").sum().alias("c")).collect(
+    engine="streaming")
+wall = time.perf_counter() - t0
+print(json.dumps({"rc": 0, "wall": wall, "rss_mb": PEAK()}))
+"""
+
+
 def make_table(n_models: int, n_questions: int, n_samples: int, seed: int) -> Any:
     """Long-format results from an item-response model (fixed seed)."""
     rng = np.random.default_rng(seed)
@@ -126,16 +155,19 @@ def run(script: str, path: Path, out: Path) -> dict[str, float]:
 
 
 def best(script: str, path: Path, out: Path, repeat: int) -> dict[str, float]:
+    """Median wall time of ``repeat`` runs and the largest peak RSS."""
     runs = [run(script, path, out) for _ in range(repeat)]
-    return {"wall": min(r["wall"] for r in runs), "rss_mb": max(r["rss_mb"] for r in runs)}
+    return {"wall": float(np.median([r["wall"] for r in runs])), "rss_mb": max(r["rss_mb"] for r in runs)}
 
 
 @pytest.mark.parametrize("kind", ["parquet", "csv"])
 def test_leaderboard_end_to_end(kind: str, files: dict[str, Path], tmp_path: Path, benchmark: Any) -> None:
     path = files[kind]
     rows = "10M-row Parquet" if kind == "parquet" else "1M-row CSV"
-    ref = best(REFERENCE, path, tmp_path / "ref.csv", repeat=2)
+    ref = best(REFERENCE, path, tmp_path / "ref.csv", repeat=1)
     ks = best(KSCORE, path, tmp_path / "ks.csv", repeat=3)
+    bare = best(DUCKDB, path, tmp_path / "unused", repeat=3)
+    polars = best(POLARS, path, tmp_path / "unused", repeat=3) if _has("polars") else None
     benchmark.pedantic(lambda: run(KSCORE, path, tmp_path / "ks.csv"), rounds=1, iterations=1)
     # Same ranking on both sides.
     ours = [line.split(",")[3] for line in (tmp_path / "ks.csv").read_text().splitlines()[1:]]
@@ -145,4 +177,16 @@ def test_leaderboard_end_to_end(kind: str, files: dict[str, Path], tmp_path: Pat
             f"pandas+scorio {ref['rss_mb']:.0f} MB)")
     record(name, "pandas+scorio", ref["wall"])
     record(name, "kscore", ks["wall"])
-    print(f"\n{name}: kscore {ks['wall']:.2f} s, pandas+scorio {ref['wall']:.2f} s")
+    record(name, "duckdb GROUP BY", bare["wall"])
+    line = (f"\n{name}: kscore {ks['wall']:.2f} s / {ks['rss_mb']:.0f} MB, duckdb GROUP BY {bare['wall']:.2f} s / "
+            f"{bare['rss_mb']:.0f} MB, pandas+scorio {ref['wall']:.2f} s / {ref['rss_mb']:.0f} MB")
+    if polars is not None:
+        record(name, "polars streaming group_by", polars["wall"])
+        line += f", polars {polars['wall']:.2f} s / {polars['rss_mb']:.0f} MB"
+    print(line)
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None

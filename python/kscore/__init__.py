@@ -4,7 +4,8 @@
 computed by a Rust core that reads outcome matrices in place, once.
 ``kscore.counts`` takes the per-question ``(n, c)`` counts harnesses keep
 (``estimate_pass_at_k`` and every finite-bank metric, per question, at many
-budgets, for many models at once).
+budgets, for many models at once). ``kscore.leaderboard(source)`` ranks
+models from a results file, directory, glob or table with credible intervals.
 """
 
 from . import counts, eval
@@ -17,10 +18,14 @@ from .counts import (
     model_scores,
     question_scores,
 )
+from .leaderboard import Leaderboard, add_counts, leaderboard
 
 __all__ = [
     "eval",
     "counts",
+    "leaderboard",
+    "Leaderboard",
+    "add_counts",
     "estimate_pass_at_k",
     "avg_at_n",
     "cons_at_k",

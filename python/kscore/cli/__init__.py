@@ -12,14 +12,13 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from contextlib import AbstractContextManager, ExitStack, nullcontext
+from contextlib import ExitStack
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from ._errors import CliError, Issues
+from ._errors import CliError
+from ._write import refuse_inputs, write_atomic
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 SAMPLE = "sample_results.csv.gz"
@@ -44,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
                "  kscore leaderboard graded.csv --weights 0,0.5,1 --metric bayes@N\n"
                "  kscore leaderboard results.jsonl --format markdown --output board.md --plot curves.png\n"
                "\nexit status: 0 ok, 1 error (or data warnings with --strict), 2 bad usage")
-    lb.add_argument("file", nargs="?", help="results file (.csv[.gz], .tsv, .jsonl, .parquet, .npy, .npz)")
+    lb.add_argument("file", nargs="?", help="results file (.csv[.gz|.zst], .tsv, .jsonl, .parquet, .npy, .npz), a "
+                                            "directory or a glob of them (quote it: 'results/*.parquet')")
     lb.add_argument("--input-format", choices=["csv", "tsv", "jsonl", "parquet", "npy", "npz"],
                     help="file format (default: from the extension)")
     cols = lb.add_argument_group("columns (default: auto-detected from common spellings)")
@@ -74,20 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--plot", metavar="FILE.png", help="draw pass@k curves (k = 1..N) with credible bands")
     out.add_argument("--strict", action="store_true",
                      help="treat data warnings (bad rows, duplicates, missing questions, ...) as errors")
-    out.add_argument("--quiet", "-q", action="store_true", help="do not print warnings and notes")
+    out.add_argument("--quiet", "-q", action="store_true", help="do not print warnings, notes or progress")
+    out.add_argument("--progress", action="store_true",
+                     help="show the reading progress even when stderr is not a terminal (default: on a terminal, "
+                          "for inputs taking over a second)")
     return parser
-
-
-def _weights(text: str | None) -> np.ndarray:
-    if text is None:
-        return np.array([0.0, 1.0])
-    try:
-        w = np.array([float(t) for t in text.replace(" ", "").split(",") if t])
-    except ValueError as exc:
-        raise CliError(f"--weights takes numbers separated by commas, e.g. 0,0.5,1; got {text!r}") from exc
-    if len(w) < 2 or not np.all(np.isfinite(w)):
-        raise CliError(f"--weights needs at least two finite numbers (one per category 0..C); got {text!r}")
-    return w
 
 
 def _format(args: argparse.Namespace) -> str:
@@ -99,134 +90,97 @@ def _format(args: argparse.Namespace) -> str:
     return "table"
 
 
+def _size(path: Path) -> str:
+    n = float(path.stat().st_size)
+    for unit in ("B", "kB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f" ({n:.0f} {unit})" if unit == "B" else f" ({n:.1f} {unit})"
+        n /= 1000
+    return ""  # pragma: no cover
+
+
 def leaderboard(args: argparse.Namespace) -> int:
+    """The command: kscore.leaderboard() does the work; this prints it."""
     try:
         from rich.console import Console
     except ImportError as exc:  # pragma: no cover - the cli extra installs it
         raise CliError("kscore leaderboard needs the cli extra: pip install 'kscore[cli]'") from exc
-    from ._metrics import compute, default_ks, parse_ks, parse_metrics, rank, resolve_sort
-    from ._output import Board, print_table, render
-    from ._read import ColumnNames, Results, read_results, size_label
+    from ..leaderboard import Leaderboard, LeaderboardError, Progress, input_files
+    from ..leaderboard import leaderboard as run
+    from ._output import Board
 
     err = Console(stderr=True, highlight=False)
-    issues = Issues()
-    if not 0.0 < args.confidence < 1.0:
-        raise CliError(f"--confidence must lie in (0, 1); got {args.confidence}")
     if args.top is not None and args.top < 1:
         raise CliError("--top must be at least 1")
-    w = _weights(args.weights)
-    ks_given = parse_ks(args.k)
-    names = ColumnNames(args.model_col, args.question_col, args.outcome_col, args.sample_col)
     fmt = _format(args)
+    if args.file is not None:
+        refuse_inputs([("--output", args.output), ("--plot", args.plot)], input_files(args.file))
+    show = not args.quiet and (args.progress or err.is_terminal)
+    bar = Console(stderr=True, force_terminal=True, width=max(err.width, 120)) if args.progress else err
+    progress = Progress(bar if show else None, delay=0.0 if args.progress else 1.0)
     t0 = time.perf_counter()
-
-    def status(text: str) -> AbstractContextManager[Any]:
-        return err.status(text) if err.is_terminal else nullcontext()
-
     with ExitStack() as stack:
         if args.file is None:
-            path = stack.enter_context(resources.as_file(resources.files("kscore.data").joinpath(SAMPLE)))
-            shown_source = f"kscore sample ({SAMPLE})"
+            source: Any = stack.enter_context(resources.as_file(resources.files("kscore.data").joinpath(SAMPLE)))
         else:
-            path = Path(args.file)
-            shown_source = args.file
-        size = size_label(path) if path.is_file() else ""
-        with status(f"Reading {shown_source} ({size})"):
-            results: Results = read_results(path, args.input_format, names, len(w), issues)
-        if args.file is None:
-            results.source = shown_source
-    t_read = time.perf_counter() - t0
-
-    n = results.counts.sum(axis=2)
-    have = n > 0
-    n_min = int(n[have].min())
-    ks = ks_given if ks_given is not None else default_ks(n_min)
-    metrics = parse_metrics(args.metric, ks)
-    sort = resolve_sort(args.sort, metrics)
-    _coverage(results, n, have, issues)
-    if args.strict and issues.warnings:
-        return _strict_fail(err, issues)
-
-    done = [0]
-    with status(f"Computing {len(metrics)} metrics for {len(results.models)} models") as st:
-        def progress(i: int) -> None:
-            done[0] = i
-            if st is not None and hasattr(st, "update"):
-                st.update(f"Computing {len(metrics)} metrics: model {i}/{len(results.models)}")
-        rows = compute(results, metrics, w, args.confidence, issues, progress)
-    if args.strict and issues.warnings:
-        return _strict_fail(err, issues)
-    if not rows:
-        raise CliError(f"no model in {results.source} has valid results")
-    rows = rank(rows, sort)
-    n_ranked = len(rows)
-    if args.top is not None:
-        rows = rows[: args.top]
+            source = args.file
+        try:
+            board: Leaderboard = run(
+                source, metrics=args.metric, k=args.k, sort=args.sort, weights=args.weights,
+                confidence=args.confidence, model_col=args.model_col, question_col=args.question_col,
+                outcome_col=args.outcome_col, sample_col=args.sample_col, input_format=args.input_format,
+                progress=progress)
+        except LeaderboardError as exc:
+            raise CliError(str(exc)) from exc
+    if args.file is None:
+        board.source = f"kscore sample ({SAMPLE})"
+    if args.strict and board.warnings:
+        return _strict_fail(err, board.warnings)
     t_total = time.perf_counter() - t0
-
     if not args.quiet:
-        for note in issues.notes:
+        for note in board.notes:
             err.print(f"kscore: note: {note}", markup=False, soft_wrap=True)
-        for warning in issues.warnings:
+        for warning in board.warnings:
             err.print(f"kscore: warning: {warning}", markup=False, soft_wrap=True, style="yellow")
-
-    board = Board(rows, metrics, sort, args.confidence, results.source, results.n_questions, results.rows,
-                  [float(x) for x in w], list(issues.warnings), n_ranked)
-    if fmt == "table":
-        if args.output:
-            try:
-                with open(args.output, "w", encoding="utf-8") as fh:
-                    print_table(board, Console(file=fh, width=400, color_system=None, highlight=False))
-            except OSError as exc:
-                raise CliError(f"cannot write {args.output}: {exc}") from exc
-        else:
-            out = Console(highlight=False) if sys.stdout.isatty() else Console(width=400, highlight=False)
-            print_table(board, out)
-    else:
-        text = render(board, fmt)
-        if args.output:
-            try:
-                Path(args.output).write_text(text, encoding="utf-8")
-            except OSError as exc:
-                raise CliError(f"cannot write {args.output}: {exc}") from exc
-        else:
-            sys.stdout.write(text)
-            sys.stdout.flush()
+    rows = board.rows if args.top is None else board.rows[: args.top]
+    shown = Board(rows, board.metrics, board.sort, board.confidence, board.source, board.n_questions,
+                  board.n_samples, board.weights, board.warnings, len(board.rows))
+    _write_board(shown, fmt, args.output, Console)
     if args.plot:
         from ._plot import plot
 
-        with status(f"Plotting {args.plot}"):
-            plot(Path(args.plot), results, rows, args.confidence)
+        plot(Path(args.plot), board, board.confidence)
     if not args.quiet and os.environ.get("KSCORE_TIMING"):
-        err.print(f"kscore: read {t_read:.3f} s, total {t_total:.3f} s", markup=False)
+        err.print(f"kscore: total {t_total:.3f} s", markup=False)
     return EXIT_OK
 
 
-def _coverage(results: Any, n: np.ndarray, have: np.ndarray, issues: Issues) -> None:
-    """Warn about models missing questions; note ragged sample counts."""
-    n_q = results.n_questions
-    missing: list[str] = []
-    for m, name in enumerate(results.models):
-        lacking = np.flatnonzero(~have[m])
-        if 0 < len(lacking) < n_q:
-            eg = ", ".join(f"'{results.questions(int(q))}'" for q in lacking[:3])
-            missing.append(f"model '{name}' has no results for {len(lacking)} of {n_q} questions (e.g. {eg}); "
-                           f"its metrics use the {n_q - len(lacking)} it has")
-        if have[m].any():
-            lo, hi = int(n[m][have[m]].min()), int(n[m][have[m]].max())
-            if lo != hi:
-                issues.note(f"model '{name}' has {lo} to {hi} samples per question; its metrics pool "
-                            "the questions by sample count (exact)")
-    for line in missing[:10]:
-        issues.warn(line)
-    if len(missing) > 10:
-        issues.warn(f"... and {len(missing) - 10} more models with missing questions")
+def _write_board(board: Any, fmt: str, output: str | None, console: Any) -> None:
+    from ._output import print_table, render
+
+    if fmt == "table":
+        if output:
+            def write_table(tmp: Path) -> None:
+                with open(tmp, "w", encoding="utf-8") as fh:
+                    print_table(board, console(file=fh, width=400, color_system=None, highlight=False))
+
+            write_atomic(Path(output), write_table)
+        else:
+            out = console(highlight=False) if sys.stdout.isatty() else console(width=400, highlight=False)
+            print_table(board, out)
+        return
+    text = render(board, fmt)
+    if output:
+        write_atomic(Path(output), lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
 
 
-def _strict_fail(err: Any, issues: Issues) -> int:
-    for warning in issues.warnings:
+def _strict_fail(err: Any, warnings: list[str]) -> int:
+    for warning in warnings:
         err.print(f"kscore: error: {warning.replace(' (skipped)', '')}", markup=False, soft_wrap=True)
-    err.print(f"kscore: error: {len(issues.warnings)} data problem(s) and --strict given", markup=False)
+    err.print(f"kscore: error: {len(warnings)} data problem(s) and --strict given", markup=False)
     return EXIT_ERROR
 
 

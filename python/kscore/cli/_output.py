@@ -9,7 +9,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ._metrics import Metric, ModelRow, rank_label
+from ..leaderboard import Metric, ModelRow
+from ..leaderboard._rank import rank_label
 
 
 @dataclass

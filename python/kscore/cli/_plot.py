@@ -6,9 +6,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..leaderboard import Leaderboard
+from ..leaderboard._metrics import by_model, curve
 from ._errors import CliError
-from ._metrics import ModelRow, curve
-from ._read import Results
+from ._write import write_atomic
 
 #: Figure size in pixels (width, height) at DPI.
 WIDTH, HEIGHT, DPI = 960, 600, 100
@@ -23,7 +24,7 @@ def plot_ks(n: int) -> list[int]:
     return sorted({int(round(x)) for x in np.geomspace(1, n, 64)})
 
 
-def plot(path: Path, results: Results, rows: list[ModelRow], confidence: float) -> str:
+def plot(path: Path, board: Leaderboard, confidence: float) -> str:
     try:
         import matplotlib
 
@@ -31,15 +32,16 @@ def plot(path: Path, results: Results, rows: list[ModelRow], confidence: float) 
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - the cli extra installs it
         raise CliError("--plot needs matplotlib: pip install 'kscore[cli]'") from exc
-    index = {name: i for i, name in enumerate(results.models)}
+    counts = board.counts
+    rows = board.rows
+    index = {counts.models[m]: idx for m, idx in by_model(counts)}
     shown = rows[:MAX_MODELS]
     fig, ax = plt.subplots(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI)
     n_max = 1
     for r in shown:
-        counts = results.counts[index[r.model]]
         ks = plot_ks(r.n_min)
         n_max = max(n_max, r.n_min)
-        c = curve(counts, ks, confidence)
+        c = curve(counts.categories[index[r.model]], ks, confidence)
         (line,) = ax.plot(ks, c[:, 0], marker="o", markersize=3, linewidth=1.5, label=r.model)
         ax.fill_between(ks, c[:, 1], c[:, 2], color=line.get_color(), alpha=0.18, linewidth=0)
     ax.set_xscale("log", base=2)
@@ -53,9 +55,7 @@ def plot(path: Path, results: Results, rows: list[ModelRow], confidence: float) 
     ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
     try:
-        fig.savefig(path, dpi=DPI, format="png")
-    except OSError as exc:
-        raise CliError(f"cannot write {path}: {exc}") from exc
+        write_atomic(path, lambda tmp: fig.savefig(tmp, dpi=DPI, format="png"))
     finally:
         plt.close(fig)
     return str(path)

@@ -22,6 +22,8 @@ Counts in (``n`` an int for all questions or a 1-D array, ``c`` a 1-D array):
   :func:`threshold_spectrum_at_k_ci` -- the Beta-posterior credible
   intervals ``(mu, sigma, lo, hi)`` of :mod:`kscore.eval`, from counts with
   ``n`` varying per question.
+* :func:`bayes_ci` -- Bayes@N ``(mu, sigma, lo, hi)`` from per-question
+  category counts (a questions x categories array), ``n`` varying per question.
 * :func:`avg_at_n`, :func:`cons_at_k` -- the harness metrics (see below).
 * :func:`curve` -- one metric at many budgets k (default every
   ``k = 1..min(n)``: the pass@k curve) in one call, O(U * N) for pass@k and
@@ -94,6 +96,7 @@ naming the first such problem instead; everywhere else the numbers agree
 
 from __future__ import annotations
 
+from ._bayes import bayes_ci
 from ._curve import curve
 from ._finite import (
     auc_at_k,
@@ -137,6 +140,7 @@ __all__ = [
     "maj_at_k_ci",
     "auc_at_k_ci",
     "threshold_spectrum_at_k_ci",
+    "bayes_ci",
     "avg_at_n",
     "cons_at_k",
     "curve",

@@ -1,0 +1,38 @@
+"""``kscore.leaderboard``: rank models from graded samples at any scale.
+
+:func:`leaderboard` reads a results file, directory, glob, table or DuckDB
+relation; DuckDB streams the rows into per-(model, question) counts in one
+aggregation, and :mod:`kscore.counts` computes every metric and credible
+interval from those counts. The :class:`Leaderboard` it returns converts to
+arrow, pandas or polars; its ``counts`` table can be fed back, or added to
+another run's with :func:`add_counts`. See docs/leaderboard.md.
+"""
+
+from __future__ import annotations
+
+from ._columns import ColumnNames
+from ._counts import Counts, add_counts, from_cells
+from ._issues import Issues, LeaderboardError
+from ._metrics import ModelRow, Value
+from ._progress import Progress
+from ._result import Leaderboard
+from ._run import leaderboard, read_counts
+from ._source import input_files
+from ._spec import Metric
+
+__all__ = [
+    "leaderboard",
+    "read_counts",
+    "Leaderboard",
+    "Counts",
+    "add_counts",
+    "from_cells",
+    "ColumnNames",
+    "Issues",
+    "LeaderboardError",
+    "Metric",
+    "ModelRow",
+    "Value",
+    "Progress",
+    "input_files",
+]

@@ -1,0 +1,62 @@
+"""A counts table as the source: columns model, question, n, c (and c_0..c_C
+for graded outcomes), e.g. the ``counts`` of an earlier run or the sum of
+several (docs/leaderboard.md, *Counts tables*). Repeated (model, question)
+rows are added, so concatenated tables merge."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._aggregate import run_checked
+from ._columns import ColumnNames
+from ._counts import Counts
+from ._issues import Issues, LeaderboardError
+from ._source import Source
+from ._sql import ident
+
+
+def is_counts_table(columns: list[str], names: ColumnNames) -> bool:
+    lower = {c.lower() for c in columns}
+    return names.outcome is None and {"n", "c"} <= lower
+
+
+def read_counts_table(source: Source, columns: list[str], names: ColumnNames, n_categories: int,
+                      issues: Issues) -> Counts:
+    lower = {c.lower(): c for c in reversed(columns)}
+    model = names.model or lower.get("model")
+    question = names.question or lower.get("question")
+    if question is None or model is None:
+        raise LeaderboardError(f"counts table {source.label} needs columns model, question, n, c; "
+                               f"has {', '.join(columns)}")
+    per_cat = [lower.get(f"c_{j}") for j in range(n_categories)]
+    graded = n_categories > 2
+    if graded and None in per_cat:
+        raise LeaderboardError(f"counts table {source.label} has no column c_{per_cat.index(None)}: --weights gives "
+                               f"{n_categories} categories, which need columns c_0..c_{n_categories - 1}")
+    n, c = ident(lower["n"]), ident(lower["c"])
+    cats = [ident(x) for x in per_cat] if graded else [f"{n} - {c}", c]  # type: ignore[arg-type]
+    ok = f"{c} IS NOT NULL AND {n} IS NOT NULL AND {c} >= 0 AND {c} <= {n} AND {n} = floor({n}) AND {c} = floor({c})"
+    if graded:
+        ok += f" AND {' + '.join(cats)} = {n} AND {cats[-1]} = {c} AND " + " AND ".join(f"{x} >= 0" for x in cats)
+    sums = ", ".join(f"CAST(sum({x}) FILTER (WHERE ok) AS BIGINT) AS c_{j}" for j, x in enumerate(cats))
+    sql = (f"SELECT CAST(m AS VARCHAR) AS m, CAST(q AS VARCHAR) AS q, {sums}, count_if(NOT ok) AS bad "
+           f"FROM (SELECT *, {ident(model)} AS m, {ident(question)} AS q, coalesce({ok}, false) AS ok FROM {{src}}) "
+           "GROUP BY m, q")
+    table = run_checked(source, sql)
+    bad = int(np.asarray(table.column("bad").to_numpy(zero_copy_only=False)).sum())
+    if bad:
+        issues.warn(f"{source.label}: {bad} counts row(s) with invalid counts (need 0 <= c <= n, integers"
+                    f"{', c_0..c_C summing to n' if graded else ''}) (skipped)")
+    import pyarrow.compute as pc
+
+    keep = pc.and_(pc.is_valid(table.column("m")), pc.is_valid(table.column("q")))
+    table = table.filter(keep)
+    m_codes = pc.dictionary_encode(table.column("m").combine_chunks())
+    q_codes = pc.dictionary_encode(table.column("q").combine_chunks())
+    cat = np.stack([np.asarray(table.column(f"c_{j}").to_numpy(zero_copy_only=False), np.float64)
+                    for j in range(len(cats))], axis=1)
+    cat = np.nan_to_num(cat).astype(np.int64)
+    have = cat.sum(axis=1) > 0
+    return Counts([str(x) for x in m_codes.dictionary.to_pylist()], [str(x) for x in q_codes.dictionary.to_pylist()],
+                  np.asarray(m_codes.indices.to_numpy(), np.int64)[have],
+                  np.asarray(q_codes.indices.to_numpy(), np.int64)[have], cat[have])

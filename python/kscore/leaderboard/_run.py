@@ -1,0 +1,203 @@
+"""``kscore.leaderboard(source, ...)``: read, count, check, compute, rank.
+
+The engine reads and counts (one DuckDB aggregation, _aggregate.py), the
+diagnostics name bad rows (_diagnose.py), kscore.counts computes every
+metric from the counts (_metrics.py). See docs/leaderboard.md."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from ._aggregate import aggregate, describe, row_sql
+from ._columns import ColumnNames
+from ._counts import Counts
+from ._counts_input import is_counts_table, read_counts_table
+from ._diagnose import diagnose
+from ._issues import Issues, LeaderboardError
+from ._metrics import compute
+from ._progress import Progress
+from ._rank import rank
+from ._result import Leaderboard
+from ._source import Source, open_source
+from ._spec import default_ks, parse_ks, parse_metrics, resolve_sort
+from ._wide import read_wide
+
+
+def _weights(weights: Sequence[float] | str | None) -> npt.NDArray[np.float64]:
+    if weights is None:
+        return np.array([0.0, 1.0])
+    try:
+        w = np.array([float(t) for t in weights.replace(" ", "").split(",") if t] if isinstance(weights, str)
+                     else [float(t) for t in weights])
+    except ValueError as exc:
+        raise LeaderboardError(f"--weights takes numbers separated by commas, e.g. 0,0.5,1; got {weights!r}") from exc
+    if len(w) < 2 or not np.all(np.isfinite(w)):
+        raise LeaderboardError(f"--weights needs at least two finite numbers (one per category 0..C); got {weights!r}")
+    return w
+
+
+def _connect() -> object:
+    import duckdb
+
+    con = duckdb.connect()
+    # query_progress() (the progress display) needs the progress bar on; its
+    # own printing stays off.
+    con.execute("SET enable_progress_bar = true; SET enable_progress_bar_print = false")
+    return con
+
+
+def read_counts(source: object, *, names: ColumnNames | None = None, n_categories: int = 2,
+                input_format: str | None = None, issues: Issues | None = None,
+                progress: Progress | None = None) -> tuple[Counts, str]:
+    """Any source to its counts table (and the source's label)."""
+    import duckdb
+
+    names = names or ColumnNames()
+    issues = issues if issues is not None else Issues()
+    if isinstance(source, Counts):
+        if source.n_categories != n_categories:
+            raise LeaderboardError(f"the counts table has {source.n_categories} categories; --weights gives "
+                                   f"{n_categories}")
+        return source, "counts table"
+    src: Source = open_source(source, input_format, _connect)
+    if src.kind in ("npy", "npz"):
+        return read_wide(src.files[0], src.kind, n_categories, issues), src.label
+    with (progress or Progress(None)).query(src.con, f"Reading {Path(src.label).name or src.label}"):
+        columns = describe_checked(src)
+        available = [n for n, _ in columns]
+        if is_counts_table(available, names):
+            return read_counts_table(src, available, names, n_categories, issues), src.label
+        r = row_sql(src, names, n_categories, issues, columns)
+        try:
+            cells = aggregate(src, r)
+        except duckdb.Error:
+            # A value the CSV sniffer did not expect (text among numbers):
+            # read the outcome and sample as text, parse them in SQL.
+            hive = {part.split("=", 1)[0] for f in src.files for part in f.parts[:-1] if "=" in part}
+            src.types.update({n: "VARCHAR" for n, _ in columns if n not in hive and n != "filename"})
+            r = row_sql(src, names, n_categories, Issues(), describe_checked(src))
+            cells = aggregate(src, r)
+        diagnose(src, cells, issues)
+    if len(cells.counts.model) == 0 or not np.any(cells.counts.categories):
+        raise LeaderboardError(f"no valid results in {src.label}")
+    return cells.counts, src.label
+
+
+def describe_checked(src: Source) -> list[tuple[str, str]]:
+    import duckdb
+
+    from ._aggregate import error_line
+    from ._diagnose_read import explain_read_error
+
+    try:
+        columns = describe(src)
+    except duckdb.Error as exc:
+        raise LeaderboardError(explain_read_error(src, exc) or error_line(src, exc)) from exc
+    if src.kind in ("csv", "tsv") and src.relation is None:
+        hive = {part.split("=", 1)[0] for f in src.files for part in f.parts[:-1] if "=" in part}
+        src.types.update({n: "VARCHAR" for n, t in columns if n.lower() in _ID_NAMES and n not in hive})
+    return columns
+
+
+_ID_NAMES = {"model", "model_name", "system", "model_id", "modelname", "question", "question_id", "problem",
+             "problem_id", "task_id", "id", "prompt_id", "qid", "task"}
+
+
+def _coverage(counts: Counts, issues: Issues) -> None:
+    """Warn about models missing questions; note ragged sample counts."""
+    q_used = np.unique(counts.question)
+    n_q = len(q_used)
+    n = counts.n
+    missing: list[str] = []
+    order = np.argsort(counts.model, kind="stable")
+    m_sorted = counts.model[order]
+    for g in np.split(order, np.flatnonzero(np.diff(m_sorted)) + 1):
+        if not len(g):
+            continue
+        name = counts.models[int(counts.model[g[0]])]
+        if len(g) < n_q:
+            lacking = sorted(counts.questions[int(q)] for q in np.setdiff1d(q_used, counts.question[g]))
+            eg = ", ".join(f"'{q}'" for q in lacking[:3])
+            missing.append(f"model '{name}' has no results for {len(lacking)} of {n_q} questions (e.g. {eg}); "
+                           f"its metrics use the {len(g)} it has")
+        lo, hi = int(n[g].min()), int(n[g].max())
+        if lo != hi:
+            issues.note(f"model '{name}' has {lo} to {hi} samples per question; its metrics use each question's "
+                        "own count (exact)")
+    for line in missing[:10]:
+        issues.warn(line)
+    if len(missing) > 10:
+        issues.warn(f"... and {len(missing) - 10} more models with missing questions")
+
+
+def leaderboard(
+    source: object,
+    *,
+    metrics: Iterable[str] | str | None = None,
+    k: Iterable[int] | str | None = None,
+    sort: str | None = None,
+    weights: Sequence[float] | str | None = None,
+    confidence: float = 0.95,
+    model_col: str | None = None,
+    question_col: str | None = None,
+    outcome_col: str | None = None,
+    sample_col: str | None = None,
+    input_format: str | None = None,
+    strict: bool = False,
+    progress: bool | Progress = False,
+) -> Leaderboard:
+    """Rank models from graded samples, with credible intervals.
+
+    ``source``: a results file (CSV/TSV, optionally gzip or zstd; JSON
+    Lines; Parquet; ``.npy``/``.npz``), a directory or glob of them
+    (hive-partitioned folders too), a pandas, polars or pyarrow table, a
+    DuckDB relation, or a counts table (columns model, question, n, c, or a
+    :class:`Counts`). ``metrics``: ``pass@K``, ``pass^K``, ``maj@K``
+    (``K`` a number or ``k`` for each of ``k``) and ``bayes@N``; ``weights``:
+    rewards of outcome categories 0..C. ``strict``: raise
+    :class:`LeaderboardError` on any data warning. See docs/leaderboard.md.
+
+    Examples:
+        >>> import pandas as pd
+        >>> rows = [("a", q, s, int(s < 3)) for q in range(4) for s in range(4)]
+        >>> rows += [("b", q, s, int(s < 1)) for q in range(4) for s in range(4)]
+        >>> df = pd.DataFrame(rows, columns=["model", "question", "sample", "correct"])
+        >>> board = leaderboard(df, metrics="pass@1,bayes@N")
+        >>> [(r.model, r.values["pass@1"].estimate) for r in board.rows]
+        [('a', 0.75), ('b', 0.25)]
+    """
+    if not 0.0 < confidence < 1.0:
+        raise LeaderboardError(f"--confidence must lie in (0, 1); got {confidence}")
+    w = _weights(weights)
+    ks_given = parse_ks(k)
+    issues = Issues()
+    shown = progress if isinstance(progress, Progress) else Progress(_stderr_console() if progress else None)
+    names = ColumnNames(model_col, question_col, outcome_col, sample_col)
+    counts, label = read_counts(source, names=names, n_categories=len(w), input_format=input_format,
+                                issues=issues, progress=shown)
+    if isinstance(source, (str, os.PathLike)) and Path(os.fspath(source)).is_file():
+        label = os.fspath(source)
+    n = counts.n
+    ks = ks_given if ks_given is not None else default_ks(int(n[n > 0].min()))
+    specs = [metrics] if isinstance(metrics, str) else metrics
+    chosen = parse_metrics(specs, ks)
+    by = resolve_sort(sort, chosen)
+    _coverage(counts, issues)
+    rows = compute(counts, chosen, w, confidence, issues)
+    if not rows:
+        raise LeaderboardError(f"no model in {label} has valid results")
+    if strict and issues.warnings:
+        raise LeaderboardError(f"{len(issues.warnings)} data problem(s): {issues.warnings[0]}")
+    return Leaderboard(rank(rows, by), chosen, by, confidence, label, len(np.unique(counts.question)),
+                       int(n.sum()), [float(x) for x in w], counts, issues.warnings, issues.notes)
+
+
+def _stderr_console() -> object:
+    from rich.console import Console
+
+    return Console(stderr=True)

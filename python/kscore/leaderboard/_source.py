@@ -1,0 +1,162 @@
+"""What ``source`` names, as something DuckDB can scan.
+
+A path (file or directory), a glob (``results/*.parquet``, ``runs/**/*.jsonl``,
+hive-partitioned folders included), a pandas/polars/pyarrow table or a DuckDB
+relation. Files are never read into Python: the DuckDB readers stream them
+(docs/leaderboard.md, *Input*).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._issues import LeaderboardError
+
+FORMATS = ("csv", "tsv", "jsonl", "parquet", "npy", "npz")
+_EXTENSIONS = {"csv": "csv", "txt": "csv", "tsv": "tsv", "jsonl": "jsonl", "ndjson": "jsonl", "json": "jsonl",
+               "parquet": "parquet", "pq": "parquet", "npy": "npy", "npz": "npz"}
+_COMPRESSED = (".gz", ".zst", ".bz2", ".lz4")
+#: The name DuckDB sees an in-memory table under.
+VIEW = "kscore_source"
+
+
+def _duckdb() -> Any:
+    try:
+        import duckdb
+    except ImportError as exc:  # pragma: no cover - the cli extra installs it
+        raise LeaderboardError("reading results needs duckdb: pip install 'kscore[cli]'") from exc
+    return duckdb
+
+
+def format_of(name: str) -> str | None:
+    low = name.lower()
+    for suffix in _COMPRESSED:
+        if low.endswith(suffix):
+            low = low[: -len(suffix)]
+    return _EXTENSIONS.get(low.rsplit(".", 1)[-1]) if "." in low else None
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+@dataclass
+class Source:
+    """A scannable input: ``scan()`` is the SQL of its rows (``{src}`` in
+    queries), ``run(sql)`` runs a query on it."""
+
+    label: str
+    kind: str  # csv, tsv, jsonl, parquet, npy, npz or table
+    files: list[Path] = field(default_factory=list)
+    con: Any = None
+    relation: Any = None  # a DuckDB relation given as the source
+    glob_text: str | None = None
+    types: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def multi(self) -> bool:
+        return len(self.files) > 1
+
+    @property
+    def stem(self) -> str:
+        """The model name of a single file without a model column."""
+        return self.files[0].name.split(".")[0] if len(self.files) == 1 else Path(self.label).stem
+
+    def scan(self, filename: bool = False, row_number: bool = False) -> str:
+        if self.kind == "table":
+            return VIEW
+        target = _quote(self.glob_text) if self.glob_text else "[" + ", ".join(_quote(str(f)) for f in self.files) + "]"
+        hive = any("=" in part for f in self.files for part in f.parts[:-1])
+        opts = [f"filename = {str(filename).lower()}", f"hive_partitioning = {str(hive).lower()}"]
+        if self.kind == "parquet":
+            if row_number:
+                opts.append("file_row_number = true")
+            return f"read_parquet({target}, {', '.join(opts)})"
+        if self.kind == "jsonl":
+            return f"read_json({target}, format = 'newline_delimited', {', '.join(opts)})"
+        delim = "\\t" if self.kind == "tsv" else ","
+        opts += [f"delim = E'{delim}'", "header = true", "quote = '\"'", "escape = '\"'"]
+        if self.types:
+            opts.append("types = {" + ", ".join(f"{_quote(k)}: '{v}'" for k, v in self.types.items()) + "}")
+        return f"read_csv({target}, {', '.join(opts)})"
+
+    def run(self, sql: str, filename: bool = False, row_number: bool = False) -> Any:
+        """Run ``sql`` (``{src}`` the rows) and return its DuckDB relation."""
+        if self.relation is not None:
+            return self.relation.query(VIEW, sql.replace("{src}", VIEW))
+        return self.con.sql(sql.replace("{src}", self.scan(filename, row_number)))
+
+
+def _expand(text: str) -> tuple[list[Path], str | None]:
+    """The files a path or glob names, and the glob to hand DuckDB (None: the list)."""
+    if any(ch in text for ch in "*?["):
+        files = sorted(Path(p) for p in glob.glob(text, recursive=True) if os.path.isfile(p))
+        if not files:
+            raise LeaderboardError(f"no files match {text}")
+        return files, text
+    path = Path(text)
+    if not path.exists():
+        raise LeaderboardError(f"no such file: {text}")
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.is_file() and format_of(p.name) is not None
+                       and not p.name.startswith("."))
+        if not files:
+            raise LeaderboardError(f"no results files (.csv, .tsv, .jsonl, .parquet, ...) in the directory {text}")
+        return files, None
+    if not os.access(path, os.R_OK):
+        raise LeaderboardError(f"cannot read {text}: permission denied")
+    return [path], None
+
+
+def input_files(source: object) -> list[Path]:
+    """The files a path/glob source would read (for refusing outputs onto them)."""
+    if isinstance(source, (str, os.PathLike)):
+        try:
+            return _expand(os.fspath(source))[0]
+        except LeaderboardError:
+            return [Path(os.fspath(source))]
+    return []
+
+
+def open_source(source: object, input_format: str | None, connect: Callable[[], Any]) -> Source:
+    """Resolve ``source`` into a :class:`Source` (files are not read yet)."""
+    if isinstance(source, (str, os.PathLike)):
+        text = os.fspath(source)
+        files, pattern = _expand(text)
+        kinds = {input_format or format_of(f.name) for f in files}
+        if None in kinds:
+            bad = next(f for f in files if format_of(f.name) is None)
+            raise LeaderboardError(f"cannot tell the format of {bad.name} from its extension; "
+                                   f"use --input-format {{{','.join(FORMATS)}}}")
+        if len(kinds) > 1:
+            raise LeaderboardError(f"{text} mixes formats ({', '.join(sorted(str(k) for k in kinds))}); "
+                                   "name one kind of file with a glob, e.g. results/*.parquet")
+        kind = str(kinds.pop())
+        if kind in ("npy", "npz") and len(files) > 1:
+            raise LeaderboardError(f"{text}: .npy/.npz inputs are read one file at a time")
+        if len(files) == 1 and files[0].stat().st_size == 0:
+            raise LeaderboardError(f"{files[0]} is empty")
+        con = None if kind in ("npy", "npz") else connect()
+        return Source(text, kind, files, con, glob_text=pattern)
+    duckdb = _duckdb()
+    if isinstance(source, duckdb.DuckDBPyRelation):
+        return Source("DuckDB relation", "table", relation=source)
+    con = connect()
+    table = _as_arrow_or_frame(source)
+    con.register(VIEW, table)
+    return Source(f"{type(source).__module__.split('.')[0]} {type(source).__name__}", "table", con=con)
+
+
+def _as_arrow_or_frame(obj: object) -> object:
+    module = type(obj).__module__.split(".")[0]
+    if module == "polars" and hasattr(obj, "to_arrow"):
+        return obj.to_arrow()
+    if module in ("pandas", "pyarrow"):
+        return obj
+    raise LeaderboardError(f"cannot rank a {type(obj).__name__}: pass a path, a glob, a pandas, polars or pyarrow "
+                           "table, a DuckDB relation or a counts table")

@@ -1,0 +1,64 @@
+"""SQL expressions of one row: model, question, outcome category, sample.
+
+Shared by the aggregation and the diagnostics, so both judge a row alike
+(docs/leaderboard.md, *Ragged and dirty data*)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+_INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
+            "UHUGEINT")
+
+
+def ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def outcome_expr(col: str, dtype: str) -> str:
+    """The outcome as a number, NULL where missing, unparsable or not finite;
+    the words true/false, t/f, yes/no are 1/0."""
+    c = ident(col)
+    if dtype == "BOOLEAN":
+        return f"CAST({c} AS TINYINT)"
+    if dtype in _INTEGER or dtype.startswith("DECIMAL"):
+        return c
+    if dtype in ("FLOAT", "DOUBLE"):
+        return f"CASE WHEN isfinite({c}) THEN {c} END"
+    text = f"lower(trim(CAST({c} AS VARCHAR)))"
+    num = f"TRY_CAST({text} AS DOUBLE)"
+    return (f"CASE WHEN {text} IN ('true', 't', 'yes') THEN 1 WHEN {text} IN ('false', 'f', 'no') THEN 0 "
+            f"WHEN isfinite({num}) THEN {num} END")
+
+
+@dataclass(frozen=True)
+class RowSql:
+    """Expressions over the scanned rows: ``m``, ``q``, ``v`` (outcome
+    number), ``s`` (sample, or None), ``raw`` (the outcome as written);
+    ``mask_ok``: the sample is an integer column (duplicates by bitmask)."""
+
+    m: str
+    q: str
+    v: str
+    s: str | None
+    raw: str
+    mask_ok: bool
+    categories: int
+
+    def select(self) -> str:
+        s = self.s if self.s is not None else "0"
+        return f"SELECT {self.m} AS m, {self.q} AS q, {self.v} AS v, {s} AS s, {self.raw} AS raw"
+
+    def valid(self, v: str = "v", s: str = "s") -> str:
+        """The row counts: an outcome 0..C (integer-valued) and a sample id."""
+        cats = ", ".join(str(j) for j in range(self.categories))
+        ok = f"{v} IN ({cats})"
+        return f"({ok} AND {s} IS NOT NULL)" if self.s is not None else ok
+
+
+def sample_is_integer(dtype: str) -> bool:
+    return dtype in _INTEGER
