@@ -77,24 +77,30 @@ pub fn payoff_moments(k: u64, a: &[f64], b: &[f64], payoff: &[f64]) -> Result<(V
             || (Span::default(), Span::default()),
             |(pi, cond), u| -> Result<(f64, f64)> {
                 pi.beta_binomial(k, a[u], b[u])?;
-                let mut mean = Neumaier::new();
+                // Work in deviations from the payoff at the mode, so that a
+                // near-certain payoff keeps its tiny variance: most of the
+                // mass then deviates by exactly 0.
+                let top = (0..pi.p.len()).fold(0, |m, i| if pi.p[i] > pi.p[m] { i } else { m });
+                let shift = payoff[pi.first + top];
+                let mut dev = Neumaier::new();
                 for (i, &p) in pi.p.iter().enumerate() {
-                    mean.add(p * payoff[pi.first + i]);
+                    dev.add(p * (payoff[pi.first + i] - shift));
                 }
-                let mean = mean.value();
+                let dbar = dev.value();
+                let mean = shift + dbar;
                 let mut var = Neumaier::new();
                 for (i, &p) in pi.p.iter().enumerate() {
                     let x = (pi.first + i) as u64;
-                    let dx = payoff[x as usize] - mean;
+                    let dx = (payoff[x as usize] - shift) - dbar;
                     if dx == 0.0 {
                         continue;
                     }
                     cond.beta_binomial(k, a[u] + x as f64, b[u] + (k - x) as f64)?;
                     let mut m = Neumaier::new();
                     for (j, &q) in cond.p.iter().enumerate() {
-                        m.add(q * (payoff[cond.first + j] - mean));
+                        m.add(q * (payoff[cond.first + j] - shift));
                     }
-                    var.add(p * dx * m.value());
+                    var.add(p * dx * (m.value() - dbar));
                 }
                 Ok((mean, var.value().max(0.0)))
             },
