@@ -133,7 +133,7 @@ def test_layout() -> None:
     assert not profile.mean.flags.writeable and not profile.covariance.flags.writeable
     assert not ke.tailpass_empirical([1, 0, 1], 2).flags.writeable
     with pytest.raises(TypeError):
-        ke.tailpass([1, 0], 3, None, None, 1.0)  # type: ignore[misc]
+        ke.tailpass([1, 0], 3, None, None, 1.0)  # type: ignore[call-arg]
 
 
 # ---------------------------------------------------------------- hand cases

@@ -13,6 +13,8 @@ __all__ = [
     "ndtri", "_set_parallel_grain",
     "bayes", "avg", "observed_mean", "max_at_k", "max_at_k_posterior",
     "posterior_moments", "joint_posterior_moments", "delta_blend", "blend", "geom_posterior",
+    "tailpass_state_tails", "tailpass_payoff_moments", "tailpass_endpoint", "tailpass_covariance",
+    "tailpass_empirical", "tailpass_draw_tails",
 ]
 
 @final
