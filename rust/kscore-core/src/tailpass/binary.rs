@@ -383,9 +383,9 @@ mod tests {
         for (s, &cs) in cut.iter().enumerate() {
             for (t, &ct) in cut.iter().enumerate() {
                 let mut joint = 0.0;
-                for x in cs as usize..=k as usize {
+                for (x, &px) in pi.iter().enumerate().skip(cs as usize) {
                     let cond = bb(k, a + x as f64, b + (k as usize - x) as f64);
-                    joint += pi[x] * tail(&cond, ct);
+                    joint += px * tail(&cond, ct);
                 }
                 let e = joint - tail(&pi, cs) * tail(&pi, ct);
                 assert!((cov[s * 4 + t] - e).abs() < 1e-15, "{s} {t}: {} {e}", cov[s * 4 + t]);
