@@ -13,6 +13,8 @@ __all__ = [
     "ndtri", "_set_parallel_grain",
     "bayes", "avg", "observed_mean", "max_at_k", "max_at_k_posterior",
     "posterior_moments", "joint_posterior_moments", "delta_blend", "blend", "geom_posterior",
+    "tailpass_state_tails", "tailpass_payoff_moments", "tailpass_endpoint", "tailpass_covariance",
+    "tailpass_empirical", "tailpass_draw_tails",
 ]
 
 @final
@@ -103,6 +105,7 @@ class CategoryCounts:
     def rows(self) -> int: ...
     @property
     def trials(self) -> int: ...
+    def to_array(self) -> npt.NDArray[np.uint32]: ...
 
 def bayes(
     counts: CategoryCounts, prior: CategoryCounts | None, weights: npt.NDArray[np.float64]
@@ -170,3 +173,41 @@ def geom_posterior(
     beta0: float,
 ) -> tuple[float, float]:
     """Questionwise Geom@k posterior ``(mean, variance)``."""
+
+def tailpass_state_tails(
+    k: int, a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], cutoffs: npt.NDArray[np.uint64]
+) -> npt.NDArray[np.float64]:
+    """Predictive profiles ``P(X >= c_t)``, X ~ BB(k, a_u, b_u): shape (U, T)."""
+
+def tailpass_payoff_moments(
+    k: int, a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], payoff: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Per-state ``(means, variances)`` of a payoff of the success count."""
+
+def tailpass_endpoint(
+    k: int, a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], pass_: bool
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Per-state ``(means, variances)`` of Pass@k (``pass_``) or Pass^k."""
+
+def tailpass_covariance(
+    k: int,
+    a: npt.NDArray[np.float64],
+    b: npt.NDArray[np.float64],
+    freqs: npt.NDArray[np.float64],
+    cutoffs: npt.NDArray[np.uint64],
+) -> npt.NDArray[np.float64]:
+    """``sum_u f_u Cov_u`` of the profile, shape (T, T)."""
+
+def tailpass_empirical(
+    n: int,
+    successes: npt.NDArray[np.uint64],
+    freqs: npt.NDArray[np.uint64],
+    k: int,
+    cutoffs: npt.NDArray[np.uint64],
+) -> npt.NDArray[np.float64]:
+    """``sum_u f_u P(X_u >= c_t)``, X_u hypergeometric."""
+
+def tailpass_draw_tails(
+    k: int, theta: npt.NDArray[np.float64], cutoffs: npt.NDArray[np.uint64]
+) -> npt.NDArray[np.float64]:
+    """Per-draw profiles summed over questions: (draws, q) in, (draws, T) out."""

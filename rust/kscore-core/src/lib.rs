@@ -9,6 +9,7 @@
 //!   G-Pass@k, AUC@k, ... and their curves over k).
 //! - `posterior`: Beta-posterior moments of credit vectors (every binary CI).
 //! - `categorical`: category counts with rewards (Bayes@N, Avg, Max@k).
+//! - `tailpass`: TailPass profiles of binary banks (tails, covariance, draws).
 //! - `numeric`: compensated sums and the inverse normal CDF.
 //!
 //! And three files at the top: `metric` (the metric table: names, aliases,
@@ -23,6 +24,7 @@ pub mod metric;
 pub mod numeric;
 pub mod par;
 pub mod posterior;
+pub mod tailpass;
 #[cfg(test)]
 mod testutil;
 

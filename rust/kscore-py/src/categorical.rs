@@ -52,6 +52,14 @@ impl CategoryCounts {
     fn trials(&self) -> usize {
         self.trials
     }
+
+    /// The counts as a (rows, categories) uint32 array (TailPass groups them).
+    fn to_array<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, numpy::PyArray2<u32>>> {
+        let shape = (self.rows, self.inner.categories);
+        numpy::ndarray::Array2::from_shape_vec(shape, self.inner.counts.clone())
+            .map(|a| numpy::IntoPyArray::into_pyarray(a, py))
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    }
 }
 
 impl CategoryCounts {

@@ -11,6 +11,7 @@ mod credit;
 mod enter;
 mod matrix;
 mod posterior;
+mod tailpass;
 
 /// Inverse standard normal CDF (Cephes `ndtri`, as `scipy.special.ndtri`).
 #[pyfunction]
@@ -47,5 +48,11 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(posterior::delta_blend, m)?)?;
     m.add_function(wrap_pyfunction!(posterior::blend, m)?)?;
     m.add_function(wrap_pyfunction!(posterior::geom_posterior, m)?)?;
+    m.add_function(wrap_pyfunction!(tailpass::tailpass_state_tails, m)?)?;
+    m.add_function(wrap_pyfunction!(tailpass::tailpass_payoff_moments, m)?)?;
+    m.add_function(wrap_pyfunction!(tailpass::tailpass_endpoint, m)?)?;
+    m.add_function(wrap_pyfunction!(tailpass::tailpass_covariance, m)?)?;
+    m.add_function(wrap_pyfunction!(tailpass::tailpass_empirical, m)?)?;
+    m.add_function(wrap_pyfunction!(tailpass::tailpass_draw_tails, m)?)?;
     Ok(())
 }

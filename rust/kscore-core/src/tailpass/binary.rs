@@ -1,0 +1,427 @@
+//! Binary TailPass kernels (docs/kernels.md, K16). A state is a question's
+//! posterior Beta(a, b) on its success probability (a for successes, b for
+//! failures); a cutoff `c` in `0..=k + 1` is the least success count that
+//! meets a threshold, so each profile coordinate is `P(X >= c)`.
+
+use rayon::prelude::*;
+
+use super::laws::{upper, Span};
+use crate::error::{Error, Result};
+use crate::numeric::sum::Neumaier;
+use crate::par;
+
+/// States handled by one task of the parallel loops; fixed, so that results
+/// never depend on the number of threads.
+const BLOCK: usize = 32;
+
+fn check_cutoffs(k: u64, cutoffs: &[u64]) -> Result<()> {
+    if cutoffs.iter().any(|&c| c > k + 1) {
+        return Err(Error::value("TailPass cutoffs must lie in 0..=k+1"));
+    }
+    Ok(())
+}
+
+fn check_states(a: &[f64], b: &[f64]) -> Result<()> {
+    if a.len() != b.len() {
+        return Err(Error::value("TailPass state parameters must have equal lengths"));
+    }
+    if a.iter().chain(b).any(|&x| !(x.is_finite() && x > 0.0)) {
+        return Err(Error::value("TailPass state parameters must be finite and positive"));
+    }
+    Ok(())
+}
+
+/// Posterior predictive profile of each state: `out[u * T + t] = P(X >= c_t)`
+/// for `X ~ BB(k, a_u, b_u)`.
+pub fn state_tails(k: u64, a: &[f64], b: &[f64], cutoffs: &[u64]) -> Result<Vec<f64>> {
+    check_states(a, b)?;
+    check_cutoffs(k, cutoffs)?;
+    let t = cutoffs.len();
+    let mut out = vec![0.0; a.len() * t];
+    if t == 0 {
+        return Ok(out);
+    }
+    let cost = 20 * (k as usize + t + 1);
+    out.par_chunks_mut(t)
+        .with_min_len(par::min_len(cost))
+        .enumerate()
+        .try_for_each_init(
+            || (Span::default(), Vec::new(), Vec::new()),
+            |(span, up, low), (u, row)| {
+                span.beta_binomial(k, a[u], b[u])?;
+                span.cumulative(up, low);
+                for (r, &c) in row.iter_mut().zip(cutoffs) {
+                    *r = upper(span, up, c);
+                }
+                Ok(())
+            },
+        )?;
+    Ok(out)
+}
+
+/// Per-state mean and variance of the payoff `u(X)` (a credit vector of
+/// length k + 1) under the posterior of its success probability:
+/// `mean = sum_x pi_x u_x` and, by the two-draw identity,
+/// `var = sum_x pi_x (u_x - mean) (E[u(Y) | X = x] - mean)`, where Y given
+/// X = x is `BB(k, a + x, b + k - x)`.
+pub fn payoff_moments(k: u64, a: &[f64], b: &[f64], payoff: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
+    check_states(a, b)?;
+    if payoff.len() as u64 != k + 1 || payoff.iter().any(|v| !v.is_finite()) {
+        return Err(Error::value("payoff must hold k + 1 finite values"));
+    }
+    let cost = 10 * (k as usize + 1) * (k as usize + 1);
+    let pairs: Vec<(f64, f64)> = (0..a.len())
+        .into_par_iter()
+        .with_min_len(par::min_len(cost))
+        .map_init(
+            || (Span::default(), Span::default()),
+            |(pi, cond), u| -> Result<(f64, f64)> {
+                pi.beta_binomial(k, a[u], b[u])?;
+                // Work in deviations from the payoff at the mode, so that a
+                // near-certain payoff keeps its tiny variance: most of the
+                // mass then deviates by exactly 0.
+                let top = (0..pi.p.len()).fold(0, |m, i| if pi.p[i] > pi.p[m] { i } else { m });
+                let shift = payoff[pi.first + top];
+                let mut dev = Neumaier::new();
+                for (i, &p) in pi.p.iter().enumerate() {
+                    dev.add(p * (payoff[pi.first + i] - shift));
+                }
+                let dbar = dev.value();
+                let mean = shift + dbar;
+                let mut var = Neumaier::new();
+                for (i, &p) in pi.p.iter().enumerate() {
+                    let x = (pi.first + i) as u64;
+                    let dx = (payoff[x as usize] - shift) - dbar;
+                    if dx == 0.0 {
+                        continue;
+                    }
+                    cond.beta_binomial(k, a[u] + x as f64, b[u] + (k - x) as f64)?;
+                    let mut m = Neumaier::new();
+                    for (j, &q) in cond.p.iter().enumerate() {
+                        m.add(q * (payoff[cond.first + j] - shift));
+                    }
+                    var.add(p * dx * (m.value() - dbar));
+                }
+                Ok((mean, var.value().max(0.0)))
+            },
+        )
+        .collect::<Result<_>>()?;
+    Ok(pairs.into_iter().unzip())
+}
+
+/// The exact profile covariance `sum_u f_u Cov_u` (row-major T x T, not yet
+/// divided by M^2). Per state, with `e_t(x) = 1{x >= c_t}`,
+/// `Cov_u[s, t] = sum_{x >= c_s} pi_x (G_t(x) - ebar_t)`, where
+/// `G_t(x) = P(Y >= c_t | X = x)` (the two-draw identity: the sum over all x
+/// vanishes, so the centring of `e_s` drops out). Each side is taken from its
+/// small tail, so near-certain coordinates keep their tiny variances: the
+/// complement `1 - e` has the same covariances up to sign.
+pub fn covariance(k: u64, a: &[f64], b: &[f64], freqs: &[f64], cutoffs: &[u64]) -> Result<Vec<f64>> {
+    check_states(a, b)?;
+    check_cutoffs(k, cutoffs)?;
+    if freqs.len() != a.len() {
+        return Err(Error::value("one frequency per state is required"));
+    }
+    let t = cutoffs.len();
+    let mut total = vec![0.0; t * t];
+    let (mut pi, mut up, mut low) = (Span::default(), Vec::new(), Vec::new());
+    for u in 0..a.len() {
+        pi.beta_binomial(k, a[u], b[u])?;
+        pi.cumulative(&mut up, &mut low);
+        // Side of each coordinate: +1 uses P(X >= c), -1 uses P(X < c).
+        let sign: Vec<f64> = cutoffs
+            .iter()
+            .map(|&c| if upper(&pi, &up, c) <= 0.5 { 1.0 } else { -1.0 })
+            .collect();
+        let small: Vec<f64> = cutoffs
+            .iter()
+            .zip(&sign)
+            .map(|(&c, &s)| if s > 0.0 { upper(&pi, &up, c) } else { low[pi.index(c)] })
+            .collect();
+        // d[i * t + j] = pi_x (G_j(x) - ebar_j), from the small side.
+        let len = pi.p.len();
+        let mut d = vec![0.0; len * t];
+        let cost = 20 * (k as usize + t + 1);
+        let (first, p) = (pi.first, &pi.p);
+        d.par_chunks_mut(t.max(1))
+            .with_min_len(par::min_len(cost))
+            .enumerate()
+            .try_for_each_init(
+                || (Span::default(), Vec::new(), Vec::new()),
+                |(cond, cup, clow), (i, row)| -> Result<()> {
+                    if t == 0 {
+                        return Ok(());
+                    }
+                    let x = (first + i) as u64;
+                    cond.beta_binomial(k, a[u] + x as f64, b[u] + (k - x) as f64)?;
+                    cond.cumulative(cup, clow);
+                    for j in 0..t {
+                        let c = cutoffs[j];
+                        let g = if sign[j] > 0.0 {
+                            upper(cond, cup, c) - small[j]
+                        } else {
+                            small[j] - clow[cond.index(c)]
+                        };
+                        row[j] = p[i] * g;
+                    }
+                    Ok(())
+                },
+            )?;
+        // Column sums from either end: suffix over x >= c_s, or minus the
+        // prefix over x < c_s, whichever side of c_s holds less mass.
+        let mut suffix = vec![0.0; (len + 1) * t];
+        for i in (0..len).rev() {
+            for j in 0..t {
+                suffix[i * t + j] = suffix[(i + 1) * t + j] + d[i * t + j];
+            }
+        }
+        let mut prefix = vec![0.0; (len + 1) * t];
+        for i in 0..len {
+            for j in 0..t {
+                prefix[(i + 1) * t + j] = prefix[i * t + j] + d[i * t + j];
+            }
+        }
+        let f = freqs[u];
+        for (s, &cs) in cutoffs.iter().enumerate() {
+            let at = pi.index(cs);
+            let row = &mut total[s * t..(s + 1) * t];
+            if cs == 0 {
+                continue; // e_s == 1: no covariance
+            }
+            for j in 0..t {
+                let v = if sign[s] > 0.0 {
+                    suffix[at * t + j]
+                } else {
+                    -prefix[at * t + j]
+                };
+                row[j] += f * v;
+            }
+        }
+    }
+    // Symmetrise (each entry is exact up to rounding either way).
+    for s in 0..t {
+        for j in s + 1..t {
+            let m = 0.5 * (total[s * t + j] + total[j * t + s]);
+            total[s * t + j] = m;
+            total[j * t + s] = m;
+        }
+    }
+    Ok(total)
+}
+
+/// The finite-bank profile summed over states: `sum_u f_u P(X_u >= c_t)`
+/// with `X_u` hypergeometric (k of n trials, `c_u` successes). Not divided
+/// by M.
+pub fn empirical(n: u64, successes: &[u64], freqs: &[u64], k: u64, cutoffs: &[u64]) -> Result<Vec<f64>> {
+    check_cutoffs(k, cutoffs)?;
+    if k > n || successes.iter().any(|&c| c > n) || freqs.len() != successes.len() {
+        return Err(Error::value("invalid finite-bank states"));
+    }
+    let t = cutoffs.len();
+    let cost = BLOCK * 10 * (k as usize + t + 1);
+    let partial: Vec<Vec<f64>> = successes
+        .par_chunks(BLOCK)
+        .zip(freqs.par_chunks(BLOCK))
+        .with_min_len(par::min_len(cost))
+        .map_init(
+            || (Span::default(), Vec::new(), Vec::new()),
+            |(span, up, low), (cs, fs)| -> Result<Vec<f64>> {
+                let mut acc = vec![0.0; t];
+                for (&c, &f) in cs.iter().zip(fs) {
+                    span.hypergeometric(n, c, k)?;
+                    span.cumulative(up, low);
+                    for (o, &cut) in acc.iter_mut().zip(cutoffs) {
+                        *o += f as f64 * upper(span, up, cut);
+                    }
+                }
+                Ok(acc)
+            },
+        )
+        .collect::<Result<_>>()?;
+    let mut out = vec![0.0; t];
+    for block in partial {
+        for (o, v) in out.iter_mut().zip(block) {
+            *o += v;
+        }
+    }
+    Ok(out)
+}
+
+/// Ratio tables of the binomial walk, shared by every draw at one k:
+/// `fwd[i] = (k - i) / (i + 1)` and `bwd[i] = 1 / fwd[i]`.
+struct BinomialRatios {
+    fwd: Vec<f64>,
+    bwd: Vec<f64>,
+}
+
+impl BinomialRatios {
+    fn new(k: u64) -> Self {
+        let kf = k as f64;
+        let fwd = (0..k).map(|i| (kf - i as f64) / (i as f64 + 1.0)).collect();
+        let bwd = (0..k).map(|i| (i as f64 + 1.0) / (kf - i as f64)).collect();
+        BinomialRatios { fwd, bwd }
+    }
+
+    /// Add `P(Bin(k, theta) >= c_t)` to `row[t]`. `buf` (length k + 2) holds
+    /// relative masses walked from the mode (zero where they underflow),
+    /// then their suffix sums; the tails are divided by the total once.
+    fn add_tails(&self, theta: f64, buf: &mut [f64], cutoffs: &[u64], row: &mut [f64]) {
+        let k = self.fwd.len();
+        if theta <= 0.0 || theta >= 1.0 || k == 0 {
+            let x = if theta >= 1.0 { k as u64 } else { 0 };
+            for (r, &c) in row.iter_mut().zip(cutoffs) {
+                if c <= x {
+                    *r += 1.0;
+                }
+            }
+            return;
+        }
+        let (odds, inv_odds) = (theta / (1.0 - theta), (1.0 - theta) / theta);
+        let mode = ((((k + 1) as f64) * theta).floor() as usize).min(k);
+        buf.fill(0.0);
+        buf[mode] = 1.0;
+        let mut w = 1.0;
+        for i in mode..k {
+            w *= self.fwd[i] * odds;
+            if w < f64::MIN_POSITIVE {
+                break;
+            }
+            buf[i + 1] = w;
+        }
+        w = 1.0;
+        for i in (0..mode).rev() {
+            w *= self.bwd[i] * inv_odds;
+            if w < f64::MIN_POSITIVE {
+                break;
+            }
+            buf[i] = w;
+        }
+        for i in (0..=k).rev() {
+            buf[i] += buf[i + 1];
+        }
+        let total = buf[0];
+        for (r, &c) in row.iter_mut().zip(cutoffs) {
+            *r += if c == 0 { 1.0 } else { buf[c as usize] / total };
+        }
+    }
+}
+
+/// Per-draw profiles summed over questions: `theta` is row-major
+/// `(draws, q)`, the success probability of each question on each draw, and
+/// `out[d * T + t] = sum_q P(Bin(k, theta[d, q]) >= c_t)`.
+pub fn draw_tails(k: u64, theta: &[f64], q: usize, cutoffs: &[u64]) -> Result<Vec<f64>> {
+    check_cutoffs(k, cutoffs)?;
+    if q == 0 || theta.len() % q != 0 {
+        return Err(Error::value("theta must have q columns"));
+    }
+    if theta.iter().any(|x| !(0.0..=1.0).contains(x)) {
+        return Err(Error::value("theta must lie in [0, 1]"));
+    }
+    let t = cutoffs.len();
+    let draws = theta.len() / q;
+    let mut out = vec![0.0; draws * t];
+    if t == 0 {
+        return Ok(out);
+    }
+    let ratios = BinomialRatios::new(k);
+    let cost = q * (4 * k as usize + t + 20);
+    out.par_chunks_mut(t)
+        .with_min_len(par::min_len(cost))
+        .enumerate()
+        .for_each_init(
+            || vec![0.0; k as usize + 2],
+            |buf, (d, row)| {
+                for &th in &theta[d * q..(d + 1) * q] {
+                    ratios.add_tails(th, buf, cutoffs, row);
+                }
+            },
+        );
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Beta-binomial pmf by direct products (small k).
+    fn bb(k: u64, a: f64, b: f64) -> Vec<f64> {
+        let mut p = vec![0.0; k as usize + 1];
+        let mut w = 1.0;
+        for i in 0..k {
+            w *= (b + i as f64) / (a + b + i as f64);
+        }
+        p[0] = w;
+        for j in 0..k as usize {
+            let jf = j as f64;
+            p[j + 1] = p[j] * ((k as f64 - jf) / (jf + 1.0)) * ((a + jf) / (b + k as f64 - 1.0 - jf));
+        }
+        p
+    }
+
+    #[test]
+    fn state_tails_are_beta_binomial_tails() {
+        let cut = [0u64, 1, 3, 6, 7];
+        let out = state_tails(6, &[2.0, 0.5], &[3.0, 9.0], &cut).unwrap();
+        for (u, &(a, b)) in [(2.0, 3.0), (0.5, 9.0)].iter().enumerate() {
+            let p = bb(6, a, b);
+            for (j, &c) in cut.iter().enumerate() {
+                let e: f64 = p[c.min(7) as usize..].iter().sum();
+                assert!((out[u * 5 + j] - e).abs() < 1e-15, "{u} {c}");
+            }
+        }
+    }
+
+    #[test]
+    fn covariance_matches_the_direct_double_sum() {
+        // Cov[s, t] = sum_x sum_y P(x, y) e_s(x) e_t(y) - ebar_s ebar_t, where
+        // (x, y) are two draws sharing p ~ Beta(a, b).
+        let (k, a, b) = (5u64, 1.7, 2.2);
+        let cut = [1u64, 2, 4, 5];
+        let cov = covariance(k, &[a], &[b], &[1.0], &cut).unwrap();
+        let pi = bb(k, a, b);
+        let tail = |p: &[f64], c: u64| -> f64 { p[c as usize..].iter().sum() };
+        for (s, &cs) in cut.iter().enumerate() {
+            for (t, &ct) in cut.iter().enumerate() {
+                let mut joint = 0.0;
+                for (x, &px) in pi.iter().enumerate().skip(cs as usize) {
+                    let cond = bb(k, a + x as f64, b + (k as usize - x) as f64);
+                    joint += px * tail(&cond, ct);
+                }
+                let e = joint - tail(&pi, cs) * tail(&pi, ct);
+                assert!((cov[s * 4 + t] - e).abs() < 1e-15, "{s} {t}: {} {e}", cov[s * 4 + t]);
+            }
+        }
+    }
+
+    #[test]
+    fn payoff_variance_matches_covariance_of_events() {
+        let (k, a, b) = (4u64, 3.0, 1.5);
+        let payoff = [0.0, 0.0, 1.0, 1.0, 1.0];
+        let (m, v) = payoff_moments(k, &[a], &[b], &payoff).unwrap();
+        let cov = covariance(k, &[a], &[b], &[1.0], &[2]).unwrap();
+        let tails = state_tails(k, &[a], &[b], &[2]).unwrap();
+        assert!((m[0] - tails[0]).abs() < 1e-15);
+        assert!((v[0] - cov[0]).abs() < 1e-15);
+    }
+
+    #[test]
+    fn empirical_and_draws() {
+        let out = empirical(4, &[2], &[1], 2, &[1, 2]).unwrap();
+        assert!((out[0] - 5.0 / 6.0).abs() < 1e-15 && (out[1] - 1.0 / 6.0).abs() < 1e-15);
+        let d = draw_tails(2, &[0.5, 1.0], 2, &[1, 2]).unwrap();
+        assert!((d[0] - 1.75).abs() < 1e-15 && (d[1] - 1.25).abs() < 1e-15);
+        // Against the normalised binomial law of `laws`.
+        let cut = [0u64, 1, 5, 17, 30, 31];
+        let mut span = Span::default();
+        let (mut up, mut low) = (Vec::new(), Vec::new());
+        for &th in &[1e-6, 0.03, 0.5, 0.97, 1.0 - 1e-9] {
+            let d = draw_tails(30, &[th], 1, &cut).unwrap();
+            span.binomial(30, th).unwrap();
+            span.cumulative(&mut up, &mut low);
+            for (j, &c) in cut.iter().enumerate() {
+                let e = upper(&span, &up, c);
+                assert!((d[j] - e).abs() <= 1e-14 * e + 1e-300, "{th} {c}: {} {e}", d[j]);
+            }
+        }
+    }
+}

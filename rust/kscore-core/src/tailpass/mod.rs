@@ -1,0 +1,10 @@
+//! TailPass: the probability that a fresh k-attempt bank reaches each
+//! required score, for binary banks (docs/kernels.md, K16).
+//!
+//! - `laws`: normalised binomial, Beta-binomial and hypergeometric masses and
+//!   their upper and lower tails at integer cutoffs.
+//! - `binary`: per-state profiles, payoff moments, the exact profile
+//!   covariance, the finite-bank profile and per-draw profiles.
+
+pub mod binary;
+pub mod laws;

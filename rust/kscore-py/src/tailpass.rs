@@ -1,0 +1,118 @@
+//! TailPass kernels for binary banks (docs/kernels.md, K16): numpy arrays of
+//! state parameters and integer cutoffs in, profiles and moments out. Each
+//! call runs in the core with the interpreter released (`enter`).
+
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::prelude::*;
+
+use kscore_core::error::Error;
+use kscore_core::posterior::endpoint;
+use kscore_core::tailpass::binary;
+
+use crate::enter::enter;
+
+type F64Vector<'py> = Bound<'py, PyArray1<f64>>;
+type F64Matrix<'py> = Bound<'py, PyArray2<f64>>;
+
+fn matrix(rows: usize, cols: usize, data: Vec<f64>) -> Result<Array2<f64>, Error> {
+    Array2::from_shape_vec((rows, cols), data).map_err(|e| Error::value(e.to_string()))
+}
+
+/// Predictive profiles `P(X >= c_t)`, X ~ BB(k, a_u, b_u): shape (U, T).
+#[pyfunction]
+pub fn tailpass_state_tails<'py>(
+    py: Python<'py>,
+    k: u64,
+    a: PyReadonlyArray1<'py, f64>,
+    b: PyReadonlyArray1<'py, f64>,
+    cutoffs: PyReadonlyArray1<'py, u64>,
+) -> PyResult<F64Matrix<'py>> {
+    let (a, b, c) = (a.as_slice()?, b.as_slice()?, cutoffs.as_slice()?);
+    let out = enter(py, || matrix(a.len(), c.len(), binary::state_tails(k, a, b, c)?))?;
+    Ok(out.into_pyarray(py))
+}
+
+/// Per-state `(means, variances)` of a payoff `u(0..=k)` of the success count.
+#[pyfunction]
+pub fn tailpass_payoff_moments<'py>(
+    py: Python<'py>,
+    k: u64,
+    a: PyReadonlyArray1<'py, f64>,
+    b: PyReadonlyArray1<'py, f64>,
+    payoff: PyReadonlyArray1<'py, f64>,
+) -> PyResult<(F64Vector<'py>, F64Vector<'py>)> {
+    let (a, b, u) = (a.as_slice()?, b.as_slice()?, payoff.as_slice()?);
+    let (m, v) = enter(py, || binary::payoff_moments(k, a, b, u))?;
+    Ok((m.into_pyarray(py), v.into_pyarray(py)))
+}
+
+/// Per-state `(means, variances)` of Pass@k (`pass_ = True`) or Pass^k.
+#[pyfunction]
+pub fn tailpass_endpoint<'py>(
+    py: Python<'py>,
+    k: u64,
+    a: PyReadonlyArray1<'py, f64>,
+    b: PyReadonlyArray1<'py, f64>,
+    pass_: bool,
+) -> PyResult<(F64Vector<'py>, F64Vector<'py>)> {
+    let (a, b) = (a.as_slice()?, b.as_slice()?);
+    let (m, v): (Vec<f64>, Vec<f64>) = enter(py, || {
+        Ok(a.iter()
+            .zip(b)
+            .map(|(&a, &b)| {
+                let (m, v, _) = if pass_ {
+                    endpoint::pass(a, b, k)
+                } else {
+                    endpoint::unanimous(a, b, k)
+                };
+                (m, v)
+            })
+            .unzip())
+    })?;
+    Ok((m.into_pyarray(py), v.into_pyarray(py)))
+}
+
+/// `sum_u f_u Cov_u` of the profile, shape (T, T) (not divided by M^2).
+#[pyfunction]
+pub fn tailpass_covariance<'py>(
+    py: Python<'py>,
+    k: u64,
+    a: PyReadonlyArray1<'py, f64>,
+    b: PyReadonlyArray1<'py, f64>,
+    freqs: PyReadonlyArray1<'py, f64>,
+    cutoffs: PyReadonlyArray1<'py, u64>,
+) -> PyResult<F64Matrix<'py>> {
+    let (a, b, f, c) = (a.as_slice()?, b.as_slice()?, freqs.as_slice()?, cutoffs.as_slice()?);
+    let out = enter(py, || matrix(c.len(), c.len(), binary::covariance(k, a, b, f, c)?))?;
+    Ok(out.into_pyarray(py))
+}
+
+/// `sum_u f_u P(X_u >= c_t)`, X_u hypergeometric (k of n, c_u successes).
+#[pyfunction]
+pub fn tailpass_empirical<'py>(
+    py: Python<'py>,
+    n: u64,
+    successes: PyReadonlyArray1<'py, u64>,
+    freqs: PyReadonlyArray1<'py, u64>,
+    k: u64,
+    cutoffs: PyReadonlyArray1<'py, u64>,
+) -> PyResult<F64Vector<'py>> {
+    let (s, f, c) = (successes.as_slice()?, freqs.as_slice()?, cutoffs.as_slice()?);
+    let out = enter(py, || binary::empirical(n, s, f, k, c))?;
+    Ok(out.into_pyarray(py))
+}
+
+/// Per-draw profiles summed over questions: theta (draws, q) in, (draws, T) out.
+#[pyfunction]
+pub fn tailpass_draw_tails<'py>(
+    py: Python<'py>,
+    k: u64,
+    theta: PyReadonlyArray2<'py, f64>,
+    cutoffs: PyReadonlyArray1<'py, u64>,
+) -> PyResult<F64Matrix<'py>> {
+    let (draws, q) = theta.as_array().dim();
+    let (th, c) = (theta.as_slice()?, cutoffs.as_slice()?);
+    let out = enter(py, || matrix(draws, c.len(), binary::draw_tails(k, th, q, c)?))?;
+    Ok(out.into_pyarray(py))
+}
