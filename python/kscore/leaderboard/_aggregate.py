@@ -80,7 +80,8 @@ def _query(r: RowSql) -> str:
         parts += [f"count_if(v = {j}) AS c_{j}" for j in range(r.categories)]
     inner = f"{r.select()} FROM {{src}}"
     names = [p.rsplit(" AS ", 1)[1] for p in parts]
-    casts = ", ".join(f"CAST({n} AS BIGINT) AS {n}" for n in names)  # count_if is a HUGEINT
+    # count_if is a HUGEINT; bit_or over no rows is NULL, which counts as 0 here.
+    casts = ", ".join(f"CAST(coalesce({n}, 0) AS BIGINT) AS {n}" for n in names)
     return (f"SELECT CAST(m AS VARCHAR) AS m, CAST(q AS VARCHAR) AS q, {casts} FROM "
             f"(SELECT m, q, {', '.join(parts)} FROM ({inner}) GROUP BY m, q)")
 
