@@ -89,7 +89,10 @@ fn sum_or_sse2(xs: &[u8]) -> (u64, u64) {
 }
 
 /// Sum and OR of bytes (portable SWAR).
-#[cfg_attr(all(target_arch = "x86_64", not(feature = "force-scalar"), not(test)), allow(dead_code))]
+#[cfg_attr(
+    all(target_arch = "x86_64", not(feature = "force-scalar"), not(test)),
+    allow(dead_code)
+)]
 #[inline]
 fn sum_or_portable(xs: &[u8]) -> (u64, u64) {
     finish(xs, 0, 0)
@@ -167,7 +170,10 @@ fn count_eq<const C: usize>(xs: &[u8], out: &mut [u32]) -> bool {
 }
 
 /// Count the bytes equal to each of `0..out.len()` (portable fallback).
-#[cfg_attr(all(target_arch = "x86_64", not(feature = "force-scalar"), not(test)), allow(dead_code))]
+#[cfg_attr(
+    all(target_arch = "x86_64", not(feature = "force-scalar"), not(test)),
+    allow(dead_code)
+)]
 fn count_categories_portable(xs: &[u8], out: &mut [u32]) -> bool {
     out.fill(0);
     let mut ok = true;
@@ -235,7 +241,11 @@ mod tests {
                     assert_eq!(s1, s2, "len={len}");
                 }
                 for c in [1usize, 2, 3, 5, 8, 9, 16] {
-                    let ys: Vec<u8> = xs.iter().enumerate().map(|(i, &b)| b.wrapping_add((i % c) as u8)).collect();
+                    let ys: Vec<u8> = xs
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &b)| b.wrapping_add((i % c) as u8))
+                        .collect();
                     let (mut a, mut b) = (vec![0u32; c], vec![0u32; c]);
                     let ok1 = count_categories_sse2(&ys, &mut a);
                     let ok2 = count_categories_portable(&ys, &mut b);
