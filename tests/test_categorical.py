@@ -150,6 +150,7 @@ def compare_all(
 # reference examples
 
 
+@pytest.mark.thread_unsafe(reason="doctest patches linecache and redirects stdout")
 @pytest.mark.parametrize("module", ["_bayes", "_max"])
 def test_docstring_examples(module: str) -> None:
     """The examples in our docstrings are scorio's reference values."""

@@ -94,6 +94,7 @@ def test_errors_name_the_question() -> None:
         kc.pass_at_k_ci([5, 3], [6, 1], 2)
 
 
+@pytest.mark.thread_unsafe(reason="doctest patches linecache and redirects stdout")
 def test_counts_docstring_examples() -> None:
     """The examples in kscore.counts (the package and every module) hold."""
     import doctest

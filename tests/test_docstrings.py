@@ -66,6 +66,7 @@ def test_public_function_has_formula_reference_and_example(name: str) -> None:
     assert doctest.DocTestFinder().find(fn, name, globs={})[0].examples, name
 
 
+@pytest.mark.thread_unsafe(reason="doctest patches linecache and redirects stdout")
 @pytest.mark.parametrize("name", [n for n in submodules() if n not in COVERED_ELSEWHERE])
 def test_docstring_examples(name: str) -> None:
     """Every other module's examples hold (helper modules may have none)."""

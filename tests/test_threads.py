@@ -1,11 +1,18 @@
 """Small inputs run on the calling thread, large ones on the pool (the core's
 parallel grain, docs/threads.md). Both sides must give the same bits: every
 public function is evaluated with the grain forced to 1 ns (every parallel
-iterator splits as far as it can), to the default, and to "never split"."""
+iterator splits as far as it can), to the default, and to "never split";
+and from many Python threads at once, as serially. `digest()` (run as
+`python -m tests.test_threads`) hashes every result, for comparisons across
+processes: thread counts (tests/test_runtime.py) and builds (.ci/run checks
+a `force-scalar` build against the default one)."""
 
 from __future__ import annotations
 
+import hashlib
+import random
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -28,6 +35,7 @@ def grain(ns: int) -> Iterator[None]:
         _kscore._set_parallel_grain(previous)
 
 
+@pytest.mark.thread_unsafe(reason="sets the process-wide grain")
 def test_grain_is_settable_and_restored() -> None:
     default = _kscore._set_parallel_grain(0)
     assert default > 1
@@ -75,6 +83,13 @@ CALLS: dict[str, Callable[[], Any]] = {
     "curve": lambda: kc.curve(np.full(6000, 40), R.sum(axis=1)).tobytes(),
     "question_scores": lambda: np.asarray(kc.question_scores(R, "maj_at_k", 9)).tobytes(),
     "model_scores": lambda: kc.model_scores(R.reshape(6, 1000, 40), "pass_at_k", [1, 5]).tobytes(),
+    # One-byte and Fortran-order matrices take the intake's other vector paths.
+    "pass_at_k_bool": lambda: ke.pass_at_k(R.astype(np.bool_), 24),
+    "maj_at_k_uint8_fortran": lambda: ke.maj_at_k(np.asfortranarray(R.astype(np.uint8)), 24),
+    "mg_pass_at_k_int8_rows": lambda: ke.mg_pass_at_k(R.astype(np.int8)[:, 1:37], 24),
+    "bayes_int8": lambda: ke.bayes(C.astype(np.int8), W4, C0.astype(np.int8)),
+    "max_at_k_uint8": lambda: ke.max_at_k(C.astype(np.uint8), 24, W4),
+    "avg_float64": lambda: ke.avg(C.astype(np.float64), W4),
 }
 
 
@@ -87,3 +102,25 @@ def test_calling_thread_and_pool_agree_bit_for_bit(name: str) -> None:
         split = call()
     default = call()
     assert alone == split == default
+
+
+def test_threads_at_once_match_serial_calls() -> None:
+    serial = {name: call() for name, call in CALLS.items()}
+    jobs = [name for name in CALLS for _ in range(3)]
+    random.Random(5).shuffle(jobs)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda name: (name, CALLS[name]()), jobs))
+    for name, value in results:
+        assert value == serial[name], name
+
+
+def digest() -> str:
+    """One hash of every result of CALLS (values as Python prints them)."""
+    h = hashlib.sha256()
+    for name, call in CALLS.items():
+        h.update(f"{name}={call()!r}\n".encode())
+    return h.hexdigest()
+
+
+if __name__ == "__main__":
+    print(digest())

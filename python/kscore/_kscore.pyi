@@ -10,7 +10,7 @@ from typing_extensions import final
 __version__: str
 __all__ = [
     "__version__", "Credit", "metric_table", "BinaryBank", "CountStates", "CategoryCounts",
-    "ndtri", "_set_parallel_grain",
+    "ndtri", "_set_parallel_grain", "_vector_paths",
     "bayes", "avg", "observed_mean", "max_at_k", "max_at_k_posterior",
     "posterior_moments", "joint_posterior_moments", "delta_blend", "blend", "geom_posterior",
     "tailpass_state_tails", "tailpass_payoff_moments", "tailpass_endpoint", "tailpass_covariance",
@@ -53,6 +53,9 @@ def ndtri(p: float) -> float:
 
 def _set_parallel_grain(ns: int) -> int:
     """Set the core's parallel grain in nanoseconds (0: default); returns the old one."""
+
+def _vector_paths() -> str:
+    """The intake's vector code here: ``"sse2+avx2"``, ``"sse2"`` or ``"portable"`` (``force-scalar`` builds)."""
 
 @final
 class CountStates:

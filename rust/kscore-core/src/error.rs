@@ -12,6 +12,9 @@ pub enum Error {
     Overflow(String),
     /// A numerical guard that should be unreachable: `FloatingPointError(msg)`.
     FloatingPoint(String),
+    /// The work was stopped early (`cancel::Stop`, the binding's Ctrl-C):
+    /// becomes `KeyboardInterrupt`, or the call is run again (`cancel`).
+    Interrupted,
 }
 
 impl Error {
@@ -24,6 +27,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Value(m) | Error::Overflow(m) | Error::FloatingPoint(m) => f.write_str(m),
+            Error::Interrupted => f.write_str("interrupted"),
         }
     }
 }

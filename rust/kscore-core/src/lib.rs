@@ -12,10 +12,11 @@
 //! - `tailpass`: TailPass profiles of binary banks (tails, covariance, draws).
 //! - `numeric`: compensated sums and the inverse normal CDF.
 //!
-//! And three files at the top: `metric` (the metric table: names, aliases,
-//! credit at each k), `par` (when work is worth handing to the thread pool)
-//! and `error`.
+//! And four files at the top: `metric` (the metric table: names, aliases,
+//! credit at each k), `par` (when work is worth handing to the thread pool),
+//! `cancel` (stopping long kernels early: the binding's Ctrl-C) and `error`.
 
+pub mod cancel;
 pub mod categorical;
 pub mod error;
 pub mod finite;

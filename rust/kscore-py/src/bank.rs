@@ -9,7 +9,7 @@ use kscore_core::intake::histogram::Histogram;
 use kscore_core::posterior::delta::{self, Powers};
 
 use crate::credit::Credit;
-use crate::enter::enter;
+use crate::enter::{cost, enter, enter_long};
 use crate::matrix::{on_view, Outcomes};
 
 /// Distinct success counts of a binary bank (ascending) with frequencies.
@@ -49,7 +49,8 @@ impl BinaryBank {
     fn mean(&self, py: Python<'_>, credit: &Credit) -> PyResult<f64> {
         let hist = &self.hist;
         let credit = &credit.0;
-        enter(py, || Ok(expectation::histogram_mean(hist, credit)))
+        let cost = cost::walks(hist.values.len(), credit.k);
+        enter_long(py, cost, || Ok(expectation::histogram_mean(hist, credit)))
     }
 
     /// The geometric blend `x**a * y**b` of two credits, with scorio's zero
@@ -69,7 +70,8 @@ impl BinaryBank {
         per_question: bool,
     ) -> PyResult<f64> {
         let (hist, x, y) = (&self.hist, &x.0, &y.0);
-        enter(py, || {
+        let cost = cost::walks(hist.values.len(), x.k).saturating_add(cost::walks(hist.values.len(), y.k));
+        enter_long(py, cost, || {
             let p = Powers { a, b, a_text, b_text };
             if !per_question {
                 return delta::blend(
@@ -95,7 +97,8 @@ impl BinaryBank {
     fn state_values<'py>(&self, py: Python<'py>, credit: &Credit) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let hist = &self.hist;
         let credit = &credit.0;
-        let out = enter(py, || Ok(expectation::histogram_values(hist, credit)))?;
+        let cost = cost::walks(hist.values.len(), credit.k);
+        let out = enter_long(py, cost, || Ok(expectation::histogram_values(hist, credit)))?;
         Ok(out.to_pyarray(py))
     }
 }

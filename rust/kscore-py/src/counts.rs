@@ -15,7 +15,7 @@ use kscore_core::intake::states::{Index, StateTable};
 use kscore_core::intake::{matrix, packed};
 
 use crate::credit::{Credit, MetricName};
-use crate::enter::enter;
+use crate::enter::{cost, enter, enter_long};
 use crate::matrix::{on_view, Outcomes};
 
 /// Bind `$view` to an `ArrayView1` of an int64 or float64 vector.
@@ -198,7 +198,8 @@ impl CountStates {
         let reduce = parse_reduce(how, &self.offsets, &self.table)?;
         let table = &self.table;
         let credit = &credit.0;
-        let out = enter(py, || Ok(table.reduce(&table.credit_values(credit), 1, reduce)))?;
+        let cost = cost::walks(table.states.len(), credit.k);
+        let out = enter_long(py, cost, || Ok(table.reduce(&table.credit_values(credit), 1, reduce)))?;
         Ok(out.into_pyarray(py))
     }
 
@@ -207,7 +208,8 @@ impl CountStates {
     fn posterior(&self, py: Python<'_>, credit: &Credit, alpha0: f64, beta0: f64) -> PyResult<(f64, f64)> {
         let table = &self.table;
         let credit = &credit.0;
-        enter(py, || {
+        let cost = cost::posterior(table.states.len(), credit.k, credit.k);
+        enter_long(py, cost, || {
             kscore_core::posterior::credit_moments::posterior_ragged(&table.states, &table.freqs, credit, alpha0, beta0)
         })
     }
@@ -242,7 +244,10 @@ impl CountStates {
         let table = &self.table;
         let width = ks.len();
         let ks_ref = &ks;
-        let out = enter(py, || {
+        let cost = ks
+            .iter()
+            .fold(0usize, |acc, &k| acc.saturating_add(cost::walks(table.states.len(), k)));
+        let out = enter_long(py, cost, || {
             Ok(table.reduce(&state_curves(&table.states, family, ks_ref), width, reduce))
         })?;
         let rows = out.len().checked_div(width).unwrap_or(0);

@@ -1,15 +1,18 @@
 //! The one door from Python into the core (after polars' `enter_polars`):
 //! release the interpreter while the kernel runs, turn a Rust panic into a
 //! Python exception instead of an abort, map core errors to the exceptions
-//! scorio raises, and let a pending Ctrl-C surface as KeyboardInterrupt.
+//! scorio raises, and let Ctrl-C surface as KeyboardInterrupt: when the call
+//! ends, or, for long work, within about `POLL` (`enter_long`).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::time::Duration;
 
-use pyo3::exceptions::{PyFloatingPointError, PyOverflowError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyFloatingPointError, PyKeyboardInterrupt, PyOverflowError, PyRuntimeError, PyValueError};
 use pyo3::marker::Ungil;
 use pyo3::prelude::*;
 
+use kscore_core::cancel::{self, Stop, Watch};
 use kscore_core::Error;
 
 /// Core errors become the Python exception scorio raises in that situation.
@@ -18,6 +21,9 @@ fn to_pyerr(err: Error) -> PyErr {
         Error::Value(m) => PyValueError::new_err(m),
         Error::Overflow(m) => PyOverflowError::new_err((34, m)),
         Error::FloatingPoint(m) => PyFloatingPointError::new_err(m),
+        // `enter_long` runs interrupted work again or raises the signal
+        // handler's exception; this is only a fallback.
+        Error::Interrupted => PyKeyboardInterrupt::new_err(()),
     }
 }
 
@@ -57,14 +63,129 @@ fn in_live_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     pool.install(work)
 }
 
-/// Run `work` without the interpreter; every binding goes through here.
+/// What a run of the work gives: its result, or the panic it raised.
+type Outcome<T> = std::thread::Result<Result<T, Error>>;
+
+/// Run `work` on live rayon threads, catching a panic.
+fn run<T: Send, F: Fn() -> Result<T, Error> + Sync>(work: &F) -> Outcome<T> {
+    in_live_pool(|| catch_unwind(AssertUnwindSafe(work)))
+}
+
+/// Estimated single-core nanoseconds of work from which a call is watched
+/// for Ctrl-C while it runs (`enter_long`). Below it the work runs on the
+/// calling thread with no hand-off (a small call costs microseconds; a
+/// thread hand-off tens of them), and a pending signal is raised when it
+/// ends. The estimates only need to be right within a factor of ten or so:
+/// a call estimated below this takes well under a second.
+pub const WATCH_NS: usize = 20_000_000;
+
+/// How often a watched call looks for a pending signal.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Run `work` without the interpreter; every binding goes through here (or
+/// through `enter_long`, for work that can take seconds).
 pub fn enter<T, F>(py: Python<'_>, work: F) -> PyResult<T>
 where
-    F: Ungil + Send + FnOnce() -> Result<T, Error>,
+    F: Ungil + Send + Sync + Fn() -> Result<T, Error>,
     T: Ungil + Send,
 {
-    let outcome = py.detach(|| in_live_pool(|| catch_unwind(AssertUnwindSafe(work))));
-    py.check_signals()?;
+    enter_long(py, 0, work)
+}
+
+/// `enter` for work estimated at `cost_ns` single-core nanoseconds (see
+/// `WATCH_NS`): from `WATCH_NS` on, the work runs on a thread of its own
+/// while the calling thread looks for a pending signal every `POLL`. When
+/// Python's signal handler raises (Ctrl-C: KeyboardInterrupt), the kernels
+/// are told to stop (`kscore_core::cancel`), and once they have the
+/// exception is raised.
+///
+/// A stop reaches every kernel running at that moment, also other threads'
+/// calls: those see `Interrupted` (or a `Watch` that saw the stop) without
+/// having asked for it, wait until no stop is held and run their work again,
+/// which gives the same bits (every result is deterministic).
+pub fn enter_long<T, F>(py: Python<'_>, cost_ns: usize, work: F) -> PyResult<T>
+where
+    F: Ungil + Send + Sync + Fn() -> Result<T, Error>,
+    T: Ungil + Send,
+{
+    loop {
+        let watch = Watch::new();
+        let outcome = if cost_ns >= WATCH_NS {
+            let (outcome, raised) = watched(py, &work);
+            if let Some(err) = raised {
+                return Err(err);
+            }
+            outcome
+        } else {
+            py.detach(|| run(&work))
+        };
+        if watch.interrupted() || matches!(outcome, Ok(Err(Error::Interrupted))) {
+            // Another call's stop: wait until it is released, then again.
+            py.detach(|| {
+                while cancel::stopping() {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            });
+            py.check_signals()?;
+            continue;
+        }
+        py.check_signals()?;
+        return finish(outcome);
+    }
+}
+
+/// Run `work` on a thread of its own while this one polls for signals;
+/// returns the outcome and the exception a signal handler raised (if any:
+/// the work was then stopped). If no thread can be started, the work runs
+/// here, unwatched.
+fn watched<T, F>(py: Python<'_>, work: &F) -> (Outcome<T>, Option<PyErr>)
+where
+    F: Ungil + Send + Sync + Fn() -> Result<T, Error>,
+    T: Ungil + Send,
+{
+    let done = (Mutex::new(false), Condvar::new());
+    let done = &done;
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("kscore-call".into())
+            .spawn_scoped(scope, move || {
+                let outcome = run(work);
+                *done.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+                done.1.notify_all();
+                outcome
+            });
+        let Ok(handle) = spawned else {
+            return (py.detach(|| run(work)), None);
+        };
+        let mut raised = None;
+        let mut stop = None;
+        loop {
+            let finished = py.detach(|| {
+                let guard = done.0.lock().unwrap_or_else(|e| e.into_inner());
+                let (guard, _) = done
+                    .1
+                    .wait_timeout_while(guard, POLL, |finished| !*finished)
+                    .unwrap_or_else(|e| e.into_inner());
+                *guard
+            });
+            if finished {
+                break;
+            }
+            if raised.is_none() {
+                if let Err(err) = py.check_signals() {
+                    raised = Some(err);
+                    stop = Some(Stop::new());
+                }
+            }
+        }
+        let outcome = py.detach(|| handle.join()).unwrap_or_else(Err);
+        drop(stop);
+        (outcome, raised)
+    })
+}
+
+/// A result or a caught panic, as Python sees it.
+fn finish<T>(outcome: Outcome<T>) -> PyResult<T> {
     match outcome {
         Ok(result) => result.map_err(to_pyerr),
         Err(payload) => {
@@ -77,5 +198,25 @@ where
                 "kscore internal error (please report): {what}"
             )))
         }
+    }
+}
+
+/// Coarse single-core cost estimates for `enter_long` (nanoseconds; within
+/// a factor of a few of the measured times, which is all `WATCH_NS` needs).
+pub mod cost {
+    /// `states` finite-bank walks of up to `k + 1` terms (~5 ns a term).
+    pub fn walks(states: usize, k: u64) -> usize {
+        states.saturating_mul(k as usize + 1).saturating_mul(5)
+    }
+
+    /// Posterior moments of credits of degrees `k1` and `k2` over `states`:
+    /// a Beta-binomial walk of degree `k1 + k2` per state (~20 ns a term)
+    /// and, for dense credits, two products of `k1 + k2 + 1` brackets of up
+    /// to `min(k1, k2) + 1` terms (~10 ns a term).
+    pub fn posterior(states: usize, k1: u64, k2: u64) -> usize {
+        let degree = (k1 + k2) as usize + 1;
+        let per_state = states.saturating_mul(degree).saturating_mul(20);
+        let products = degree.saturating_mul(k1.min(k2) as usize + 1).saturating_mul(20);
+        per_state.saturating_add(products)
     }
 }

@@ -27,7 +27,17 @@ fn _set_parallel_grain(ns: usize) -> usize {
     kscore_core::par::set_grain(ns)
 }
 
-#[pymodule]
+/// The vector code of the intake in this build on this CPU: "sse2+avx2",
+/// "sse2" or "portable" (other architectures, or built with the
+/// `force-scalar` feature).
+#[pyfunction]
+fn _vector_paths() -> &'static str {
+    kscore_core::intake::vector_paths()
+}
+
+// No global interpreter state is touched outside `enter` (the interpreter is
+// released there), and every class is frozen: safe without the GIL.
+#[pymodule(gil_used = false)]
 fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     enter::note_loading_process();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -37,6 +47,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<counts::CountStates>()?;
     m.add_function(wrap_pyfunction!(ndtri, m)?)?;
     m.add_function(wrap_pyfunction!(_set_parallel_grain, m)?)?;
+    m.add_function(wrap_pyfunction!(_vector_paths, m)?)?;
     m.add_class::<categorical::CategoryCounts>()?;
     m.add_function(wrap_pyfunction!(categorical::bayes, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::avg, m)?)?;

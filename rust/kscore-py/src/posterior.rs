@@ -10,7 +10,7 @@ use kscore_core::posterior::delta::{self, Powers};
 
 use crate::bank::BinaryBank;
 use crate::credit::Credit;
-use crate::enter::enter;
+use crate::enter::{cost, enter, enter_long};
 
 /// `(mean, variance)` of the dataset posterior target of `credit` (any
 /// degree k >= 1) under p ~ Beta(alpha0 + c, beta0 + N - c) per question.
@@ -23,7 +23,8 @@ pub fn posterior_moments(
     beta0: f64,
 ) -> PyResult<(f64, f64)> {
     let (hist, credit) = (&bank.hist, &credit.0);
-    enter(py, || {
+    let cost = cost::posterior(hist.values.len(), credit.k, credit.k);
+    enter_long(py, cost, || {
         credit_moments::posterior(hist, credit, alpha0, beta0).map(|m| (m.mean, m.var))
     })
 }
@@ -39,7 +40,11 @@ pub fn joint_posterior_moments(
     beta0: f64,
 ) -> PyResult<(f64, f64, f64, f64, f64)> {
     let (hist, l, r) = (&bank.hist, &left.0, &right.0);
-    enter(py, || {
+    // Two marginals and the cross moment.
+    let cost = (cost::posterior(hist.values.len(), l.k, l.k))
+        .saturating_add(cost::posterior(hist.values.len(), r.k, r.k))
+        .saturating_add(cost::posterior(hist.values.len(), l.k, r.k));
+    enter_long(py, cost, || {
         credit_moments::joint(hist, l, r, alpha0, beta0)
             .map(|j| (j.left.mean, j.left.var, j.right.mean, j.right.var, j.cov))
     })

@@ -15,6 +15,7 @@
 
 use rayon::prelude::*;
 
+use crate::cancel;
 use crate::error::{Error, Result};
 use crate::finite::credit::Credit;
 use crate::finite::expectation::state_value;
@@ -94,7 +95,8 @@ pub fn pass_hat_prefix(n: u64, c: u64, kmax: u64, out: &mut Vec<f64>) {
 }
 
 /// `values[s * ks.len() + j]` = the metric at budget `ks[j]` for state s.
-/// Requires every `ks[j]` in `1..=n` of every state.
+/// Requires every `ks[j]` in `1..=n` of every state. Entries skipped while a
+/// `cancel::Stop` is held are NaN (see `cancel`).
 pub fn state_curves(states: &[(u64, u64)], family: Family, ks: &[u64]) -> Vec<f64> {
     let width = ks.len();
     let mut out = vec![0.0; states.len() * width];
@@ -108,6 +110,10 @@ pub fn state_curves(states: &[(u64, u64)], family: Family, ks: &[u64]) -> Vec<f6
                 .zip(states.par_iter())
                 .with_min_len(par::min_len(5 * kmax as usize))
                 .for_each_init(Vec::new, |buf, (row, &(n, c))| {
+                    if cancel::stopping() {
+                        row.fill(f64::NAN);
+                        return;
+                    }
                     if family.metric == Metric::Pass {
                         pass_prefix(n, c, kmax, buf);
                     } else {
@@ -128,6 +134,10 @@ pub fn state_curves(states: &[(u64, u64)], family: Family, ks: &[u64]) -> Vec<f6
                 .with_min_len(par::min_len(5 * kmax as usize))
                 .enumerate()
                 .for_each_init(Vec::new, |buf, (idx, o)| {
+                    if cancel::stopping() {
+                        *o = f64::NAN;
+                        return;
+                    }
                     let (n, c) = states[idx / width];
                     *o = state_value(n, c, &credits[idx % width], buf);
                 });

@@ -5,6 +5,7 @@
 
 use rayon::prelude::*;
 
+use crate::cancel;
 use crate::finite::credit::{Credit, Shape};
 use crate::finite::hypergeom;
 use crate::intake::histogram::Histogram;
@@ -55,12 +56,18 @@ fn state_min_len(credit: &Credit) -> usize {
     par::min_len(5 * (credit.k as usize + 1))
 }
 
-/// Per-state values for states `(n, c)`, in parallel, in input order.
+/// Per-state values for states `(n, c)`, in parallel, in input order (NaN
+/// for the states skipped while a `cancel::Stop` is held: see `cancel`).
 pub fn state_values(states: &[(u64, u64)], credit: &Credit) -> Vec<f64> {
     states
         .par_iter()
         .with_min_len(state_min_len(credit))
-        .map_init(Vec::new, |buf, &(n, c)| state_value(n, c, credit, buf))
+        .map_init(Vec::new, |buf, &(n, c)| {
+            if cancel::stopping() {
+                return f64::NAN;
+            }
+            state_value(n, c, credit, buf)
+        })
         .collect()
 }
 
@@ -69,7 +76,12 @@ pub fn histogram_values(hist: &Histogram, credit: &Credit) -> Vec<f64> {
     hist.values
         .par_iter()
         .with_min_len(state_min_len(credit))
-        .map_init(Vec::new, |buf, &c| state_value(hist.n, c, credit, buf))
+        .map_init(Vec::new, |buf, &c| {
+            if cancel::stopping() {
+                return f64::NAN;
+            }
+            state_value(hist.n, c, credit, buf)
+        })
         .collect()
 }
 

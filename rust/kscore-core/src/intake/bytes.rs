@@ -3,6 +3,11 @@
 //! sum-of-absolute-differences on x86-64, 8 at a time with SWAR elsewhere and
 //! for the tail. The second result is the OR of all bytes, so `> 1` means
 //! some entry was not 0/1 (the sum is then meaningless and the caller rescans).
+//!
+//! The portable versions (`*_portable`) are compiled everywhere: they are the
+//! code on other architectures, and with the `force-scalar` feature also on
+//! x86-64 (CI runs the tests that way); a unit test checks that both give the
+//! same integers.
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 
@@ -39,9 +44,18 @@ fn finish(xs: &[u8], mut sum: u64, mut or: u64) -> (u64, u64) {
 }
 
 /// Sum and OR of bytes.
-#[cfg(target_arch = "x86_64")]
 #[inline]
 pub fn sum_or(xs: &[u8]) -> (u64, u64) {
+    #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+    return sum_or_sse2(xs);
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "force-scalar"))))]
+    return sum_or_portable(xs);
+}
+
+/// Sum and OR of bytes with SSE2 (the x86-64 baseline).
+#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+#[inline]
+fn sum_or_sse2(xs: &[u8]) -> (u64, u64) {
     use std::arch::x86_64::*;
     if xs.len() < 32 {
         return finish(xs, 0, 0);
@@ -75,16 +89,26 @@ pub fn sum_or(xs: &[u8]) -> (u64, u64) {
 }
 
 /// Sum and OR of bytes (portable SWAR).
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg_attr(
+    all(target_arch = "x86_64", not(feature = "force-scalar"), not(test)),
+    allow(dead_code)
+)]
 #[inline]
-pub fn sum_or(xs: &[u8]) -> (u64, u64) {
+fn sum_or_portable(xs: &[u8]) -> (u64, u64) {
     finish(xs, 0, 0)
 }
 
 /// Count the bytes equal to each of `0..out.len()` (at most 16 categories);
 /// returns whether every byte was one of them.
-#[cfg(target_arch = "x86_64")]
 pub fn count_categories(xs: &[u8], out: &mut [u32]) -> bool {
+    #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+    return count_categories_sse2(xs, out);
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "force-scalar"))))]
+    return count_categories_portable(xs, out);
+}
+
+#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+fn count_categories_sse2(xs: &[u8], out: &mut [u32]) -> bool {
     // A const number of categories keeps the accumulators in registers.
     let ok = match out.len() {
         1 => count_eq::<1>(xs, out),
@@ -100,7 +124,7 @@ pub fn count_categories(xs: &[u8], out: &mut [u32]) -> bool {
     ok && out.iter().map(|&o| o as usize).sum::<usize>() == xs.len()
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
 #[inline(always)]
 fn count_eq<const C: usize>(xs: &[u8], out: &mut [u32]) -> bool {
     use std::arch::x86_64::*;
@@ -146,8 +170,11 @@ fn count_eq<const C: usize>(xs: &[u8], out: &mut [u32]) -> bool {
 }
 
 /// Count the bytes equal to each of `0..out.len()` (portable fallback).
-#[cfg(not(target_arch = "x86_64"))]
-pub fn count_categories(xs: &[u8], out: &mut [u32]) -> bool {
+#[cfg_attr(
+    all(target_arch = "x86_64", not(feature = "force-scalar"), not(test)),
+    allow(dead_code)
+)]
+fn count_categories_portable(xs: &[u8], out: &mut [u32]) -> bool {
     out.fill(0);
     let mut ok = true;
     for &b in xs {
@@ -189,6 +216,43 @@ mod tests {
                     assert!(!count_categories(&bad, &mut out), "len={len} c={c}");
                     bad[len / 2] = 0xff;
                     assert!(!count_categories(&bad, &mut out));
+                }
+            }
+        }
+    }
+
+    /// The SSE2 paths and the portable ones give the same verdicts, and the
+    /// same integers where those mean something, at every length around the
+    /// block sizes.
+    #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+    #[test]
+    fn sse2_and_portable_paths_agree() {
+        for len in (0..300usize).chain([4079, 4080, 4081, 4096, 4111, 9000]) {
+            for spoil in [None, Some(2u8), Some(0xff), Some(7)] {
+                let mut xs: Vec<u8> = (0..len).map(|i| ((i * 13 + len) % 5 < 2) as u8).collect();
+                if let (Some(b), true) = (spoil, len > 0) {
+                    xs[(len * 7) / 11] = b;
+                }
+                let (s1, o1) = sum_or_sse2(&xs);
+                let (s2, o2) = sum_or_portable(&xs);
+                // The sum is only meaningful for binary bytes (module doc).
+                assert_eq!(o1 > 1, o2 > 1, "len={len} spoil={spoil:?}");
+                if o1 <= 1 {
+                    assert_eq!(s1, s2, "len={len}");
+                }
+                for c in [1usize, 2, 3, 5, 8, 9, 16] {
+                    let ys: Vec<u8> = xs
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &b)| b.wrapping_add((i % c) as u8))
+                        .collect();
+                    let (mut a, mut b) = (vec![0u32; c], vec![0u32; c]);
+                    let ok1 = count_categories_sse2(&ys, &mut a);
+                    let ok2 = count_categories_portable(&ys, &mut b);
+                    assert_eq!(ok1, ok2, "len={len} c={c} spoil={spoil:?}");
+                    if ok1 {
+                        assert_eq!(a, b, "len={len} c={c}");
+                    }
                 }
             }
         }

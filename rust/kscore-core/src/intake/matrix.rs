@@ -15,13 +15,14 @@ use crate::par;
 /// and float rows vectorise with the lane width, so AVX2 reads int64 and
 /// float64 matrices about twice as fast; one-byte rows take the SSE2 byte
 /// path either way. Both compile the same Rust, so they give the same
-/// integers (tested).
+/// integers (tested). With the `force-scalar` feature only the baseline
+/// loops are compiled (what other architectures run).
 macro_rules! avx2_twin {
     ($(#[$doc:meta])* fn $name:ident / $avx2:ident = $body:ident <$($g:ident $(: $bound:path)?),* $(; const $c:ident: $ct:ty)?> ($($arg:ident: $ty:ty),*) -> $ret:ty) => {
         $(#[$doc])*
         #[inline]
         fn $name<$($g $(: $bound)?),* $(, const $c: $ct)?>($($arg: $ty),*) -> $ret {
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU supports AVX2 (checked just above).
                 return unsafe { $avx2::<$($g),* $(, $c)?>($($arg),*) };
@@ -29,7 +30,7 @@ macro_rules! avx2_twin {
             $body::<$($g),* $(, $c)?>($($arg),*)
         }
 
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
         #[target_feature(enable = "avx2")]
         unsafe fn $avx2<$($g $(: $bound)?),* $(, const $c: $ct)?>($($arg: $ty),*) -> $ret {
             $body::<$($g),* $(, $c)?>($($arg),*)
@@ -518,7 +519,7 @@ mod tests {
         );
     }
 
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
     #[test]
     fn avx2_and_baseline_loops_agree() {
         if !std::arch::is_x86_feature_detected!("avx2") {

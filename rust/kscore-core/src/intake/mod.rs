@@ -2,7 +2,8 @@
 //! counts and distinct states out. Nothing here knows a metric.
 //!
 //! - `entry`: one matrix element of any dtype, checked in scorio's order.
-//! - `bytes`: SIMD fast paths for one-byte (bool/int8/uint8) rows.
+//! - `bytes`: SIMD fast paths for one-byte (bool/int8/uint8) rows (and
+//!   their portable twins; `vector_paths` says which run).
 //! - `matrix`: one parallel pass over a matrix of any dtype and layout,
 //!   counting successes or categories per row.
 //! - `packed`: popcount intake of `numpy.packbits` matrices.
@@ -17,3 +18,22 @@ pub mod histogram;
 pub mod matrix;
 pub mod packed;
 pub mod states;
+
+/// The vector code the intake runs in this build on this CPU: `"sse2+avx2"`
+/// or `"sse2"` on x86-64 (AVX2 is detected at run time), `"portable"` on
+/// other architectures and with the `force-scalar` feature, which compiles
+/// only the portable loops (how CI tests them on x86-64).
+pub fn vector_paths() -> &'static str {
+    #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            "sse2+avx2"
+        } else {
+            "sse2"
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "force-scalar"))))]
+    {
+        "portable"
+    }
+}

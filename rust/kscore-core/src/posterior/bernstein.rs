@@ -17,9 +17,13 @@
 //! are 0 or 1 to within 1e-60 wherever Serfling's tail bound says the
 //! bracket cannot reach a threshold, so only z near the thresholds are walked
 //! (and only down to relative mass 1e-60).
+//!
+//! All three loops skip their remaining coefficients (NaN) while a
+//! `cancel::Stop` is held; their callers report that as `Interrupted`.
 
 use rayon::prelude::*;
 
+use crate::cancel;
 use crate::finite::walk::walk_span;
 use crate::numeric::sum::Neumaier;
 use crate::par;
@@ -62,6 +66,9 @@ pub fn product(x: &[f64], y: &[f64]) -> Vec<f64> {
         .map_init(
             || (Vec::new(), Vec::new()),
             |(down, w), z| {
+                if cancel::stopping() {
+                    return f64::NAN;
+                }
                 let first = bracket(k1, k2, z, down, w);
                 let mut num = Neumaier::new();
                 let mut den = Neumaier::new();
@@ -108,6 +115,10 @@ pub fn centred_integrals(x: &[f64], y: &[f64], states: &[Centred<'_>]) -> Vec<f6
             |(down, w), z| {
                 let mut out = Vec::new();
                 if !states.iter().any(|s| active(s, z)) {
+                    return out;
+                }
+                if cancel::stopping() {
+                    out.extend(states.iter().filter(|s| active(s, z)).map(|_| f64::NAN));
                     return out;
                 }
                 let first = bracket(k1, k2, z, down, w);
@@ -263,6 +274,9 @@ pub fn step_regions(k1: u64, t1: u64, k2: u64, t2: u64) -> Vec<[f64; 4]> {
         .with_min_len(par::min_len(bracket_ns(k1, k2)))
         .map(|z| z as u64)
         .map(|z| {
+            if cancel::stopping() {
+                return [f64::NAN; 4];
+            }
             let lo = z.saturating_sub(k2);
             let hi = k1.min(z);
             let u = z as i64 - t2 as i64; // B  <=>  X <= u

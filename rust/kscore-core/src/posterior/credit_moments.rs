@@ -18,6 +18,7 @@
 
 use rayon::prelude::*;
 
+use crate::cancel::{self, Watch};
 use crate::error::{Error, Result};
 use crate::finite::credit::{Credit, Shape};
 use crate::intake::histogram::Histogram;
@@ -372,6 +373,7 @@ fn marginal(credit: &Credit, params: &[(f64, f64)]) -> Result<Marginal> {
                 .par_iter()
                 .with_min_len(par::min_len(walk_ns(2 * k)))
                 .map_init(Scratch::default, |s, &(a, b)| {
+                    cancel::check()?;
                     let mean = bb_mean(credit, a, b, s)?;
                     let second = second_moment(&prod, 2 * k, a, b, mean, mean, false, s)?;
                     Ok((mean, second))
@@ -454,10 +456,16 @@ fn aggregate(hist: &Histogram, means: Vec<f64>, vars: Vec<f64>) -> Result<Moment
 }
 
 /// Posterior moments of `credit` over the bank (any k >= 1: latent).
+/// `Err(Interrupted)` if a `cancel::Stop` was held while it ran.
 pub fn posterior(hist: &Histogram, credit: &Credit, alpha0: f64, beta0: f64) -> Result<Moments> {
-    let params = parameters(hist, alpha0, beta0)?;
-    let m = marginal(credit, &params)?;
-    aggregate(hist, m.means, m.vars)
+    let watch = Watch::new();
+    let out = (|| {
+        let params = parameters(hist, alpha0, beta0)?;
+        let m = marginal(credit, &params)?;
+        aggregate(hist, m.means, m.vars)
+    })();
+    watch.check()?;
+    out
 }
 
 /// Posterior `(mean, variance)` of `credit` over questions with their own
@@ -490,7 +498,15 @@ pub fn posterior_ragged(
 }
 
 /// Marginal moments of two credits and their posterior covariance (docs/kernels.md, K6).
+/// `Err(Interrupted)` if a `cancel::Stop` was held while it ran.
 pub fn joint(hist: &Histogram, left: &Credit, right: &Credit, alpha0: f64, beta0: f64) -> Result<JointMoments> {
+    let watch = Watch::new();
+    let out = joint_moments(hist, left, right, alpha0, beta0);
+    watch.check()?;
+    out
+}
+
+fn joint_moments(hist: &Histogram, left: &Credit, right: &Credit, alpha0: f64, beta0: f64) -> Result<JointMoments> {
     let params = parameters(hist, alpha0, beta0)?;
     let same = left == right;
     let lm = marginal(left, &params)?;
@@ -527,6 +543,7 @@ pub fn joint(hist: &Histogram, left: &Credit, right: &Credit, alpha0: f64, beta0
                     .with_min_len(par::min_len(walk_ns(degree)))
                     .enumerate()
                     .map_init(Scratch::default, |s, (i, &(a, b))| {
+                        cancel::check()?;
                         second_moment(
                             &prod,
                             degree,

@@ -1,0 +1,86 @@
+"""Ctrl-C stops long calls within about a second, not when they end: the
+calling thread looks for a pending signal while the kernels run, and they
+skip their remaining work once told to stop (rust/kscore-core/src/cancel.rs,
+rust/kscore-py/src/enter.rs). Checked in a subprocess sent SIGINT."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="needs POSIX signals")
+
+# Each call takes about a minute on one core (O(k^2) products of dense
+# credits and walks of degree 2k per state), far more than the bound below
+# even on a fast many-core machine.
+LONG_CALLS = {
+    "geo_spectrum_at_k_ci": "ke.geo_spectrum_at_k_ci(R, 40000)",
+    "auc_at_k_ci": "ke.auc_at_k_ci(W, 30000)",
+}
+
+CHILD = """
+import sys, threading, time
+import numpy as np
+from kscore import eval as ke
+
+R = np.random.default_rng(0).random((1000, 64)) < 0.5
+W = np.random.default_rng(1).random((40, 30000)) < 0.3
+small = (ke.pass_at_k(R, 5), ke.geo_spectrum_at_k_ci(R, 50), ke.mg_pass_at_k_ci(R, 64))
+
+# Another thread runs a shorter watched call over the same moment: the stop
+# reaches its kernels too, and it must run them again and give the same bits.
+side = {}
+def other():
+    side["value"] = ke.geo_spectrum_at_k_ci(R, 6000)
+thread = threading.Thread(target=other)
+thread.start()
+print("ready", flush=True)
+start = time.perf_counter()
+try:
+    CALL
+except KeyboardInterrupt:
+    print("interrupted %.3f" % (time.perf_counter() - start), flush=True)
+else:
+    print("finished %.3f" % (time.perf_counter() - start), flush=True)
+    sys.exit(1)
+thread.join()
+assert side["value"] == ke.geo_spectrum_at_k_ci(R, 6000), "the other thread's call changed"
+again = (ke.pass_at_k(R, 5), ke.geo_spectrum_at_k_ci(R, 50), ke.mg_pass_at_k_ci(R, 64))
+assert again == small, (again, small)
+print("ok", flush=True)
+"""
+
+# "Within about a second": polls are 50 ms apart and kernels check between
+# states or coefficients; the margin is for a loaded CI machine.
+BOUND_S = 5.0
+
+
+@pytest.mark.parametrize("name", list(LONG_CALLS))
+def test_sigint_stops_a_long_call(name: str) -> None:
+    code = CHILD.replace("CALL", LONG_CALLS[name])
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.strip() == "ready", line + proc.communicate(timeout=60)[1]
+        time.sleep(1.0)  # the call is under way
+        assert proc.poll() is None, "the child ended before the signal"
+        sent = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        line = proc.stdout.readline()
+        waited = time.perf_counter() - sent
+        rest, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert line.startswith("interrupted"), line + rest + err
+    assert waited < BOUND_S, f"KeyboardInterrupt came {waited:.2f} s after SIGINT"
+    assert proc.returncode == 0 and rest.strip() == "ok", rest + err
