@@ -132,8 +132,9 @@ def _first_scorer(spec: dict[str, Any], samples: list[Any]) -> str:
     """The scorer a log reports first: ``eval.scorers[0].name``, else the
     first key of the first scored sample."""
     scorers = spec.get("scorers")
-    if isinstance(scorers, list) and scorers and isinstance(scorers[0], dict) and isinstance(scorers[0].get("name"), str):
-        return str(scorers[0]["name"])
+    first = scorers[0] if isinstance(scorers, list) and scorers else None
+    if isinstance(first, dict) and isinstance(first.get("name"), str):
+        return str(first["name"])
     for s in samples:
         if isinstance(s, dict) and isinstance(s.get("scores"), dict) and s["scores"]:
             return str(next(iter(s["scores"])))
@@ -162,6 +163,10 @@ def _rows(path: Path, model: str, task: str, scorer: str, samples: list[Any]) ->
             raise fail(path, f"{where}: no score '{scorer}' (scores: {', '.join(map(str, scores))})")
         entry = scores[scorer]
         value = entry.get("value") if isinstance(entry, dict) else None
+        if isinstance(value, dict | list):
+            kind = "a dict" if isinstance(value, dict) else "a list"
+            raise fail(path, f"{where}: score '{scorer}' value is {kind} ({str(value)[:60]}), several values"
+                             " rather than one outcome")
         outcome = to_float(value)
         if outcome is None:
             raise fail(path, f"{where}: score '{scorer}' value {value!r} is not C/I/P/N, a number or yes/no")

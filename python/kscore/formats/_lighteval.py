@@ -57,7 +57,7 @@ def sniff(path: Path) -> bool:
         import pyarrow.parquet as pq
 
         names = set(pq.read_schema(path).names)
-    except Exception:  # noqa: BLE001 - any unreadable footer means "not this format"
+    except Exception:  # any unreadable footer means "not this format"
         return False
     return {"doc", "metric"} <= names
 

@@ -38,11 +38,15 @@ class Rows:
         import pyarrow as pa
 
         binary = all(o == 0.0 or o == 1.0 for o in self.outcome)
+        if binary:
+            outcome = pa.array([int(o) for o in self.outcome], pa.int64())
+        else:
+            outcome = pa.array(self.outcome, pa.float64())
         columns: dict[str, Any] = {
             "model": pa.array(self.model, pa.string()),
             "question": pa.array(self.question, pa.string()),
             "sample": pa.array(self.sample, pa.int64()),
-            "outcome": pa.array([int(o) for o in self.outcome], pa.int64()) if binary else pa.array(self.outcome, pa.float64()),
+            "outcome": outcome,
         }
         if any(s is not None for s in self.subset):
             columns["subset"] = pa.array(self.subset, pa.string())
