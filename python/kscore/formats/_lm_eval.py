@@ -1,0 +1,105 @@
+"""lm-evaluation-harness ``--log_samples`` output: ``samples_<task>_<date>.jsonl``.
+
+Schema: EleutherAI/lm-evaluation-harness, ``lm_eval/evaluator.py``
+(``evaluate()``, the ``example`` dict built per document and filter: ``doc_id``,
+``doc``, ``target``, ``arguments``, ``resps``, ``filtered_resps``, ``filter``,
+``metrics`` (the metric names), the hashes, then one key per metric with its
+per-document value) and ``lm_eval/loggers/evaluation_tracker.py``
+(``save_results_samples()``: the file name, one JSON object a line;
+``save_results_aggregated()``: ``results_<date>.json`` beside it, with
+``model_name``). Checked against lm_eval 0.4.13.
+
+What is read: one row per document: question ``<task>/<doc_id>``, subset the
+task (from the file name), sample 0, outcome the value of one metric under one
+filter, named as lm_eval names it in its results, ``"<metric>,<filter>"``
+(e.g. ``"acc,none"``, ``"exact_match,strict-match"``); default: the first
+metric of the first line with that line's filter. Lines of other filters are
+skipped (each document appears once per filter). The model is the
+``model_name`` of the ``results_<date>.json`` written with the samples (same
+date), else the directory's name (lm_eval's sanitized model name, ``/`` ->
+``__``), or ``model=``.
+
+What it does not hold: more than one outcome per document. Multiple-choice
+``acc`` / ``acc_norm`` are one loglikelihood ranking per document; with
+``repeats: n`` the harness keeps all n responses in ``resps`` but scores only
+the filtered one (``take_first``, ``majority_vote``, ...), so the per-repeat
+outcomes kscore's pass@k needs are not in the file (a task's own pass@k-style
+metric, e.g. a per-document fraction, is read as the numeric outcome it is).
+Metrics aggregated over the corpus (bleu, chrf, ter, mcc, f1) log per-document
+inputs, not scores; they are refused.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from ._io import fail, first_json_line, head, jsonl, read_json
+from ._table import Rows
+
+NAME = "lm_eval"
+
+_FILE = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.jsonl$")
+_RESULTS_HEAD = re.compile(rb'^\s*\{\s*"(results|config_general)"\s*:')
+
+
+def sniff(path: Path) -> bool:
+    """A ``.jsonl`` file whose first object has ``doc_id``, ``filter`` and ``metrics``."""
+    if not path.name.lower().endswith(".jsonl"):
+        return False
+    first = first_json_line(path)
+    return first is not None and {"doc_id", "filter", "metrics"} <= first.keys()
+
+
+def is_companion(path: Path) -> bool:
+    """An aggregated ``results_<date>.json`` (lm_eval's, or lighteval's opening
+    with ``config_general``): no per-sample outcomes."""
+    return path.name.endswith(".json") and bool(_RESULTS_HEAD.match(head(path, 512)))
+
+
+def read(path: Path, score: str | None = None, model: str | None = None) -> Any:
+    """The per-document outcomes of one lm_eval samples file."""
+    match = _FILE.match(path.name)
+    task = match.group("task") if match else path.stem.removeprefix("samples_")
+    name = model or _model(path, match.group("date") if match else None)
+    metric = filter_ = None
+    if score is not None:
+        metric, _, filter_ = score.partition(",")
+        filter_ = filter_ or "none"
+    rows = Rows()
+    for line, obj in jsonl(path):
+        if "doc_id" not in obj or "filter" not in obj:
+            raise fail(path, "no doc_id / filter (not an lm_eval samples line)", line)
+        if metric is None:
+            names = obj.get("metrics")
+            if not isinstance(names, list) or not names:
+                raise fail(path, "no metrics list to choose the outcome from", line)
+            metric, filter_ = str(names[0]), str(obj["filter"])
+        if obj["filter"] != filter_:
+            continue
+        if metric not in obj:
+            raise fail(path, f"no metric '{metric}' (metrics: {', '.join(map(str, obj.get('metrics') or []))})", line)
+        value = obj[metric]
+        if isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, int | float) or not math.isfinite(value):
+            raise fail(path, f"metric '{metric}' is {str(value)[:60]!r}, not a per-document score"
+                             " (a corpus-level metric's inputs?)", line)
+        rows.add(name, f"{task}/{obj['doc_id']}", 0, float(value), task)
+    if not rows:
+        raise fail(path, f"no lines with filter '{filter_}'" if filter_ else "no samples (empty file)")
+    return rows.table()
+
+
+def _model(path: Path, date: str | None) -> str:
+    """``model_name`` from the results file of the same run, else the directory name."""
+    if date is not None:
+        for results in sorted(path.parent.glob(f"*_{date}.json")):
+            if not is_companion(results):
+                continue
+            doc = read_json(results)
+            if isinstance(doc, dict) and isinstance(doc.get("model_name"), str) and doc["model_name"]:
+                return str(doc["model_name"])
+    return path.parent.name or path.stem
