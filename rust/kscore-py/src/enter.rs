@@ -5,6 +5,7 @@
 //! ends, or, for long work, within about `POLL` (`enter_long`).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -32,9 +33,25 @@ static LOADED_IN: OnceLock<u32> = OnceLock::new();
 /// A pool for a forked child, tagged with the pid it was built in.
 static CHILD_POOL: Mutex<Option<(u32, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
 
-/// Remember the loading process (called at module init).
+/// Set in a child process by the `pthread_atfork` handler: until a fork,
+/// no call needs to ask the kernel for its pid (`getpid` is a system call,
+/// about a microsecond in a virtual machine, more than a small call's work).
+static FORKED: AtomicBool = AtomicBool::new(false);
+
+#[cfg(unix)]
+extern "C" fn mark_forked() {
+    FORKED.store(true, Ordering::Relaxed);
+}
+
+/// Remember the loading process (called at module init) and have a forked
+/// child marked.
 pub fn note_loading_process() {
     LOADED_IN.get_or_init(std::process::id);
+    #[cfg(unix)]
+    // SAFETY: registers a handler that only stores to an atomic (async-signal-safe).
+    unsafe {
+        libc::pthread_atfork(None, None, Some(mark_forked));
+    }
 }
 
 /// Run `work` on rayon threads that exist in this process. A forked child
@@ -42,6 +59,9 @@ pub fn note_loading_process() {
 /// would hang, the problem huggingface/tokenizers warns about), so a child
 /// gets a pool of its own, built on first use.
 fn in_live_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    if !FORKED.load(Ordering::Relaxed) {
+        return work();
+    }
     let pid = std::process::id();
     if LOADED_IN.get().is_none_or(|&p| p == pid) {
         return work();
