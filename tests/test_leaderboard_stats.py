@@ -60,7 +60,7 @@ ALL_METRICS = "pass@1,pass@4,pass^3,g-pass@4_0.5,mg-pass@6,maj@5,cons@5,cons@n,a
 def test_every_metric_equals_kscore_counts_on_ragged_data(ragged: Any) -> None:
     board = kscore.leaderboard(counts_of(ragged), metrics=ALL_METRICS)
     assert [m.name for m in board.metrics] == ALL_METRICS.split(",")
-    expect = {
+    expect: dict[str, Any] = {
         "pass@1": lambda n, c: kc.pass_at_k(n, c, 1, mean=True),
         "pass@4": lambda n, c: kc.pass_at_k(n, c, 4, mean=True),
         "pass^3": lambda n, c: kc.pass_hat_k(n, c, 3, mean=True),
@@ -89,7 +89,7 @@ def test_max_at_k_with_rewards_equals_kscore_eval() -> None:
     rows = [(m, q, s, int(A[q, s])) for m, A in R.items() for q in range(25) for s in range(6)]
     table = pa.table({"model": [r[0] for r in rows], "question": [r[1] for r in rows],
                       "sample": [r[2] for r in rows], "grade": [r[3] for r in rows]})
-    board = kscore.leaderboard(table, weights=w, metrics="max@1,max@4,avg@n,bayes@N")
+    board = kscore.leaderboard(table, weights=w.tolist(), metrics="max@1,max@4,avg@n,bayes@N")
     for r in board.rows:
         A = R[r.model]
         for k in (1, 4):
@@ -203,7 +203,7 @@ def test_clustered_interval_covers_95_percent_when_questions_come_in_groups(tmp_
     rng = np.random.default_rng(5)
     counts, truth, cl = simulate(rng, sets=600, M=120, N=4, k=1, clusters=30, rho=0.8)
     assert cl is not None
-    groups = [f"g{x}" for x in cl.reshape(600, 120)[0]]
+    groups: list[str | None] = [f"g{x}" for x in cl.reshape(600, 120)[0]]
     counts = Counts(counts.models, counts.questions, counts.model, counts.question, counts.categories,
                     {"passage": groups})
     plain = kscore.leaderboard(counts, metrics="pass@1")
@@ -270,7 +270,7 @@ def test_paired_comparisons_on_the_questions_both_answered(ragged: Any) -> None:
 def test_clustered_paired_se_equals_a_direct_computation() -> None:
     per = correlated(np.random.default_rng(12), M=60)
     counts = counts_of(per)
-    groups = [f"g{q % 9}" for q in range(60)]
+    groups: list[str | None] = [f"g{q % 9}" for q in range(60)]
     counts = Counts(counts.models, counts.questions, counts.model, counts.question, counts.categories,
                     {"topic": groups})
     board = kscore.leaderboard(counts, metrics="pass@2", cluster="topic")
