@@ -278,6 +278,18 @@ def test_clustered_paired_se_equals_a_direct_computation() -> None:
     d = kc.pass_at_k(*per["top"], 2) - kc.pass_at_k(*per["low"], 2)
     mean, se, _, _ = direct_interval(d, np.arange(60) % 9, bounds=(-1, 1))
     assert (cmp.diff, cmp.sigma) == pytest.approx((mean, se), rel=1e-10)
+    # With a model missing questions: the pairs use the questions both have.
+    keep = ~((counts.model == counts.models.index("low")) & (counts.question % 5 == 0))
+    part = Counts(counts.models, counts.questions, counts.model[keep], counts.question[keep],
+                  counts.categories[keep], counts.attributes)
+    pw = kscore.leaderboard(part, metrics="pass@2", cluster="topic").pairwise()
+    both = np.arange(60) % 5 != 0
+    i, j = pw.models.index("top"), pw.models.index("low")
+    mean, se, _, _ = direct_interval(d[both], (np.arange(60) % 9)[both], bounds=(-1, 1))
+    assert (pw.diff[i, j], pw.sigma[i, j], pw.questions[i, j]) == pytest.approx((mean, se, 48), rel=1e-10)
+    k = pw.models.index("mid")
+    d2 = kc.pass_at_k(*per["top"], 2) - kc.pass_at_k(*per["mid"], 2)
+    assert pw.sigma[i, k] == pytest.approx(direct_interval(d2, np.arange(60) % 9, bounds=(-1, 1))[1], rel=1e-10)
 
 
 def test_rank_ranges_count_the_significant_paired_tests() -> None:

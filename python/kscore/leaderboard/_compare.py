@@ -99,14 +99,18 @@ def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDA
     row_of = np.array([pos.get(m, -1) for m in c.models], np.int64)
     r = row_of[c.model]
     ok &= r >= 0
-    qs, q_idx = np.unique(c.question[ok], return_inverse=True)
-    X = np.zeros((len(models), len(qs)))
-    W = np.zeros((len(models), len(qs)), bool)
+    # Questions renumbered 0..Q-1 in order (a bincount, no sort).
+    used = np.bincount(c.question[ok], minlength=len(c.questions)) > 0
+    q_new = np.cumsum(used) - 1
+    Q = int(used.sum())
+    q_idx = q_new[c.question[ok]]
+    X = np.zeros((len(models), Q))
+    W = np.zeros((len(models), Q), bool)
     X[r[ok], q_idx] = x[ok]
     W[r[ok], q_idx] = True
     cl = None
     if sc.cluster is not None:
-        cl = np.zeros(len(qs), np.int64)
+        cl = np.zeros(Q, np.int64)
         cl[q_idx] = sc.cluster[ok]
     return X, W, cl
 

@@ -102,11 +102,12 @@ def _bayes_per_question(cats: IntArray, w: FloatArray) -> FloatArray:
     return out
 
 
-def question_estimates(cats: IntArray, metric: Metric, w: FloatArray) -> FloatArray:
+def question_estimates(cats: IntArray, metric: Metric, w: FloatArray, n: IntArray | None = None) -> FloatArray:
     """The metric's estimate on every row of ``cats`` (a row per (model,
-    question), categories 0..C): one core call for all rows; NaN on rows
-    with fewer samples than the metric's budget."""
-    n = cats.sum(axis=1)
+    question), categories 0..C; ``n``: its row sums, if known): one core
+    call for all rows; NaN on rows with fewer samples than the metric's
+    budget."""
+    n = cats.sum(axis=1) if n is None else n
     c = cats[:, -1]
     out = np.full(len(n), np.nan)
     ok = n >= metric.budget
@@ -214,7 +215,21 @@ class Scores:
 def scores(counts: Counts, metrics: list[Metric], w: FloatArray, cluster: IntArray | None) -> Scores:
     """Per-question estimates of every metric on every row: one core call
     per metric for the whole board."""
-    return Scores(counts, {m.name: question_estimates(counts.categories, m, w) for m in metrics}, cluster)
+    n = counts.n
+    return Scores(counts, {m.name: question_estimates(counts.categories, m, w, n) for m in metrics}, cluster)
+
+
+def _min_max(m: IntArray, n: IntArray, L: int) -> tuple[IntArray, IntArray]:
+    """Per model, the fewest and most samples of its questions."""
+    order = np.arange(len(m)) if bool(np.all(m[1:] >= m[:-1])) else np.argsort(m, kind="stable")
+    ms, ns = m[order], n[order]
+    starts = np.flatnonzero(np.r_[True, ms[1:] != ms[:-1]]) if len(ms) else np.zeros(0, np.int64)
+    lo = np.zeros(L, np.int64)
+    hi = np.zeros(L, np.int64)
+    if len(ms):
+        lo[ms[starts]] = np.minimum.reduceat(ns, starts)
+        hi[ms[starts]] = np.maximum.reduceat(ns, starts)
+    return lo, hi
 
 
 def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float, interval: str,
@@ -228,10 +243,7 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     present = np.bincount(m, minlength=L) > 0
     models = np.flatnonzero(present)
     q_count = np.bincount(m, minlength=L)
-    n_min = np.full(L, np.iinfo(np.int64).max)
-    np.minimum.at(n_min, m, n)
-    n_max = np.zeros(L, np.int64)
-    np.maximum.at(n_max, m, n)
+    n_min, n_max = _min_max(m, n, L)
     acc = np.bincount(m, weights=(counts.categories @ w) / n, minlength=L) / np.maximum(q_count, 1)
     rows = {int(i): ModelRow(counts.models[i], int(q_count[i]), int(n_min[i]), int(n_max[i]), float(acc[i]), {})
             for i in models}

@@ -65,9 +65,15 @@ def group_se(x: FloatArray, group: IntArray, n_groups: int, cluster: IntArray | 
         else:
             width = int(cluster.max()) + 1 if cluster.size else 1
             key = group * width + cluster
-            uniq, inv = np.unique(key, return_inverse=True)
-            s = np.bincount(inv.ravel(), weights=e)
-            owner = uniq // width
+            if n_groups * width <= 4 * len(key) + 1024:  # dense cells: no sort
+                s = np.bincount(key, weights=e, minlength=n_groups * width)
+                used = np.bincount(key, minlength=n_groups * width) > 0
+                owner = np.arange(n_groups * width) // width
+                s, owner = s[used], owner[used]
+            else:
+                uniq, inv = np.unique(key, return_inverse=True)
+                s = np.bincount(inv.ravel(), weights=e)
+                owner = uniq // width
             ss = np.bincount(owner, weights=s * s, minlength=n_groups)
             g = np.bincount(owner, minlength=n_groups).astype(np.float64)
         var = np.where(g > 1, g / (g - 1) * ss / (cnt.astype(np.float64) ** 2), np.nan)
@@ -80,37 +86,53 @@ def paired(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None) ->
     the questions both have, its paired cluster-robust standard error
     ``se[i, j]`` and the number of common questions ``n[i, j]``.
 
-    Without clusters the sums come from matrix products (one BLAS call each,
-    no per-pair loop); with clusters, one vectorized pass per model."""
+    All pairs at once from matrix products (no per-pair loop; with clusters,
+    a few small products per cluster). Each question's mean over models is
+    subtracted first: the differences are unchanged and the sums of squares
+    lose less to cancellation."""
     L = X.shape[0]
+    full = bool(W.all())
     Wf = W.astype(np.float64)
-    X0 = np.where(W, X, 0.0)
-    n = Wf @ Wf.T
-    sd = X0 @ Wf.T - Wf @ X0.T
+    cnt = Wf.sum(axis=0)
+    mu = np.divide(np.where(W, X, 0.0).sum(axis=0), cnt, out=np.zeros_like(cnt), where=cnt > 0)
+    X0 = np.where(W, X - mu, 0.0)
+    if full:
+        n = np.full((L, L), float(X.shape[1]))
+        s = X0.sum(axis=1)
+        sd = s[:, None] - s[None, :]
+    else:
+        n = Wf @ Wf.T
+        A = X0 @ Wf.T  # [i, j]: sum of x_i over the questions j also has
+        sd = A - A.T
     with np.errstate(invalid="ignore", divide="ignore"):
         diff = sd / n
         if cluster is None:
-            X2 = X0 * X0
-            sd2 = X2 @ Wf.T + Wf @ X2.T - 2.0 * (X0 @ X0.T)
+            G = X0 @ X0.T
+            if full:
+                s2 = (X0 * X0).sum(axis=1)
+                sd2 = s2[:, None] + s2[None, :] - 2.0 * G
+            else:
+                B = (X0 * X0) @ Wf.T
+                sd2 = B + B.T - 2.0 * G
             ss = np.maximum(sd2 - sd * diff, 0.0)
             var = np.where(n > 1, ss / (n * (n - 1.0)), np.nan)
         else:
-            var = np.full((L, L), np.nan)
+            # Per cluster c: S_c[i, j] = sum over c of the centred paired
+            # differences; var = G/(G-1) sum_c S_c^2 / n^2 (G: clusters with
+            # a common question).
+            ss = np.zeros((L, L))
+            g = np.zeros((L, L))
             order = np.argsort(cluster, kind="stable")
             cs = cluster[order]
-            starts = np.flatnonzero(np.r_[True, cs[1:] != cs[:-1]])
-            Xs, Ws = X0[:, order], W[:, order]
-            for i in range(L - 1):
-                common = Ws[i] & Ws[i + 1:]
-                cnt = common.sum(axis=1).astype(np.float64)
-                d = np.where(common, Xs[i] - Xs[i + 1:], 0.0)
-                mean = d.sum(axis=1) / cnt
-                e = np.where(common, d - mean[:, None], 0.0)
-                s = np.add.reduceat(e, starts, axis=1)
-                g = (np.add.reduceat(common, starts, axis=1) > 0).sum(axis=1).astype(np.float64)
-                v = np.where(g > 1, g / (g - 1) * (s * s).sum(axis=1) / (cnt * cnt), np.nan)
-                var[i, i + 1:] = v
-                var[i + 1:, i] = v
+            cuts = np.flatnonzero(cs[1:] != cs[:-1]) + 1
+            for part in np.split(order, cuts):
+                Xc, Wc = X0[:, part], Wf[:, part]
+                Nc = np.full((L, L), float(len(part))) if full else Wc @ Wc.T
+                Ac = Xc.sum(axis=1)[:, None] * np.ones((1, L)) if full else Xc @ Wc.T
+                Sc = Ac - Ac.T - diff * Nc
+                ss += Sc * Sc
+                g += Nc > 0
+            var = np.where(g > 1, g / (g - 1.0) * ss / (n * n), np.nan)
         se = np.sqrt(var)
     np.fill_diagonal(diff, 0.0)
     np.fill_diagonal(se, np.nan)
