@@ -388,4 +388,5 @@ def test_cli_compare_by_cluster_and_json_pairwise(tmp_path: Path) -> None:
     assert doc["interval"] == "posterior" and [g["group"] for g in doc["groups"]] == ["a", "b"]
     assert doc["groups"][0]["pairwise"]["models"] == ["a", "b"]
     res = kscore_cli("leaderboard", "--help")
-    assert "--interval" in res.stdout and "spread of the per-question" in res.stdout
+    text = " ".join(res.stdout.split())
+    assert "--interval" in text and "spread of the per-question" in text

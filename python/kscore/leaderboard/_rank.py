@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ._compare import Pairwise
 from ._metrics import ModelRow
 from ._spec import Metric
@@ -50,5 +48,3 @@ def rank_label(r: ModelRow) -> str:
     a, b = r.rank
     return str(a) if a == b else f"{a}-{b}"
 
-
-__all__ = ["sort_rows", "scored_models", "rank", "rank_label", "np"]
