@@ -110,7 +110,7 @@ def read_csv_output(text: str) -> list[dict[str, str]]:
 @pytest.mark.parametrize("kind", ["csv", "csv.gz", "jsonl", "parquet", "npz"])
 def test_every_long_and_wide_format_ranks_and_matches_scorio(kind: str, files: dict[str, Path],
                                                              outcomes: dict[str, npt.NDArray[np.int8]]) -> None:
-    res = kscore("leaderboard", files[kind], "--format", "csv")
+    res = kscore("leaderboard", files[kind], "--format", "csv", "--interval", "posterior")
     assert res.returncode == 0, res.stderr
     no_traceback(res)
     assert res.stderr == ""
@@ -123,12 +123,13 @@ def test_every_long_and_wide_format_ranks_and_matches_scorio(kind: str, files: d
         assert float(r["accuracy"]) == pytest.approx(R.mean(), rel=1e-12)
         for k in (1, 4, 8):
             mu, sigma, lo, hi = se.pass_at_k_ci(R, k)
-            assert float(r[f"pass@{k}"]) == pytest.approx(mu, rel=1e-10)
+            assert float(r[f"pass@{k}_posterior_mean"]) == pytest.approx(mu, rel=1e-10)
             assert float(r[f"pass@{k}_sigma"]) == pytest.approx(sigma, rel=1e-9)
             assert float(r[f"pass@{k}_lo"]) == pytest.approx(lo, rel=1e-9, abs=1e-12)
             assert float(r[f"pass@{k}_hi"]) == pytest.approx(hi, rel=1e-9)
-            assert float(r[f"pass@{k}_estimate"]) == pytest.approx(se.pass_at_k(R, k), rel=1e-10)
-        assert float(r["maj@8"]) == pytest.approx(se.maj_at_k_ci(R, 8)[0], rel=1e-10)
+            assert float(r[f"pass@{k}"]) == pytest.approx(se.pass_at_k(R, k), rel=1e-10)
+        assert float(r["maj@8_posterior_mean"]) == pytest.approx(se.maj_at_k_ci(R, 8)[0], rel=1e-10)
+        assert float(r["maj@8"]) == pytest.approx(se.maj_at_k(R, 8), rel=1e-10)
         mu, sigma, lo, hi = se.bayes_ci(R, bounds=(0.0, 1.0))
         assert float(r["bayes@N"]) == pytest.approx(mu, rel=1e-10)
         assert float(r["bayes@N_sigma"]) == pytest.approx(sigma, rel=1e-9)
@@ -152,7 +153,9 @@ def test_table_output_prints_the_ranking(files: dict[str, Path]) -> None:
     assert res.returncode == 0, res.stderr
     lines = [ln for ln in res.stdout.splitlines() if any(m in ln for m in MODELS)]
     assert [next(m for m in MODELS if f" {m} " in ln) for ln in lines] == MODELS
-    assert "pass@2 *" in res.stdout and "bayes@N" in res.stdout and "credible interval" in res.stdout
+    assert "pass@2 *" in res.stdout and "bayes@N" in res.stdout and "interval over questions" in res.stdout
+    res = kscore("leaderboard", files["parquet"], "--interval", "posterior")
+    assert res.returncode == 0 and "credible interval given these questions" in res.stdout
 
 
 def test_installed_entry_point(files: dict[str, Path]) -> None:
@@ -184,7 +187,9 @@ def test_written_csv_json_markdown(files: dict[str, Path], tmp_path: Path) -> No
     assert doc["confidence"] == 0.95 and doc["questions"] == Q and doc["samples"] == 3 * Q * N
     top = doc["models"][0]
     assert top["model"] == "strong" and top["rank"] == "1" and top["rank_range"] == [1, 1]
-    assert set(top["metrics"]["pass@8"]) == {"mean", "sigma", "lo", "hi", "estimate"}
+    assert set(top["metrics"]["pass@8"]) == {"estimate", "sigma", "lo", "hi"}
+    assert doc["interval"] == "questions" and doc["pairwise"]["metric"] == "bayes@N"
+    assert doc["pairwise"]["models"] == MODELS and doc["pairwise"]["p"][0][2] < 0.05
     md = (tmp_path / "board.md").read_text().splitlines()
     assert md[0] == "| rank | model | questions | samples | accuracy | pass@1 | pass@8 | bayes@N |"
     assert md[2].startswith("| 1 | strong | 40 | 8 |")
@@ -217,9 +222,13 @@ def test_shipped_sample_ranks_models_as_the_generator_intended() -> None:
     doc = json.loads(res.stdout)
     assert [m["model"] for m in doc["models"]] == intended
     assert doc["samples"] == len(intended) * gen.M_QUESTIONS * gen.N_SAMPLES
-    # The close pairs share a rank range; the rest are separated.
+    # The close pairs are not separated by their unpaired intervals; the
+    # paired tests separate mistral-ish-7b from tinygpt-3b (p = 0.014 on
+    # Bayes@N), not cobalt-34b from its preview (p = 0.15).
     ranks = [m["rank"] for m in doc["models"]]
-    assert ranks == ["1", "2-3", "2-3", "4", "5-6", "5-6", "7", "8"]
+    assert ranks == ["1", "2-3", "2-3", "4", "5", "6", "7", "8"]
+    pw = doc["pairwise"]
+    assert pw["p"][1][2] == pytest.approx(0.148, abs=1e-3) and pw["p"][4][5] == pytest.approx(0.0144, abs=1e-4)
     # Also ordered by pass@1.
     res = kscore("leaderboard", "--sort", "pass@1", "--format", "csv")
     assert [r["model"] for r in read_csv_output(res.stdout)] == intended
@@ -249,7 +258,8 @@ def test_ragged_models_pool_equal_n_groups_exactly(tmp_path: Path, outcomes: dic
     rows = [r for r in rows if not (r[0] == "middle" and r[1] < "q005")
             and not (r[0] == "weak" and "q010" <= r[1] <= "q019" and r[2] >= 5)]
     path = write_csv(tmp_path / "ragged.csv", ["model", "question", "sample", "correct"], rows)
-    res = kscore("leaderboard", path, "--format", "csv", "--metric", "pass@1,pass@4,bayes@N")
+    res = kscore("leaderboard", path, "--format", "csv", "--metric", "pass@1,pass@4,bayes@N", "--interval",
+                 "posterior")
     assert res.returncode == 0, res.stderr
     no_traceback(res)
     assert "model 'middle' has no results for 5 of 40 questions (e.g. 'q000', 'q001', 'q002')" in res.stderr
@@ -267,10 +277,11 @@ def test_ragged_models_pool_equal_n_groups_exactly(tmp_path: Path, outcomes: dic
         parts = [(len(A), *ci(metric, A)) for A in groups]
         mu = sum(x[0] * x[1] for x in parts) / Q
         sigma = np.sqrt(sum((x[0] * x[2]) ** 2 for x in parts)) / Q
-        assert float(got["weak"][metric]) == pytest.approx(mu, rel=1e-12)
+        assert float(got["weak"][f"{metric}_posterior_mean"]) == pytest.approx(mu, rel=1e-12)
         assert float(got["weak"][f"{metric}_sigma"]) == pytest.approx(sigma, rel=1e-12)
     mid = outcomes["middle"][5:]
-    assert float(got["middle"]["pass@4"]) == pytest.approx(se.pass_at_k_ci(mid, 4)[0], rel=1e-12)
+    assert float(got["middle"]["pass@4_posterior_mean"]) == pytest.approx(se.pass_at_k_ci(mid, 4)[0], rel=1e-12)
+    assert float(got["middle"]["pass@4"]) == pytest.approx(se.pass_at_k(mid, 4), rel=1e-12)
     # --strict turns the missing questions into an error.
     res = kscore("leaderboard", path, "--strict")
     assert res.returncode == 1 and res.stdout == ""
@@ -326,17 +337,28 @@ def test_graded_outcomes_with_weights(tmp_path: Path) -> None:
     rows = [(m, q, s, int(A[q, s])) for m, A in G.items() for q in range(30) for s in range(6)]
     path = write_csv(tmp_path / "graded.csv", ["model", "id", "seed", "grade"], rows)
     w = np.array([0.0, 0.5, 1.0])
-    res = kscore("leaderboard", path, "--weights", "0,0.5,1", "--format", "json")
+    res = kscore("leaderboard", path, "--weights", "0,0.5,1", "--format", "json", "--interval", "posterior",
+                 "--metric", "pass@1,bayes@N,max@3,avg@n")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     assert [m["model"] for m in doc["models"]] == ["a", "b"]
     for m in doc["models"]:
-        mu, sigma, lo, hi = se.bayes_ci(G[m["model"]], w, bounds=(0.0, 1.0))
+        A = G[m["model"]]
+        mu, sigma, lo, hi = se.bayes_ci(A, w, bounds=(0.0, 1.0))
         got = m["metrics"]["bayes@N"]
-        assert got["mean"] == pytest.approx(mu, rel=1e-12) and got["sigma"] == pytest.approx(sigma, rel=1e-12)
+        assert got["estimate"] == pytest.approx(mu, rel=1e-12) and got["sigma"] == pytest.approx(sigma, rel=1e-12)
+        assert got["posterior_mean"] == got["estimate"]
         # pass@k counts the top category as correct.
-        top = (G[m["model"]] == 2).astype(np.int8)
-        assert m["metrics"]["pass@1"]["mean"] == pytest.approx(se.pass_at_k_ci(top, 1)[0], rel=1e-12)
+        top = (A == 2).astype(np.int8)
+        assert m["metrics"]["pass@1"]["posterior_mean"] == pytest.approx(se.pass_at_k_ci(top, 1)[0], rel=1e-12)
+        # max@k and avg@n use the rewards (scorio's values and intervals).
+        assert m["metrics"]["max@3"]["estimate"] == pytest.approx(se.max_at_k(A, 3, w), rel=1e-12)
+        mu, sigma, lo, hi = se.max_at_k_ci(A, 3, w)
+        assert (m["metrics"]["max@3"]["posterior_mean"], m["metrics"]["max@3"]["sigma"]) == pytest.approx(
+            (mu, sigma), rel=1e-10)
+        a, sigma_a = se.avg(A, w)
+        assert (m["metrics"]["avg@n"]["estimate"], m["metrics"]["avg@n"]["sigma"]) == pytest.approx(
+            (a, sigma_a), rel=1e-10)
         assert m["accuracy"] == pytest.approx(float(w[G[m["model"]]].mean()), rel=1e-12)
     # Without --weights, category 2 is out of range for binary outcomes.
     res = kscore("leaderboard", path, "--strict")

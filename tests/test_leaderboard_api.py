@@ -55,7 +55,7 @@ def same(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> bool:
 
 
 def test_values_equal_kscore_counts_on_ragged_data(data: dict[str, Any]) -> None:
-    board = kscore.leaderboard(data["table"], metrics="pass@1,pass@4,pass^2,maj@3,bayes@N")
+    board = kscore.leaderboard(data["table"], metrics="pass@1,pass@4,pass^2,maj@3,bayes@N", interval="posterior")
     got = board_values(board)
     assert sorted(got) == MODELS and [r.model for r in board.rows] == ["gamma", "beta", "alpha"]
     for m, (n, c) in data["per"].items():
@@ -63,10 +63,10 @@ def test_values_equal_kscore_counts_on_ragged_data(data: dict[str, Any]) -> None
                                    ("pass^2", kc.pass_hat_k_ci, kc.pass_hat_k, 2),
                                    ("maj@3", kc.maj_at_k_ci, kc.maj_at_k, 3)]:
             mu, sigma, lo, hi = ci(np.array(n), np.array(c), k)
-            assert got[m][name] == pytest.approx(mu, rel=1e-14)
+            assert got[m][f"{name}_posterior_mean"] == pytest.approx(mu, rel=1e-14)
             assert got[m][f"{name}_sigma"] == pytest.approx(sigma, rel=1e-14)
             assert (got[m][f"{name}_lo"], got[m][f"{name}_hi"]) == pytest.approx((lo, hi), rel=1e-14)
-            assert got[m][f"{name}_estimate"] == pytest.approx(point(np.array(n), np.array(c), k, mean=True))
+            assert got[m][name] == pytest.approx(point(np.array(n), np.array(c), k, mean=True), rel=1e-14)
         assert got[m]["accuracy"] == pytest.approx(np.mean(np.array(c) / np.array(n)), rel=1e-14)
         assert got[m]["samples_min"] == N - 2 and got[m]["samples_max"] == N
     assert any("samples per question" in note for note in board.notes)
@@ -79,11 +79,14 @@ def test_bayes_equals_kscore_eval_on_rectangular_categorical_data(tmp_path: Path
     path = tmp_path / "graded.jsonl"
     path.write_text("".join(f'{{"model": "{m}", "id": {q}, "seed": {s}, "grade": "{g}"}}\n' for m, q, s, g in rows))
     w = np.array([0.0, 0.5, 1.0])
-    got = board_values(kscore.leaderboard(path, weights=[0, 0.5, 1], metrics=["bayes@N", "pass@2"]))
+    got = board_values(kscore.leaderboard(path, weights=[0, 0.5, 1], metrics=["bayes@N", "pass@2"],
+                                          interval="posterior"))
     for m, A in R.items():
         mu, sigma, lo, hi = ke.bayes_ci(A, w, bounds=(0.0, 1.0))
         assert (got[m]["bayes@N"], got[m]["bayes@N_sigma"]) == pytest.approx((mu, sigma), rel=1e-12)
-        assert got[m]["pass@2"] == pytest.approx(ke.pass_at_k_ci((A == 2).astype(int), 2)[0], rel=1e-12)
+        assert got[m]["pass@2_posterior_mean"] == pytest.approx(ke.pass_at_k_ci((A == 2).astype(int), 2)[0],
+                                                                rel=1e-12)
+        assert got[m]["pass@2"] == pytest.approx(ke.pass_at_k((A == 2).astype(int), 2), rel=1e-12)
 
 
 def test_every_source_kind_gives_the_same_board(data: dict[str, Any], tmp_path: Path) -> None:

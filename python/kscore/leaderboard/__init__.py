@@ -2,8 +2,10 @@
 
 :func:`leaderboard` reads a results file, directory, glob, table or DuckDB
 relation; DuckDB streams the rows into per-(model, question) counts in one
-aggregation, and :mod:`kscore.counts` computes every metric and credible
-interval from those counts. The :class:`Leaderboard` it returns converts to
+aggregation, and :mod:`kscore.counts` computes every metric's per-question
+estimates from those counts; each model's value comes with an interval over
+questions (or the Bayesian posterior), and models are compared pairwise on
+the questions both answered. The :class:`Leaderboard` it returns converts to
 arrow, pandas or polars; its ``counts`` table can be fed back, or added to
 another run's with :func:`add_counts`. See docs/leaderboard.md.
 """
@@ -11,6 +13,7 @@ another run's with :func:`add_counts`. See docs/leaderboard.md.
 from __future__ import annotations
 
 from ._columns import ColumnNames
+from ._compare import Comparison, Pairwise
 from ._counts import Counts, add_counts, from_cells
 from ._issues import Issues, LeaderboardError
 from ._metrics import ModelRow, Value
@@ -33,6 +36,8 @@ __all__ = [
     "Metric",
     "ModelRow",
     "Value",
+    "Comparison",
+    "Pairwise",
     "Progress",
     "input_files",
 ]

@@ -61,7 +61,17 @@ def row_sql(source: Source, names: ColumnNames, n_categories: int, issues: Issue
     s = ident(cols.sample) if cols.sample is not None else None
     mask_ok = cols.sample is not None and sample_is_integer(types[cols.sample])
     return RowSql(m, ident(cols.question), outcome_expr(cols.outcome, types[cols.outcome]), s,
-                  f"CAST({ident(cols.outcome)} AS VARCHAR)", mask_ok, n_categories)
+                  f"CAST({ident(cols.outcome)} AS VARCHAR)", mask_ok, n_categories,
+                  extra_columns(names.extra, available, source.label))
+
+
+def extra_columns(extra: tuple[str, ...], available: list[str], label: str) -> tuple[tuple[str, str], ...]:
+    """The question attributes to carry (``--cluster``, ``--by``), checked to exist."""
+    for name in extra:
+        if name not in available:
+            raise LeaderboardError(f"no column '{name}' in {label} (--cluster / --by); columns: "
+                                   f"{', '.join(available[:20])}")
+    return tuple((name, f"CAST({ident(name)} AS VARCHAR)") for name in extra)
 
 
 def _query(r: RowSql) -> str:
@@ -82,6 +92,10 @@ def _query(r: RowSql) -> str:
     names = [p.rsplit(" AS ", 1)[1] for p in parts]
     # count_if is a HUGEINT; bit_or over no rows is NULL, which counts as 0 here.
     casts = ", ".join(f"CAST(coalesce({n}, 0) AS BIGINT) AS {n}" for n in names)
+    # Question attributes: any value of the (model, question) group.
+    xs = [f"x{i}" for i in range(len(r.extra))]
+    parts += [f"any_value({x}) AS {x}" for x in xs]
+    casts += "".join(f", {x}" for x in xs)
     return (f"SELECT CAST(m AS VARCHAR) AS m, CAST(q AS VARCHAR) AS q, {casts} FROM "
             f"(SELECT m, q, {', '.join(parts)} FROM ({inner}) GROUP BY m, q)")
 
@@ -124,8 +138,22 @@ def aggregate(source: Source, r: RowSql) -> Cells:
             duplicates[exact] = _exact_duplicates(source, r, table, exact)
     counts = Counts([str(x) for x in m_codes.dictionary.to_pylist()], [str(x) for x in q_codes.dictionary.to_pylist()],
                     np.asarray(m_codes.indices.to_numpy(), np.int64), np.asarray(q_codes.indices.to_numpy(), np.int64),
-                    cats)
+                    cats, question_attributes(table, q_codes, r.extra))
     return Cells(counts, r, no_id, no_sample, unparsable, out_of_range, duplicates)
+
+
+def question_attributes(table: Any, q_codes: Any, extra: tuple[tuple[str, str], ...],
+                        prefix: str = "x") -> dict[str, list[str | None]]:
+    """Each carried attribute per question (its first non-null value)."""
+    q = np.asarray(q_codes.indices.to_numpy(), np.int64)
+    out: dict[str, list[str | None]] = {}
+    for i, (name, _) in enumerate(extra):
+        values: list[str | None] = [None] * len(q_codes.dictionary)
+        for qi, v in zip(q.tolist(), table.column(f"{prefix}{i}").to_pylist()):
+            if values[qi] is None:
+                values[qi] = v
+        out[name] = values
+    return out
 
 
 def _exact_duplicates(source: Source, r: RowSql, table: Any, exact: npt.NDArray[np.bool_]) -> IntArray:

@@ -26,6 +26,8 @@ class ColumnNames:
     question: str | None = None
     outcome: str | None = None
     sample: str | None = None
+    #: Question attributes to carry into the counts (``--cluster``, ``--by``).
+    extra: tuple[str, ...] = ()
 
 
 def shown_columns(available: list[str]) -> str:

@@ -9,7 +9,7 @@ See docs/leaderboard.md, *Counts tables*.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -22,13 +22,18 @@ IntArray = npt.NDArray[np.int64]
 class Counts:
     """``categories[i, j]``: samples of model ``models[model[i]]`` on question
     ``questions[question[i]]`` in outcome category ``j`` (0..C; the top
-    category ``C`` is "correct"). One row per (model, question) present."""
+    category ``C`` is "correct"). One row per (model, question) present.
+
+    ``attributes``: properties of the questions read beside the counts
+    (``--cluster`` / ``--by`` columns), one value per entry of ``questions``
+    (None where a question has none)."""
 
     models: list[str]
     questions: list[str]
     model: IntArray
     question: IntArray
     categories: IntArray
+    attributes: dict[str, list[str | None]] = field(default_factory=dict)
 
     @property
     def n(self) -> IntArray:
@@ -58,6 +63,9 @@ class Counts:
         if self.n_categories > 2:
             for j in range(self.n_categories):
                 cols[f"c_{j}"] = self.categories[:, j]
+        for name, values in self.attributes.items():
+            if name not in cols:
+                cols[name] = [values[i] for i in self.question]
         return cols
 
     def to_arrow(self) -> Any:
@@ -78,7 +86,7 @@ class Counts:
 
 
 def from_cells(models: list[str], questions: list[str], model: npt.ArrayLike, question: npt.ArrayLike,
-               categories: npt.ArrayLike) -> Counts:
+               categories: npt.ArrayLike, attributes: dict[str, list[str | None]] | None = None) -> Counts:
     """Counts from cells that may repeat a (model, question): repeats are
     added, cells with no samples dropped, rows ordered by model then question."""
     m = np.asarray(model, np.int64)
@@ -93,7 +101,7 @@ def from_cells(models: list[str], questions: list[str], model: npt.ArrayLike, qu
     keep = summed.sum(axis=1) > 0
     uniq, summed = uniq[keep], summed[keep]
     nq = max(len(questions), 1)
-    return Counts(list(models), list(questions), uniq // nq, uniq % nq, summed)
+    return Counts(list(models), list(questions), uniq // nq, uniq % nq, summed, dict(attributes or {}))
 
 
 def add_counts(*tables: Counts) -> Counts:
@@ -125,5 +133,14 @@ def add_counts(*tables: Counts) -> Counts:
         parts_m.append(np.array([m_index[x] for x in t.models], np.int64)[t.model] if len(t.model) else t.model)
         parts_q.append(np.array([q_index[x] for x in t.questions], np.int64)[t.question] if len(t.question)
                        else t.question)
+    # Question attributes every table has: a question's first known value.
+    names = [a for a in tables[0].attributes if all(a in t.attributes for t in tables)]
+    attributes: dict[str, list[str | None]] = {a: [None] * len(questions) for a in names}
+    for t in tables:
+        for a in names:
+            merged, own = attributes[a], t.attributes[a]
+            for q, v in zip(t.questions, own):
+                if merged[q_index[q]] is None:
+                    merged[q_index[q]] = v
     return from_cells(models, questions, np.concatenate(parts_m), np.concatenate(parts_q),
-                      np.concatenate([t.categories for t in tables]))
+                      np.concatenate([t.categories for t in tables]), attributes)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._aggregate import run_checked
+from ._aggregate import extra_columns, question_attributes, run_checked
 from ._columns import ColumnNames
 from ._counts import Counts
 from ._issues import Issues, LeaderboardError
@@ -39,6 +39,8 @@ def read_counts_table(source: Source, columns: list[str], names: ColumnNames, n_
     if graded:
         ok += f" AND {' + '.join(cats)} = {n} AND {cats[-1]} = {c} AND " + " AND ".join(f"{x} >= 0" for x in cats)
     sums = ", ".join(f"CAST(sum({x}) FILTER (WHERE ok) AS BIGINT) AS c_{j}" for j, x in enumerate(cats))
+    extra = extra_columns(names.extra, columns, source.label)
+    sums += "".join(f", any_value({e}) AS x{i}" for i, (_, e) in enumerate(extra))
     sql = (f"SELECT CAST(m AS VARCHAR) AS m, CAST(q AS VARCHAR) AS q, {sums}, count_if(NOT ok) AS bad "
            f"FROM (SELECT *, {ident(model)} AS m, {ident(question)} AS q, coalesce({ok}, false) AS ok FROM {{src}}) "
            "GROUP BY m, q")
@@ -59,4 +61,5 @@ def read_counts_table(source: Source, columns: list[str], names: ColumnNames, n_
     have = cat.sum(axis=1) > 0
     return Counts([str(x) for x in m_codes.dictionary.to_pylist()], [str(x) for x in q_codes.dictionary.to_pylist()],
                   np.asarray(m_codes.indices.to_numpy(), np.int64)[have],
-                  np.asarray(q_codes.indices.to_numpy(), np.int64)[have], cat[have])
+                  np.asarray(q_codes.indices.to_numpy(), np.int64)[have], cat[have],
+                  question_attributes(table, q_codes, extra))

@@ -1,41 +1,66 @@
-"""Each model's metrics from its per-question counts, through kscore.counts.
+"""Each model's metrics from the per-(model, question) counts, through
+kscore.counts (docs/leaderboard.md, *Metrics* and *Intervals*).
 
-Every value is ``kscore.counts``' posterior ``(mu, sigma, lo, hi)`` from the
-model's ``(n, c)`` arrays (``n`` may differ per question: ragged data are
-exact) and its classic point estimate (``mean=True``); Bayes@N comes from the
-category counts (:func:`kscore.counts.bayes_ci`). Nothing is recomputed
-here (docs/leaderboard.md, *Metrics and ranking*)."""
+The per-question estimates of a metric (the unbiased estimator of each
+question, ``kscore.counts`` with ``mean=False``; Bayes@N's per-question
+posterior mean) are computed for every (model, question) row of the board
+in one core call per metric (max@k: one per reward level), not one per
+model. A model's value is the mean of its per-question estimates (the
+classic estimate, ``mean=True``). Its interval is either
+
+* ``questions``: the estimate +- z times the standard error of that mean
+  over questions (cluster-robust with clusters; :mod:`._stats`), or
+* ``posterior``: ``kscore.counts``' / ``kscore.eval``'s Bayesian credible
+  interval, conditional on the question set (one call per model)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import counts as kc
+from .._interval import normal_ci, z_value
 from ._counts import Counts
 from ._issues import Issues
 from ._spec import Metric
+from ._stats import group_se
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+INTERVALS = ("questions", "posterior")
 
 
 @dataclass
 class Value:
-    """``mean``, ``sigma``, ``lo``, ``hi``: the posterior mean, sd and
-    credible interval (what the leaderboard shows and ranks by);
-    ``estimate``: the classic point value (the unbiased pass@k / maj@k; the
-    posterior mean for Bayes@N), which can lie outside the interval."""
+    """One metric of one model.
+
+    ``estimate``: the classic value people report (the mean over questions of
+    the unbiased per-question estimator; Bayes@N's posterior mean), which the
+    board shows and ranks by. ``sigma``, ``lo``, ``hi``: the standard error
+    and interval of the board's ``interval`` (``questions``: over the
+    sampling of questions; ``posterior``: the Bayesian posterior sd and
+    credible interval, conditional on the questions; NaN where the metric
+    has no posterior, cons@k). ``posterior_mean``: the centre of the
+    posterior interval (``posterior`` only), which need not equal the
+    estimate."""
 
     estimate: float
-    mean: float
     sigma: float
     lo: float
     hi: float
+    posterior_mean: float | None = None
 
 
 @dataclass
 class ModelRow:
+    """One model: its questions, samples per question (min, max), mean
+    reward per sample (``accuracy``), its metrics (None where not computed)
+    and its rank range (best, worst) by the sorted metric."""
+
     model: str
     questions: int
     n_min: int
@@ -45,32 +70,124 @@ class ModelRow:
     rank: tuple[int, int] | None = None
 
 
-_FUNCS = {
-    "pass": (kc.pass_at_k, kc.pass_at_k_ci),
-    "pass^": (kc.pass_hat_k, kc.pass_hat_k_ci),
-    "maj": (kc.maj_at_k, kc.maj_at_k_ci),
-}
+def bounds_of(metric: Metric, w: FloatArray) -> tuple[float, float]:
+    """The range of a metric: the rewards' for Bayes@N, avg@n and max@k."""
+    if metric.kind in ("bayes", "avg_at_n", "max_at_k"):
+        return float(w.min()), float(w.max())
+    return 0.0, 1.0
 
 
-def model_value(cats: npt.NDArray[np.int64], metric: Metric, w: npt.NDArray[np.float64],
-                confidence: float) -> tuple[Value | None, str]:
-    """One model's metric from its category counts (a row per question it
-    has); ``(None, reason)`` when it cannot be computed."""
+# --------------------------------------------------------------- per question
+
+
+def _max_per_question(cats: IntArray, w: FloatArray, k: int) -> FloatArray:
+    """max@k per question in the level form ``r_1 + sum_l (r_{l+1} - r_l)
+    pass@k(n, n - F_l)`` (F_l: samples rewarded at most r_l): one
+    ``kscore.counts.pass_at_k`` call per reward level."""
     n = cats.sum(axis=1)
-    if metric.kind == "bayes":
-        mu, sigma, lo, hi = kc.bayes_ci(cats, w, confidence, (float(w.min()), float(w.max())))
-        return Value(mu, mu, sigma, lo, hi), ""
-    n_min = int(n.min())
-    if metric.k > n_min:
-        return None, f"needs at least {metric.k} samples per question; some have {n_min}"
-    point, ci = _FUNCS[metric.kind]
+    levels = np.unique(w)
+    out = np.full(len(n), float(levels[0]))
+    for lo, hi in zip(levels[:-1], levels[1:]):
+        F = cats[:, w <= lo].sum(axis=1)
+        out += (hi - lo) * kc.pass_at_k(n, n - F, k)
+    return out
+
+
+def _bayes_per_question(cats: IntArray, w: FloatArray) -> FloatArray:
+    """Each question's Bayes@N posterior mean reward (Dirichlet(+1)); their
+    mean is :func:`kscore.counts.bayes_ci`'s ``mu``."""
+    T = (cats.shape[1] + cats.sum(axis=1)).astype(np.float64)
+    shift = w - w[0]
+    out: FloatArray = w[0] + ((cats + 1.0) @ shift) / T
+    return out
+
+
+def question_estimates(cats: IntArray, metric: Metric, w: FloatArray, n: IntArray | None = None) -> FloatArray:
+    """The metric's estimate on every row of ``cats`` (a row per (model,
+    question), categories 0..C; ``n``: its row sums, if known): one core
+    call for all rows; NaN on rows with fewer samples than the metric's
+    budget."""
+    n = cats.sum(axis=1) if n is None else n
     c = cats[:, -1]
-    estimate = float(point(n, c, metric.k, mean=True))
-    mu, sigma, lo, hi = ci(n, c, metric.k, confidence)
-    return Value(estimate, mu, sigma, lo, hi), ""
+    out = np.full(len(n), np.nan)
+    ok = n >= metric.budget
+    if not ok.any():
+        return out
+    nk, ck = n[ok], c[ok]
+    kind = metric.kind
+    if kind == "bayes":
+        out[ok] = _bayes_per_question(cats[ok], w)
+    elif kind == "avg_at_n":
+        binary = len(w) == 2 and w[0] == 0.0 and w[1] == 1.0
+        out[ok] = kc.avg_at_n(nk, ck) if binary else (cats[ok] @ w) / nk
+    elif kind == "cons_at_k":
+        out[ok] = kc.cons_at_k(nk, ck, metric.k or None)
+    elif kind == "max_at_k":
+        out[ok] = _max_per_question(cats[ok], w, metric.k)
+    elif kind == "g_pass_at_k_tau":
+        out[ok] = kc.g_pass_at_k_tau(nk, ck, metric.k, float(metric.tau or 0.0))
+    else:
+        out[ok] = getattr(kc, kind)(nk, ck, metric.k)
+    return out
 
 
-def by_model(counts: Counts) -> list[tuple[int, npt.NDArray[np.int64]]]:
+# --------------------------------------------------------------- posterior
+
+
+def _matrix(cats: IntArray) -> IntArray:
+    """An outcome matrix with these category counts (rows of equal n)."""
+    C1 = cats.shape[1]
+    n = int(cats[0].sum())
+    out: IntArray = np.repeat(np.tile(np.arange(C1), len(cats)), cats.ravel()).reshape(len(cats), n)
+    return out
+
+
+def _pooled(cats: IntArray, one: Callable[[IntArray], tuple[float, float]]) -> tuple[float, float]:
+    """``(mu, sigma)`` of a per-question-independent posterior summary, from
+    groups of equal n: ``mu`` weighted by questions, variances added."""
+    n = cats.sum(axis=1)
+    M = len(n)
+    mu_sum, var_sum = 0.0, 0.0
+    for value in np.unique(n):
+        g = cats[n == value]
+        mu, sigma = one(g)
+        mu_sum += len(g) * mu
+        var_sum += (len(g) * sigma) ** 2
+    return mu_sum / M, float(np.sqrt(var_sum)) / M
+
+
+def posterior(cats: IntArray, metric: Metric, w: FloatArray, confidence: float) -> tuple[float, float, float, float]:
+    """One model's Bayesian ``(mu, sigma, lo, hi)`` from its category counts
+    (a row per question; every question has at least the metric's budget):
+    ``kscore.counts``' ``*_ci`` for the table metrics, ``bayes_ci`` for
+    Bayes@N, ``kscore.eval.avg_ci`` / ``max_at_k_ci`` for avg@n / max@k
+    (equal-n groups pooled exactly); NaN for cons@k (no posterior)."""
+    from .. import eval as ke
+
+    n = cats.sum(axis=1)
+    c = cats[:, -1]
+    bounds = bounds_of(metric, w)
+    kind = metric.kind
+    if kind == "bayes":
+        return kc.bayes_ci(cats, w, confidence, bounds)
+    if kind == "cons_at_k":
+        return np.nan, np.nan, np.nan, np.nan
+    if kind == "avg_at_n":
+        mu, sigma = _pooled(cats, lambda g: ke.avg_ci(_matrix(g), w)[:2])
+        return normal_ci(mu, sigma, confidence, bounds)
+    if kind == "max_at_k":
+        mu, sigma = _pooled(cats, lambda g: ke.max_at_k_ci(_matrix(g), metric.k, w, bounds=bounds)[:2])
+        return normal_ci(mu, sigma, confidence, bounds)
+    ci: Any = getattr(kc, kind + "_ci")
+    if kind == "g_pass_at_k_tau":
+        return ci(n, c, metric.k, float(metric.tau or 0.0), confidence)  # type: ignore[no-any-return]
+    return ci(n, c, metric.k, confidence)  # type: ignore[no-any-return]
+
+
+# --------------------------------------------------------------- models
+
+
+def by_model(counts: Counts) -> list[tuple[int, IntArray]]:
     """(model index, its rows of ``counts``) for every model with results."""
     order = np.argsort(counts.model, kind="stable")
     m_sorted = counts.model[order]
@@ -78,40 +195,101 @@ def by_model(counts: Counts) -> list[tuple[int, npt.NDArray[np.int64]]]:
     return [(int(counts.model[g[0]]), g) for g in np.split(order, cuts) if len(g)]
 
 
-def compute(counts: Counts, metrics: list[Metric], w: npt.NDArray[np.float64], confidence: float,
-            issues: Issues, progress: Callable[[int, int], None] | None = None) -> list[ModelRow]:
-    rows: list[ModelRow] = []
+@dataclass
+class Scores:
+    """Per-question estimates of each metric (``x[name]``, one per row of
+    ``counts``) and each row's cluster id (None: a cluster per question)."""
+
+    counts: Counts
+    x: dict[str, FloatArray]
+    cluster: IntArray | None
+
+    def subset(self, rows: npt.NDArray[np.bool_]) -> Scores:
+        """The same scores restricted to some rows (a ``--by`` group)."""
+        c = self.counts
+        sub = Counts(c.models, c.questions, c.model[rows], c.question[rows], c.categories[rows], c.attributes)
+        cl = None if self.cluster is None else self.cluster[rows]
+        return Scores(sub, {k: v[rows] for k, v in self.x.items()}, cl)
+
+
+def scores(counts: Counts, metrics: list[Metric], w: FloatArray, cluster: IntArray | None) -> Scores:
+    """Per-question estimates of every metric on every row: one core call
+    per metric for the whole board."""
+    n = counts.n
+    return Scores(counts, {m.name: question_estimates(counts.categories, m, w, n) for m in metrics}, cluster)
+
+
+def _min_max(m: IntArray, n: IntArray, L: int) -> tuple[IntArray, IntArray]:
+    """Per model, the fewest and most samples of its questions."""
+    order = np.arange(len(m)) if bool(np.all(m[1:] >= m[:-1])) else np.argsort(m, kind="stable")
+    ms, ns = m[order], n[order]
+    starts = np.flatnonzero(np.r_[True, ms[1:] != ms[:-1]]) if len(ms) else np.zeros(0, np.int64)
+    lo = np.zeros(L, np.int64)
+    hi = np.zeros(L, np.int64)
+    if len(ms):
+        lo[ms[starts]] = np.minimum.reduceat(ns, starts)
+        hi[ms[starts]] = np.maximum.reduceat(ns, starts)
+    return lo, hi
+
+
+def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float, interval: str,
+            issues: Issues | None = None) -> list[ModelRow]:
+    """Every model's row: estimates and intervals of every metric, all models
+    at once for the ``questions`` interval (per model for ``posterior``)."""
+    counts = sc.counts
+    L = len(counts.models)
+    m = counts.model
+    n = counts.n
+    present = np.bincount(m, minlength=L) > 0
+    models = np.flatnonzero(present)
+    q_count = np.bincount(m, minlength=L)
+    n_min, n_max = _min_max(m, n, L)
+    acc = np.bincount(m, weights=(counts.categories @ w) / n, minlength=L) / np.maximum(q_count, 1)
+    rows = {int(i): ModelRow(counts.models[i], int(q_count[i]), int(n_min[i]), int(n_max[i]), float(acc[i]), {})
+            for i in models}
+    groups = by_model(counts) if interval == "posterior" else []
+    z = z_value(confidence)
     na: dict[str, list[str]] = {}
-    groups = by_model(counts)
-    for i, (m, idx) in enumerate(groups):
-        name = counts.models[m]
-        cats = counts.categories[idx]
-        n = cats.sum(axis=1)
-        # Mean reward per sample, averaged over questions (= classic pass@1).
-        acc = float(np.mean((cats @ w) / n))
-        row = ModelRow(name, len(idx), int(n.min()), int(n.max()), acc, {})
-        for metric in metrics:
-            value, reason = model_value(cats, metric, w, confidence)
-            row.values[metric.name] = value
-            if value is None:
-                na.setdefault(f"{metric.name} {reason}", []).append(name)
-        rows.append(row)
-        if progress is not None:
-            progress(i + 1, len(groups))
-    for what, names in na.items():
-        shown = ", ".join(f"'{x}'" for x in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        issues.warn(f"{what}: not computed for {shown}")
-    return rows
+    for metric in metrics:
+        x = sc.x[metric.name]
+        bad = np.zeros(L, bool)
+        bad[m[np.isnan(x)]] = True
+        lo_b, hi_b = bounds_of(metric, w)
+        for j in np.flatnonzero(bad & present):
+            rows[int(j)].values[metric.name] = None
+            short = int(n_min[j])
+            na.setdefault(f"{metric.name} needs at least {metric.budget} samples per question; some have {short}",
+                          []).append(counts.models[j])
+        if interval == "questions":
+            ok = ~bad[m]
+            mean, se, _ = group_se(x[ok], m[ok], L, None if sc.cluster is None else sc.cluster[ok])
+            for j in np.flatnonzero(~bad & present):
+                est, s = float(mean[j]), float(se[j])
+                lo = min(max(est - z * s, lo_b), hi_b) if s == s else np.nan
+                hi = min(max(est + z * s, lo_b), hi_b) if s == s else np.nan
+                rows[int(j)].values[metric.name] = Value(est, s, float(lo), float(hi))
+        else:
+            for i, idx in groups:
+                if bad[i]:
+                    continue
+                mu, sigma, lo, hi = posterior(counts.categories[idx], metric, w, confidence)
+                est = float(np.mean(x[idx])) if metric.kind != "bayes" else mu
+                rows[i].values[metric.name] = Value(est, sigma, lo, hi, mu)
+    if issues is not None:
+        for what, names in na.items():
+            shown = ", ".join(f"'{x}'" for x in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            issues.warn(f"{what}: not computed for {shown}")
+    return [rows[int(i)] for i in models]
 
 
-def curve(cats: npt.NDArray[np.int64], ks: list[int], confidence: float) -> npt.NDArray[np.float64]:
+def curve(cats: IntArray, ks: list[int], confidence: float) -> FloatArray:
     """pass@k of one model for each k: rows (posterior mean, lo, hi, classic
     estimate); NaN where k exceeds a question's samples."""
-    w = np.array([0.0, 1.0])
     binary = np.stack([cats[:, :-1].sum(axis=1), cats[:, -1]], axis=1)
+    n, c = binary.sum(axis=1), binary[:, 1]
     out = np.full((len(ks), 4), np.nan)
     for i, k in enumerate(ks):
-        v, _ = model_value(binary, Metric("pass", k), w, confidence)
-        if v is not None:
-            out[i] = (v.mean, v.lo, v.hi, v.estimate)
+        if k <= int(n.min()):
+            mu, _, lo, hi = kc.pass_at_k_ci(n, c, k, confidence)
+            out[i] = (mu, lo, hi, kc.pass_at_k(n, c, k, mean=True))
     return out

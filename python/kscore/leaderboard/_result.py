@@ -1,26 +1,37 @@
-"""The result of :func:`kscore.leaderboard`: ranked models with every metric's
-posterior mean, interval and point estimate, as a table for arrow, pandas or
-polars (docs/leaderboard.md, *Python API*)."""
+"""The result of :func:`kscore.leaderboard`: ranked models with every
+metric's estimate and interval, paired comparisons, per-group boards, as a
+table for arrow, pandas or polars (docs/leaderboard.md, *Python API*)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._compare import Comparison, Pairwise, compare, pairwise
 from ._counts import Counts
-from ._metrics import ModelRow
-from ._rank import rank_label
+from ._issues import LeaderboardError
+from ._metrics import ModelRow, Scores
+from ._rank import rank_label, scored_models
 from ._spec import Metric
+
+#: The ``group`` of the overall board in tables with ``by`` groups.
+ALL = "(all)"
 
 
 @dataclass
 class Leaderboard:
     """Ranked models (``rows``, best first) and what they were computed from.
 
-    ``counts``: the per-(model, question) counts table (pass it back to
+    ``interval``: ``"questions"`` (the intervals reflect the sampling of the
+    questions, cluster-robust by ``cluster``) or ``"posterior"`` (Bayesian,
+    conditional on the questions); ``adjust``: the p-values the rank ranges
+    use (``"none"`` or ``"holm"``). ``pairs``: the paired comparisons of
+    every two models on the sorted metric (they give the rank ranges);
+    :meth:`pairwise` and :meth:`compare` give any metric. ``groups``: one
+    board per value of the ``by`` column (``group`` names it). ``counts``:
+    the per-(model, question) counts table (pass it back to
     :func:`kscore.leaderboard`, or add runs with :func:`kscore.add_counts`);
-    ``warnings``/``notes``: the data problems found (rows skipped, missing
-    questions, ragged sample counts)."""
+    ``warnings``/``notes``: the data problems found."""
 
     rows: list[ModelRow]
     metrics: list[Metric]
@@ -33,12 +44,64 @@ class Leaderboard:
     counts: Counts
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    interval: str = "questions"
+    adjust: str = "none"
+    cluster: str | None = None
+    by: str | None = None
+    group: str | None = None
+    groups: list[Leaderboard] = field(default_factory=list)
+    pairs: Pairwise | None = None
+    scores: Scores | None = field(default=None, repr=False)
 
-    def columns(self) -> dict[str, list[Any]]:
+    def _metric(self, metric: str | Metric | None) -> Metric:
+        if metric is None:
+            return self.sort
+        if isinstance(metric, Metric):
+            return metric
+        from ._spec import resolve_sort
+
+        return resolve_sort(metric, self.metrics)
+
+    def pairwise(self, metric: str | Metric | None = None) -> Pairwise:
+        """Paired comparisons of every two models (board order) on a metric
+        shown (default: the sorted one)."""
+        m = self._metric(metric)
+        if m == self.sort and self.pairs is not None:
+            return self.pairs
+        if self.scores is None:
+            raise LeaderboardError("this leaderboard keeps no per-question scores")
+        return pairwise(self.scores, m.name, scored_models(self.rows, m), self.confidence)
+
+    def compare(self, a: str, b: str, metric: str | Metric | None = None) -> Comparison:
+        """Model ``a`` minus model ``b`` on the questions both answered: the
+        mean paired difference, its interval and p-value (one test; no
+        multiple-comparison adjustment)."""
+        m = self._metric(metric)
+        names = {r.model for r in self.rows}
+        for x in (a, b):
+            if x not in names:
+                raise LeaderboardError(f"no model {x!r} on this leaderboard; models: "
+                                       f"{', '.join(r.model for r in self.rows[:10])}")
+        if self.scores is None:
+            raise LeaderboardError("this leaderboard keeps no per-question scores")
+        return compare(self.scores, m.name, a, b, self.confidence)
+
+    def columns(self, groups: bool = False) -> dict[str, list[Any]]:
         """One list per column: rank, rank_lo, rank_hi, model, questions,
-        samples_min, samples_max, accuracy, then for each metric ``<m>``,
-        ``<m>_sigma``, ``<m>_lo``, ``<m>_hi``, ``<m>_estimate`` (None where
-        not computed)."""
+        samples_min, samples_max, accuracy, then for each metric ``<m>`` (the
+        estimate), ``<m>_sigma``, ``<m>_lo``, ``<m>_hi`` (the ``interval``'s
+        standard error and bounds) and, for the posterior interval,
+        ``<m>_posterior_mean`` (None where not computed). ``groups=True``
+        with a ``by`` column: a leading ``group`` column, the overall board
+        (``(all)``) then each group's."""
+        if groups and self.by is not None:
+            boards = [self, *self.groups]
+            parts = [b.columns() for b in boards]
+            out: dict[str, list[Any]] = {"group": [ALL if b.group is None else b.group
+                                                   for b, p in zip(boards, parts) for _ in p["model"]]}
+            for key in parts[0]:
+                out[key] = [v for p in parts for v in p[key]]
+            return out
         rs = self.rows
         cols: dict[str, list[Any]] = {
             "rank": [rank_label(r) for r in rs],
@@ -52,27 +115,28 @@ class Leaderboard:
         }
         for m in self.metrics:
             vals = [r.values.get(m.name) for r in rs]
-            cols[m.name] = [None if v is None else v.mean for v in vals]
+            cols[m.name] = [None if v is None else v.estimate for v in vals]
             cols[f"{m.name}_sigma"] = [None if v is None else v.sigma for v in vals]
             cols[f"{m.name}_lo"] = [None if v is None else v.lo for v in vals]
             cols[f"{m.name}_hi"] = [None if v is None else v.hi for v in vals]
-            cols[f"{m.name}_estimate"] = [None if v is None else v.estimate for v in vals]
+            if self.interval == "posterior":
+                cols[f"{m.name}_posterior_mean"] = [None if v is None else v.posterior_mean for v in vals]
         return cols
 
-    def to_arrow(self) -> Any:
+    def to_arrow(self, groups: bool = False) -> Any:
         """A ``pyarrow.Table`` of :meth:`columns` (needs pyarrow only)."""
         import pyarrow as pa
 
-        return pa.table(self.columns())
+        return pa.table(self.columns(groups))
 
-    def to_pandas(self) -> Any:
+    def to_pandas(self, groups: bool = False) -> Any:
         """A ``pandas.DataFrame`` of :meth:`columns` (needs pandas only)."""
         import pandas as pd
 
-        return pd.DataFrame(self.columns())
+        return pd.DataFrame(self.columns(groups))
 
-    def to_polars(self) -> Any:
+    def to_polars(self, groups: bool = False) -> Any:
         """A ``polars.DataFrame`` of :meth:`columns` (needs polars only)."""
         import polars as pl
 
-        return pl.DataFrame(self.columns(), strict=False)
+        return pl.DataFrame(self.columns(groups), strict=False)

@@ -9,22 +9,24 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ._aggregate import aggregate, describe, row_sql
 from ._columns import ColumnNames
+from ._compare import pairwise
 from ._counts import Counts
 from ._counts_input import is_counts_table, read_counts_table
 from ._diagnose import diagnose
 from ._issues import Issues, LeaderboardError
-from ._metrics import compute
+from ._metrics import INTERVALS, Scores, compute, scores
 from ._progress import Progress
-from ._rank import rank
+from ._rank import rank, scored_models, sort_rows
 from ._result import Leaderboard
 from ._source import Source, open_source
-from ._spec import default_ks, parse_ks, parse_metrics, resolve_sort
+from ._spec import Metric, default_ks, parse_ks, parse_metrics, resolve_sort
 from ._wide import read_wide
 
 
@@ -143,6 +145,10 @@ def leaderboard(
     sort: str | None = None,
     weights: Sequence[float] | str | None = None,
     confidence: float = 0.95,
+    interval: str = "questions",
+    cluster: str | None = None,
+    by: str | None = None,
+    adjust: str = "none",
     model_col: str | None = None,
     question_col: str | None = None,
     outcome_col: str | None = None,
@@ -151,16 +157,24 @@ def leaderboard(
     strict: bool = False,
     progress: bool | Progress = False,
 ) -> Leaderboard:
-    """Rank models from graded samples, with credible intervals.
+    """Rank models from graded samples, with intervals and paired comparisons.
 
     ``source``: a results file (CSV/TSV, optionally gzip or zstd; JSON
     Lines; Parquet; ``.npy``/``.npz``), a directory or glob of them
     (hive-partitioned folders too), a pandas, polars or pyarrow table, a
     DuckDB relation, or a counts table (columns model, question, n, c, or a
-    :class:`Counts`). ``metrics``: ``pass@K``, ``pass^K``, ``maj@K``
-    (``K`` a number or ``k`` for each of ``k``) and ``bayes@N``; ``weights``:
-    rewards of outcome categories 0..C. ``strict``: raise
-    :class:`LeaderboardError` on any data warning. See docs/leaderboard.md.
+    :class:`Counts`). ``metrics``: ``pass@K``, ``pass^K``,
+    ``g-pass@K_TAU``, ``mg-pass@K``, ``maj@K``, ``cons@K``, ``avg@n``,
+    ``auc@K``, ``max@K``, ``bayes@N`` (``K`` a number or ``k`` for each of
+    ``k``); ``weights``: rewards of outcome categories 0..C.
+    ``interval``: ``"questions"`` (default: the spread of the per-question
+    estimates over questions; ``cluster`` names a column of question
+    clusters for clustered standard errors) or ``"posterior"`` (Bayesian,
+    conditional on the questions). ``by``: a column of question groups;
+    ``groups`` of the result holds one board per group. ``adjust``:
+    ``"none"`` (default) or ``"holm"``, the p-values behind the rank ranges.
+    ``strict``: raise :class:`LeaderboardError` on any data warning. See
+    docs/leaderboard.md.
 
     Examples:
         >>> import pandas as pd
@@ -173,28 +187,74 @@ def leaderboard(
     """
     if not 0.0 < confidence < 1.0:
         raise LeaderboardError(f"--confidence must lie in (0, 1); got {confidence}")
+    if interval not in INTERVALS:
+        raise LeaderboardError(f"--interval must be one of {', '.join(INTERVALS)}; got {interval!r}")
+    if adjust not in ("none", "holm"):
+        raise LeaderboardError(f"--adjust must be none or holm; got {adjust!r}")
     w = _weights(weights)
     ks_given = parse_ks(k)
     issues = Issues()
     shown = progress if isinstance(progress, Progress) else Progress(_stderr_console() if progress else None)
-    names = ColumnNames(model_col, question_col, outcome_col, sample_col)
+    extra = tuple(dict.fromkeys(x for x in (cluster, by) if x is not None))
+    names = ColumnNames(model_col, question_col, outcome_col, sample_col, extra)
     counts, label = read_counts(source, names=names, n_categories=len(w), input_format=input_format,
                                 issues=issues, progress=shown)
+    for x in extra:
+        if x not in counts.attributes:
+            raise LeaderboardError(f"--cluster / --by {x!r}: {label} has no such question column (long-format "
+                                   "and counts tables carry question columns; .npy/.npz and Counts without it do not)")
     if isinstance(source, (str, os.PathLike)) and Path(os.fspath(source)).is_file():
         label = os.fspath(source)
     n = counts.n
     ks = ks_given if ks_given is not None else default_ks(int(n[n > 0].min()))
     specs = [metrics] if isinstance(metrics, str) else metrics
     chosen = parse_metrics(specs, ks)
-    by = resolve_sort(sort, chosen)
+    sort_by = resolve_sort(sort, chosen)
     _coverage(counts, issues)
-    rows = compute(counts, chosen, w, confidence, issues)
-    if not rows:
+    row_cluster = None if cluster is None else _codes(counts.attributes[cluster], counts.question)
+    sc = scores(counts, chosen, w, row_cluster)
+    board = _board(sc, chosen, sort_by, w, confidence, interval, adjust, issues, label)
+    if not board.rows:
         raise LeaderboardError(f"no model in {label} has valid results")
     if strict and issues.warnings:
         raise LeaderboardError(f"{len(issues.warnings)} data problem(s): {issues.warnings[0]}")
-    return Leaderboard(rank(rows, by), chosen, by, confidence, label, len(np.unique(counts.question)),
-                       int(n.sum()), [float(x) for x in w], counts, issues.warnings, issues.notes)
+    board.warnings, board.notes, board.cluster = issues.warnings, issues.notes, cluster
+    if by is not None:
+        board.by = by
+        values = [v if v is not None else "(none)" for v in counts.attributes[by]]
+        q_group = _codes(values, np.arange(len(values)))
+        labels = [values[int(np.flatnonzero(q_group == g)[0])] for g in range(int(q_group.max()) + 1)]
+        row_group = q_group[counts.question]
+        for g in sorted(range(len(labels)), key=lambda g: str(labels[g])):
+            sub = _board(sc.subset(row_group == g), chosen, sort_by, w, confidence, interval, adjust, Issues(),
+                         label)
+            sub.group, sub.by, sub.cluster = str(labels[g]), by, cluster
+            board.groups.append(sub)
+    return board
+
+
+def _codes(values: Sequence[str | None], index: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """An integer code per entry of ``index`` from its value; a missing
+    value (None) is a code of its own per distinct index."""
+    codes: dict[str | None, int] = {}
+    per = np.empty(len(values), np.int64)
+    for i, v in enumerate(values):
+        key: Any = v if v is not None else (None, i)
+        per[i] = codes.setdefault(key, len(codes))
+    out: npt.NDArray[np.int64] = per[index]
+    return out
+
+
+def _board(sc: Scores, chosen: list[Metric], sort_by: Metric, w: npt.NDArray[np.float64], confidence: float,
+           interval: str, adjust: str, issues: Issues, label: str) -> Leaderboard:
+    """One board from per-question scores: values, sorting, paired rank ranges."""
+    counts = sc.counts
+    rows = sort_rows(compute(sc, chosen, w, confidence, interval, issues), sort_by)
+    pw = pairwise(sc, sort_by.name, scored_models(rows, sort_by), confidence)
+    rank(rows, pw, adjust)
+    n_q = len(np.unique(counts.question))
+    return Leaderboard(rows, chosen, sort_by, confidence, label, n_q, int(counts.n.sum()), [float(x) for x in w],
+                       counts, interval=interval, adjust=adjust, pairs=pw, scores=sc)
 
 
 def _stderr_console() -> object:

@@ -48,10 +48,14 @@ class RowSql:
     raw: str
     mask_ok: bool
     categories: int
+    #: Question attributes carried through the aggregation (``--cluster``,
+    #: ``--by``): (name, expression), selected as x0, x1, ...
+    extra: tuple[tuple[str, str], ...] = ()
 
     def select(self) -> str:
         s = self.s if self.s is not None else "0"
-        return f"SELECT {self.m} AS m, {self.q} AS q, {self.v} AS v, {s} AS s, {self.raw} AS raw"
+        xs = "".join(f", {e} AS x{i}" for i, (_, e) in enumerate(self.extra))
+        return f"SELECT {self.m} AS m, {self.q} AS q, {self.v} AS v, {s} AS s, {self.raw} AS raw{xs}"
 
     def valid(self, v: str = "v", s: str = "s") -> str:
         """The row counts: an outcome 0..C (integer-valued) and a sample id."""

@@ -1,0 +1,145 @@
+"""Paired comparisons of models on the questions both answered
+(docs/leaderboard.md, *Paired comparisons*).
+
+For models A and B and a metric, ``d_i = x_Ai - x_Bi`` on every question
+``i`` both have (``x``: the per-question estimates); the difference is the
+mean of ``d``, its standard error the cluster-robust one of that mean
+(paired: the questions' shared difficulty cancels), the interval
+``diff +- z se`` and the p-value the two-sided normal approximation of
+``diff / se``. Holm's correction over all pairs of the board is reported
+beside the raw p-value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .._interval import z_value
+from ._metrics import Scores
+from ._stats import holm, p_two_sided, paired
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass
+class Comparison:
+    """Model ``a`` minus model ``b`` on ``metric`` over the ``questions``
+    both answered: their estimates there, the mean paired difference
+    ``diff``, its standard error ``sigma``, interval ``lo``..``hi``, the
+    two-sided p-value ``p`` and, within a pairwise matrix, Holm's adjusted
+    ``p_holm`` (None for a single comparison)."""
+
+    metric: str
+    a: str
+    b: str
+    questions: int
+    a_estimate: float
+    b_estimate: float
+    diff: float
+    sigma: float
+    lo: float
+    hi: float
+    p: float
+    p_holm: float | None = None
+
+
+@dataclass
+class Pairwise:
+    """Every pair of ``models`` (board order) on one metric: ``[i, j]`` is
+    model i minus model j (antisymmetric ``diff``, ``lo``/``hi``; symmetric
+    ``sigma``, ``p``, ``p_holm`` and ``questions``; the diagonal is 0 / NaN)."""
+
+    metric: str
+    models: list[str]
+    diff: FloatArray
+    sigma: FloatArray
+    lo: FloatArray
+    hi: FloatArray
+    p: FloatArray
+    p_holm: FloatArray
+    questions: IntArray
+    confidence: float
+
+    def comparison(self, a: str, b: str) -> Comparison:
+        """One pair of the matrix as a :class:`Comparison` (a minus b)."""
+        i, j = self.models.index(a), self.models.index(b)
+        return Comparison(self.metric, a, b, int(self.questions[i, j]), float("nan"), float("nan"),
+                          float(self.diff[i, j]), float(self.sigma[i, j]), float(self.lo[i, j]),
+                          float(self.hi[i, j]), float(self.p[i, j]), float(self.p_holm[i, j]))
+
+    def significant(self, adjust: str = "none") -> npt.NDArray[np.bool_]:
+        """``[i, j]``: model i is better than model j at ``1 - confidence``
+        (two-sided, raw or Holm-adjusted p-values)."""
+        p = self.p_holm if adjust == "holm" else self.p
+        with np.errstate(invalid="ignore"):
+            out: npt.NDArray[np.bool_] = (p < 1.0 - self.confidence) & (self.diff > 0)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the models and one list of rows per matrix (None for NaN)."""
+        def rows(a: npt.NDArray[Any]) -> list[list[Any]]:
+            return [[None if (isinstance(v, float) and v != v) else v for v in r] for r in a.tolist()]
+
+        return {"metric": self.metric, "models": self.models, "diff": rows(self.diff), "sigma": rows(self.sigma),
+                "lo": rows(self.lo), "hi": rows(self.hi), "p": rows(self.p), "p_holm": rows(self.p_holm),
+                "questions": self.questions.tolist()}
+
+
+def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDArray[np.bool_], IntArray | None]:
+    """Models x questions of the per-question estimates (NaN rows left
+    out), the mask of present cells and each question's cluster."""
+    c = sc.counts
+    x = sc.x[name]
+    ok = ~np.isnan(x)
+    pos = {m: i for i, m in enumerate(models)}
+    row_of = np.array([pos.get(m, -1) for m in c.models], np.int64)
+    r = row_of[c.model]
+    ok &= r >= 0
+    # Questions renumbered 0..Q-1 in order (a bincount, no sort).
+    used = np.bincount(c.question[ok], minlength=len(c.questions)) > 0
+    q_new = np.cumsum(used) - 1
+    Q = int(used.sum())
+    q_idx = q_new[c.question[ok]]
+    X = np.zeros((len(models), Q))
+    W = np.zeros((len(models), Q), bool)
+    X[r[ok], q_idx] = x[ok]
+    W[r[ok], q_idx] = True
+    cl = None
+    if sc.cluster is not None:
+        cl = np.zeros(Q, np.int64)
+        cl[q_idx] = sc.cluster[ok]
+    return X, W, cl
+
+
+def pairwise(sc: Scores, name: str, models: list[str], confidence: float) -> Pairwise:
+    """Paired comparisons of every pair of ``models`` on metric ``name``."""
+    X, W, cl = dense(sc, name, models)
+    res = paired(X, W, cl)
+    diff, se, n = res["diff"], res["se"], res["n"]
+    z = z_value(confidence)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.where(se > 0, diff / se, np.where(diff == 0, 0.0, np.sign(diff) * np.inf))
+    t = np.where(np.isnan(se), np.nan, t)
+    p = p_two_sided(t)
+    L = len(models)
+    upper = np.triu_indices(L, 1)
+    p_holm = np.full((L, L), np.nan)
+    p_holm[upper] = holm(p[upper])
+    p_holm.T[upper] = p_holm[upper]
+    return Pairwise(name, list(models), diff, se, diff - z * se, diff + z * se, p, p_holm, n, confidence)
+
+
+def compare(sc: Scores, name: str, a: str, b: str, confidence: float) -> Comparison:
+    """Model ``a`` minus model ``b`` on metric ``name`` (no Holm: one test)."""
+    pw = pairwise(sc, name, [a, b], confidence)
+    X, W, _ = dense(sc, name, [a, b])
+    both = W[0] & W[1]
+    ea = float(X[0, both].mean()) if both.any() else float("nan")
+    eb = float(X[1, both].mean()) if both.any() else float("nan")
+    out = pw.comparison(a, b)
+    out.a_estimate, out.b_estimate, out.p_holm = ea, eb, None
+    return out

@@ -1,0 +1,139 @@
+"""Intervals over questions, cluster-robust standard errors, paired
+comparisons, p-values and Holm's correction (docs/leaderboard.md,
+*Intervals*, *Paired comparisons*).
+
+The standard error of a mean of per-question estimates ``x_i`` over ``n``
+questions in ``G`` clusters (each question its own cluster by default) is
+the cluster-robust (CR1) one,
+
+    se^2 = G / (G - 1) * sum_c (sum_{i in c} (x_i - mean))^2 / n^2,
+
+which with one question per cluster is the sample variance (``ddof=1``)
+over ``n``: the central limit theorem over questions (E. Miller, "Adding
+Error Bars to Evals", arXiv:2411.00640, eqs. 1-4). p-values are the normal
+approximation of the t statistic (``erfc(|z| / sqrt 2)``, two-sided);
+scipy is not needed."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+def p_two_sided(z: npt.ArrayLike) -> FloatArray:
+    """Two-sided normal p-values ``erfc(|z| / sqrt 2)``; NaN stays NaN."""
+    arr = np.asarray(z, np.float64)
+    out = np.full(arr.shape, np.nan)
+    flat, res = arr.ravel(), out.ravel()
+    for i in np.flatnonzero(~np.isnan(flat)):
+        res[i] = math.erfc(abs(float(flat[i])) / math.sqrt(2.0))
+    return res.reshape(arr.shape)
+
+
+def holm(p: npt.ArrayLike) -> FloatArray:
+    """Holm's step-down adjusted p-values of a family (NaN: not a member)."""
+    arr = np.asarray(p, np.float64)
+    out = np.full(arr.shape, np.nan)
+    ok = np.flatnonzero(~np.isnan(arr))
+    if ok.size:
+        order = ok[np.argsort(arr[ok], kind="stable")]
+        m = ok.size
+        adj = np.minimum(1.0, np.maximum.accumulate(arr[order] * (m - np.arange(m))))
+        out[order] = adj
+    return out
+
+
+def group_se(x: FloatArray, group: IntArray, n_groups: int, cluster: IntArray | None) -> tuple[
+        FloatArray, FloatArray, IntArray]:
+    """Per group: the mean of ``x``, its cluster-robust standard error (NaN
+    with fewer than two clusters) and the number of values, all groups at
+    once (``group``: 0..n_groups-1 per value; ``cluster``: a cluster id per
+    value, or None for one question per cluster)."""
+    cnt = np.bincount(group, minlength=n_groups).astype(np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.bincount(group, weights=x, minlength=n_groups) / cnt
+        e = x - mean[group]
+        if cluster is None:
+            ss = np.bincount(group, weights=e * e, minlength=n_groups)
+            g = cnt.astype(np.float64)
+        else:
+            width = int(cluster.max()) + 1 if cluster.size else 1
+            key = group * width + cluster
+            if n_groups * width <= 4 * len(key) + 1024:  # dense cells: no sort
+                s = np.bincount(key, weights=e, minlength=n_groups * width)
+                used = np.bincount(key, minlength=n_groups * width) > 0
+                owner = np.arange(n_groups * width) // width
+                s, owner = s[used], owner[used]
+            else:
+                uniq, inv = np.unique(key, return_inverse=True)
+                s = np.bincount(inv.ravel(), weights=e)
+                owner = uniq // width
+            ss = np.bincount(owner, weights=s * s, minlength=n_groups)
+            g = np.bincount(owner, minlength=n_groups).astype(np.float64)
+        var = np.where(g > 1, g / (g - 1) * ss / (cnt.astype(np.float64) ** 2), np.nan)
+    return mean, np.sqrt(var), cnt
+
+
+def paired(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None) -> dict[str, Any]:
+    """Every pair of rows of ``X`` (models x questions, ``W`` marking the
+    questions each model has): ``diff[i, j]``, the mean of ``x_i - x_j`` over
+    the questions both have, its paired cluster-robust standard error
+    ``se[i, j]`` and the number of common questions ``n[i, j]``.
+
+    All pairs at once from matrix products (no per-pair loop; with clusters,
+    a few small products per cluster). Each question's mean over models is
+    subtracted first: the differences are unchanged and the sums of squares
+    lose less to cancellation."""
+    L = X.shape[0]
+    full = bool(W.all())
+    Wf = W.astype(np.float64)
+    cnt = Wf.sum(axis=0)
+    mu = np.divide(np.where(W, X, 0.0).sum(axis=0), cnt, out=np.zeros_like(cnt), where=cnt > 0)
+    X0 = np.where(W, X - mu, 0.0)
+    if full:
+        n = np.full((L, L), float(X.shape[1]))
+        s = X0.sum(axis=1)
+        sd = s[:, None] - s[None, :]
+    else:
+        n = Wf @ Wf.T
+        A = X0 @ Wf.T  # [i, j]: sum of x_i over the questions j also has
+        sd = A - A.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diff = sd / n
+        if cluster is None:
+            G = X0 @ X0.T
+            if full:
+                s2 = (X0 * X0).sum(axis=1)
+                sd2 = s2[:, None] + s2[None, :] - 2.0 * G
+            else:
+                B = (X0 * X0) @ Wf.T
+                sd2 = B + B.T - 2.0 * G
+            ss = np.maximum(sd2 - sd * diff, 0.0)
+            var = np.where(n > 1, ss / (n * (n - 1.0)), np.nan)
+        else:
+            # Per cluster c: S_c[i, j] = sum over c of the centred paired
+            # differences; var = G/(G-1) sum_c S_c^2 / n^2 (G: clusters with
+            # a common question).
+            ss = np.zeros((L, L))
+            g = np.zeros((L, L))
+            order = np.argsort(cluster, kind="stable")
+            cs = cluster[order]
+            cuts = np.flatnonzero(cs[1:] != cs[:-1]) + 1
+            for part in np.split(order, cuts):
+                Xc, Wc = X0[:, part], Wf[:, part]
+                Nc = np.full((L, L), float(len(part))) if full else Wc @ Wc.T
+                Ac = Xc.sum(axis=1)[:, None] * np.ones((1, L)) if full else Xc @ Wc.T
+                Sc = Ac - Ac.T - diff * Nc
+                ss += Sc * Sc
+                g += Nc > 0
+            var = np.where(g > 1, g / (g - 1.0) * ss / (n * n), np.nan)
+        se = np.sqrt(var)
+    np.fill_diagonal(diff, 0.0)
+    np.fill_diagonal(se, np.nan)
+    return {"diff": diff, "se": se, "n": n.round().astype(np.int64)}
