@@ -41,14 +41,28 @@ def is_dask_collection(obj: object) -> bool:
     return type(obj).__module__.split(".")[0] == "dask"
 
 
-def _text(col: Any) -> Any:
-    """Ids as text, as DuckDB's ``CAST(x AS VARCHAR)`` writes them; None where missing."""
+def _text(col: Any, integer: bool) -> Any:
+    """Ids as text, as DuckDB's ``CAST(x AS VARCHAR)`` writes them; None where
+    missing. ``integer``: the column is integer in the dataset's schema (a
+    partition with missing ids holds it as floats: 3.0 is written 3)."""
     import pandas as pd
 
     null = col.isna().to_numpy()
+    if integer and col.dtype.kind == "f":
+        col = col.astype("Int64")
     out = pd.Series(col.astype(str).to_numpy(dtype=object), index=col.index, dtype=object)
     out[null] = None
     return out
+
+
+def _ids(part: Any, cols: ColumnNames, integer: frozenset[str]) -> tuple[Any, Any]:
+    """A partition's model and question ids as text (the one model's name without a model column)."""
+    import pandas as pd
+
+    assert cols.question is not None
+    m = (_text(part[cols.model], cols.model in integer) if cols.model is not None
+         else pd.Series([LABEL] * len(part), index=part.index, dtype=object))
+    return m, _text(part[cols.question], cols.question in integer)
 
 
 def outcome_values(col: Any) -> npt.NDArray[np.float64]:
@@ -72,17 +86,16 @@ def outcome_values(col: Any) -> npt.NDArray[np.float64]:
     return v
 
 
-def _indicators(part: Any, cols: ColumnNames, n_categories: int) -> Any:
+def _indicators(part: Any, cols: ColumnNames, n_categories: int, integer: frozenset[str]) -> Any:
     """One partition's rows as per-row indicators the groupby adds up."""
     import pandas as pd
 
     size = len(part)
-    m = _text(part[cols.model]) if cols.model is not None else pd.Series([LABEL] * size, index=part.index,
-                                                                          dtype=object)
-    assert cols.question is not None and cols.outcome is not None
+    m, q = _ids(part, cols, integer)
+    assert cols.outcome is not None
     v = outcome_values(part[cols.outcome])
     no_sample = part[cols.sample].isna().to_numpy() if cols.sample is not None else np.zeros(size, bool)
-    data: dict[str, Any] = {"m": m, "q": _text(part[cols.question]), "nrows": np.ones(size, np.int64),
+    data: dict[str, Any] = {"m": m, "q": q, "nrows": np.ones(size, np.int64),
                             "no_sample": no_sample.astype(np.int64),
                             "unparsable": (~no_sample & np.isnan(v)).astype(np.int64)}
     for j in range(n_categories):
@@ -94,17 +107,15 @@ def _indicators(part: Any, cols: ColumnNames, n_categories: int) -> Any:
 _ROW_BITS = 40
 
 
-def _valid_keys(part: Any, cols: ColumnNames, n_categories: int, partition_info: Any = None) -> Any:
+def _valid_keys(part: Any, cols: ColumnNames, n_categories: int, integer: frozenset[str],
+                partition_info: Any = None) -> Any:
     """The counted rows of a partition: ids, sample, category and position
     (partition, then row: which of repeated rows is the first)."""
     import pandas as pd
 
     assert cols.sample is not None and cols.question is not None and cols.outcome is not None
     v = outcome_values(part[cols.outcome])
-    size = len(part)
-    m = _text(part[cols.model]) if cols.model is not None else pd.Series([LABEL] * size, index=part.index,
-                                                                          dtype=object)
-    q = _text(part[cols.question])
+    m, q = _ids(part, cols, integer)
     ok = (np.isin(v, np.arange(n_categories)) & part[cols.sample].notna().to_numpy() & m.notna().to_numpy()
           & q.notna().to_numpy())
     number = int(partition_info["number"]) if partition_info else 0
@@ -164,13 +175,14 @@ def counts_from_dask(ddf: Any, *, model: str | None = None, question: str | None
     cols = resolve_columns(available, ColumnNames(model, question, outcome, sample), label, issues, label)
     meta = {"m": object, "q": object, "nrows": np.int64, "no_sample": np.int64, "unparsable": np.int64}
     meta.update({f"c_{j}": np.int64 for j in range(cats)})
-    rows = ddf.map_partitions(_indicators, cols, cats, meta=pd.DataFrame({k: pd.Series(dtype=t)
+    integer = frozenset(c for c in (cols.model, cols.question) if c is not None and ddf[c].dtype.kind in "iu")
+    rows = ddf.map_partitions(_indicators, cols, cats, integer, meta=pd.DataFrame({k: pd.Series(dtype=t)
                                                                         for k, t in meta.items()}))
     cells = rows.groupby(["m", "q"], dropna=False).sum()
     todo: list[Any] = [cells]
     keyed = None
     if cols.sample is not None and check_duplicates:
-        keyed = ddf.map_partitions(_valid_keys, cols, cats, meta=pd.DataFrame(
+        keyed = ddf.map_partitions(_valid_keys, cols, cats, integer, meta=pd.DataFrame(
             {"m": pd.Series(dtype=object), "q": pd.Series(dtype=object), "s": ddf[cols.sample]._meta,
              "v": pd.Series(dtype=np.int64), "pos": pd.Series(dtype=np.int64)}))
         # Every counted (model, question, sample): its first position and
