@@ -55,14 +55,19 @@ def _text(col: Any, integer: bool) -> Any:
     return out
 
 
-def _ids(part: Any, cols: ColumnNames, integer: frozenset[str]) -> tuple[Any, Any]:
-    """A partition's model and question ids as text (the one model's name without a model column)."""
+def _ids(part: Any, cols: ColumnNames) -> tuple[Any, Any]:
+    """A partition's model and question ids as the groupby's keys, in their
+    own type (text only once counted, by :func:`_text`): categorical columns
+    (hive folders) as their values; the one model's name without a model column."""
     import pandas as pd
 
+    def key(col: Any) -> Any:
+        return col.astype(col.cat.categories.dtype) if isinstance(col.dtype, pd.CategoricalDtype) else col
+
     assert cols.question is not None
-    m = (_text(part[cols.model], cols.model in integer) if cols.model is not None
-         else pd.Series([LABEL] * len(part), index=part.index, dtype=object))
-    return m, _text(part[cols.question], cols.question in integer)
+    m = (key(part[cols.model]) if cols.model is not None
+         else pd.Series(np.full(len(part), LABEL, dtype=object), index=part.index))
+    return m, key(part[cols.question])
 
 
 def outcome_values(col: Any) -> npt.NDArray[np.float64]:
@@ -86,12 +91,12 @@ def outcome_values(col: Any) -> npt.NDArray[np.float64]:
     return v
 
 
-def _indicators(part: Any, cols: ColumnNames, n_categories: int, integer: frozenset[str]) -> Any:
+def _indicators(part: Any, cols: ColumnNames, n_categories: int) -> Any:
     """One partition's rows as per-row indicators the groupby adds up."""
     import pandas as pd
 
     size = len(part)
-    m, q = _ids(part, cols, integer)
+    m, q = _ids(part, cols)
     assert cols.outcome is not None
     v = outcome_values(part[cols.outcome])
     no_sample = part[cols.sample].isna().to_numpy() if cols.sample is not None else np.zeros(size, bool)
@@ -107,20 +112,19 @@ def _indicators(part: Any, cols: ColumnNames, n_categories: int, integer: frozen
 _ROW_BITS = 40
 
 
-def _valid_keys(part: Any, cols: ColumnNames, n_categories: int, integer: frozenset[str],
-                partition_info: Any = None) -> Any:
+def _valid_keys(part: Any, cols: ColumnNames, n_categories: int, partition_info: Any = None) -> Any:
     """The counted rows of a partition: ids, sample, category and position
     (partition, then row: which of repeated rows is the first)."""
     import pandas as pd
 
     assert cols.sample is not None and cols.question is not None and cols.outcome is not None
     v = outcome_values(part[cols.outcome])
-    m, q = _ids(part, cols, integer)
+    m, q = _ids(part, cols)
     ok = (np.isin(v, np.arange(n_categories)) & part[cols.sample].notna().to_numpy() & m.notna().to_numpy()
           & q.notna().to_numpy())
     number = int(partition_info["number"]) if partition_info else 0
-    return pd.DataFrame({"m": m.to_numpy()[ok], "q": q.to_numpy()[ok], "s": part[cols.sample].to_numpy()[ok],
-                         "v": v[ok].astype(np.int64), "pos": (number << _ROW_BITS) + np.flatnonzero(ok)})
+    return pd.DataFrame({"m": m[ok], "q": q[ok], "s": part[cols.sample][ok], "v": v[ok].astype(np.int64),
+                         "pos": (number << _ROW_BITS) + np.flatnonzero(ok)}, index=part.index[ok])
 
 
 def _where(pos: int) -> str:
@@ -167,24 +171,17 @@ def counts_from_dask(ddf: Any, *, model: str | None = None, question: str | None
     result; :func:`kscore.add_counts` adds counts of separate runs.
     """
     import dask
-    import pandas as pd
 
     issues = issues if issues is not None else Issues()
     cats = _n_categories(weights, n_categories)
     available = [str(c) for c in ddf.columns]
     cols = resolve_columns(available, ColumnNames(model, question, outcome, sample), label, issues, label)
-    meta = {"m": object, "q": object, "nrows": np.int64, "no_sample": np.int64, "unparsable": np.int64}
-    meta.update({f"c_{j}": np.int64 for j in range(cats)})
-    integer = frozenset(c for c in (cols.model, cols.question) if c is not None and ddf[c].dtype.kind in "iu")
-    rows = ddf.map_partitions(_indicators, cols, cats, integer, meta=pd.DataFrame({k: pd.Series(dtype=t)
-                                                                        for k, t in meta.items()}))
+    rows = ddf.map_partitions(_indicators, cols, cats, meta=_indicators(ddf._meta, cols, cats))
     cells = rows.groupby(["m", "q"], dropna=False).sum()
     todo: list[Any] = [cells]
     keyed = None
     if cols.sample is not None and check_duplicates:
-        keyed = ddf.map_partitions(_valid_keys, cols, cats, integer, meta=pd.DataFrame(
-            {"m": pd.Series(dtype=object), "q": pd.Series(dtype=object), "s": ddf[cols.sample]._meta,
-             "v": pd.Series(dtype=np.int64), "pos": pd.Series(dtype=np.int64)}))
+        keyed = ddf.map_partitions(_valid_keys, cols, cats, meta=_valid_keys(ddf._meta, cols, cats))
         # Every counted (model, question, sample): its first position and
         # its rows, spread over the workers (split_out), never gathered here.
         firsts = keyed.groupby(["m", "q", "s"])["pos"].agg(["min", "count"], split_out=max(1, ddf.npartitions // 4))
@@ -202,12 +199,6 @@ def counts_from_dask(ddf: Any, *, model: str | None = None, question: str | None
     no_sample = int(table["no_sample"].sum())
     unparsable = int(table["unparsable"].sum())
     out_of_range = int(table["nrows"].sum()) - no_sample - unparsable - int(categories.sum())
-    models = sorted({str(x) for x in table["m"]})
-    questions = sorted({str(x) for x in table["q"]})
-    m_index = {x: i for i, x in enumerate(models)}
-    q_index = {x: i for i, x in enumerate(questions)}
-    m_codes = np.array([m_index[str(x)] for x in table["m"]], np.int64)
-    q_codes = np.array([q_index[str(x)] for x in table["q"]], np.int64)
     _warn(issues, label, "rows without a model, question or sample id", no_id + no_sample)
     _warn(issues, label, "rows with a missing or unparsable outcome", unparsable)
     allowed = "0 or 1" if cats == 2 else f"an integer category 0..{cats - 1} (--weights has {cats} entries)"
@@ -219,7 +210,7 @@ def counts_from_dask(ddf: Any, *, model: str | None = None, question: str | None
         extra = extra[extra["pos"] != extra["min"]]
         per_cell, shown = dask.compute(  # type: ignore[attr-defined,no-untyped-call]
             extra.groupby(["m", "q", "v"]).size(), extra.nsmallest(EXAMPLES, "pos"))
-        cell = {(m, q): i for i, (m, q) in enumerate(zip(table["m"], table["q"]))}
+        cell = {(m, q): i for i, (m, q) in enumerate(zip(table["m"], table["q"]))}  # the ids as counted
         for (m, q, v), k in per_cell.items():
             categories[cell[(m, q)], int(v)] -= int(k)
         if np.any(categories < 0):  # pragma: no cover - the two passes disagree: a bug, not bad data
@@ -228,7 +219,14 @@ def counts_from_dask(ddf: Any, *, model: str | None = None, question: str | None
                     for m, q, s, p, f in shown[["m", "q", "s", "pos", "min"]].itertuples(index=False)]
         _warn(issues, label, "duplicate rows (same model, question and sample; the first is kept)",
               int(per_cell.sum()), examples)
-    counts = from_cells(models, questions, m_codes, q_codes, categories)
+    integer = {c for c in (cols.model, cols.question) if c is not None and ddf[c].dtype.kind in "iu"}
+    m_text = _text(table["m"], cols.model in integer).to_numpy()
+    q_text = _text(table["q"], cols.question in integer).to_numpy()
+    models, m_codes = np.unique(m_text.astype(str), return_inverse=True)
+    questions, q_codes = np.unique(q_text.astype(str), return_inverse=True)
+    # Ids of different types written alike (3 and "3") are one cell, added.
+    counts = from_cells([str(x) for x in models], [str(x) for x in questions], m_codes.ravel(), q_codes.ravel(),
+                        categories)
     if len(counts.model) == 0:
         raise LeaderboardError(f"no valid results in {label}")
     return counts
