@@ -4,8 +4,10 @@
 row per graded sample, read by the cluster's workers from as many files as
 they like) into the counts table the DuckDB engine gives on the same rows:
 each partition is turned into per-row indicators (which outcome category,
-which problem), ``groupby(model, question).sum()`` adds them on the workers,
-and only the per-(model, question) counts come back to this process. Rows are
+which problem), ``groupby(model, question).sum()`` adds them on the workers
+(the ids in their own type: they are written as text, as DuckDB writes them,
+once counted), and only the per-(model, question) counts come back to this
+process. Rows are
 judged as the DuckDB engine judges them (_sql.py): outcomes 0/1, booleans,
 the words true/false, t/f, yes/no and numeric text, integer categories
 0..C with weights; rows without an id or sample, with an unparsable or
