@@ -7,7 +7,9 @@ estimates from those counts; each model's value comes with an interval over
 questions (or the Bayesian posterior), and models are compared pairwise on
 the questions both answered. The :class:`Leaderboard` it returns converts to
 arrow, pandas or polars; its ``counts`` table can be fed back, or added to
-another run's with :func:`add_counts`. See docs/leaderboard.md.
+another run's with :func:`add_counts`. Past one machine,
+:func:`counts_from_dask` (or ``leaderboard(dask_dataframe)``) counts on a
+Dask cluster. See docs/leaderboard.md.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from ._columns import ColumnNames
 from ._compare import Comparison, Pairwise
 from ._counts import Counts, add_counts, from_cells
+from ._dask import counts_from_dask
 from ._issues import Issues, LeaderboardError
 from ._metrics import ModelRow, Value
 from ._progress import Progress
@@ -30,6 +33,7 @@ __all__ = [
     "Counts",
     "add_counts",
     "from_cells",
+    "counts_from_dask",
     "ColumnNames",
     "Issues",
     "LeaderboardError",

@@ -51,6 +51,18 @@ class Counts:
     def n_categories(self) -> int:
         return int(self.categories.shape[1])
 
+    def __add__(self, other: Counts) -> Counts:
+        """``a + b``: :func:`add_counts` of the two tables."""
+        if not isinstance(other, Counts):
+            return NotImplemented
+        return add_counts(self, other)
+
+    def __radd__(self, other: object) -> Counts:
+        """``sum(tables)`` starts from 0."""
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
+
     def columns(self) -> dict[str, Any]:
         """Plain columns: model, question, n, c and, for more than two
         categories, c_0..c_C."""

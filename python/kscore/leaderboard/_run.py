@@ -19,6 +19,8 @@ from ._columns import ColumnNames
 from ._compare import pairwise
 from ._counts import Counts
 from ._counts_input import is_counts_table, read_counts_table
+from ._dask import LABEL as DASK_LABEL
+from ._dask import is_dask_collection, leaderboard_counts
 from ._diagnose import diagnose
 from ._issues import Issues, LeaderboardError
 from ._metrics import INTERVALS, Scores, compute, scores
@@ -66,6 +68,8 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
             raise LeaderboardError(f"the counts table has {source.n_categories} categories; --weights gives "
                                    f"{n_categories}")
         return source, "counts table"
+    if is_dask_collection(source):  # counted on the cluster (_dask.py)
+        return leaderboard_counts(source, names, n_categories, issues), DASK_LABEL
     src: Source = open_source(source, input_format, _connect)
     if src.kind in ("npy", "npz"):
         return read_wide(src.files[0], src.kind, n_categories, issues), src.label
