@@ -509,7 +509,7 @@ def test_leaderboard_reads_tool_files(folder: str) -> None:
     per_model: dict[str, dict[str, list[float]]] = {}
     for r in rows(table):
         per_model.setdefault(r["model"], {}).setdefault(r["question"], []).append(r["outcome"])
-    for model, estimate in zip(cols["model"], cols["pass@1_estimate"]):
+    for model, estimate in zip(cols["model"], cols["pass@1"]):
         questions = per_model[model]
         n = np.array([len(v) for v in questions.values()])
         c = np.array([sum(v) for v in questions.values()])
