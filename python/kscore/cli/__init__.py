@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -59,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "comparisons of every two models")
     out.add_argument("--output", "-o", metavar="FILE", help="write the leaderboard to FILE instead of stdout")
     out.add_argument("--top", type=int, metavar="N", help="show only the first N models")
+    out.add_argument("--wide", action="store_true",
+                     help="the table with every column and full intervals, however wide (default: compact cells "
+                          "that fit the terminal, 80 columns when piped)")
     out.add_argument("--plot", metavar="FILE.png", help="draw pass@k curves (k = 1..N) with credible bands")
     add_flags(out)
     cmp = sub.add_parser(
@@ -217,7 +221,7 @@ def leaderboard(args: argparse.Namespace) -> int:
         return _strict_fail(err, board.warnings)
     t_total = time.perf_counter() - t0
     _report(args, err, board)
-    _write_board(Board(board, args.top), fmt, args.output, Console)
+    _write_board(Board(board, args.top), fmt, args.output, Console, args.wide)
     if args.plot:
         from ._plot import plot
 
@@ -267,9 +271,18 @@ def compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _write_board(board: Any, fmt: str, output: str | None, console: Any) -> None:
-    from ._output import print_table, render
+def _write_board(board: Any, fmt: str, output: str | None, console: Any, wide: bool = False) -> None:
+    from ._output import compact_table, print_table, render
 
+    if fmt == "table" and not wide:
+        width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() and not output else 80
+        text = compact_table(board, max(width, 40))
+        if output:
+            write_atomic(Path(output), lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        return
     if fmt == "table":
         if output:
             def write_table(tmp: Path) -> None:

@@ -210,6 +210,58 @@ def print_table(board: Board, console: Any) -> None:
                                   f"{g.lb.n_questions:,} questions, {g.lb.n_samples:,} samples"))
 
 
+def footer(lb: Leaderboard) -> str:
+    """One short line: what the cells and the rank ranges are."""
+    pct = f"{lb.confidence * 100:g}%"
+    if lb.interval == "posterior":
+        what = f"{pct} credible interval given these questions"
+    else:
+        what = f"{pct} interval over questions" + (f" (clustered by {lb.cluster})" if lb.cluster else "")
+    adj = ", Holm" if lb.adjust == "holm" else ""
+    return f"cells: estimate ±half-width of the {what}; rank: range from paired tests{adj}"
+
+
+def compact_table(board: Board, width: int) -> str:
+    """The default terminal table: compact cells (``0.769 ±0.021``), names
+    shortened in the middle without ambiguity, within ``width`` columns
+    (kscore.present); columns that do not fit are left out and named."""
+    from ..present import Column, cell, fit
+
+    def half(v: Any) -> float | None:
+        lo, hi = _num(v.lo), _num(v.hi)
+        return None if lo is None or hi is None else (hi - lo) / 2
+
+    def table(b: Board) -> list[str]:
+        lb = b.lb
+        cols = [Column("rank", [rank_label(r) for r in b.rows]),
+                Column("model", [r.model for r in b.rows], right=False, names=True)]
+        for j, m in enumerate(lb.metrics):
+            cells = []
+            for r in b.rows:
+                v = r.values.get(m.name)
+                cells.append("n/a" if v is None else cell(_num(v.estimate), half(v)))
+            cols.append(Column(m.name + (" *" if m == lb.sort else ""), cells,
+                               importance=0 if m == lb.sort else 2 + j))
+        cols += [Column("acc", [f"{r.accuracy:.3f}" for r in b.rows], importance=50),
+                 Column("questions", [f"{r.questions:,}" for r in b.rows], importance=60),
+                 Column("samples", [_samples(r) for r in b.rows], importance=61)]
+        fitted = fit(cols, width)
+        lines = fitted.lines
+        if fitted.hidden:
+            lines.append(f"not shown at {width} columns: {', '.join(fitted.hidden)} (--wide shows all)")
+        return lines
+
+    lb = board.lb
+    shown = (f"{len(board.rows)} models" if len(board.rows) >= board.n_models
+             else f"top {len(board.rows)} of {board.n_models}")
+    lines = [f"kscore leaderboard: {lb.source}"[:width]] + table(board)
+    lines += [f"{shown}, {lb.n_questions:,} questions, {lb.n_samples:,} samples; sorted by {lb.sort.name} *"[:width],
+              footer(lb)]
+    for g in board.groups:
+        lines += ["", f"{lb.by} = {g.lb.group}"[:width]] + table(g)
+    return "\n".join(lines) + "\n"
+
+
 def render(board: Board, fmt: str) -> str:
     if fmt == "csv":
         return to_csv(board)
