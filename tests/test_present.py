@@ -36,7 +36,7 @@ def test_names_differing_only_in_the_middle() -> None:
     out = shorten_names(names, 24)
     assert len(set(out)) == 3 and all(len(s) <= 24 for s in out)
     for short, v in zip(out, ("7b", "8b", "70b")):
-        assert f"-{v}-" in short or short.endswith(v), out  # the differing part is visible
+        assert v in short, out  # the differing part is visible
 
 
 def test_same_name_twice_stays_the_same_text() -> None:

@@ -210,15 +210,20 @@ def print_table(board: Board, console: Any) -> None:
                                   f"{g.lb.n_questions:,} questions, {g.lb.n_samples:,} samples"))
 
 
-def footer(lb: Leaderboard) -> str:
-    """One short line: what the cells and the rank ranges are."""
+def footer(lb: Leaderboard, width: int = 80) -> str:
+    """One line of at most ``width`` characters (where the words allow):
+    what the cells and the rank ranges are; the longest wording that fits."""
     pct = f"{lb.confidence * 100:g}%"
     if lb.interval == "posterior":
-        what = f"{pct} credible interval given these questions"
+        what = [f"the {pct} credible interval given these questions", f"{pct} credible interval (fixed questions)"]
     else:
-        what = f"{pct} interval over questions" + (f" (clustered by {lb.cluster})" if lb.cluster else "")
-    adj = ", Holm" if lb.adjust == "holm" else ""
-    return f"cells: estimate ±half-width of the {what}; rank: range from paired tests{adj}"
+        cl = f" clustered by {lb.cluster}" if lb.cluster else ""
+        what = [f"the {pct} interval over questions{cl}", f"{pct} interval over questions{cl}"]
+    adj = " (Holm)" if lb.adjust == "holm" else ""
+    options = [f"cells: estimate ±half-width of {what[0]}; rank: range from paired tests{adj}",
+               f"cells: estimate ±half of {what[0]}; ranks: paired tests{adj}",
+               f"estimate ±half {what[1]}; ranks: paired tests{adj}"]
+    return next((o for o in options if len(o) <= width), options[-1])
 
 
 def compact_table(board: Board, width: int) -> str:
@@ -256,7 +261,7 @@ def compact_table(board: Board, width: int) -> str:
              else f"top {len(board.rows)} of {board.n_models}")
     lines = [f"kscore leaderboard: {lb.source}"[:width]] + table(board)
     lines += [f"{shown}, {lb.n_questions:,} questions, {lb.n_samples:,} samples; sorted by {lb.sort.name} *"[:width],
-              footer(lb)]
+              footer(lb, width)]
     for g in board.groups:
         lines += ["", f"{lb.by} = {g.lb.group}"[:width]] + table(g)
     return "\n".join(lines) + "\n"

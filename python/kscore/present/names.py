@@ -11,6 +11,7 @@ suffix ``~1``, ``~2`` keep them distinct.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 
@@ -61,19 +62,52 @@ def _collisions(names: Sequence[str], out: list[str]) -> list[list[int]]:
 
 def _separate(names: Sequence[str], out: list[str], group: list[int], width: int) -> None:
     """Re-cut a group of colliding names so that each shows where it differs
-    from the others: first by moving the single cut, then with a window
-    around the first differing character between two ellipses."""
+    from the others: by moving the single cut, else by keeping only the
+    tokens where they differ (``org…8b…dpo…03``), else with a window around
+    the first differing character between two ellipses."""
     members = [names[i] for i in group]
+    distinct = len(set(members))
     taken = {text for j, text in enumerate(out) if j not in group}
+
+    def fits(texts: list[str]) -> bool:
+        return len(set(texts)) == distinct and not taken.intersection(texts)
+
     for head in range(width):
         texts = [_middle(n, width, head) for n in members]
-        if len(set(texts)) == len(set(members)) and not taken.intersection(texts):
-            for i, text in zip(group, texts):
-                out[i] = text
-            return
-    for i, name in zip(group, members):
-        others = [m for m in members if m != name]
-        out[i] = _window(name, others, width)
+        if fits(texts):
+            break
+    else:
+        texts = _differing_tokens(members, width)
+        if not fits(texts):
+            texts = [_window(n, [m for m in members if m != n], width) for n in members]
+    for i, text in zip(group, texts):
+        out[i] = text
+
+
+def _differing_tokens(members: Sequence[str], width: int) -> list[str]:
+    """Names split at ``-_/.:`` into tokens; where every name has the same
+    number of tokens, runs of tokens all names share become one ellipsis
+    (the first token is kept for context when there is room)."""
+    split = [re.split(r"([-_/.:])", n) for n in members]
+    if len({len(s) for s in split}) != 1:
+        return [_middle(n, width) for n in members]
+    same = [len({s[j] for s in split}) == 1 for j in range(len(split[0]))]
+    out = []
+    for tokens in split:
+        parts: list[str] = []
+        for j, tok in enumerate(tokens):
+            if j % 2 == 1:  # a separator: kept between two differing tokens
+                if not same[j - 1] and j + 1 < len(tokens) and not same[j + 1]:
+                    parts.append(tok)
+            elif not same[j]:
+                parts.append(tok)
+            elif not parts or parts[-1] != ELLIPSIS:
+                parts.append(ELLIPSIS)
+        text = "".join(parts)
+        if same[0] and len(tokens[0]) + len(text) - 1 <= width and text.startswith(ELLIPSIS):
+            text = tokens[0] + text
+        out.append(_middle(text, width))
+    return out
 
 
 def _window(name: str, others: Sequence[str], width: int) -> str:
@@ -97,8 +131,16 @@ def _common_prefix(a: str, b: str) -> int:
 
 
 def _number(out: list[str], group: list[int], width: int) -> None:
-    """Last resort: ``~1``, ``~2``, ... replace the end of each text."""
-    for n, i in enumerate(group, start=1):
-        tag = f"~{n}"
-        text = out[i]
-        out[i] = (text[: max(0, width - len(tag))] + tag)[-width:] if len(text) + len(tag) > width else text + tag
+    """Last resort: ``~1``, ``~2``, ... replace the end of each text, with
+    numbers that no other text shows."""
+    taken = {text for j, text in enumerate(out) if j not in group}
+    n = 0
+    for i in group:
+        while True:
+            n += 1
+            tag = f"~{n}"
+            text = out[i][: max(0, width - len(tag))] + tag
+            if text not in taken:
+                break
+        taken.add(text)
+        out[i] = text[-width:]
