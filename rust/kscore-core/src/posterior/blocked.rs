@@ -70,7 +70,7 @@ pub fn bracket_moments(x: &[f64], y: &[f64]) -> BracketMoments {
     for &n in &sizes {
         let slot = n.trailing_zeros() as usize;
         if plans[slot].is_none() {
-            plans[slot] = Some(Fft::new(n));
+            plans[slot] = Some(Fft::new(n / 2));
         }
     }
     let max_n = sizes.iter().copied().max().unwrap_or(1);
@@ -179,7 +179,7 @@ fn blocks(k: u64, lo: u64, hi: u64) -> Vec<Block> {
         let i0 = z0.saturating_sub(k).max((z0 / 2).saturating_sub(reach));
         let i1 = k.min(z1 - 1).min(z1 / 2 + reach);
         let len = (i1 - i0 + 1) as usize;
-        let n = (2 * len - 1).next_power_of_two();
+        let n = (2 * len - 1).next_power_of_two().max(2);
         out.push(Block { z0, z1, i0, i1, n });
         z0 = z1;
     }
@@ -214,13 +214,12 @@ fn block(k: u64, x: &[f64], y: &[f64], same: bool, b: &Block, plan: &Fft) -> Vec
             })
             .collect()
     };
-    // Inputs and the convolutions wanted, as index pairs into `inputs`,
-    // grouped by shared inverse transform; output 0 is always rho = r * r.
-    let (inputs, groups): (Vec<Vec<f64>>, Vec<&[(usize, usize)]>) = if same {
+    // Inputs and the convolutions wanted, as index pairs into `inputs`;
+    // output 0 is always rho = r * r.
+    let (inputs, pairs): (Vec<Vec<f64>>, Vec<(usize, usize)>) = if same {
         let inputs = vec![r.clone(), window(x, xt, false), window(x, xt, true)];
-        // rho; exy, ex; cxy, exc
-        let groups: Vec<&[(usize, usize)]> = vec![&[(0, 0)], &[(1, 1), (1, 0)], &[(2, 2), (2, 0)]];
-        (inputs, groups)
+        // rho, exy, ex, cxy, exc
+        (inputs, vec![(0, 0), (1, 1), (1, 0), (2, 2), (2, 0)])
     } else {
         let inputs = vec![
             r.clone(),
@@ -229,19 +228,10 @@ fn block(k: u64, x: &[f64], y: &[f64], same: bool, b: &Block, plan: &Fft) -> Vec
             window(x, xt, true),
             window(y, yt, true),
         ];
-        // rho, exy, ex, ey, cxy, exc, eyc (each vanishes on its own)
-        let groups: Vec<&[(usize, usize)]> = vec![
-            &[(0, 0)],
-            &[(1, 2)],
-            &[(1, 0)],
-            &[(0, 2)],
-            &[(3, 4)],
-            &[(3, 0)],
-            &[(0, 4)],
-        ];
-        (inputs, groups)
+        // rho, exy, ex, ey, cxy, exc, eyc
+        (inputs, vec![(0, 0), (1, 2), (1, 0), (0, 2), (3, 4), (3, 0), (0, 4)])
     };
-    let convs = convolutions(plan, &inputs, &groups);
+    let convs = convolutions(plan, &inputs, &pairs);
     let m = (b.z1 - b.z0) as usize;
     let base = (b.z0 - 2 * i0) as usize;
     (0..m)
@@ -259,51 +249,34 @@ fn block(k: u64, x: &[f64], y: &[f64], same: bool, b: &Block, plan: &Fft) -> Vec
         .collect()
 }
 
-/// Linear convolutions `inputs[a] * inputs[b]` for each pair, in the order
-/// of `groups`. Each input has its own transform (so an all-zero input has an
-/// exactly zero spectrum and its convolutions are exactly 0); each group of
-/// one or two pairs shares one inverse transform (the second output lands in
-/// the imaginary part), which callers use only for outputs that vanish
-/// together.
-fn convolutions(plan: &Fft, inputs: &[Vec<f64>], groups: &[&[(usize, usize)]]) -> Vec<Vec<f64>> {
-    let n = plan.len();
+/// Linear convolutions `inputs[a] * inputs[b]` for each pair, by real
+/// transforms of length `2 plan.len()` (each input and each output its own,
+/// so an all-zero input has an exactly zero spectrum and its convolutions
+/// are exactly 0).
+fn convolutions(plan: &Fft, inputs: &[Vec<f64>], pairs: &[(usize, usize)]) -> Vec<Vec<f64>> {
+    let half = plan.len();
     let spectra: Vec<(Vec<f64>, Vec<f64>)> = inputs
         .iter()
         .map(|v| {
-            let mut re = vec![0.0; n];
-            let mut im = vec![0.0; n];
-            re[..v.len()].copy_from_slice(v);
-            if v.iter().any(|&a| a != 0.0) {
-                plan.forward(&mut re, &mut im);
-            }
+            let (mut re, mut im) = (Vec::new(), Vec::new());
+            plan.real_forward(v, &mut re, &mut im);
             (re, im)
         })
         .collect();
-    let mut out = Vec::new();
-    for group in groups {
-        let mut re = vec![0.0; n];
-        let mut im = vec![0.0; n];
-        for (slot, &(a, b)) in group.iter().enumerate() {
+    pairs
+        .iter()
+        .map(|&(a, b)| {
             let ((ar, ai), (br, bi)) = (&spectra[a], &spectra[b]);
-            for m in 0..n {
-                let pr = ar[m] * br[m] - ai[m] * bi[m];
-                let pi = ar[m] * bi[m] + ai[m] * br[m];
-                if slot == 0 {
-                    re[m] = pr;
-                    im[m] = pi;
-                } else {
-                    re[m] -= pi;
-                    im[m] += pr;
-                }
+            let (mut re, mut im) = (vec![0.0; half + 1], vec![0.0; half + 1]);
+            for m in 0..=half {
+                re[m] = ar[m] * br[m] - ai[m] * bi[m];
+                im[m] = ar[m] * bi[m] + ai[m] * br[m];
             }
-        }
-        plan.inverse(&mut re, &mut im);
-        out.push(re);
-        if group.len() == 2 {
-            out.push(im);
-        }
-    }
-    out
+            let mut out = vec![0.0; 2 * half];
+            plan.real_inverse(&re, &im, &mut out);
+            out
+        })
+        .collect()
 }
 
 #[cfg(test)]
