@@ -16,12 +16,12 @@
 //! `r_i r_{z-i} / rho_z`, `rho_z = sum_i r_i r_{z-i}`, so on a window of i
 //! each moment is a ratio of two convolutions: `(r x) * (r y)` over `r * r`,
 //! and so on. A block of consecutive z uses one tilt, centred on the block,
-//! and one window of i (the brackets of its z truncated at 10 standard
-//! deviations, relative mass below 1e-21); the block's outputs span a range
-//! of `rho` within a factor e of each other, so the FFT's error, relative to
-//! the largest output, is also relative to each output. Blocks are 4 binomial
-//! standard deviations wide, so there are about `1.6 sqrt(k)` of them, each
-//! an FFT of about 32 standard deviations: `O(k log k)` in all. The few z
+//! and one window of i (the brackets of its z truncated at 9 standard
+//! deviations, relative mass below 3e-18); the block's outputs span a range
+//! of `rho` within a factor of about 10, so the FFT's error, relative to the
+//! largest output, is also relative to each output. Blocks are 6 binomial
+//! standard deviations wide, so there are about `sqrt(k)` of them, each a few
+//! real FFTs of about 32 standard deviations: `O(k log k)` in all. The few z
 //! within `DIRECT_Z` of either end (brackets of a handful of terms, where one
 //! tilt cannot cover a block) are summed directly from the walked bracket.
 //!
@@ -330,40 +330,5 @@ mod tests {
             check(&mg, &mg);
             check(&pass, &mg);
         }
-    }
-}
-
-#[cfg(test)]
-mod timing {
-    #[test]
-    #[ignore]
-    fn time_bracket_moments() {
-        let k = 100_000u64;
-        let x: Vec<f64> = (0..=k)
-            .map(|j| (2.0 / k as f64) * j.saturating_sub(k / 2) as f64)
-            .collect();
-        let p: Vec<f64> = (0..=k).map(|j| (j >= 1) as u8 as f64).collect();
-        for _ in 0..3 {
-            let t = std::time::Instant::now();
-            let m = super::bracket_moments(&x, &x);
-            let t1 = t.elapsed();
-            let t = std::time::Instant::now();
-            let c = super::bracket_moments(&p, &x);
-            eprintln!(
-                "self {:?} cross {:?} {} {}",
-                t1,
-                t.elapsed(),
-                m.exy[k as usize],
-                c.exy[k as usize]
-            );
-        }
-        let blocks = super::blocks(k, 96, 2 * k + 1 - 96);
-        let total: usize = blocks.iter().map(|b| b.n).sum();
-        eprintln!(
-            "{} blocks, sum n {}, max n {}",
-            blocks.len(),
-            total,
-            blocks.iter().map(|b| b.n).max().unwrap()
-        );
     }
 }
