@@ -32,3 +32,20 @@ def test_int8_1e6x512(name: str, compare: Callable[..., None]) -> None:
 def test_max_at_k_5_categories(compare: Callable[..., None]) -> None:
     compare("max_at_k 1e6x64 int8, 5 categories, k=32", lambda: ke.max_at_k(CAT5, 32, W5),
             ("scorio", lambda: se.max_at_k(CAT5, 32, W5)))
+
+
+CAT4 = rng.integers(0, 4, size=(1_000_000, 64)).astype(np.int8)
+W4 = np.array([0.0, 0.25, 0.5, 1.0])
+BIN8 = (CAT4 >= 2).astype(np.int8)
+
+
+def test_max_at_k_4_categories(compare: Callable[..., None]) -> None:
+    compare("max_at_k 1e6x64 int8, 4 categories, k=32", lambda: ke.max_at_k(CAT4, 32, W4),
+            ("scorio", lambda: se.max_at_k(CAT4, 32, W4)))
+
+
+def test_binary_intake_same_bytes(compare: Callable[..., None]) -> None:
+    # The floor the categorical intake is measured against: a binary metric
+    # reading the same 64 MB of int8.
+    compare("pass_at_k 1e6x64 int8 binary, k=32 (the binary intake on the same bytes)",
+            lambda: ke.pass_at_k(BIN8, 32), ("scorio", lambda: se.pass_at_k(BIN8, 32)))

@@ -54,3 +54,31 @@ def test_max_at_k_ci(categories: int, compare: Callable[..., None]) -> None:
     w = np.linspace(0.0, 1.0, categories)
     compare(f"max_at_k_ci M=100000 N=8 k=4 C={categories}", lambda: ke.max_at_k_ci(R, 4, w),
             ("scorio", lambda: se.max_at_k_ci(R, 4, w)), repeat_ref=1)
+
+
+# Large latent k (docs/kernels.md, K5 "Large k"): scorio's O(k^2) products
+# take minutes to hours here, so it runs at k = 4000 only.
+B200K = bank(200, 100_000)
+
+
+@pytest.mark.parametrize("k", [4_000, 100_000])
+def test_geo_spectrum_large_k(k: int, compare: Callable[..., None]) -> None:
+    ref = ("scorio", lambda: se.geo_spectrum_at_k_ci(B64, k)) if k <= 4_000 else None
+    compare(f"geo_spectrum_at_k_ci M=1000 N=64 k={k}" + ("" if ref else " (scorio: not run)"),
+            lambda: ke.geo_spectrum_at_k_ci(B64, k), ref)
+
+
+@pytest.mark.parametrize("k", [4_000, 100_000])
+def test_auc_large_k(k: int, compare: Callable[..., None]) -> None:
+    R = B200K[:, :k]
+    ref = ("scorio", lambda: se.auc_at_k_ci(R, k)) if k <= 4_000 else None
+    compare(f"auc_at_k_ci M=200 N=k={k}" + ("" if ref else " (scorio: not run)"),
+            lambda: ke.auc_at_k_ci(R, k), ref)
+
+
+def test_threshold_spectrum_large_k(compare: Callable[..., None]) -> None:
+    k = 100_000
+    w = np.random.default_rng(2).random(k)
+    w /= 1.01 * w.sum()
+    compare(f"threshold_spectrum_at_k_ci M=1000 N=64 k={k}, random weights (scorio: not run)",
+            lambda: ke.threshold_spectrum_at_k_ci(B64, k, w), None)

@@ -379,8 +379,8 @@ def test_geo_spectrum_star_latent() -> None:
 
 
 def test_large_bank_is_finite() -> None:
-    """N = k = 100000: nothing non-finite for any function whose cost is not
-    quadratic in k (mG, AUC and general spectra are O(k^2) per call)."""
+    """N = k = 100000: nothing non-finite, for every binary interval (mG,
+    AUC and general spectra through the blocked products of K5)."""
     n = 100000
     rng = np.random.default_rng(7)
     R = (rng.random((40, n)) < rng.beta(0.6, 0.6, size=(40, 1))).astype(np.int8)
@@ -395,8 +395,98 @@ def test_large_bank_is_finite() -> None:
         lambda: K.geom_ds_at_k_ci(R, n),
         lambda: K.threshold_spectrum_at_k_ci(R, n, np.eye(1, n, n // 2)[0]),
         lambda: K.geo_spectrum_at_k_ci(R, n, 0.5, np.eye(1, n, n // 3)[0]),
+        lambda: K.mg_pass_at_k_ci(R, n),
+        lambda: K.auc_at_k_ci(R, n),
+        lambda: K.geo_spectrum_star_at_k_ci(R, n),
+        lambda: K.threshold_spectrum_at_k_ci(R, n, np.linspace(0.0, 2.0 / n, n)),
     ]
     for call in calls:
         out = call()
         assert all(math.isfinite(v) for v in out), out
         assert out[1] >= 0.0 and out[2] <= out[0] <= out[3]
+
+
+# --- large k (the blocked-FFT products of docs/kernels.md, K5) ------------------
+
+
+def beta_expect(fn: Callable[[MPF], MPF], a: MPF, b: MPF) -> MPF:
+    """E[fn(p)], p ~ Beta(a, b), by tanh-sinh quadrature split at the mode
+    and a few standard deviations either side of it."""
+    mode = (a - 1) / (a + b - 2) if a + b > 2 else mp.mpf(1) / 2
+    sd = mp.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)))
+    inner = sorted({mode + j * sd for j in (-8, -2, 0, 2, 8)} | {mp.mpf(0), mp.mpf(1)})
+    pts = [x for x in inner if 0 <= x <= 1]
+    log_beta = mp.log(mp.beta(a, b))
+
+    def integrand(p: MPF) -> MPF:
+        if p <= 0 or p >= 1:
+            return mp.mpf(0) if (p <= 0 and a > 1) or (p >= 1 and b > 1) else mp.exp(-log_beta) * fn(p)
+        return mp.exp((a - 1) * mp.log(p) + (b - 1) * mp.log1p(-p) - log_beta) * fn(p)
+
+    return mp.quad(integrand, pts)
+
+
+def auc_target(p: MPF, k: int) -> MPF:
+    """Latent AUC@k from its definition: the trapezoid mean of Pass@j = 1 - q^j,
+    j = 1..k, i.e. 1 - G(q) with G = (sum_{j<=k} q^j - q/2 - q^k/2) / (k - 1)
+    and the geometric sum q (1 - q^k) / p (1 - q^k by expm1/log1p)."""
+    q = 1 - p
+    if p == 0:
+        return mp.mpf(0)
+    geometric = q * -mp.expm1(k * mp.log1p(-p)) / p
+    return 1 - (geometric - q / 2 - q**k / 2) / (k - 1)
+
+
+@pytest.mark.parametrize("n", [10_000, 100_000])
+def test_auc_large_k(n: int) -> None:
+    """N = k: mu and the centred variance E[(g - mu)^2] by quadrature."""
+    counts = [0, 1, n // 3, n]
+    R, f = bank(n, counts), freqs(counts)
+    moments = []
+    with mp.workdps(32):
+        for c in counts:
+            a, b = params(c, n)
+            m = beta_expect(lambda p: auc_target(p, n), a, b)
+
+            def centred(p: MPF, m: MPF = m) -> MPF:
+                return (auc_target(p, n) - m) ** 2
+
+            moments.append((m, beta_expect(centred, a, b)))
+        mu, sigma = aggregate(f, [x[0] for x in moments], [x[1] for x in moments])
+    check(K.auc_at_k_ci(R, n), mu, sigma)
+
+
+@pytest.mark.parametrize("k,ratio", [(10_000, -5.0), (100_000, 3.0)])
+def test_geometric_spectrum_large_k(k: int, ratio: float) -> None:
+    """Weights w_t = c rho^t (rho = 1 + ratio/k): A_j = alpha (1 - rho^j), so
+    g(p) = alpha (1 - u^k) with u = 1 - (1 - rho) p, and every moment is a
+    Beta expectation of powers of u and q (quadrature at 32 digits). The
+    spectrum alone and GeoSpectrum with lambda = 0.4 (whose Pass@k
+    covariance is alpha Cov(q^k, u^k))."""
+    n = 64
+    counts = [0, 20, 32, 64]
+    R, f = bank(n, counts), freqs(counts)
+    with mp.workdps(32):
+        rho = mp.mpf(1) + mp.mpf(ratio) / k
+        total = rho * (1 - rho**k) / (1 - rho)
+        c = mp.mpf("0.9") / total
+        w = np.array([float(c * rho**t) for t in range(1, k + 1)])
+        alpha = c * rho / (1 - rho)
+        s = 1 - rho
+        spec, per = [], []
+        for cnt in counts:
+            a, b = params(cnt, n)
+            eu = beta_expect(lambda p: (1 - s * p) ** k, a, b)
+            eu2 = beta_expect(lambda p: (1 - s * p) ** (2 * k), a, b)
+            equ = beta_expect(lambda p: ((1 - p) * (1 - s * p)) ** k, a, b)
+            sm, sv = alpha * (1 - eu), alpha * alpha * (eu2 - eu * eu)
+            pm, pv = pass_state(a, b, k)
+            eq = power_moment(b, a, k)
+            spec.append((sm, sv))
+            per.append((pm, pv, sm, sv, alpha * (equ - eq * eu)))
+        mu, sigma = aggregate(f, [x[0] for x in spec], [x[1] for x in spec])
+        check(K.threshold_spectrum_at_k_ci(R, k, w), mu, sigma)
+        m = sum(f)
+        agg = [sum(fi * x[i] for fi, x in zip(f, per)) / (m if i in (0, 2) else m * m) for i in range(5)]
+        mean, var = delta(agg[0], agg[1], agg[2], agg[3], agg[4], 0.4, 0.6)
+    check(K.geo_spectrum_at_k_ci(R, k, 0.4, w), mean, mp.sqrt(var))

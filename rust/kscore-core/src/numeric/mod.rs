@@ -2,6 +2,8 @@
 //!
 //! - `sum`: compensated and correctly rounded sums.
 //! - `ndtri`: the inverse normal CDF behind every credible interval.
+//! - `fft`: a radix-2 complex FFT for the blocked Bernstein products.
 
+pub mod fft;
 pub mod ndtri;
 pub mod sum;

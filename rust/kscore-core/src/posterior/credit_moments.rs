@@ -26,6 +26,7 @@ use crate::numeric::sum::Neumaier;
 use crate::par;
 use crate::posterior::bernstein::{self, Centred};
 use crate::posterior::betabinom;
+use crate::posterior::blocked::{self, BracketMoments};
 use crate::posterior::endpoint;
 
 const VARIANCE_ROUNDOFF: f64 = 64.0 * f64::EPSILON;
@@ -119,6 +120,9 @@ enum Product {
     /// The product of x and y, and of their complements to the top values,
     /// `(x_k - x)(y_k - y)`.
     Dense(Vec<f64>, Vec<f64>),
+    /// Large equal degrees: every bracket moment by blocked FFTs
+    /// (docs/kernels.md, K5), centred products from their bilinear form.
+    Blocked(BracketMoments),
 }
 
 impl Product {
@@ -127,6 +131,7 @@ impl Product {
         match self {
             Product::Steps(r) => r[z][3],
             Product::Dense(_, h) => h[z],
+            Product::Blocked(m) => m.cxy[z],
         }
     }
 
@@ -135,6 +140,7 @@ impl Product {
         match self {
             Product::Steps(r) => r[z][0],
             Product::Dense(h, _) => h[z],
+            Product::Blocked(m) => m.exy[z],
         }
     }
 }
@@ -146,9 +152,14 @@ fn step_threshold(credit: &Credit) -> Option<u64> {
     }
 }
 
-fn product_of(x: &Credit, y: &Credit) -> Product {
+/// Dense products of equal degrees at least this take the blocked FFT route
+/// (`blocked`): O(k log k) instead of a walked bracket per coefficient.
+const BLOCKED_MIN_K: u64 = 512;
+
+fn product_with(x: &Credit, y: &Credit, use_blocked: bool) -> Product {
     match (step_threshold(x), step_threshold(y)) {
         (Some(t1), Some(t2)) => Product::Steps(bernstein::step_regions(x.k, t1, y.k, t2)),
+        _ if use_blocked => Product::Blocked(blocked::bracket_moments(&x.values(), &y.values())),
         _ => {
             let (xv, yv) = (x.values(), y.values());
             let (xt, yt) = (xv[xv.len() - 1], yv[yv.len() - 1]);
@@ -283,6 +294,26 @@ fn second_moment(
             threshold,
             pending: Some((first, s.w.clone(), total)),
         }),
+        Product::Blocked(m) => {
+            // Bilinear in the bracket moments, on the complements where those
+            // are the smaller pair (as the raw moment above).
+            let on_complements = (cmu * cnu).abs() < (mu * nu).abs();
+            let mut c = Neumaier::new();
+            for (i, &w) in s.w.iter().enumerate() {
+                let z = first as usize + i;
+                let parts = if on_complements {
+                    [m.cxy[z], -(cnu * m.exc[z]), -(cmu * m.eyc[z]), cmu * cnu]
+                } else {
+                    [m.exy[z], -(nu * m.ex[z]), -(mu * m.ey[z]), mu * nu]
+                };
+                c.add(((parts[0] + parts[3]) + (parts[1] + parts[2])) * w);
+            }
+            Ok(Second {
+                value: c.value() / total,
+                threshold,
+                pending: None,
+            })
+        }
     }
 }
 
@@ -334,6 +365,11 @@ struct Marginal {
 }
 
 fn marginal(credit: &Credit, params: &[(f64, f64)]) -> Result<Marginal> {
+    marginal_with(credit, params, credit.k >= BLOCKED_MIN_K)
+}
+
+/// `marginal` with the dense product's route chosen by the caller.
+fn marginal_with(credit: &Credit, params: &[(f64, f64)], use_blocked: bool) -> Result<Marginal> {
     let k = credit.k;
     match kind(credit) {
         Kind::Constant(a) => Ok(Marginal {
@@ -368,7 +404,7 @@ fn marginal(credit: &Credit, params: &[(f64, f64)]) -> Result<Marginal> {
             })
         }
         Kind::Product => {
-            let prod = product_of(credit, credit);
+            let prod = product_with(credit, credit, use_blocked);
             let firsts: Vec<Result<((f64, f64), Second)>> = params
                 .par_iter()
                 .with_min_len(par::min_len(walk_ns(2 * k)))
@@ -497,25 +533,60 @@ pub fn posterior_ragged(
     Ok((mean.value(), var.value()))
 }
 
+/// Per-state `Cov(1 - q^v, g)` of Pass@v with any credit g, with no
+/// product: tilting Beta(a, b) by `q^v` gives Beta(a, b + v), so
+/// `E[q^v g] = E[q^v] E_{a, b+v}[g]` and
+/// `Cov = E[q^v] (E_{a,b}[g] - E_{a,b+v}[g])` (docs/kernels.md, K6). The
+/// difference of means is taken on the complements when those are smaller.
+fn pass_covariances(v: u64, pass: &Marginal, other: &Credit, om: &Marginal, params: &[(f64, f64)]) -> Result<Vec<f64>> {
+    let tilted: Vec<Result<f64>> = params
+        .par_iter()
+        .with_min_len(par::min_len(walk_ns(other.k)))
+        .enumerate()
+        .map_init(Scratch::default, |s, (i, &(a, b))| {
+            let (mu_t, cmu_t) = bb_mean(other, a, b + v as f64, s)?;
+            let (mu, cmu) = (om.means[i], om.comps[i]);
+            let diff = if cmu.abs() < mu.abs() { cmu_t - cmu } else { mu - mu_t };
+            Ok(pass.comps[i] * diff)
+        })
+        .collect();
+    tilted.into_iter().collect()
+}
+
 /// Marginal moments of two credits and their posterior covariance (docs/kernels.md, K6).
 /// `Err(Interrupted)` if a `cancel::Stop` was held while it ran.
 pub fn joint(hist: &Histogram, left: &Credit, right: &Credit, alpha0: f64, beta0: f64) -> Result<JointMoments> {
     let watch = Watch::new();
-    let out = joint_moments(hist, left, right, alpha0, beta0);
+    let large = left.k.max(right.k) >= BLOCKED_MIN_K;
+    let out = joint_with(hist, left, right, alpha0, beta0, large);
     watch.check()?;
     out
 }
 
-fn joint_moments(hist: &Histogram, left: &Credit, right: &Credit, alpha0: f64, beta0: f64) -> Result<JointMoments> {
+/// `joint` with the large-k routes (blocked products, the Pass tilt) on or off.
+fn joint_with(
+    hist: &Histogram,
+    left: &Credit,
+    right: &Credit,
+    alpha0: f64,
+    beta0: f64,
+    large: bool,
+) -> Result<JointMoments> {
     let params = parameters(hist, alpha0, beta0)?;
     let same = left == right;
-    let lm = marginal(left, &params)?;
-    let rm = if same { None } else { Some(marginal(right, &params)?) };
+    let lm = marginal_with(left, &params, large)?;
+    let rm = if same {
+        None
+    } else {
+        Some(marginal_with(right, &params, large)?)
+    };
     let state_covs: Vec<f64> = {
         let r = rm.as_ref().unwrap_or(&lm);
         match (kind(left), kind(right)) {
             _ if same => lm.vars.clone(),
             (Kind::Constant(_), _) | (_, Kind::Constant(_)) => vec![0.0; params.len()],
+            (Kind::Pass, Kind::Product) if large => pass_covariances(left.k, &lm, right, r, &params)?,
+            (Kind::Product, Kind::Pass) if large => pass_covariances(right.k, r, left, &lm, &params)?,
             (Kind::Pass, Kind::Unanimous) | (Kind::Unanimous, Kind::Pass) => {
                 let left_is_pass = matches!(kind(left), Kind::Pass);
                 let (pm, um) = if left_is_pass { (&lm, r) } else { (r, &lm) };
@@ -536,7 +607,7 @@ fn joint_moments(hist: &Histogram, left: &Credit, right: &Credit, alpha0: f64, b
                     .collect()
             }
             _ => {
-                let prod = product_of(left, right);
+                let prod = product_with(left, right, large && left.k == right.k);
                 let degree = left.k + right.k;
                 let firsts: Vec<Result<Second>> = params
                     .par_iter()
@@ -652,6 +723,57 @@ mod tests {
         for i in 0..h.values.len() {
             assert!((a.state_means[i] - b.state_means[i]).abs() < 1e-15);
             assert!((a.state_vars[i] - b.state_vars[i]).abs() < 1e-15);
+        }
+    }
+
+    #[test]
+    fn blocked_route_agrees_with_walked_brackets() {
+        // Posteriors from narrow to wide, including states sure of the outcome
+        // (the centred route) and spectrum credits zero on half the range.
+        let n = 40u64;
+        let params: Vec<(f64, f64)> = [0u64, 1, 7, 20, 33, 39, 40]
+            .iter()
+            .map(|&c| (1.0 + c as f64, 1.0 + (n - c) as f64))
+            .collect();
+        for k in [130u64, 700] {
+            let weights: Vec<f64> = (1..=k).map(|r| ((r * 37) % 11) as f64 / (6.0 * k as f64)).collect();
+            for credit in [Credit::mg(k), Credit::auc(k), Credit::spectrum(&weights).unwrap()] {
+                let old = marginal_with(&credit, &params, false).unwrap();
+                let new = marginal_with(&credit, &params, true).unwrap();
+                let scale = old.vars.iter().fold(0.0f64, |m, v| m.max(*v));
+                for i in 0..params.len() {
+                    assert_eq!(old.means[i], new.means[i]);
+                    let d = (old.vars[i] - new.vars[i]).abs();
+                    assert!(
+                        d <= 1e-13 * old.vars[i] + 1e-15 * scale,
+                        "k={k} i={i}: {} vs {}",
+                        old.vars[i],
+                        new.vars[i]
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn large_k_joint_routes_agree_with_walked_brackets() {
+        let h = hist(30, vec![0, 2, 11, 15, 29, 30]);
+        let k = 600;
+        let weights: Vec<f64> = (1..=k).map(|r| ((r * 13) % 7) as f64 / (4.0 * k as f64)).collect();
+        let spectrum = Credit::spectrum(&weights).unwrap();
+        for (x, y) in [
+            (Credit::pass(k), spectrum.clone()),
+            (spectrum.clone(), Credit::pass(k)),
+            (Credit::mg(k), spectrum.clone()),
+        ] {
+            let old = joint_with(&h, &x, &y, 1.0, 1.0, false).unwrap();
+            let new = joint_with(&h, &x, &y, 1.0, 1.0, true).unwrap();
+            let scale = old.state_covs.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            for i in 0..h.values.len() {
+                let (a, b) = (old.state_covs[i], new.state_covs[i]);
+                assert!((a - b).abs() <= 1e-13 * a.abs() + 1e-15 * scale, "i={i}: {a} vs {b}");
+            }
+            assert!((old.cov - new.cov).abs() <= 1e-13 * old.cov.abs());
         }
     }
 
