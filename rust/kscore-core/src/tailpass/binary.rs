@@ -247,98 +247,6 @@ pub fn empirical(n: u64, successes: &[u64], freqs: &[u64], k: u64, cutoffs: &[u6
     Ok(out)
 }
 
-/// Ratio tables of the binomial walk, shared by every draw at one k:
-/// `fwd[i] = (k - i) / (i + 1)` and `bwd[i] = 1 / fwd[i]`.
-struct BinomialRatios {
-    fwd: Vec<f64>,
-    bwd: Vec<f64>,
-}
-
-impl BinomialRatios {
-    fn new(k: u64) -> Self {
-        let kf = k as f64;
-        let fwd = (0..k).map(|i| (kf - i as f64) / (i as f64 + 1.0)).collect();
-        let bwd = (0..k).map(|i| (i as f64 + 1.0) / (kf - i as f64)).collect();
-        BinomialRatios { fwd, bwd }
-    }
-
-    /// Add `P(Bin(k, theta) >= c_t)` to `row[t]`. `buf` (length k + 2) holds
-    /// relative masses walked from the mode (zero where they underflow),
-    /// then their suffix sums; the tails are divided by the total once.
-    fn add_tails(&self, theta: f64, buf: &mut [f64], cutoffs: &[u64], row: &mut [f64]) {
-        let k = self.fwd.len();
-        if theta <= 0.0 || theta >= 1.0 || k == 0 {
-            let x = if theta >= 1.0 { k as u64 } else { 0 };
-            for (r, &c) in row.iter_mut().zip(cutoffs) {
-                if c <= x {
-                    *r += 1.0;
-                }
-            }
-            return;
-        }
-        let (odds, inv_odds) = (theta / (1.0 - theta), (1.0 - theta) / theta);
-        let mode = ((((k + 1) as f64) * theta).floor() as usize).min(k);
-        buf.fill(0.0);
-        buf[mode] = 1.0;
-        let mut w = 1.0;
-        for i in mode..k {
-            w *= self.fwd[i] * odds;
-            if w < f64::MIN_POSITIVE {
-                break;
-            }
-            buf[i + 1] = w;
-        }
-        w = 1.0;
-        for i in (0..mode).rev() {
-            w *= self.bwd[i] * inv_odds;
-            if w < f64::MIN_POSITIVE {
-                break;
-            }
-            buf[i] = w;
-        }
-        for i in (0..=k).rev() {
-            buf[i] += buf[i + 1];
-        }
-        let total = buf[0];
-        for (r, &c) in row.iter_mut().zip(cutoffs) {
-            *r += if c == 0 { 1.0 } else { buf[c as usize] / total };
-        }
-    }
-}
-
-/// Per-draw profiles summed over questions: `theta` is row-major
-/// `(draws, q)`, the success probability of each question on each draw, and
-/// `out[d * T + t] = sum_q P(Bin(k, theta[d, q]) >= c_t)`.
-pub fn draw_tails(k: u64, theta: &[f64], q: usize, cutoffs: &[u64]) -> Result<Vec<f64>> {
-    check_cutoffs(k, cutoffs)?;
-    if q == 0 || theta.len() % q != 0 {
-        return Err(Error::value("theta must have q columns"));
-    }
-    if theta.iter().any(|x| !(0.0..=1.0).contains(x)) {
-        return Err(Error::value("theta must lie in [0, 1]"));
-    }
-    let t = cutoffs.len();
-    let draws = theta.len() / q;
-    let mut out = vec![0.0; draws * t];
-    if t == 0 {
-        return Ok(out);
-    }
-    let ratios = BinomialRatios::new(k);
-    let cost = q * (4 * k as usize + t + 20);
-    out.par_chunks_mut(t)
-        .with_min_len(par::min_len(cost))
-        .enumerate()
-        .for_each_init(
-            || vec![0.0; k as usize + 2],
-            |buf, (d, row)| {
-                for &th in &theta[d * q..(d + 1) * q] {
-                    ratios.add_tails(th, buf, cutoffs, row);
-                }
-            },
-        );
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -405,23 +313,8 @@ mod tests {
     }
 
     #[test]
-    fn empirical_and_draws() {
+    fn empirical_small_case() {
         let out = empirical(4, &[2], &[1], 2, &[1, 2]).unwrap();
         assert!((out[0] - 5.0 / 6.0).abs() < 1e-15 && (out[1] - 1.0 / 6.0).abs() < 1e-15);
-        let d = draw_tails(2, &[0.5, 1.0], 2, &[1, 2]).unwrap();
-        assert!((d[0] - 1.75).abs() < 1e-15 && (d[1] - 1.25).abs() < 1e-15);
-        // Against the normalised binomial law of `laws`.
-        let cut = [0u64, 1, 5, 17, 30, 31];
-        let mut span = Span::default();
-        let (mut up, mut low) = (Vec::new(), Vec::new());
-        for &th in &[1e-6, 0.03, 0.5, 0.97, 1.0 - 1e-9] {
-            let d = draw_tails(30, &[th], 1, &cut).unwrap();
-            span.binomial(30, th).unwrap();
-            span.cumulative(&mut up, &mut low);
-            for (j, &c) in cut.iter().enumerate() {
-                let e = upper(&span, &up, c);
-                assert!((d[j] - e).abs() <= 1e-14 * e + 1e-300, "{th} {c}: {} {e}", d[j]);
-            }
-        }
     }
 }
