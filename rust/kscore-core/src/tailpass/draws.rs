@@ -2,35 +2,43 @@
 //! K16). On draw d each question has success probability `theta[d, q]`; the
 //! draw's profile is `sum_q P(Bin(k, theta[d, q]) >= c_t)`. Masses are
 //! summed over the questions first, then suffix-summed once per draw, so a
-//! question costs O(k) (vectorised) whatever the number of thresholds.
+//! question costs O(k) whatever the number of thresholds.
 
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::par;
 
-/// Largest k on the direct path: binomial coefficients are exact integers
-/// (Pascal's triangle in u128 holds C(128, 64)) rounded once.
+/// Largest k on the lane path: binomial coefficients are exact integers
+/// (Pascal's triangle in u128 holds C(128, 64)) rounded once, and
+/// `C(k, j) r^j` stays finite while `r^k <= 2^800`.
 const DIRECT_MAX: usize = 128;
-/// The direct path keeps every power `r^j`, `j <= k`, at or above 2^-1000.
-const POWER_FLOOR_LOG2: f64 = -1000.0;
+/// The lane path keeps every power `r^j`, `j <= k`, within 2^-800..2^800.
+const POWER_RANGE_LOG2: f64 = 800.0;
+/// Draws processed side by side on the lane path.
+const LANES: usize = 4;
 /// Mass values accumulated by one task (draws per task times k + 1).
 const TASK_VALUES: usize = 8192;
 
-/// `Bin(k, theta)` masses added into a length-(k + 1) accumulator.
+type Lanes = [f64; LANES];
+
+/// `Bin(k, theta)` masses for the per-draw profiles.
 ///
-/// Direct path (k <= 128): with `p = min(theta, 1 - theta)`, `q = 1 - p`
-/// and `r = p / q <= 1`, the masses are `C(k, j) r^j / (1 + r)^k` (mirrored
-/// when theta > 1/2). Powers come in blocks of 8 (`r^(8m + i) = r^(8(m-1) +
-/// i) r^8`), so the dependency chain is k / 8 multiplications long and the
-/// loops vectorise; the total is summed, not taken from `(1 + r)^k`. Used
-/// while `r^k >= 2^-1000`, so every mass keeps full relative precision.
-/// Otherwise (large k, or theta within about `2^(-1000 / k)` of 0 or 1) the
-/// masses are walked from the mode over their non-underflowed span (K3).
+/// Lane path (k <= 128, four draws side by side): with the odds `r = theta /
+/// (1 - theta)`, the masses are `C(k, j) r^j / sum_i C(k, i) r^i`. Powers
+/// come in blocks of 8 (`r^(j + 8) = r^j r^8`), so the dependency chain is
+/// k / 8 multiplications long, and every loop runs across the four draws,
+/// so it vectorises (compiled for SSE2 and for AVX2, chosen at run time: the
+/// same operations in the same order, so the same bits). Used while `r^k`
+/// lies within 2^-800..2^800, so every mass keeps full relative precision
+/// and nothing overflows. Otherwise (k > 128, or theta within about
+/// `2^(-800 / k)` of 0 or 1) the masses are walked from the mode over their
+/// non-underflowed span (K3), one draw at a time.
 pub struct BinomialMasses {
     k: usize,
     coeff: Vec<f64>,
     r_min: f64,
+    r_max: f64,
     fwd: Vec<f64>,
     bwd: Vec<f64>,
 }
@@ -41,7 +49,7 @@ impl BinomialMasses {
         let kf = k as f64;
         let fwd = (0..k).map(|i| (kf - i as f64) / (i as f64 + 1.0)).collect();
         let bwd = (0..k).map(|i| (i as f64 + 1.0) / (kf - i as f64)).collect();
-        let (coeff, r_min) = if (1..=DIRECT_MAX).contains(&k) {
+        let (coeff, r_min, r_max) = if (1..=DIRECT_MAX).contains(&k) {
             let mut row = vec![0u128; k + 1];
             row[0] = 1;
             for n in 1..=k {
@@ -49,90 +57,36 @@ impl BinomialMasses {
                     row[j] += row[j - 1];
                 }
             }
-            (row.iter().map(|&c| c as f64).collect(), (POWER_FLOOR_LOG2 / kf).exp2())
+            let coeff = row.iter().map(|&c| c as f64).collect();
+            (coeff, (-POWER_RANGE_LOG2 / kf).exp2(), (POWER_RANGE_LOG2 / kf).exp2())
         } else {
-            (Vec::new(), f64::INFINITY)
+            (Vec::new(), f64::INFINITY, 0.0)
         };
         BinomialMasses {
             k,
             coeff,
             r_min,
+            r_max,
             fwd,
             bwd,
         }
     }
 
-    /// Add the masses of `Bin(k, theta)` to `acc` (length k + 1); `buf` is
-    /// scratch. Errors when theta is not in [0, 1].
-    #[inline]
-    pub fn add(&self, theta: f64, buf: &mut Vec<f64>, acc: &mut [f64]) -> Result<()> {
+    /// Normalised masses of `Bin(k, theta)` walked from the mode: `buf[i]`
+    /// is the mass at `first + i`; returns `first`. Errors when theta is not
+    /// in [0, 1].
+    pub fn walk(&self, theta: f64, buf: &mut Vec<f64>) -> Result<usize> {
         if !(0.0..=1.0).contains(&theta) {
             return Err(Error::value("theta must lie in [0, 1]"));
         }
-        if theta == 0.0 || theta == 1.0 || self.k == 0 {
-            acc[if theta == 1.0 { self.k } else { 0 }] += 1.0;
-            return Ok(());
-        }
-        let flip = theta > 0.5;
-        let (p, q) = if flip {
-            (1.0 - theta, theta)
-        } else {
-            (theta, 1.0 - theta)
-        };
-        let r = p / q;
-        if r >= self.r_min {
-            self.direct(r, flip, buf, acc);
-        } else {
-            self.walk(theta, buf, acc);
-        }
-        Ok(())
-    }
-
-    fn direct(&self, r: f64, flip: bool, buf: &mut Vec<f64>, acc: &mut [f64]) {
         let k = self.k;
         buf.clear();
-        buf.resize(k + 1, 0.0);
-        buf[0] = 1.0;
-        for j in 1..=k.min(8) {
-            buf[j] = buf[j - 1] * r;
+        if theta == 0.0 || theta == 1.0 || k == 0 {
+            buf.push(1.0);
+            return Ok(if theta == 1.0 { k } else { 0 });
         }
-        if k > 8 {
-            let r8 = buf[8];
-            for j in 9..=k {
-                buf[j] = buf[j - 8] * r8;
-            }
-        }
-        let mut part = [0.0; 4];
-        let mut chunks = buf.chunks_exact_mut(4);
-        let mut coeffs = self.coeff.chunks_exact(4);
-        for (w, c) in (&mut chunks).zip(&mut coeffs) {
-            for i in 0..4 {
-                w[i] *= c[i];
-                part[i] += w[i];
-            }
-        }
-        let mut rest = 0.0;
-        for (w, &c) in chunks.into_remainder().iter_mut().zip(coeffs.remainder()) {
-            *w *= c;
-            rest += *w;
-        }
-        let inv = 1.0 / (((part[0] + part[1]) + (part[2] + part[3])) + rest);
-        if flip {
-            for (a, &w) in acc.iter_mut().rev().zip(buf.iter()) {
-                *a += w * inv;
-            }
-        } else {
-            for (a, &w) in acc.iter_mut().zip(buf.iter()) {
-                *a += w * inv;
-            }
-        }
-    }
-
-    fn walk(&self, theta: f64, buf: &mut Vec<f64>, acc: &mut [f64]) {
-        let k = self.k;
         let (odds, inv_odds) = (theta / (1.0 - theta), (1.0 - theta) / theta);
         let mode = ((((k + 1) as f64) * theta).floor() as usize).min(k);
-        buf.clear();
         let mut w = 1.0;
         for i in (0..mode).rev() {
             w *= self.bwd[i] * inv_odds;
@@ -152,17 +106,199 @@ impl BinomialMasses {
             }
             buf.push(w);
         }
-        let total: f64 = buf.iter().sum();
-        let inv = 1.0 / total;
-        for (a, &w) in acc[first..].iter_mut().zip(buf.iter()) {
-            *a += w * inv;
+        let inv = 1.0 / buf.iter().sum::<f64>();
+        for w in buf.iter_mut() {
+            *w *= inv;
         }
+        Ok(first)
+    }
+
+    /// Add the masses of four draws with odds `r` into `acc[j]` (lane l is
+    /// one draw), j = 0..=k; `pw` is scratch of k + 1 lanes. The caller
+    /// checks that every lane is on the lane path.
+    #[inline(always)]
+    fn add_lanes(&self, r: &Lanes, acc: &mut [Lanes], pw: &mut [Lanes]) {
+        let width = self.k + 1;
+        let (pw, acc, coeff) = (&mut pw[..width], &mut acc[..width], &self.coeff[..width]);
+        // Powers r^0..r^7, then each block of 8 is the previous one times r^8.
+        let mut block = [[1.0; LANES]; 8];
+        for i in 1..8 {
+            block[i] = mul(&block[i - 1], r);
+        }
+        let r8 = mul(&block[7], r);
+        let mut part = [[0.0; LANES]; 2];
+        let mut first = true;
+        let mut chunks = pw.chunks_exact_mut(8);
+        let mut coeffs = coeff.chunks_exact(8);
+        for (ws, cs) in (&mut chunks).zip(&mut coeffs) {
+            if !first {
+                for b in block.iter_mut() {
+                    *b = mul(b, &r8);
+                }
+            }
+            first = false;
+            for i in 0..8 {
+                for l in 0..LANES {
+                    ws[i][l] = block[i][l] * cs[i];
+                    part[i % 2][l] += ws[i][l];
+                }
+            }
+        }
+        let (ws, cs) = (chunks.into_remainder(), coeffs.remainder());
+        if !ws.is_empty() {
+            if !first {
+                for b in block.iter_mut() {
+                    *b = mul(b, &r8);
+                }
+            }
+            for (i, (w, &c)) in ws.iter_mut().zip(cs).enumerate() {
+                for l in 0..LANES {
+                    w[l] = block[i][l] * c;
+                    part[i % 2][l] += w[l];
+                }
+            }
+        }
+        let mut inv = [0.0; LANES];
+        for l in 0..LANES {
+            inv[l] = 1.0 / (part[0][l] + part[1][l]);
+        }
+        for (a, w) in acc.iter_mut().zip(pw.iter()) {
+            for l in 0..LANES {
+                a[l] += w[l] * inv[l];
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn mul(a: &Lanes, b: &Lanes) -> Lanes {
+    let mut out = [0.0; LANES];
+    for l in 0..LANES {
+        out[l] = a[l] * b[l];
+    }
+    out
+}
+
+/// One task: the masses of draws `first..first + n` summed over `q`
+/// questions into `acc` (`acc[g * (k + 1) + j]` holds mass j of the four
+/// draws `first + 4 g ..`), then suffix-summed along j.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn task_body<F>(
+    masses: &BinomialMasses,
+    q: usize,
+    first: usize,
+    n: usize,
+    theta: &F,
+    acc: &mut [Lanes],
+    pw: &mut [Lanes],
+    buf: &mut Vec<f64>,
+) -> Result<()>
+where
+    F: Fn(usize, usize) -> f64,
+{
+    let width = masses.k + 1;
+    let acc = &mut acc[..width * n.div_ceil(LANES)];
+    acc.fill([0.0; LANES]);
+    let lanes_on = !masses.coeff.is_empty();
+    for question in 0..q {
+        for (g, column) in acc.chunks_exact_mut(width).enumerate() {
+            let live = (n - g * LANES).min(LANES);
+            let mut th = [0.5; LANES];
+            for (l, t) in th.iter_mut().enumerate().take(live) {
+                *t = theta(question, first + g * LANES + l);
+            }
+            let mut r = [0.0; LANES];
+            let mut on = lanes_on;
+            for l in 0..LANES {
+                r[l] = th[l] / (1.0 - th[l]);
+                on &= r[l] >= masses.r_min && r[l] <= masses.r_max;
+            }
+            if on {
+                masses.add_lanes(&r, column, pw);
+                continue;
+            }
+            for (l, &t) in th.iter().enumerate().take(live) {
+                let at = masses.walk(t, buf)?;
+                for (c, &p) in column[at..].iter_mut().zip(buf.iter()) {
+                    c[l] += p;
+                }
+            }
+        }
+    }
+    for column in acc.chunks_exact_mut(width) {
+        for j in (0..width - 1).rev() {
+            let next = column[j + 1];
+            for l in 0..LANES {
+                column[j][l] += next[l];
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `task_body` compiled for AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn task_avx2<F>(
+    masses: &BinomialMasses,
+    q: usize,
+    first: usize,
+    n: usize,
+    theta: &F,
+    acc: &mut [Lanes],
+    pw: &mut [Lanes],
+    buf: &mut Vec<f64>,
+) -> Result<()>
+where
+    F: Fn(usize, usize) -> f64,
+{
+    task_body(masses, q, first, n, theta, acc, pw, buf)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn task<F>(
+    masses: &BinomialMasses,
+    q: usize,
+    first: usize,
+    n: usize,
+    theta: &F,
+    acc: &mut [Lanes],
+    pw: &mut [Lanes],
+    buf: &mut Vec<f64>,
+    wide: bool,
+) -> Result<()>
+where
+    F: Fn(usize, usize) -> f64,
+{
+    #[cfg(target_arch = "x86_64")]
+    if wide {
+        // SAFETY: `wide` is only set when the CPU supports AVX2.
+        return unsafe { task_avx2(masses, q, first, n, theta, acc, pw, buf) };
+    }
+    let _ = wide;
+    task_body(masses, q, first, n, theta, acc, pw, buf)
+}
+
+/// Whether this CPU runs the AVX2 twin.
+fn avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 
 /// Add `sum_q P(Bin(k, theta(q, d)) >= c_t)` to `out[d * T + t]` for every
 /// draw d of `out` (row-major `(draws, T)`), over `q` questions.
-fn add_profiles<F>(k: u64, q: usize, cutoffs: &[u64], out: &mut [f64], theta: F) -> Result<()>
+fn add_profiles<F>(k: u64, q: usize, cutoffs: &[u64], out: &mut [f64], theta: F, wide: bool) -> Result<()>
 where
     F: Fn(usize, usize) -> f64 + Sync,
 {
@@ -175,31 +311,29 @@ where
     }
     let masses = BinomialMasses::new(k);
     let width = k as usize + 1;
-    let rows = (TASK_VALUES / width).max(1);
-    let cost = rows * (q * (3 * width + 20) + 2 * width + t);
+    let rows = (TASK_VALUES / width).next_multiple_of(LANES).max(LANES);
+    let cost = rows * (q * (2 * width + 10) + width + t);
     let qf = q as f64;
     out.par_chunks_mut(rows * t)
         .with_min_len(par::min_len(cost))
         .enumerate()
         .try_for_each_init(
-            || (vec![0.0; rows * width], Vec::with_capacity(width)),
-            |(acc, buf), (chunk, block)| -> Result<()> {
-                let (first, n) = (chunk * rows, block.len() / t);
-                let acc = &mut acc[..n * width];
-                acc.fill(0.0);
-                for question in 0..q {
-                    for (d, row) in acc.chunks_exact_mut(width).enumerate() {
-                        masses.add(theta(question, first + d), buf, row)?;
-                    }
-                }
-                for (row, line) in acc.chunks_exact_mut(width).zip(block.chunks_exact_mut(t)) {
-                    for j in (0..width - 1).rev() {
-                        row[j] += row[j + 1];
-                    }
+            || {
+                (
+                    vec![[0.0; LANES]; rows.div_ceil(LANES) * width],
+                    vec![[0.0; LANES]; width],
+                    Vec::new(),
+                )
+            },
+            |(acc, pw, buf), (chunk, block)| -> Result<()> {
+                let n = block.len() / t;
+                task(&masses, q, chunk * rows, n, &theta, acc, pw, buf, wide)?;
+                for (d, line) in block.chunks_exact_mut(t).enumerate() {
+                    let (column, l) = (&acc[(d / LANES) * width..], d % LANES);
                     for (o, &c) in line.iter_mut().zip(cutoffs) {
                         *o += match c as usize {
                             0 => qf,
-                            c if c < width => row[c],
+                            c if c < width => column[c][l],
                             _ => 0.0,
                         };
                     }
@@ -218,7 +352,7 @@ pub fn draw_tails(k: u64, theta: &[f64], q: usize, cutoffs: &[u64]) -> Result<Ve
     }
     let draws = theta.len() / q;
     let mut out = vec![0.0; draws * cutoffs.len()];
-    add_profiles(k, q, cutoffs, &mut out, |question, d| theta[d * q + question])?;
+    add_profiles(k, q, cutoffs, &mut out, |question, d| theta[d * q + question], avx2())?;
     Ok(out)
 }
 
@@ -232,11 +366,18 @@ pub fn add_gamma_tails(k: u64, gammas: &[f64], draws: usize, cutoffs: &[u64], ou
         return Err(Error::value("gammas must be (q, draws, 2) and out (draws, T)"));
     }
     let q = gammas.len() / (2 * draws);
-    add_profiles(k, q, cutoffs, out, |question, d| {
-        let at = 2 * (question * draws + d);
-        let (g0, g1) = (gammas[at], gammas[at + 1]);
-        g1 * (1.0 / (g0 + g1))
-    })
+    add_profiles(
+        k,
+        q,
+        cutoffs,
+        out,
+        |question, d| {
+            let at = 2 * (question * draws + d);
+            let (g0, g1) = (gammas[at], gammas[at + 1]);
+            g1 * (1.0 / (g0 + g1))
+        },
+        avx2(),
+    )
 }
 
 #[cfg(test)]
@@ -322,6 +463,29 @@ mod tests {
     }
 
     #[test]
+    fn sse2_and_avx2_twins_agree_bit_for_bit() {
+        if !avx2() {
+            return;
+        }
+        for &k in &[1u64, 5, 8, 9, 17, 32, 128, 300] {
+            let q = 3;
+            let theta: Vec<f64> = (0..101 * q)
+                .map(|i| match i % 9 {
+                    0 => 0.0,
+                    1 => 1.0,
+                    2 => 1e-30,
+                    _ => ((i * 7919) % 1009) as f64 / 1009.0,
+                })
+                .collect();
+            let cut: Vec<u64> = (0..=k + 1).collect();
+            let (mut narrow, mut wide) = (vec![0.0; 101 * cut.len()], vec![0.0; 101 * cut.len()]);
+            add_profiles(k, q, &cut, &mut narrow, |question, d| theta[d * q + question], false).unwrap();
+            add_profiles(k, q, &cut, &mut wide, |question, d| theta[d * q + question], true).unwrap();
+            assert_eq!(narrow, wide, "k={k}");
+        }
+    }
+
+    #[test]
     fn results_do_not_depend_on_the_split() {
         let theta: Vec<f64> = (0..3000).map(|i| ((i * 7919) % 1000) as f64 / 999.0).collect();
         let cut: Vec<u64> = (0..=33).collect();
@@ -338,29 +502,26 @@ mod tests {
 mod timing {
     use super::*;
 
+    /// `cargo test -p kscore-core --release time_draw_tails -- --ignored --nocapture`
     #[test]
     #[ignore]
-    fn time_pairs() {
-        let k = 32u64;
-        let masses = BinomialMasses::new(k);
-        let thetas: Vec<f64> = (0..128_000).map(|i| 0.05 + 0.9 * (((i * 7919) % 10007) as f64 / 10007.0)).collect();
-        let mut acc = vec![0.0; 33];
-        let mut buf = Vec::with_capacity(33);
-        for _ in 0..3 {
-            let t = std::time::Instant::now();
-            for &th in &thetas {
-                masses.add(th, &mut buf, &mut acc).unwrap();
-            }
-            eprintln!("add: {:.1} ns/pair", t.elapsed().as_nanos() as f64 / thetas.len() as f64);
-        }
-        let cut: Vec<u64> = (1..=32).collect();
+    fn time_draw_tails() {
+        let (k, q) = (32u64, 32usize);
+        let theta: Vec<f64> = (0..4000 * q)
+            .map(|i| 0.05 + 0.9 * (((i * 7919) % 10007) as f64 / 10007.0))
+            .collect();
+        let cut: Vec<u64> = (1..=k).collect();
         let before = crate::par::set_grain(usize::MAX / 4);
-        for _ in 0..3 {
-            let t = std::time::Instant::now();
-            let out = draw_tails(k, &thetas, 32, &cut).unwrap();
-            eprintln!("draw_tails 1 thread: {:.1} ns/pair {}", t.elapsed().as_nanos() as f64 / thetas.len() as f64, out[0]);
+        for wide in [false, true, false, true] {
+            let mut best = f64::INFINITY;
+            for _ in 0..20 {
+                let mut out = vec![0.0; 4000 * cut.len()];
+                let t = std::time::Instant::now();
+                add_profiles(k, q, &cut, &mut out, |question, d| theta[d * q + question], wide).unwrap();
+                best = best.min(t.elapsed().as_nanos() as f64 / theta.len() as f64);
+            }
+            eprintln!("one thread, avx2 {wide}: best {best:.1} ns per (draw, question)");
         }
         crate::par::set_grain(before);
-        eprintln!("{}", acc[3]);
     }
 }
