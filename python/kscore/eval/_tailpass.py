@@ -12,8 +12,10 @@ twice and misplaces some thresholds for k >= 2055).
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
@@ -506,7 +508,12 @@ class TailPassProfile:
 
 
 def _gamma_runs(
-    generator: np.random.Generator, parameters: FloatArray, n_draws: int, start: int, stop: int, scratch: FloatArray
+    generator: np.random.Generator,
+    parameters: FloatArray,
+    n_draws: int,
+    start: int,
+    stop: int,
+    scratch: Iterator[FloatArray],
 ) -> Iterator[tuple[int, int, FloatArray, bool]]:
     """Questions ``start..stop`` in scorio's stream order, as runs.
 
@@ -516,7 +523,8 @@ def _gamma_runs(
     ``standard_gamma`` call over consecutive questions' shapes consumes the
     generator identically, so it gives the same numbers. Yields ``(i, j,
     gammas, True)`` with raw variates of shape ``(j - i, n_draws, L)``
-    (written into ``scratch``, so valid until the next item), or ``(i, i + 1,
+    (written into the next buffer from ``scratch``, so valid until that
+    buffer comes round again), or ``(i, i + 1,
     probabilities, False)`` with numpy's ``dirichlet`` output ``(n_draws, L)``
     for a question with ``max(alpha) < 0.1``. The shapes are passed as a
     contiguous array: numpy draws a broadcast view's variates about 25%
@@ -534,7 +542,7 @@ def _gamma_runs(
         while j < stop and not small[j - start]:
             j += 1
         shapes = np.repeat(parameters[i:j], n_draws, axis=0)
-        out = scratch[: shapes.size].reshape(shapes.shape)
+        out = next(scratch)[: shapes.size].reshape(shapes.shape)
         generator.standard_gamma(shapes, out=out)
         yield i, j, out.reshape(j - i, n_draws, size), True
         i = j
@@ -547,7 +555,7 @@ def _draw_blocks(
     of questions at a time, shape ``(n_draws, q, L)``."""
     m, size = parameters.shape
     step = max(1, BLOCK_VALUES // max(1, n_draws * size))
-    scratch = np.empty(min(m, step) * n_draws * size)
+    scratch = itertools.repeat(np.empty(min(m, step) * n_draws * size))
     for start in range(0, m, step):
         stop = min(m, start + step)
         out = np.empty((n_draws, stop - start, size))
@@ -572,17 +580,27 @@ def _binary_profile_sum(
     """Binary draws streamed into their profiles: ``sum_q P(Bin(k, theta_dq)
     >= c_t)``, shape (n_draws, T), without storing the draws. The core forms
     each success probability from the two gamma variates as numpy's
-    ``dirichlet`` does, bit for bit."""
+    ``dirichlet`` does, bit for bit. numpy draws the next run of questions
+    while the core (on a helper thread; both release the interpreter) adds
+    the previous one, in two alternating buffers."""
     m = len(parameters)
     total = np.zeros((n_draws, len(cutoffs)))
     step = max(1, STREAM_VALUES // (2 * n_draws))
-    scratch = np.empty(min(m, step) * n_draws * 2)
-    for start in range(0, m, step):
-        for _, _, values, gamma in _gamma_runs(generator, parameters, n_draws, start, min(m, start + step), scratch):
-            if gamma:
-                _kscore.tailpass_add_gamma_tails(k, values, cutoffs, total)
-            else:
-                total += _kscore.tailpass_draw_tails(k, np.ascontiguousarray(values[:, 1:]), cutoffs)
+    scratch = itertools.cycle([np.empty(min(m, step) * n_draws * 2) for _ in range(2)])
+    pending: Future[None] | None = None
+    with ThreadPoolExecutor(1) as helper:
+        for start in range(0, m, step):
+            runs = _gamma_runs(generator, parameters, n_draws, start, min(m, start + step), scratch)
+            for _, _, values, gamma in runs:
+                if pending is not None:
+                    pending.result()
+                    pending = None
+                if gamma:
+                    pending = helper.submit(_kscore.tailpass_add_gamma_tails, k, values, cutoffs, total)
+                else:
+                    total += _kscore.tailpass_draw_tails(k, np.ascontiguousarray(values[:, 1:]), cutoffs)
+        if pending is not None:
+            pending.result()
     return total
 
 
