@@ -448,7 +448,9 @@ class TailPassProfile:
     ) -> Summary:
         """Return profile (mean, std, lo, hi), one entry per threshold.
 
-        ``mc`` uses shared draws and equal-tailed pointwise intervals;
+        ``mc`` uses shared draws and equal-tailed pointwise intervals (the
+        draws of ``sample(n_draws, rng=rng)``; binary profiles stream them
+        into the profile without storing them, docs/kernels.md K16);
         ``normal`` uses exact moments and clipped Gaussian intervals.
         """
         z = z_value(confidence)
@@ -605,10 +607,10 @@ def _binary_profile_sum(
 
 
 def _draw_count(n_draws: Any) -> int:
-    n_draws = integral_scalar(n_draws, name="n_draws")
-    if n_draws < 2:
+    count = int(integral_scalar(n_draws, name="n_draws"))
+    if count < 2:
         raise ValueError("n_draws must be at least two")
-    return n_draws
+    return count
 
 
 def _summary(samples: FloatArray, confidence: float) -> Summary:

@@ -346,7 +346,7 @@ mod tests {
         let mut span = Span::default();
         let (mut up, mut low) = (Vec::new(), Vec::new());
         for &(n, k) in &[(1u64, 1u64), (9, 4), (60, 60), (300, 120), (4096, 2048), (5000, 17)] {
-            let states: Vec<u64> = [0, 1, n / 7, n / 2, n - 1, n].iter().copied().collect();
+            let states: Vec<u64> = [0, 1, n / 7, n / 2, n - 1, n].to_vec();
             let freqs: Vec<u64> = (1..=states.len() as u64).collect();
             let cut: Vec<u64> = [k + 1, 0, 1, k / 2, k, k / 3, 2.min(k)].to_vec();
             let got = empirical(n, &states, &freqs, k, &cut).unwrap();
