@@ -24,19 +24,27 @@ type Lanes = [f64; LANES];
 
 /// `Bin(k, theta)` masses for the per-draw profiles.
 ///
-/// Lane path (k <= 128, four draws side by side): with the odds `r = theta /
-/// (1 - theta)`, the masses are `C(k, j) r^j / sum_i C(k, i) r^i`. Powers
-/// come in blocks of 8 (`r^(j + 8) = r^j r^8`), so the dependency chain is
-/// k / 8 multiplications long, and every loop runs across the four draws,
-/// so it vectorises (compiled for SSE2 and for AVX2, chosen at run time: the
-/// same operations in the same order, so the same bits). Used while `r^k`
-/// lies within 2^-800..2^800, so every mass keeps full relative precision
-/// and nothing overflows. Otherwise (k > 128, or theta within about
-/// `2^(-800 / k)` of 0 or 1) the masses are walked from the mode over their
-/// non-underflowed span (K3), one draw at a time.
+/// Lane path (k <= 128, four draws side by side): with `q = 1 - theta` and
+/// the odds `r = theta / q`, the mass over its coefficient is `theta^j
+/// q^(k - j) = q^k r^j`. `q^k` comes by squaring; the powers in blocks of 8
+/// (`r^(j + 8) = r^j r^8`), so the dependency chain is k / 8 multiplications
+/// long; each costs one multiplication and one addition into the draw's
+/// accumulator, every loop runs across the four draws, so it vectorises
+/// (compiled for SSE2 and for AVX2, chosen at run time: the same operations
+/// in the same order, so the same bits). The coefficients `C(k, j)` (exact
+/// integers from Pascal's triangle in u128, rounded once) multiply the
+/// draw's sums once, after all questions. Used while `r^k` lies within
+/// 2^-800..2^800, so every term is a normal double; each mass is then good
+/// to about `(k/2 + 9j/8 + 2 log2 k + 10) eps` relative (the rounding of
+/// `1 - theta` raised to k, the power blocks, the coefficient). Otherwise
+/// (k > 128, or theta within about `2^(-800 / k)` of 0 or 1) the masses are
+/// walked from the mode over their non-underflowed span (K3), normalised by
+/// their sum, one draw at a time (divided by `C(k, j)` when the lane path's
+/// accumulator holds the draw).
 pub struct BinomialMasses {
     k: usize,
     coeff: Vec<f64>,
+    inv_coeff: Vec<f64>,
     r_min: f64,
     r_max: f64,
     fwd: Vec<f64>,
@@ -57,14 +65,16 @@ impl BinomialMasses {
                     row[j] += row[j - 1];
                 }
             }
-            let coeff = row.iter().map(|&c| c as f64).collect();
+            let coeff: Vec<f64> = row.iter().map(|&c| c as f64).collect();
             (coeff, (-POWER_RANGE_LOG2 / kf).exp2(), (POWER_RANGE_LOG2 / kf).exp2())
         } else {
             (Vec::new(), f64::INFINITY, 0.0)
         };
+        let inv_coeff = coeff.iter().map(|&c| 1.0 / c).collect();
         BinomialMasses {
             k,
             coeff,
+            inv_coeff,
             r_min,
             r_max,
             fwd,
@@ -113,58 +123,50 @@ impl BinomialMasses {
         Ok(first)
     }
 
-    /// Add the masses of four draws with odds `r` into `acc[j]` (lane l is
-    /// one draw), j = 0..=k; `pw` is scratch of k + 1 lanes. The caller
-    /// checks that every lane is on the lane path.
+    /// Add `theta^j (1 - theta)^(k - j)` (the mass over `C(k, j)`) of four
+    /// draws with odds `r` and `q = 1 - theta` into `acc[j]` (lane l is one
+    /// draw), j = 0..=k. The caller checks that every lane is on the lane
+    /// path.
     #[inline(always)]
-    fn add_lanes(&self, r: &Lanes, acc: &mut [Lanes], pw: &mut [Lanes]) {
-        let width = self.k + 1;
-        let (pw, acc, coeff) = (&mut pw[..width], &mut acc[..width], &self.coeff[..width]);
-        // Powers r^0..r^7, then each block of 8 is the previous one times r^8.
-        let mut block = [[1.0; LANES]; 8];
+    fn add_lanes(&self, r: &Lanes, q: &Lanes, acc: &mut [Lanes]) {
+        let k = self.k;
+        // scale = q^k by squaring (no square past the top bit of k).
+        let (mut scale, mut base, mut e) = ([1.0; LANES], *q, k);
+        loop {
+            if e & 1 == 1 {
+                scale = mul(&scale, &base);
+            }
+            e >>= 1;
+            if e == 0 {
+                break;
+            }
+            base = mul(&base, &base);
+        }
+        // block[i] = q^k r^i for i < 8, then each block of 8 is the previous
+        // one times r^8.
+        let mut block = [scale; 8];
         for i in 1..8 {
             block[i] = mul(&block[i - 1], r);
         }
-        let r8 = mul(&block[7], r);
-        let mut part = [[0.0; LANES]; 2];
-        let mut first = true;
-        let mut chunks = pw.chunks_exact_mut(8);
-        let mut coeffs = coeff.chunks_exact(8);
-        for (ws, cs) in (&mut chunks).zip(&mut coeffs) {
-            if !first {
-                for b in block.iter_mut() {
-                    *b = mul(b, &r8);
-                }
-            }
-            first = false;
-            for i in 0..8 {
+        let r2 = mul(r, r);
+        let r4 = mul(&r2, &r2);
+        let r8 = mul(&r4, &r4);
+        let mut chunks = acc[..=k].chunks_mut(8);
+        if let Some(head) = chunks.next() {
+            for (a, b) in head.iter_mut().zip(&block) {
                 for l in 0..LANES {
-                    ws[i][l] = block[i][l] * cs[i];
-                    part[i % 2][l] += ws[i][l];
+                    a[l] += b[l];
                 }
             }
         }
-        let (ws, cs) = (chunks.into_remainder(), coeffs.remainder());
-        if !ws.is_empty() {
-            if !first {
-                for b in block.iter_mut() {
-                    *b = mul(b, &r8);
-                }
+        for chunk in chunks {
+            for b in block.iter_mut() {
+                *b = mul(b, &r8);
             }
-            for (i, (w, &c)) in ws.iter_mut().zip(cs).enumerate() {
+            for (a, b) in chunk.iter_mut().zip(&block) {
                 for l in 0..LANES {
-                    w[l] = block[i][l] * c;
-                    part[i % 2][l] += w[l];
+                    a[l] += b[l];
                 }
-            }
-        }
-        let mut inv = [0.0; LANES];
-        for l in 0..LANES {
-            inv[l] = 1.0 / (part[0][l] + part[1][l]);
-        }
-        for (a, w) in acc.iter_mut().zip(pw.iter()) {
-            for l in 0..LANES {
-                a[l] += w[l] * inv[l];
             }
         }
     }
@@ -191,7 +193,6 @@ fn task_body<F>(
     n: usize,
     theta: &F,
     acc: &mut [Lanes],
-    pw: &mut [Lanes],
     buf: &mut Vec<f64>,
 ) -> Result<()>
 where
@@ -208,25 +209,40 @@ where
             for (l, t) in th.iter_mut().enumerate().take(live) {
                 *t = theta(question, first + g * LANES + l);
             }
-            let mut r = [0.0; LANES];
+            let (mut r, mut fail) = ([0.0; LANES], [0.0; LANES]);
             let mut on = lanes_on;
             for l in 0..LANES {
-                r[l] = th[l] / (1.0 - th[l]);
+                fail[l] = 1.0 - th[l];
+                r[l] = th[l] / fail[l];
                 on &= r[l] >= masses.r_min && r[l] <= masses.r_max;
             }
             if on {
-                masses.add_lanes(&r, column, pw);
+                masses.add_lanes(&r, &fail, column);
                 continue;
             }
             for (l, &t) in th.iter().enumerate().take(live) {
                 let at = masses.walk(t, buf)?;
-                for (c, &p) in column[at..].iter_mut().zip(buf.iter()) {
-                    c[l] += p;
+                if lanes_on {
+                    let inv = &masses.inv_coeff[at..];
+                    for ((c, &p), &u) in column[at..].iter_mut().zip(buf.iter()).zip(inv) {
+                        c[l] += p * u;
+                    }
+                } else {
+                    for (c, &p) in column[at..].iter_mut().zip(buf.iter()) {
+                        c[l] += p;
+                    }
                 }
             }
         }
     }
     for column in acc.chunks_exact_mut(width) {
+        if lanes_on {
+            for (c, &x) in column.iter_mut().zip(&masses.coeff) {
+                for v in c.iter_mut() {
+                    *v *= x;
+                }
+            }
+        }
         for j in (0..width - 1).rev() {
             let next = column[j + 1];
             for l in 0..LANES {
@@ -251,13 +267,12 @@ unsafe fn task_avx2<F>(
     n: usize,
     theta: &F,
     acc: &mut [Lanes],
-    pw: &mut [Lanes],
     buf: &mut Vec<f64>,
 ) -> Result<()>
 where
     F: Fn(usize, usize) -> f64,
 {
-    task_body(masses, q, first, n, theta, acc, pw, buf)
+    task_body(masses, q, first, n, theta, acc, buf)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -268,7 +283,6 @@ fn task<F>(
     n: usize,
     theta: &F,
     acc: &mut [Lanes],
-    pw: &mut [Lanes],
     buf: &mut Vec<f64>,
     wide: bool,
 ) -> Result<()>
@@ -278,10 +292,10 @@ where
     #[cfg(target_arch = "x86_64")]
     if wide {
         // SAFETY: `wide` is only set when the CPU supports AVX2.
-        return unsafe { task_avx2(masses, q, first, n, theta, acc, pw, buf) };
+        return unsafe { task_avx2(masses, q, first, n, theta, acc, buf) };
     }
     let _ = wide;
-    task_body(masses, q, first, n, theta, acc, pw, buf)
+    task_body(masses, q, first, n, theta, acc, buf)
 }
 
 /// Whether this CPU runs the AVX2 twin.
@@ -312,22 +326,16 @@ where
     let masses = BinomialMasses::new(k);
     let width = k as usize + 1;
     let rows = (TASK_VALUES / width).next_multiple_of(LANES).max(LANES);
-    let cost = rows * (q * (2 * width + 10) + width + t);
+    let cost = rows * (q * (width + 20) + 3 * width + t);
     let qf = q as f64;
     out.par_chunks_mut(rows * t)
         .with_min_len(par::min_len(cost))
         .enumerate()
         .try_for_each_init(
-            || {
-                (
-                    vec![[0.0; LANES]; rows.div_ceil(LANES) * width],
-                    vec![[0.0; LANES]; width],
-                    Vec::new(),
-                )
-            },
-            |(acc, pw, buf), (chunk, block)| -> Result<()> {
+            || (vec![[0.0; LANES]; rows.div_ceil(LANES) * width], Vec::new()),
+            |(acc, buf), (chunk, block)| -> Result<()> {
                 let n = block.len() / t;
-                task(&masses, q, chunk * rows, n, &theta, acc, pw, buf, wide)?;
+                task(&masses, q, chunk * rows, n, &theta, acc, buf, wide)?;
                 for (d, line) in block.chunks_exact_mut(t).enumerate() {
                     let (column, l) = (&acc[(d / LANES) * width..], d % LANES);
                     for (o, &c) in line.iter_mut().zip(cutoffs) {
