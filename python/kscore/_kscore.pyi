@@ -217,5 +217,6 @@ def tailpass_add_gamma_tails(
     gammas: npt.NDArray[np.float64],
     cutoffs: npt.NDArray[np.uint64],
     out: npt.NDArray[np.float64],
+    split: bool = True,
 ) -> None:
     """Add per-draw profiles from numpy's gamma variates (q, draws, 2) into out (draws, T)."""

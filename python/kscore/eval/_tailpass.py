@@ -583,8 +583,9 @@ def _binary_profile_sum(
     >= c_t)``, shape (n_draws, T), without storing the draws. The core forms
     each success probability from the two gamma variates as numpy's
     ``dirichlet`` does, bit for bit. numpy draws the next run of questions
-    while the core (on a helper thread; both release the interpreter) adds
-    the previous one, in two alternating buffers."""
+    while the core (on a helper thread, on one core unless there is a single
+    run; both release the interpreter) adds the previous one, in two
+    alternating buffers."""
     m = len(parameters)
     total = np.zeros((n_draws, len(cutoffs)))
     step = max(1, STREAM_VALUES // (2 * n_draws))
@@ -598,7 +599,8 @@ def _binary_profile_sum(
                     pending.result()
                     pending = None
                 if gamma:
-                    pending = helper.submit(_kscore.tailpass_add_gamma_tails, k, values, cutoffs, total)
+                    # One thread for the core while numpy draws on the other.
+                    pending = helper.submit(_kscore.tailpass_add_gamma_tails, k, values, cutoffs, total, m <= step)
                 else:
                     total += _kscore.tailpass_draw_tails(k, np.ascontiguousarray(values[:, 1:]), cutoffs)
         if pending is not None:

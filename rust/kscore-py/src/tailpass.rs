@@ -118,14 +118,17 @@ pub fn tailpass_draw_tails<'py>(
 }
 
 /// Add per-draw profiles straight from numpy's gamma variates: gammas
-/// (q, draws, 2) in numpy's stream order, `out` (draws, T) updated in place.
+/// (q, draws, 2) in numpy's stream order, `out` (draws, T) updated in place;
+/// `split = False` keeps the work on the calling thread.
 #[pyfunction]
+#[pyo3(signature = (k, gammas, cutoffs, out, split = true))]
 pub fn tailpass_add_gamma_tails<'py>(
     py: Python<'py>,
     k: u64,
     gammas: PyReadonlyArray3<'py, f64>,
     cutoffs: PyReadonlyArray1<'py, u64>,
     mut out: PyReadwriteArray2<'py, f64>,
+    split: bool,
 ) -> PyResult<()> {
     let (_, n, two) = gammas.as_array().dim();
     if two != 2 {
@@ -133,6 +136,6 @@ pub fn tailpass_add_gamma_tails<'py>(
     }
     let (g, c) = (gammas.as_slice()?, cutoffs.as_slice()?);
     let o = out.as_slice_mut()?;
-    enter(py, || draws::add_gamma_tails(k, g, n, c, o))?;
+    enter(py, || draws::add_gamma_tails(k, g, n, c, o, split))?;
     Ok(())
 }

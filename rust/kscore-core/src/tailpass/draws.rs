@@ -312,7 +312,7 @@ fn avx2() -> bool {
 
 /// Add `sum_q P(Bin(k, theta(q, d)) >= c_t)` to `out[d * T + t]` for every
 /// draw d of `out` (row-major `(draws, T)`), over `q` questions.
-fn add_profiles<F>(k: u64, q: usize, cutoffs: &[u64], out: &mut [f64], theta: F, wide: bool) -> Result<()>
+fn add_profiles<F>(k: u64, q: usize, cutoffs: &[u64], out: &mut [f64], theta: F, wide: bool, split: bool) -> Result<()>
 where
     F: Fn(usize, usize) -> f64 + Sync,
 {
@@ -329,7 +329,7 @@ where
     let cost = rows * (q * (width + 20) + 3 * width + t);
     let qf = q as f64;
     out.par_chunks_mut(rows * t)
-        .with_min_len(par::min_len(cost))
+        .with_min_len(if split { par::min_len(cost) } else { usize::MAX })
         .enumerate()
         .try_for_each_init(
             || (vec![[0.0; LANES]; rows.div_ceil(LANES) * width], Vec::new()),
@@ -360,7 +360,15 @@ pub fn draw_tails(k: u64, theta: &[f64], q: usize, cutoffs: &[u64]) -> Result<Ve
     }
     let draws = theta.len() / q;
     let mut out = vec![0.0; draws * cutoffs.len()];
-    add_profiles(k, q, cutoffs, &mut out, |question, d| theta[d * q + question], avx2())?;
+    add_profiles(
+        k,
+        q,
+        cutoffs,
+        &mut out,
+        |question, d| theta[d * q + question],
+        avx2(),
+        true,
+    )?;
     Ok(out)
 }
 
@@ -368,8 +376,17 @@ pub fn draw_tails(k: u64, theta: &[f64], q: usize, cutoffs: &[u64]) -> Result<Ve
 /// (row-major `(draws, T)`). `gammas` is `(q, draws, 2)` in numpy's stream
 /// order (failure then success variate of each draw of each question); the
 /// success probability is formed as numpy's `dirichlet` forms it,
-/// `g1 * (1 / (g0 + g1))`, so it is bit for bit numpy's draw.
-pub fn add_gamma_tails(k: u64, gammas: &[f64], draws: usize, cutoffs: &[u64], out: &mut [f64]) -> Result<()> {
+/// `g1 * (1 / (g0 + g1))`, so it is bit for bit numpy's draw. With `split`
+/// false the call stays on the calling thread (for a caller that runs numpy
+/// beside it); results never depend on it.
+pub fn add_gamma_tails(
+    k: u64,
+    gammas: &[f64],
+    draws: usize,
+    cutoffs: &[u64],
+    out: &mut [f64],
+    split: bool,
+) -> Result<()> {
     if draws == 0 || gammas.len() % (2 * draws) != 0 || out.len() != draws * cutoffs.len() {
         return Err(Error::value("gammas must be (q, draws, 2) and out (draws, T)"));
     }
@@ -385,6 +402,7 @@ pub fn add_gamma_tails(k: u64, gammas: &[f64], draws: usize, cutoffs: &[u64], ou
             g1 * (1.0 / (g0 + g1))
         },
         avx2(),
+        split,
     )
 }
 
@@ -453,7 +471,7 @@ mod tests {
         let gammas = [1.5, 0.5, 0.25, 2.0, 3.0, 3.0, 0.1, 0.7];
         let (k, cut) = (5u64, [0u64, 1, 3, 5, 6]);
         let mut out = vec![1.0; 2 * cut.len()];
-        add_gamma_tails(k, &gammas, 2, &cut, &mut out).unwrap();
+        add_gamma_tails(k, &gammas, 2, &cut, &mut out, true).unwrap();
         // questions 0 and 1, draws 0 and 1: theta[d, q]
         let theta: Vec<f64> = [(0, 0), (0, 1), (1, 0), (1, 1)]
             .iter()
@@ -466,8 +484,8 @@ mod tests {
         for (g, w) in out.iter().zip(&want) {
             assert_eq!(*g, w + 1.0);
         }
-        assert!(add_gamma_tails(k, &gammas, 3, &cut, &mut out).is_err());
-        assert!(add_gamma_tails(k, &[0.0, 0.0], 1, &cut, &mut out[..5]).is_err());
+        assert!(add_gamma_tails(k, &gammas, 3, &cut, &mut out, true).is_err());
+        assert!(add_gamma_tails(k, &[0.0, 0.0], 1, &cut, &mut out[..5], false).is_err());
     }
 
     #[test]
@@ -487,8 +505,26 @@ mod tests {
                 .collect();
             let cut: Vec<u64> = (0..=k + 1).collect();
             let (mut narrow, mut wide) = (vec![0.0; 101 * cut.len()], vec![0.0; 101 * cut.len()]);
-            add_profiles(k, q, &cut, &mut narrow, |question, d| theta[d * q + question], false).unwrap();
-            add_profiles(k, q, &cut, &mut wide, |question, d| theta[d * q + question], true).unwrap();
+            add_profiles(
+                k,
+                q,
+                &cut,
+                &mut narrow,
+                |question, d| theta[d * q + question],
+                false,
+                true,
+            )
+            .unwrap();
+            add_profiles(
+                k,
+                q,
+                &cut,
+                &mut wide,
+                |question, d| theta[d * q + question],
+                true,
+                false,
+            )
+            .unwrap();
             assert_eq!(narrow, wide, "k={k}");
         }
     }
@@ -525,7 +561,7 @@ mod timing {
             for _ in 0..20 {
                 let mut out = vec![0.0; 4000 * cut.len()];
                 let t = std::time::Instant::now();
-                add_profiles(k, q, &cut, &mut out, |question, d| theta[d * q + question], wide).unwrap();
+                add_profiles(k, q, &cut, &mut out, |question, d| theta[d * q + question], wide, false).unwrap();
                 best = best.min(t.elapsed().as_nanos() as f64 / theta.len() as f64);
             }
             eprintln!("one thread, avx2 {wide}: best {best:.1} ns per (draw, question)");
