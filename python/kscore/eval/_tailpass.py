@@ -582,14 +582,22 @@ def _binary_profile_sum(
     """Binary draws streamed into their profiles: ``sum_q P(Bin(k, theta_dq)
     >= c_t)``, shape (n_draws, T), without storing the draws. The core forms
     each success probability from the two gamma variates as numpy's
-    ``dirichlet`` does, bit for bit. numpy draws the next run of questions
-    while the core (on a helper thread, on one core unless there is a single
-    run; both release the interpreter) adds the previous one, in two
-    alternating buffers."""
+    ``dirichlet`` does, bit for bit. Beyond one block of questions, numpy
+    draws the next run while the core (on a helper thread, one core; both
+    release the interpreter) adds the previous one, in two alternating
+    buffers; a single block runs in turn on the calling thread."""
     m = len(parameters)
     total = np.zeros((n_draws, len(cutoffs)))
     step = max(1, STREAM_VALUES // (2 * n_draws))
-    scratch = itertools.cycle([np.empty(min(m, step) * n_draws * 2) for _ in range(2)])
+    scratch = itertools.cycle([np.empty(min(m, step) * n_draws * 2) for _ in range(2 if m > step else 1)])
+    if m <= step:
+        # One run of questions: nothing to overlap; the core may split it.
+        for _, _, values, gamma in _gamma_runs(generator, parameters, n_draws, 0, m, scratch):
+            if gamma:
+                _kscore.tailpass_add_gamma_tails(k, values, cutoffs, total, True)
+            else:
+                total += _kscore.tailpass_draw_tails(k, np.ascontiguousarray(values[:, 1:]), cutoffs)
+        return total
     pending: Future[None] | None = None
     with ThreadPoolExecutor(1) as helper:
         for start in range(0, m, step):
@@ -600,7 +608,7 @@ def _binary_profile_sum(
                     pending = None
                 if gamma:
                     # One thread for the core while numpy draws on the other.
-                    pending = helper.submit(_kscore.tailpass_add_gamma_tails, k, values, cutoffs, total, m <= step)
+                    pending = helper.submit(_kscore.tailpass_add_gamma_tails, k, values, cutoffs, total, False)
                 else:
                     total += _kscore.tailpass_draw_tails(k, np.ascontiguousarray(values[:, 1:]), cutoffs)
         if pending is not None:
