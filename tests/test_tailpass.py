@@ -207,6 +207,37 @@ def test_large_draw_sets_are_replayed(monkeypatch: pytest.MonkeyPatch) -> None:
     compare_draws(ke.tailpass(R3, 2, [0, 0.5, 1]), se.tailpass(R3, 2, [0, 0.5, 1]), 2, n=50)
 
 
+@pytest.mark.parametrize("stream_values", [None, 64])
+def test_binary_mc_intervals_stream_scorios_draws(monkeypatch: pytest.MonkeyPatch, stream_values: int | None) -> None:
+    # Binary ci(method="mc") streams the gamma variates into the core without
+    # storing draws (in small runs when STREAM_VALUES is tiny, so the two
+    # buffers and the helper thread take turns); the same seed gives scorio's
+    # intervals and leaves a Generator where scorio leaves it, tiny-prior
+    # questions (numpy's stick-breaking dirichlet) included.
+    from kscore.eval import _tailpass
+
+    if stream_values is not None:
+        monkeypatch.setattr(_tailpass, "STREAM_VALUES", stream_values)
+    rng = np.random.default_rng(8)
+    R = (rng.random((23, 6)) < rng.random((23, 1))).astype(np.int8)
+    prior = np.where(np.arange(23)[:, None] % 5 == 0, 0.02, 1.0) * np.ones((23, 2))
+    R0 = np.zeros((23, 0), dtype=np.int8)
+    cases = [
+        (ke.tailpass(R, 7), se.tailpass(R, 7)),
+        (ke.tailpass(R, 5, thresholds=[0.0, 0.5, 1.0]), se.tailpass(R, 5, thresholds=[0.0, 0.5, 1.0])),
+        (ke.tailpass(R * 0, 4, R0=R0, prior=prior, eta=0.0), se.tailpass(R * 0, 4, R0=R0, prior=prior, eta=0.0)),
+    ]
+    for kp, sp in cases:
+        for a, b in zip(kp.ci(rng=5, n_draws=300), sp.ci(rng=5, n_draws=300), strict=True):
+            assert_draws(a, b)
+        for a, b in zip(kp.ci(0.8, rng=6, n_draws=50), kp.sample(50, rng=6).summary(confidence=0.8), strict=True):
+            assert_draws(a, b)
+        g1, g2 = np.random.default_rng(4), np.random.default_rng(4)
+        kp.ci(rng=g1, n_draws=40)
+        sp.ci(rng=g2, n_draws=40)
+        assert g1.random() == g2.random()
+
+
 # ---------------------------------------------------------------- hypothesis
 
 

@@ -14,7 +14,7 @@ __all__ = [
     "bayes", "avg", "observed_mean", "max_at_k", "max_at_k_posterior",
     "posterior_moments", "joint_posterior_moments", "delta_blend", "blend", "geom_posterior",
     "tailpass_state_tails", "tailpass_payoff_moments", "tailpass_endpoint", "tailpass_covariance",
-    "tailpass_empirical", "tailpass_draw_tails",
+    "tailpass_empirical", "tailpass_draw_tails", "tailpass_add_gamma_tails",
 ]
 
 @final
@@ -214,3 +214,12 @@ def tailpass_draw_tails(
     k: int, theta: npt.NDArray[np.float64], cutoffs: npt.NDArray[np.uint64]
 ) -> npt.NDArray[np.float64]:
     """Per-draw profiles summed over questions: (draws, q) in, (draws, T) out."""
+
+def tailpass_add_gamma_tails(
+    k: int,
+    gammas: npt.NDArray[np.float64],
+    cutoffs: npt.NDArray[np.uint64],
+    out: npt.NDArray[np.float64],
+    split: bool = True,
+) -> None:
+    """Add per-draw profiles from numpy's gamma variates (q, draws, 2) into out (draws, T)."""

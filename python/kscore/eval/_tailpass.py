@@ -12,8 +12,10 @@ twice and misplaces some thresholds for k >= 2055).
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
@@ -38,6 +40,8 @@ Summary = tuple[float, float, float, float] | tuple[FloatArray, FloatArray, Floa
 EAGER_DRAW_VALUES = 32_000_000
 #: Probabilities generated per block of questions.
 BLOCK_VALUES = 2_000_000
+#: Gamma variates per numpy call when binary draws stream into profiles.
+STREAM_VALUES = 1 << 18
 #: Binary exact covariance: the largest (k + 1) * T and T * T (8 bytes each).
 MAX_BINARY_COVARIANCE_CELLS = 125_000_000
 
@@ -420,9 +424,7 @@ class TailPassProfile:
             n_draws: At least two posterior draws.
             rng: NumPy Generator, integer seed, or None.
         """
-        n_draws = integral_scalar(n_draws, name="n_draws")
-        if n_draws < 2:
-            raise ValueError("n_draws must be at least two")
+        n_draws = _draw_count(n_draws)
         generator = np.random.default_rng(rng)
         m, size = self._parameters.shape
         if n_draws * m * size <= EAGER_DRAW_VALUES:
@@ -446,12 +448,19 @@ class TailPassProfile:
     ) -> Summary:
         """Return profile (mean, std, lo, hi), one entry per threshold.
 
-        ``mc`` uses shared draws and equal-tailed pointwise intervals;
+        ``mc`` uses shared draws and equal-tailed pointwise intervals (the
+        draws of ``sample(n_draws, rng=rng)``; binary profiles stream them
+        into the profile without storing them, docs/kernels.md K16);
         ``normal`` uses exact moments and clipped Gaussian intervals.
         """
         z = z_value(confidence)
         if method == "mc":
-            return self.sample(n_draws, rng=rng).summary(confidence=confidence)
+            if not self._binary:
+                return self.sample(n_draws, rng=rng).summary(confidence=confidence)
+            # Binary: stream the draws into the profile; nothing is stored.
+            n_draws, cutoffs = _draw_count(n_draws), self._cutoffs
+            total = _binary_profile_sum(np.random.default_rng(rng), self._parameters, n_draws, self.k, cutoffs)
+            return _summary(total / self.question_count, confidence)
         if method != "normal":
             raise ValueError("method must be 'mc' or 'normal'")
         return (
@@ -500,19 +509,55 @@ class TailPassProfile:
         return draws.summary(draws.moment(lam), confidence=confidence)
 
 
-def _draw_blocks(
-    generator: np.random.Generator, parameters: FloatArray, n_draws: int
-) -> Iterator[tuple[int, int, FloatArray]]:
-    """Dirichlet draws in scorio's stream order, a block of questions at a time.
+def _gamma_runs(
+    generator: np.random.Generator,
+    parameters: FloatArray,
+    n_draws: int,
+    start: int,
+    stop: int,
+    scratch: Iterator[FloatArray],
+) -> Iterator[tuple[int, int, FloatArray, bool]]:
+    """Questions ``start..stop`` in scorio's stream order, as runs.
 
     numpy's ``dirichlet(alpha, size)`` draws ``standard_gamma(alpha_c)`` for
     c = 0..L-1 on each draw in turn and scales by ``1 / sum`` (unless
     ``max(alpha) < 0.1``, where it breaks sticks with beta draws); one
     ``standard_gamma`` call over consecutive questions' shapes consumes the
-    generator identically, so it gives the same numbers.
+    generator identically, so it gives the same numbers. Yields ``(i, j,
+    gammas, True)`` with raw variates of shape ``(j - i, n_draws, L)``
+    (written into the next buffer from ``scratch``, so valid until that
+    buffer comes round again), or ``(i, i + 1,
+    probabilities, False)`` with numpy's ``dirichlet`` output ``(n_draws, L)``
+    for a question with ``max(alpha) < 0.1``. The shapes are passed as a
+    contiguous array: numpy draws a broadcast view's variates about 25%
+    slower (docs/kernels.md, K16).
     """
+    size = parameters.shape[1]
+    small = parameters[start:stop].max(axis=1) < 0.1
+    i = start
+    while i < stop:
+        if small[i - start]:
+            yield i, i + 1, generator.dirichlet(parameters[i], size=n_draws), False
+            i += 1
+            continue
+        j = i
+        while j < stop and not small[j - start]:
+            j += 1
+        shapes = np.repeat(parameters[i:j], n_draws, axis=0)
+        out = next(scratch)[: shapes.size].reshape(shapes.shape)
+        generator.standard_gamma(shapes, out=out)
+        yield i, j, out.reshape(j - i, n_draws, size), True
+        i = j
+
+
+def _draw_blocks(
+    generator: np.random.Generator, parameters: FloatArray, n_draws: int
+) -> Iterator[tuple[int, int, FloatArray]]:
+    """Dirichlet draws in scorio's stream order (``_gamma_runs``), a block
+    of questions at a time, shape ``(n_draws, q, L)``."""
     m, size = parameters.shape
     step = max(1, BLOCK_VALUES // max(1, n_draws * size))
+    scratch = itertools.repeat(np.empty(min(m, step) * n_draws * size))
     for start in range(0, m, step):
         stop = min(m, start + step)
         out = np.empty((n_draws, stop - start, size))
@@ -520,24 +565,70 @@ def _draw_blocks(
             out.fill(1.0)
             yield start, stop, out
             continue
-        small = parameters[start:stop].max(axis=1) < 0.1
-        i = start
-        while i < stop:
-            if small[i - start]:
-                out[:, i - start] = generator.dirichlet(parameters[i], size=n_draws)
-                i += 1
+        for i, j, values, gamma in _gamma_runs(generator, parameters, n_draws, start, stop, scratch):
+            if not gamma:
+                out[:, i - start] = values
                 continue
-            j = i
-            while j < stop and not small[j - start]:
-                j += 1
-            shapes = np.broadcast_to(parameters[i:j, None, :], (j - i, n_draws, size))
-            gammas = generator.standard_gamma(shapes)
-            acc = gammas[..., 0].copy()
+            acc = values[..., 0].copy()
             for c in range(1, size):
-                acc += gammas[..., c]
-            out[:, i - start : j - start] = (gammas * (1.0 / acc)[..., None]).transpose(1, 0, 2)
-            i = j
+                acc += values[..., c]
+            out[:, i - start : j - start] = (values * (1.0 / acc)[..., None]).transpose(1, 0, 2)
         yield start, stop, out
+
+
+def _binary_profile_sum(
+    generator: np.random.Generator, parameters: FloatArray, n_draws: int, k: int, cutoffs: npt.NDArray[np.uint64]
+) -> FloatArray:
+    """Binary draws streamed into their profiles: ``sum_q P(Bin(k, theta_dq)
+    >= c_t)``, shape (n_draws, T), without storing the draws. The core forms
+    each success probability from the two gamma variates as numpy's
+    ``dirichlet`` does, bit for bit. Beyond one block of questions, numpy
+    draws the next run while the core (on a helper thread, one core; both
+    release the interpreter) adds the previous one, in two alternating
+    buffers; a single block runs in turn on the calling thread."""
+    m = len(parameters)
+    total = np.zeros((n_draws, len(cutoffs)))
+    step = max(1, STREAM_VALUES // (2 * n_draws))
+    scratch = itertools.cycle([np.empty(min(m, step) * n_draws * 2) for _ in range(2 if m > step else 1)])
+    if m <= step:
+        # One run of questions: nothing to overlap; the core may split it.
+        for _, _, values, gamma in _gamma_runs(generator, parameters, n_draws, 0, m, scratch):
+            if gamma:
+                _kscore.tailpass_add_gamma_tails(k, values, cutoffs, total, True)
+            else:
+                total += _kscore.tailpass_draw_tails(k, np.ascontiguousarray(values[:, 1:]), cutoffs)
+        return total
+    pending: Future[None] | None = None
+    with ThreadPoolExecutor(1) as helper:
+        for start in range(0, m, step):
+            runs = _gamma_runs(generator, parameters, n_draws, start, min(m, start + step), scratch)
+            for _, _, values, gamma in runs:
+                if pending is not None:
+                    pending.result()
+                    pending = None
+                if gamma:
+                    # One thread for the core while numpy draws on the other.
+                    pending = helper.submit(_kscore.tailpass_add_gamma_tails, k, values, cutoffs, total, False)
+                else:
+                    total += _kscore.tailpass_draw_tails(k, np.ascontiguousarray(values[:, 1:]), cutoffs)
+        if pending is not None:
+            pending.result()
+    return total
+
+
+def _draw_count(n_draws: Any) -> int:
+    count = int(integral_scalar(n_draws, name="n_draws"))
+    if count < 2:
+        raise ValueError("n_draws must be at least two")
+    return count
+
+
+def _summary(samples: FloatArray, confidence: float) -> Summary:
+    lo, hi = np.quantile(samples, [(1 - confidence) / 2, (1 + confidence) / 2], axis=0)
+    result = (samples.mean(axis=0), samples.std(axis=0, ddof=1), lo, hi)
+    if samples.ndim == 1:
+        return (float(result[0]), float(result[1]), float(result[2]), float(result[3]))
+    return result
 
 
 @dataclass(frozen=True)
@@ -602,15 +693,15 @@ class TailPassDraws:
         the way when the grid allows (what ``ci`` needs)."""
         source = self._source
         try:
-            accumulate = source._binary and len(source._cutoffs) > 0
+            cutoffs = source._cutoffs if source._binary else None
         except ValueError:
-            accumulate = False
-        total = np.zeros((self._n_draws, len(source.thresholds))) if accumulate else None
-        for _, _, block in _draw_blocks(generator, source._parameters, self._n_draws):
-            if total is not None:
-                total += self._binary_tails(block)
-        if total is not None:
+            cutoffs = None
+        if cutoffs is not None and len(cutoffs) > 0:
+            total = _binary_profile_sum(generator, source._parameters, self._n_draws, source.k, cutoffs)
             self.__dict__["profile"] = _readonly(total / source.question_count)
+            return
+        for _ in _draw_blocks(generator, source._parameters, self._n_draws):
+            pass
 
     def _binary_tails(self, block: FloatArray, cutoffs: npt.NDArray[np.uint64] | None = None) -> FloatArray:
         theta = np.ascontiguousarray(block[..., 1])
@@ -817,11 +908,7 @@ class TailPassDraws:
         samples = self.profile if values is None else real_vector(values, name="values")
         if samples.ndim not in (1, 2) or samples.shape[0] != self._n_draws:
             raise ValueError("values must have this draw set's sample count on the first axis")
-        lo, hi = np.quantile(samples, [(1 - confidence) / 2, (1 + confidence) / 2], axis=0)
-        result = (samples.mean(axis=0), samples.std(axis=0, ddof=1), lo, hi)
-        if samples.ndim == 1:
-            return (float(result[0]), float(result[1]), float(result[2]), float(result[3]))
-        return result
+        return _summary(samples, confidence)
 
 
 def tailpass_empirical(R: Any, k: int, w: Any = None, *, thresholds: Any = None) -> FloatArray:

@@ -65,5 +65,6 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tailpass::tailpass_covariance, m)?)?;
     m.add_function(wrap_pyfunction!(tailpass::tailpass_empirical, m)?)?;
     m.add_function(wrap_pyfunction!(tailpass::tailpass_draw_tails, m)?)?;
+    m.add_function(wrap_pyfunction!(tailpass::tailpass_add_gamma_tails, m)?)?;
     Ok(())
 }

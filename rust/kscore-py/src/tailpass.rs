@@ -3,12 +3,12 @@
 //! call runs in the core with the interpreter released (`enter`).
 
 use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3, PyReadwriteArray2};
 use pyo3::prelude::*;
 
 use kscore_core::error::Error;
 use kscore_core::posterior::endpoint;
-use kscore_core::tailpass::binary;
+use kscore_core::tailpass::{binary, draws};
 
 use crate::enter::enter;
 
@@ -113,6 +113,29 @@ pub fn tailpass_draw_tails<'py>(
 ) -> PyResult<F64Matrix<'py>> {
     let (draws, q) = theta.as_array().dim();
     let (th, c) = (theta.as_slice()?, cutoffs.as_slice()?);
-    let out = enter(py, || matrix(draws, c.len(), binary::draw_tails(k, th, q, c)?))?;
+    let out = enter(py, || matrix(draws, c.len(), draws::draw_tails(k, th, q, c)?))?;
     Ok(out.into_pyarray(py))
+}
+
+/// Add per-draw profiles straight from numpy's gamma variates: gammas
+/// (q, draws, 2) in numpy's stream order, `out` (draws, T) updated in place;
+/// `split = False` keeps the work on the calling thread.
+#[pyfunction]
+#[pyo3(signature = (k, gammas, cutoffs, out, split = true))]
+pub fn tailpass_add_gamma_tails<'py>(
+    py: Python<'py>,
+    k: u64,
+    gammas: PyReadonlyArray3<'py, f64>,
+    cutoffs: PyReadonlyArray1<'py, u64>,
+    mut out: PyReadwriteArray2<'py, f64>,
+    split: bool,
+) -> PyResult<()> {
+    let (_, n, two) = gammas.as_array().dim();
+    if two != 2 {
+        return Err(pyo3::exceptions::PyValueError::new_err("gammas must be (q, draws, 2)"));
+    }
+    let (g, c) = (gammas.as_slice()?, cutoffs.as_slice()?);
+    let o = out.as_slice_mut()?;
+    enter(py, || draws::add_gamma_tails(k, g, n, c, o, split))?;
+    Ok(())
 }

@@ -5,7 +5,7 @@
 
 use rayon::prelude::*;
 
-use super::laws::{upper, Span};
+use super::laws::{hypergeometric_span, upper, Span};
 use crate::error::{Error, Result};
 use crate::numeric::sum::Neumaier;
 use crate::par;
@@ -211,132 +211,61 @@ pub fn covariance(k: u64, a: &[f64], b: &[f64], freqs: &[f64], cutoffs: &[u64]) 
 
 /// The finite-bank profile summed over states: `sum_u f_u P(X_u >= c_t)`
 /// with `X_u` hypergeometric (k of n trials, `c_u` successes). Not divided
-/// by M.
+/// by M. Each state's masses are walked from the mode over their
+/// non-underflowed span only (`laws::hypergeometric_span`) and added, scaled
+/// by `f_u / total`, into one mass array over 0..=k; one compensated suffix
+/// sum then gives every threshold in O(1). Cost O(sum of spans + k + T), not
+/// O(states * (k + T)).
 pub fn empirical(n: u64, successes: &[u64], freqs: &[u64], k: u64, cutoffs: &[u64]) -> Result<Vec<f64>> {
     check_cutoffs(k, cutoffs)?;
     if k > n || successes.iter().any(|&c| c > n) || freqs.len() != successes.len() {
         return Err(Error::value("invalid finite-bank states"));
     }
-    let t = cutoffs.len();
-    let cost = BLOCK * 10 * (k as usize + t + 1);
+    let width = k as usize + 1;
+    // A span is about 40 standard deviations of the law wide (at most k + 1).
+    let sd = ((k as f64) * ((n - k) as f64) / (4.0 * n.max(2) as f64)).sqrt();
+    let span = (40.0 * sd + 2.0).min(width as f64) as usize;
+    let cost = BLOCK * 8 * span + width;
     let partial: Vec<Vec<f64>> = successes
         .par_chunks(BLOCK)
         .zip(freqs.par_chunks(BLOCK))
         .with_min_len(par::min_len(cost))
         .map_init(
-            || (Span::default(), Vec::new(), Vec::new()),
-            |(span, up, low), (cs, fs)| -> Result<Vec<f64>> {
-                let mut acc = vec![0.0; t];
+            || (Vec::new(), Vec::new()),
+            |(down, buf), (cs, fs)| {
+                let mut mass = vec![0.0; width];
                 for (&c, &f) in cs.iter().zip(fs) {
-                    span.hypergeometric(n, c, k)?;
-                    span.cumulative(up, low);
-                    for (o, &cut) in acc.iter_mut().zip(cutoffs) {
-                        *o += f as f64 * upper(span, up, cut);
+                    if f == 0 {
+                        continue;
+                    }
+                    let first = hypergeometric_span(n, c, k, down, buf);
+                    let scale = f as f64 / buf.iter().sum::<f64>();
+                    for (m, &w) in mass[first..].iter_mut().zip(buf.iter()) {
+                        *m += w * scale;
                     }
                 }
-                Ok(acc)
+                mass
             },
         )
-        .collect::<Result<_>>()?;
-    let mut out = vec![0.0; t];
+        .collect();
+    let mut mass = vec![0.0; width];
     for block in partial {
-        for (o, v) in out.iter_mut().zip(block) {
-            *o += v;
+        for (m, v) in mass.iter_mut().zip(block) {
+            *m += v;
         }
     }
-    Ok(out)
-}
-
-/// Ratio tables of the binomial walk, shared by every draw at one k:
-/// `fwd[i] = (k - i) / (i + 1)` and `bwd[i] = 1 / fwd[i]`.
-struct BinomialRatios {
-    fwd: Vec<f64>,
-    bwd: Vec<f64>,
-}
-
-impl BinomialRatios {
-    fn new(k: u64) -> Self {
-        let kf = k as f64;
-        let fwd = (0..k).map(|i| (kf - i as f64) / (i as f64 + 1.0)).collect();
-        let bwd = (0..k).map(|i| (i as f64 + 1.0) / (kf - i as f64)).collect();
-        BinomialRatios { fwd, bwd }
+    // up[x] = sum_{y >= x} mass[y], compensated, from the small end.
+    let mut up = vec![0.0; width + 1];
+    let mut acc = Neumaier::new();
+    for x in (0..width).rev() {
+        acc.add(mass[x]);
+        up[x] = acc.value();
     }
-
-    /// Add `P(Bin(k, theta) >= c_t)` to `row[t]`. `buf` (length k + 2) holds
-    /// relative masses walked from the mode (zero where they underflow),
-    /// then their suffix sums; the tails are divided by the total once.
-    fn add_tails(&self, theta: f64, buf: &mut [f64], cutoffs: &[u64], row: &mut [f64]) {
-        let k = self.fwd.len();
-        if theta <= 0.0 || theta >= 1.0 || k == 0 {
-            let x = if theta >= 1.0 { k as u64 } else { 0 };
-            for (r, &c) in row.iter_mut().zip(cutoffs) {
-                if c <= x {
-                    *r += 1.0;
-                }
-            }
-            return;
-        }
-        let (odds, inv_odds) = (theta / (1.0 - theta), (1.0 - theta) / theta);
-        let mode = ((((k + 1) as f64) * theta).floor() as usize).min(k);
-        buf.fill(0.0);
-        buf[mode] = 1.0;
-        let mut w = 1.0;
-        for i in mode..k {
-            w *= self.fwd[i] * odds;
-            if w < f64::MIN_POSITIVE {
-                break;
-            }
-            buf[i + 1] = w;
-        }
-        w = 1.0;
-        for i in (0..mode).rev() {
-            w *= self.bwd[i] * inv_odds;
-            if w < f64::MIN_POSITIVE {
-                break;
-            }
-            buf[i] = w;
-        }
-        for i in (0..=k).rev() {
-            buf[i] += buf[i + 1];
-        }
-        let total = buf[0];
-        for (r, &c) in row.iter_mut().zip(cutoffs) {
-            *r += if c == 0 { 1.0 } else { buf[c as usize] / total };
-        }
-    }
-}
-
-/// Per-draw profiles summed over questions: `theta` is row-major
-/// `(draws, q)`, the success probability of each question on each draw, and
-/// `out[d * T + t] = sum_q P(Bin(k, theta[d, q]) >= c_t)`.
-pub fn draw_tails(k: u64, theta: &[f64], q: usize, cutoffs: &[u64]) -> Result<Vec<f64>> {
-    check_cutoffs(k, cutoffs)?;
-    if q == 0 || theta.len() % q != 0 {
-        return Err(Error::value("theta must have q columns"));
-    }
-    if theta.iter().any(|x| !(0.0..=1.0).contains(x)) {
-        return Err(Error::value("theta must lie in [0, 1]"));
-    }
-    let t = cutoffs.len();
-    let draws = theta.len() / q;
-    let mut out = vec![0.0; draws * t];
-    if t == 0 {
-        return Ok(out);
-    }
-    let ratios = BinomialRatios::new(k);
-    let cost = q * (4 * k as usize + t + 20);
-    out.par_chunks_mut(t)
-        .with_min_len(par::min_len(cost))
-        .enumerate()
-        .for_each_init(
-            || vec![0.0; k as usize + 2],
-            |buf, (d, row)| {
-                for &th in &theta[d * q..(d + 1) * q] {
-                    ratios.add_tails(th, buf, cutoffs, row);
-                }
-            },
-        );
-    Ok(out)
+    let states: f64 = freqs.iter().map(|&f| f as f64).sum();
+    Ok(cutoffs
+        .iter()
+        .map(|&c| if c == 0 { states } else { up[c as usize] })
+        .collect())
 }
 
 #[cfg(test)]
@@ -405,23 +334,38 @@ mod tests {
     }
 
     #[test]
-    fn empirical_and_draws() {
+    fn empirical_small_case() {
         let out = empirical(4, &[2], &[1], 2, &[1, 2]).unwrap();
         assert!((out[0] - 5.0 / 6.0).abs() < 1e-15 && (out[1] - 1.0 / 6.0).abs() < 1e-15);
-        let d = draw_tails(2, &[0.5, 1.0], 2, &[1, 2]).unwrap();
-        assert!((d[0] - 1.75).abs() < 1e-15 && (d[1] - 1.25).abs() < 1e-15);
-        // Against the normalised binomial law of `laws`.
-        let cut = [0u64, 1, 5, 17, 30, 31];
+    }
+
+    #[test]
+    fn empirical_matches_full_support_tails() {
+        // Against per-state tails over the full hypergeometric support,
+        // cutoffs in any order, far tails included.
         let mut span = Span::default();
         let (mut up, mut low) = (Vec::new(), Vec::new());
-        for &th in &[1e-6, 0.03, 0.5, 0.97, 1.0 - 1e-9] {
-            let d = draw_tails(30, &[th], 1, &cut).unwrap();
-            span.binomial(30, th).unwrap();
-            span.cumulative(&mut up, &mut low);
+        for &(n, k) in &[(1u64, 1u64), (9, 4), (60, 60), (300, 120), (4096, 2048), (5000, 17)] {
+            let states: Vec<u64> = [0, 1, n / 7, n / 2, n - 1, n].to_vec();
+            let freqs: Vec<u64> = (1..=states.len() as u64).collect();
+            let cut: Vec<u64> = [k + 1, 0, 1, k / 2, k, k / 3, 2.min(k)].to_vec();
+            let got = empirical(n, &states, &freqs, k, &cut).unwrap();
             for (j, &c) in cut.iter().enumerate() {
-                let e = upper(&span, &up, c);
-                assert!((d[j] - e).abs() <= 1e-14 * e + 1e-300, "{th} {c}: {} {e}", d[j]);
+                let mut want = 0.0;
+                for (&s, &f) in states.iter().zip(&freqs) {
+                    span.hypergeometric(n, s, k).unwrap();
+                    span.cumulative(&mut up, &mut low);
+                    want += f as f64 * upper(&span, &up, c);
+                }
+                assert!(
+                    (got[j] - want).abs() <= 1e-14 * want + 1e-300,
+                    "n={n} k={k} c={c}: {} {want}",
+                    got[j]
+                );
             }
         }
+        assert!(empirical(4, &[5], &[1], 2, &[1]).is_err());
+        assert!(empirical(4, &[2], &[1], 5, &[1]).is_err());
+        assert!(empirical(4, &[2], &[1], 2, &[4]).is_err());
     }
 }

@@ -90,6 +90,34 @@ impl Span {
     }
 }
 
+/// Relative masses of `Hyp(n, c, k)` (successes in a uniformly random
+/// k-subset of n trials holding c) over their non-underflowed span, walked
+/// from the mode with the ratio of K3 (`finite::hypergeom`), stopping below
+/// the smallest normal double rather than at an exact 0: `out[i]` is the
+/// relative mass at `first + i` (the mode's is 1); returns `first`. Costs
+/// the width of the bulk, not the support.
+pub fn hypergeometric_span(n: u64, c: u64, k: u64, down: &mut Vec<f64>, out: &mut Vec<f64>) -> usize {
+    let (lo, hi) = hypergeom::support(n, c, k);
+    let mode = ((((k as u128 + 1) * (c as u128 + 1)) / (n as u128 + 2)) as u64).clamp(lo, hi);
+    let (cf, kf, lof) = (c as f64, k as f64, lo as f64);
+    let base = (n - c) as f64 + 1.0 - kf; // n - c - k + j + 1 = base + j (>= 1 on the support)
+    let first = walk_span(
+        (hi - lo + 1) as usize,
+        (mode - lo) as usize,
+        |i| {
+            let j = lof + i as f64;
+            ((cf - j) * (kf - j)) / ((j + 1.0) * (base + j))
+        },
+        |i| {
+            let j = lof + i as f64;
+            ((j + 1.0) * (base + j)) / ((cf - j) * (kf - j))
+        },
+        down,
+        out,
+    );
+    lo as usize + first
+}
+
 /// `P(X >= c)` from suffix sums; `c = 0` is always met (exactly 1).
 #[inline]
 pub fn upper(span: &Span, up: &[f64], c: u64) -> f64 {

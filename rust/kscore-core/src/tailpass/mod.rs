@@ -4,7 +4,10 @@
 //! - `laws`: normalised binomial, Beta-binomial and hypergeometric masses and
 //!   their upper and lower tails at integer cutoffs.
 //! - `binary`: per-state profiles, payoff moments, the exact profile
-//!   covariance, the finite-bank profile and per-draw profiles.
+//!   covariance and the finite-bank profile.
+//! - `draws`: per-draw binomial profiles of posterior draws, from success
+//!   probabilities or straight from numpy's gamma variates.
 
 pub mod binary;
+pub mod draws;
 pub mod laws;
