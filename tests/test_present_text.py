@@ -18,7 +18,7 @@ from kscore.present.text import compact_cell, render_text, terminal_width, wide_
 from .present_boards import board
 
 
-def _table(text: str, b: Board) -> tuple[list[str], list[str]]:
+def _table(text: str, b: Board) -> tuple[str, list[str]]:
     """The header line and a line per model."""
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if re.match(r"\s*rank\s+model", line))
@@ -41,8 +41,9 @@ def test_80_columns_no_cut_value_no_duplicate_name(n: int) -> None:
     for i, row in enumerate(rows):
         for m in shown:  # each value whole, right-aligned under its header
             e = compact_cell(m.values[i], m.digits)
-            end = re.search(rf"(^|\s){re.escape(m.name)}(\s|$)", header).end(0)  # type: ignore[union-attr]
-            end -= header[end - 1:end].isspace()
+            found = re.search(rf"(^|\s){re.escape(m.name)}(\s|$)", header)
+            assert found is not None
+            end = found.end(0) - header[found.end(0) - 1:found.end(0)].isspace()
             assert row[end - len(e):end] == e and row[end - len(e) - 1] == " ", (row, e)
         assert row[:name_start].strip() == rank_text(b.ranks[i])
         names.append(row[name_start:].split("  ")[0])
