@@ -1,0 +1,92 @@
+"""A :class:`~kscore.present.model.Board` as plain text for a terminal.
+
+By default the table fits the terminal's width (80 columns when the output
+is not a terminal): compact cells (``0.769 ±0.021``), names shortened in the
+middle and never ambiguously, the least important columns left out and named
+in a line under the table. ``wide=True`` shows every column, whole names and
+each interval's two ends (``0.769 [0.748, 0.790]``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import textwrap
+from typing import TextIO
+
+from .model import Board, Estimate, MetricColumn, rank_text
+from .terminal import Column, cell, fit
+
+#: Names are shortened down to this width before columns are left out.
+MIN_NAME = 28
+#: The width used when the output is not a terminal (piped, redirected).
+PIPE_WIDTH = 80
+
+
+def terminal_width(stream: TextIO | None = None) -> int:
+    """The terminal's columns when ``stream`` (stdout by default) is one,
+    else :data:`PIPE_WIDTH`, so that piped output has the same compact layout."""
+    stream = sys.stdout if stream is None else stream
+    try:
+        is_tty = stream.isatty()
+    except (AttributeError, ValueError):
+        is_tty = False
+    return shutil.get_terminal_size((PIPE_WIDTH, 24)).columns if is_tty else PIPE_WIDTH
+
+
+def wide_cell(value: Estimate | None, digits: int = 3) -> str:
+    """``0.769 [0.748, 0.790]``: the value and both ends of its interval.
+
+    >>> wide_cell(Estimate(0.76894, 0.748, 0.79)), wide_cell(Estimate(0.5)), wide_cell(None)
+    ('0.769 [0.748, 0.790]', '0.500', '-')
+    """
+    if value is None:
+        return "-"
+    text = cell(value.value, None, digits)
+    if value.lo is None or value.hi is None or text == "-":
+        return text
+    return f"{text} [{value.lo:.{digits}f}, {value.hi:.{digits}f}]"
+
+
+def compact_cell(value: Estimate | None, digits: int = 3) -> str:
+    """``0.769 ±0.021`` (± half the interval's width)."""
+    return "-" if value is None else cell(value.value, value.half_width, digits)
+
+
+def columns(board: Board, wide: bool = False) -> list[Column]:
+    """The table's columns, each with its importance (rank, model and the
+    sorting metric are kept longest)."""
+    fmt = wide_cell if wide else compact_cell
+    cols = [Column("rank", [rank_text(r) for r in board.ranks], importance=0),
+            Column("model", list(board.models), right=False, names=True)]
+
+    def importance(m: MetricColumn) -> int:
+        return 0 if m.name == board.sort else max(1, m.importance)
+
+    cols += [Column(m.name, [fmt(v, m.digits) for v in m.values], importance=importance(m)) for m in board.metrics]
+    cols += [Column(c.name, list(c.cells), importance=max(1, c.importance)) for c in board.info]
+    return cols
+
+
+def render_text(board: Board, width: int | None = None, wide: bool = False, wide_hint: str = "--wide") -> str:
+    """The title, the table and the footer, each line at most ``width``
+    characters (the terminal's by default) unless ``wide``."""
+    width = terminal_width() if width is None else width
+    cols = columns(board, wide)
+    if wide:
+        lines = fit(cols, 10**9).lines
+        hidden: list[str] = []
+    else:
+        longest = max((len(m) for m in board.models), default=0)
+        fitted = fit(cols, width, min_name=min(longest, MIN_NAME))
+        order = [c.header for c in cols]
+        lines, hidden = fitted.lines, sorted(fitted.hidden, key=order.index)
+    wrap = 10**9 if wide else width
+    out = textwrap.wrap(board.title, wrap) if board.title else []
+    out += lines
+    if hidden:
+        out += textwrap.wrap(f"not shown: {', '.join(hidden)} ({wide_hint} shows all)", wrap)
+    for text in [board.footer, *board.notes]:
+        if text:
+            out += textwrap.wrap(text, wrap)
+    return "\n".join(out) + "\n"
