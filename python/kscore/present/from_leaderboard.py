@@ -42,7 +42,7 @@ def board_from_leaderboard(lb: Leaderboard, curves: bool = False) -> Board:
         values: list[Estimate | None] = []
         for r in rows:
             v = r.values.get(m.name)
-            values.append(None if v is None else Estimate(v.mean, v.lo, v.hi))
+            values.append(None if v is None else Estimate(v.estimate, v.lo, v.hi))
         metrics.append(MetricColumn(m.name, values, importance=j + 1))
     metrics.append(MetricColumn("accuracy", [Estimate(r.accuracy) for r in rows], importance=40))
     info = [InfoColumn("questions", [f"{r.questions:,}" for r in rows], importance=60),

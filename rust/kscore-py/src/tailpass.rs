@@ -136,6 +136,13 @@ pub fn tailpass_add_gamma_tails<'py>(
     }
     let (g, c) = (gammas.as_slice()?, cutoffs.as_slice()?);
     let o = out.as_slice_mut()?;
-    enter(py, || draws::add_gamma_tails(k, g, n, c, o, split))?;
+    // The work adds into a copy: `enter` may run it again after another
+    // call's Ctrl-C, and an in-place sum would then count twice.
+    let start: &[f64] = o;
+    let sum = enter(py, || {
+        let mut acc = start.to_vec();
+        draws::add_gamma_tails(k, g, n, c, &mut acc, split).map(|()| acc)
+    })?;
+    o.copy_from_slice(&sum);
     Ok(())
 }
