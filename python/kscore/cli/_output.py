@@ -222,6 +222,7 @@ def footer(lb: Leaderboard, width: int = 80) -> str:
     adj = " (Holm)" if lb.adjust == "holm" else ""
     options = [f"cells: estimate ±half-width of {what[0]}; rank: range from paired tests{adj}",
                f"cells: estimate ±half of {what[0]}; ranks: paired tests{adj}",
+               f"±half: {what[0][4:]}; ranks: paired tests{adj}",
                f"estimate ±half {what[1]}; ranks: paired tests{adj}"]
     return next((o for o in options if len(o) <= width), options[-1])
 
