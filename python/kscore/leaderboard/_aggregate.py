@@ -139,8 +139,10 @@ def _query(r: RowSql) -> str:
         if r.s is None:
             parts += ["sum(v) AS c_1"] if r.categories == 2 else [f"count_if(v = {j}) AS c_{j}" for j in cats[1:]]
         else:
-            one = "1::BIGINT" if bits is not None and bits < 64 else "1::UBIGINT"
-            parts.append(f"bit_or({one} << CAST({r.categories} * s + v AS INTEGER)) AS mask")
+            # A signed shift may not reach bit 63 (UBIGINT shifted by a signed
+            # number is a HUGEINT, hence the unsigned shift amount).
+            one, by = ("1::BIGINT", "INTEGER") if bits is not None and bits < 64 else ("1::UBIGINT", "UINTEGER")
+            parts.append(f"bit_or({one} << CAST({r.categories} * s + v AS {by})) AS mask")
     else:
         ok = r.valid()
         keep = " AND s IS NOT NULL" if r.s is not None else ""
