@@ -110,25 +110,27 @@ _ID_NAMES = {"model", "model_name", "system", "model_id", "modelname", "question
 
 def _coverage(counts: Counts, issues: Issues) -> None:
     """Warn about models missing questions; note ragged sample counts."""
-    q_used = np.unique(counts.question)
-    n_q = len(q_used)
+    q_seen = np.bincount(counts.question, minlength=len(counts.questions)) > 0
+    n_q = int(q_seen.sum())
     n = counts.n
+    per_model = np.bincount(counts.model, minlength=len(counts.models))
+    lo = np.full(len(counts.models), np.iinfo(np.int64).max)
+    hi = np.zeros(len(counts.models), np.int64)
+    np.minimum.at(lo, counts.model, n)
+    np.maximum.at(hi, counts.model, n)
     missing: list[str] = []
-    order = np.argsort(counts.model, kind="stable")
-    m_sorted = counts.model[order]
-    for g in np.split(order, np.flatnonzero(np.diff(m_sorted)) + 1):
-        if not len(g):
-            continue
-        name = counts.models[int(counts.model[g[0]])]
-        if len(g) < n_q:
-            lacking = sorted(counts.questions[int(q)] for q in np.setdiff1d(q_used, counts.question[g]))
+    for m in np.flatnonzero(per_model):
+        name = counts.models[int(m)]
+        if per_model[m] < n_q:
+            has = np.zeros(len(counts.questions), bool)
+            has[counts.question[counts.model == m]] = True
+            lacking = sorted(counts.questions[int(q)] for q in np.flatnonzero(q_seen & ~has))
             eg = ", ".join(f"'{q}'" for q in lacking[:3])
             missing.append(f"model '{name}' has no results for {len(lacking)} of {n_q} questions (e.g. {eg}); "
-                           f"its metrics use the {len(g)} it has")
-        lo, hi = int(n[g].min()), int(n[g].max())
-        if lo != hi:
-            issues.note(f"model '{name}' has {lo} to {hi} samples per question; its metrics use each question's "
-                        "own count (exact)")
+                           f"its metrics use the {per_model[m]} it has")
+        if lo[m] != hi[m]:
+            issues.note(f"model '{name}' has {lo[m]} to {hi[m]} samples per question; its metrics use each "
+                        "question's own count (exact)")
     for line in missing[:10]:
         issues.warn(line)
     if len(missing) > 10:
@@ -193,7 +195,8 @@ def leaderboard(
         raise LeaderboardError(f"no model in {label} has valid results")
     if strict and issues.warnings:
         raise LeaderboardError(f"{len(issues.warnings)} data problem(s): {issues.warnings[0]}")
-    return Leaderboard(rank(rows, by), chosen, by, confidence, label, len(np.unique(counts.question)),
+    n_questions = int((np.bincount(counts.question, minlength=len(counts.questions)) > 0).sum())
+    return Leaderboard(rank(rows, by), chosen, by, confidence, label, n_questions,
                        int(n.sum()), [float(x) for x in w], counts, issues.warnings, issues.notes)
 
 
