@@ -175,13 +175,20 @@ def popcount(x: npt.NDArray[np.uint64]) -> IntArray:
 
 
 def _from_mask(mask: IntArray, nrows: IntArray, r: RowSql) -> tuple[IntArray, IntArray]:
-    """Category counts and repeated sample ids per cell from the one-hot mask
-    (bit ``w * s + v``, ``w`` categories): a category's count is the bits of
+    """Category counts per cell from the one-hot mask (bit ``w * s + v``,
+    ``w`` categories), and per cell a number > 0 where it repeats a sample id
+    (the counts are then not to be used): a category's count is the bits of
     its positions; the distinct ids are the bits of the positions folded."""
     w = r.categories
     assert r.proven is not None
     u = mask.view(np.uint64)
     base = np.uint64(sum(1 << (w * s) for s in range(r.proven + 1)))
+    if w == 2:
+        # No repeated id: one bit per row, and no id with both outcomes.
+        c = popcount(u & (base << np.uint64(1)))
+        clash = (u & (u >> np.uint64(1)) & base) != 0
+        dup = nrows - popcount(u) + clash
+        return np.stack([nrows - c, c], axis=1), dup
     cats = np.stack([popcount(u & (base << np.uint64(j))) for j in range(w)], axis=1)
     folded = u & base
     for j in range(1, w):
