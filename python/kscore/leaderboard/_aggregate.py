@@ -124,25 +124,33 @@ def _onehot_bits(r: RowSql) -> int | None:
 
 
 def _query(r: RowSql) -> str:
-    """One row per (model, question).
+    """One row per (model, question): ``c_0..c_C`` (valid rows per
+    category) and, with a sample column, ``dup``.
 
-    Checked rows: ``c_0..c_C`` (valid rows per category), ``bad`` (rows with
-    a problem), ``dup`` (valid rows minus distinct sample ids; -1 where the
-    mask of ids 0..63 cannot tell). Proven rows (``r.proven``): ``nrows`` and
-    either ``mask``, bit ``C1 * s + v`` for sample id ``s`` and outcome ``v``
-    (counts and distinct ids come from its bits; two aggregates, as the bare
-    count), or ``c_1..c_C`` without a sample column."""
+    Checked rows: also ``bad`` (rows with a problem); ``dup`` is the valid
+    rows minus the distinct sample ids (-1 where the mask of ids 0..63
+    cannot tell). Proven rows (``r.proven``): two aggregates, as the bare
+    count: ``count(*)`` and a one-hot mask, bit ``w * s + v`` for sample id
+    ``s`` and outcome ``v`` (``w`` categories), whose bits give the counts;
+    ``dup`` is true where a sample id repeats (then the counts are not to be
+    used)."""
     cats = range(r.categories)
     bits = _onehot_bits(r)
     if r.proven is not None and (r.s is None or bits is not None):
-        parts = ["count(*) AS nrows"]
         if r.s is None:
-            parts += ["sum(v) AS c_1"] if r.categories == 2 else [f"count_if(v = {j}) AS c_{j}" for j in cats[1:]]
+            parts = ["count(*) - sum(v) AS c_0", "sum(v) AS c_1"] if r.categories == 2 else \
+                [f"count_if(v = {j}) AS c_{j}" for j in cats]
+            outer = [f"CAST(c_{j} AS BIGINT) AS c_{j}" for j in cats]
         else:
             # A signed shift may not reach bit 63 (UBIGINT shifted by a signed
             # number is a HUGEINT, hence the unsigned shift amount).
-            one, by = ("1::BIGINT", "INTEGER") if bits is not None and bits < 64 else ("1::UBIGINT", "UINTEGER")
-            parts.append(f"bit_or({one} << CAST({r.categories} * s + v AS {by})) AS mask")
+            t, by = ("BIGINT", "INTEGER") if bits is not None and bits < 64 else ("UBIGINT", "UINTEGER")
+            w = r.categories
+            parts = ["count(*) AS nrows", f"bit_or(1::{t} << CAST({w} * s + v AS {by})) AS mask"]
+            base = sum(1 << (w * s) for s in range(r.proven + 1))
+            outer = [f"CAST(bit_count(mask & {base << j}::{t}) AS BIGINT) AS c_{j}" for j in cats]
+            folded = " | ".join(["mask"] + [f"(mask >> {j})" for j in range(1, w)])
+            outer.append(f"bit_count(({folded}) & {base}::{t}) <> nrows AS dup")
     else:
         ok = r.valid()
         keep = " AND s IS NOT NULL" if r.s is not None else ""
@@ -154,46 +162,11 @@ def _query(r: RowSql) -> str:
                          "THEN 1::UBIGINT << CAST(s AS INTEGER) END)), 0) END AS dup")
         elif r.s is not None:
             parts.append("-1 AS dup")
+        # count_if is a HUGEINT.
+        outer = [f"CAST({p.rsplit(' AS ', 1)[1]} AS BIGINT) AS {p.rsplit(' AS ', 1)[1]}" for p in parts]
     inner = f"{r.select()} FROM {{src}}"
-    names = [p.rsplit(" AS ", 1)[1] for p in parts]
-    # count_if and sum are HUGEINTs; the mask (BIGINT or UBIGINT) is read
-    # bit for bit as int64.
-    casts = ", ".join(f"CAST({n} AS BIGINT) AS {n}" if n != "mask" else n for n in names)
-    return (f"SELECT CAST(m AS VARCHAR) AS m, CAST(q AS VARCHAR) AS q, {casts} FROM "
+    return (f"SELECT CAST(m AS VARCHAR) AS m, CAST(q AS VARCHAR) AS q, {', '.join(outer)} FROM "
             f"(SELECT m, q, {', '.join(parts)} FROM ({inner}) GROUP BY m, q)")
-
-
-def popcount(x: npt.NDArray[np.uint64]) -> IntArray:
-    """Set bits of each 64-bit word."""
-    count = getattr(np, "bitwise_count", None)
-    if count is not None:
-        out: IntArray = count(x).astype(np.int64)
-        return out
-    table = np.array([bin(i).count("1") for i in range(256)], np.int64)  # numpy < 2.0
-    summed: IntArray = table[x.view(np.uint8).reshape(-1, 8)].sum(axis=1)
-    return summed
-
-
-def _from_mask(mask: IntArray, nrows: IntArray, r: RowSql) -> tuple[IntArray, IntArray]:
-    """Category counts per cell from the one-hot mask (bit ``w * s + v``,
-    ``w`` categories), and per cell a number > 0 where it repeats a sample id
-    (the counts are then not to be used): a category's count is the bits of
-    its positions; the distinct ids are the bits of the positions folded."""
-    w = r.categories
-    assert r.proven is not None
-    u = mask.view(np.uint64)
-    base = np.uint64(sum(1 << (w * s) for s in range(r.proven + 1)))
-    if w == 2:
-        # No repeated id: one bit per row, and no id with both outcomes.
-        c = popcount(u & (base << np.uint64(1)))
-        clash = (u & (u >> np.uint64(1)) & base) != 0
-        dup = nrows - popcount(u) + clash
-        return np.stack([nrows - c, c], axis=1), dup
-    cats = np.stack([popcount(u & (base << np.uint64(j))) for j in range(w)], axis=1)
-    folded = u & base
-    for j in range(1, w):
-        folded |= (u >> np.uint64(j)) & base
-    return cats, nrows - popcount(folded)
 
 
 def ints(arr: Any) -> IntArray:
@@ -219,19 +192,33 @@ def int_column(table: Any, name: str) -> IntArray:
 
 def codes(table: Any, name: str) -> tuple[list[str], IntArray]:
     """A string column as sorted distinct names and an int64 code per row
-    (-1 where null), by Arrow's dictionary encoding: no per-row Python."""
+    (-1 where null), by Arrow's dictionary encoding: no per-row Python, and
+    no copy of the strings (the chunks are encoded as they are)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     col = table.column(name)
-    enc = pc.dictionary_encode(col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col)
-    sort = pc.array_sort_indices(enc.dictionary)
+    enc = pc.dictionary_encode(col if isinstance(col, pa.ChunkedArray) else pa.chunked_array([col]))
+    if len({len(ch.dictionary) for ch in enc.chunks}) > 1:
+        enc = enc.unify_dictionaries()
+    dictionary = enc.chunks[0].dictionary if enc.num_chunks else pa.array([], pa.string())
+    sort = pc.array_sort_indices(dictionary)
     order = ints(sort)
     rank = np.empty(len(order), np.int64)
     rank[order] = np.arange(len(order))
-    raw = ints(enc.indices.fill_null(-1) if enc.indices.null_count else enc.indices)
-    out: IntArray = np.where(raw >= 0, rank[np.maximum(raw, 0)], -1) if enc.indices.null_count else rank[raw]
-    names = enc.dictionary.take(sort).to_pylist()  # (pa.array of numpy would import pandas)
+    out = np.empty(len(col), np.int64)
+    at = 0
+    for ch in enc.chunks:
+        idx = ch.indices
+        if idx.null_count:
+            raw = ints(idx.fill_null(-1))
+            out[at:at + len(idx)] = np.where(raw >= 0, rank[np.maximum(raw, 0)], -1)
+        elif len(idx):
+            width = idx.type.bit_width // 8
+            raw32 = np.frombuffer(idx.buffers()[1], np.dtype(f"i{width}"), count=len(idx) + idx.offset)[idx.offset:]
+            np.take(rank, raw32, out=out[at:at + len(idx)])
+        at += len(idx)
+    names = dictionary.take(sort).to_pylist()  # (pa.array of numpy would import pandas)
     return [str(x) for x in names], out
 
 
@@ -253,28 +240,24 @@ def by_model_question(m: IntArray, q: IntArray, n_questions: int) -> IntArray:
 
 def aggregate(source: Source, r: RowSql) -> Cells:
     """Run the aggregation; per-cell counts, problem totals."""
+    import pyarrow.compute as pc
+
     table = run_checked(source, _query(r), filename=source.multi)
+    columns = set(table.column_names)
+    lean = r.proven is not None and "bad" not in columns
+    if lean and "dup" in columns and pc.any(table.column("dup")).as_py():
+        # A repeated sample id: count again with every row checked, so that
+        # the diagnostics find the repeats and keep the first.
+        return aggregate(source, replace(r, proven=None))
     models, m = codes(table, "m")
     questions, q = codes(table, "q")
-    columns = set(table.column_names)
+    cats = np.empty((len(m), r.categories), np.int64)
+    for j in range(r.categories):
+        cats[:, j] = int_column(table, f"c_{j}")
     bad = int_column(table, "bad") if "bad" in columns else None
-    exact = False
-    if "mask" in columns:
-        nrows = int_column(table, "nrows")
-        cats, dup = _from_mask(int_column(table, "mask"), nrows, r)
-        if dup.any():
-            # Repeated sample ids: count again with every row checked, so
-            # that the diagnostics find the repeats and keep the first.
-            return aggregate(source, replace(r, proven=None))
-    elif "nrows" in columns:
-        nrows = int_column(table, "nrows")
-        upper = [int_column(table, f"c_{j}") for j in range(1, r.categories)]
-        cats = np.stack([nrows - sum(upper), *upper], axis=1)
-        dup = np.zeros(len(nrows), np.int64)
-    else:
-        cats = np.stack([int_column(table, f"c_{j}") for j in range(r.categories)], axis=1)
-        dup = int_column(table, "dup") if "dup" in columns else np.zeros(len(m), np.int64)
-        exact = bool((dup < 0).any())
+    dup = int_column(table, "dup") if "dup" in columns and not lean else np.zeros(len(m), np.int64)
+    del table
+    exact = bool((dup < 0).any())
     ids_ok = (m >= 0) & (q >= 0)
     no_id = 0
     if not ids_ok.all():
@@ -289,8 +272,10 @@ def aggregate(source: Source, r: RowSql) -> Cells:
     if exact:
         duplicates += _exact_duplicates(source, r)
     order = by_model_question(m, q, len(questions))
-    counts = Counts(models, questions, m[order], q[order], np.ascontiguousarray(cats[order]))
-    return Cells(counts, r, no_id, int(bad.sum()) if bad is not None else 0, duplicates)
+    m, q = m[order], q[order]
+    cats = cats[order]
+    return Cells(Counts(models, questions, m, q, cats), r, no_id, int(bad.sum()) if bad is not None else 0,
+                 duplicates)
 
 
 def drop_unused(names: list[str], code: IntArray, keep: npt.NDArray[np.bool_]) -> tuple[list[str], IntArray]:
