@@ -124,7 +124,7 @@ def test_codes_are_sorted_names_and_cells_ordered() -> None:
     for nq in (6, 10**6):
         order = _aggregate.by_model_question(m, q, nq)
         assert list(zip(m[order], q[order])) == [(0, 2), (0, 5), (1, 1), (2, 0)]
-    parts = (["z", "a"], ["q", "a", None], [])
+    parts: tuple[list[str | None], ...] = (["z", "a"], ["q", "a", None], [])
     chunked = pa.Table.from_batches([pa.record_batch({"m": pa.array(x, pa.string())}) for x in parts])
     names, codes = _aggregate.codes(chunked, "m")
     assert names == ["a", "q", "z"] and codes.tolist() == [2, 0, 1, 0, -1]
