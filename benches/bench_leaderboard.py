@@ -15,6 +15,11 @@ and Bayes@N, each with its 95% credible interval, for every model. The
 pandas reference reads with pandas, pivots each model's rows into a questions x
 samples matrix (``groupby`` + ``pivot``) and calls scorio on it.
 
+kscore, DuckDB and Polars run in 5 interleaved rounds (each round runs
+each once, so that a change of load on a shared machine hits them alike);
+the medians, the paired median difference kscore - DuckDB and the load
+average are printed.
+
 Run with ``python -m pytest benches/bench_leaderboard.py -s`` (needs pandas,
 which is not a dependency of kscore: ``pip install pandas``). No timing is
 asserted; the figures are printed and recorded in the summary table.
@@ -154,20 +159,32 @@ def run(script: str, path: Path, out: Path) -> dict[str, float]:
     return result
 
 
-def best(script: str, path: Path, out: Path, repeat: int) -> dict[str, float]:
-    """Median wall time of ``repeat`` runs and the largest peak RSS."""
-    runs = [run(script, path, out) for _ in range(repeat)]
-    return {"wall": float(np.median([r["wall"] for r in runs])), "rss_mb": max(r["rss_mb"] for r in runs)}
+def interleaved(scripts: dict[str, str], path: Path, out: Path, repeat: int) -> dict[str, dict[str, float]]:
+    """``repeat`` rounds, each running every script once in turn (so that a
+    change of load on a shared machine hits them alike): per script the
+    median wall time, the largest peak RSS and every run's wall time."""
+    runs: dict[str, list[dict[str, float]]] = {k: [] for k in scripts}
+    for _ in range(repeat):
+        for k, script in scripts.items():
+            runs[k].append(run(script, path, out))
+    return {k: {"wall": float(np.median([r["wall"] for r in v])), "rss_mb": max(r["rss_mb"] for r in v),
+                "walls": [r["wall"] for r in v]} for k, v in runs.items()}  # type: ignore[dict-item]
 
 
 @pytest.mark.parametrize("kind", ["parquet", "csv"])
 def test_leaderboard_end_to_end(kind: str, files: dict[str, Path], tmp_path: Path, benchmark: Any) -> None:
+    import os
+
     path = files[kind]
     rows = "10M-row Parquet" if kind == "parquet" else "1M-row CSV"
-    ref = best(REFERENCE, path, tmp_path / "ref.csv", repeat=1)
-    ks = best(KSCORE, path, tmp_path / "ks.csv", repeat=3)
-    bare = best(DUCKDB, path, tmp_path / "unused", repeat=3)
-    polars = best(POLARS, path, tmp_path / "unused", repeat=3) if _has("polars") else None
+    ref = run(REFERENCE, path, tmp_path / "ref.csv")
+    scripts = {"kscore": KSCORE, "duckdb": DUCKDB}
+    if _has("polars"):
+        scripts["polars"] = POLARS
+    load = [os.getloadavg()[0]]
+    got = interleaved(scripts, path, tmp_path / "ks.csv", repeat=5)
+    load.append(os.getloadavg()[0])
+    ks, bare, polars = got["kscore"], got["duckdb"], got.get("polars")
     benchmark.pedantic(lambda: run(KSCORE, path, tmp_path / "ks.csv"), rounds=1, iterations=1)
     # Same ranking on both sides.
     ours = [line.split(",")[3] for line in (tmp_path / "ks.csv").read_text().splitlines()[1:]]
@@ -178,12 +195,14 @@ def test_leaderboard_end_to_end(kind: str, files: dict[str, Path], tmp_path: Pat
     record(name, "pandas+scorio", ref["wall"])
     record(name, "kscore", ks["wall"])
     record(name, "duckdb GROUP BY", bare["wall"])
+    paired = float(np.median([a - b for a, b in zip(ks["walls"], bare["walls"])]))  # type: ignore[call-overload]
     line = (f"\n{name}: kscore {ks['wall']:.2f} s / {ks['rss_mb']:.0f} MB, duckdb GROUP BY {bare['wall']:.2f} s / "
-            f"{bare['rss_mb']:.0f} MB, pandas+scorio {ref['wall']:.2f} s / {ref['rss_mb']:.0f} MB")
+            f"{bare['rss_mb']:.0f} MB (kscore - duckdb, paired median: {paired:+.2f} s), "
+            f"pandas+scorio {ref['wall']:.2f} s / {ref['rss_mb']:.0f} MB")
     if polars is not None:
         record(name, "polars streaming group_by", polars["wall"])
         line += f", polars {polars['wall']:.2f} s / {polars['rss_mb']:.0f} MB"
-    print(line)
+    print(line + f"; load average {min(load):.1f}-{max(load):.1f} on {os.cpu_count()} cores")
 
 
 def _has(module: str) -> bool:

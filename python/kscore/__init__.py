@@ -8,7 +8,9 @@ budgets, for many models at once). ``kscore.leaderboard(source)`` ranks
 models from a results file, directory, glob or table with credible intervals.
 """
 
-from . import counts, eval
+from typing import TYPE_CHECKING, Any
+
+from . import counts
 from ._kscore import __version__
 from .counts import (
     avg_at_n,
@@ -34,3 +36,16 @@ __all__ = [
     "model_scores",
     "__version__",
 ]
+
+if TYPE_CHECKING:
+    from . import eval
+
+
+def __getattr__(name: str) -> Any:
+    # kscore.eval is imported on first use: the leaderboard (and every
+    # kscore.counts user) starts without it.
+    if name == "eval":
+        import importlib
+
+        return importlib.import_module(".eval", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

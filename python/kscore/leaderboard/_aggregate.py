@@ -1,16 +1,21 @@
 """Rows to counts in one DuckDB query (docs/leaderboard.md, *How it reads*).
 
 One ``GROUP BY model, question`` turns every row into per-(model, question)
-category counts, plus what the diagnostics need: rows without an id,
-unparsable and out-of-range outcomes, and the distinct sample ids (a 64-bit
-mask of ids 0..63, so duplicates cost no extra pass; other ids get an exact
-``count(DISTINCT)`` pass). DuckDB streams the input on all cores and spills
-to disk: memory grows with the number of (model, question) pairs, not rows.
+category counts, plus what the diagnostics need: the rows with a problem
+(no id, an unparsable or out-of-range outcome; their kinds are told apart
+only when there are any, by _diagnose.py) and the distinct sample ids (a
+64-bit mask of ids 0..63, so duplicates cost no extra pass; other ids get an
+exact ``count(DISTINCT)`` pass). Where the Parquet column statistics already
+prove every outcome an integer category and every sample id in 0..63, the
+query is the bare count (``count(*)``, ``sum``, the mask) with no per-row
+checks. DuckDB streams the input on all cores and spills to disk: memory
+grows with the number of (model, question) pairs, not rows. The result
+comes back as Arrow and becomes numpy codes without per-cell Python work.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -27,16 +32,14 @@ IntArray = npt.NDArray[np.int64]
 
 @dataclass
 class Cells:
-    """The aggregation's result before the diagnostics: ``counts`` plus
-    per-cell problem counts (each row counted under its first problem)."""
+    """The aggregation's result before the diagnostics: ``counts`` (valid
+    rows only) plus the problem totals."""
 
     counts: Counts
     rows: RowSql
     no_id: int  # rows without a model or question id (their cells are dropped)
-    no_sample: IntArray
-    unparsable: IntArray
-    out_of_range: IntArray
-    duplicates: IntArray
+    bad: int  # other rows with a problem: no sample id, unparsable or out-of-range outcome
+    duplicates: int  # valid rows repeating a (model, question, sample)
 
 
 def describe(source: Source) -> list[tuple[str, str]]:
@@ -60,8 +63,9 @@ def row_sql(source: Source, names: ColumnNames, n_categories: int, issues: Issue
         m = literal(stem or source.label)
     s = ident(cols.sample) if cols.sample is not None else None
     mask_ok = cols.sample is not None and sample_is_integer(types[cols.sample])
+    proven = _proven(source, cols.outcome, types[cols.outcome], cols.sample, n_categories)
     return RowSql(m, ident(cols.question), outcome_expr(cols.outcome, types[cols.outcome]), s,
-                  f"CAST({ident(cols.outcome)} AS VARCHAR)", mask_ok, n_categories,
+                  f"CAST({ident(cols.outcome)} AS VARCHAR)", mask_ok, n_categories, proven,
                   extra_columns(names.extra, available, source.label))
 
 
@@ -74,98 +78,258 @@ def extra_columns(extra: tuple[str, ...], available: list[str], label: str) -> t
     return tuple((name, f"CAST({ident(name)} AS VARCHAR)") for name in extra)
 
 
+def _stat(value: object) -> int:
+    text = str(value)
+    return {"false": 0, "true": 1}[text] if text in ("false", "true") else int(text)
+
+
+def _proven(source: Source, outcome: str, dtype: str, sample: str | None, n_categories: int) -> int | None:
+    """The largest sample id (0 without a sample column) where the Parquet
+    statistics of every row group prove every row's outcome an integer
+    category 0..C and its sample id an integer >= 0, none missing: then no
+    row can have a problem but a missing model/question id or a repeated
+    sample id, which the lean count still finds. None where not proven (no
+    statistics; other formats: every row is checked)."""
+    if source.kind != "parquet" or source.relation is not None or not source.files:
+        return None
+    if not (dtype == "BOOLEAN" or sample_is_integer(dtype)):
+        return None
+    target = "[" + ", ".join(literal(str(f)) for f in source.files) + "]"
+    try:
+        stats = source.con.sql("SELECT file_name, path_in_schema, stats_min_value, stats_max_value, stats_null_count "
+                               f"FROM parquet_metadata({target})").fetchall()
+    except Exception:  # noqa: BLE001 - no statistics to trust: every row is checked
+        return None
+    limits = {outcome: n_categories - 1}
+    if sample is not None:
+        limits[sample] = 1 << 62
+    seen: dict[str, set[str]] = {c: set() for c in limits}
+    top = 0
+    for file, column, lo, hi, nulls, in stats:
+        if column not in limits:
+            continue
+        seen[column].add(str(file))
+        if lo is None or hi is None or nulls is None or int(nulls) != 0:
+            return None
+        try:
+            lo_i, hi_i = _stat(lo), _stat(hi)
+        except (ValueError, KeyError):
+            return None
+        if lo_i < 0 or hi_i > limits[column]:
+            return None
+        if column == sample:
+            top = max(top, hi_i)
+    if any(len(files) != len(source.files) for files in seen.values()):
+        return None  # a file without the column (hive partitions, a schema that differs)
+    return top
+
+
+def _onehot_bits(r: RowSql) -> int | None:
+    """Bits of the one-hot (sample, outcome) mask: ``categories`` bits per
+    sample id 0..proven; None where a 64-bit mask cannot hold them."""
+    if r.proven is None or r.s is None:
+        return None
+    bits = r.categories * (r.proven + 1)
+    return bits if bits <= 64 else None
+
+
 def _query(r: RowSql) -> str:
-    ok = r.valid()
-    parts = ["count(*) AS nrows"]
-    if r.s is not None:
-        parts.append("count_if(s IS NULL) AS no_sample")
-        parts.append("count_if(s IS NOT NULL AND v IS NULL) AS unparsable")
-        parts += [f"count_if(v = {j} AND s IS NOT NULL) AS c_{j}" for j in range(r.categories)]
-        if r.mask_ok:
-            parts.append(f"bit_count(bit_or(CASE WHEN {ok} AND s BETWEEN 0 AND 63 "
-                         "THEN 1::UBIGINT << CAST(s AS INTEGER) END)) AS distinct_s")
-            parts.append(f"count_if({ok} AND NOT (s BETWEEN 0 AND 63)) AS wide")
+    """One row per (model, question): ``c_0..c_C`` (valid rows per
+    category) and, with a sample column, ``dup``.
+
+    Checked rows: also ``bad`` (rows with a problem); ``dup`` is the valid
+    rows minus the distinct sample ids (-1 where the mask of ids 0..63
+    cannot tell). Proven rows (``r.proven``): two aggregates, as the bare
+    count: ``count(*)`` and a one-hot mask, bit ``w * s + v`` for sample id
+    ``s`` and outcome ``v`` (``w`` categories), whose bits give the counts;
+    ``dup`` is true where a sample id repeats (then the counts are not to be
+    used)."""
+    cats = range(r.categories)
+    bits = _onehot_bits(r)
+    if r.proven is not None and (r.s is None or bits is not None):
+        if r.s is None:
+            parts = ["count(*) - sum(v) AS c_0", "sum(v) AS c_1"] if r.categories == 2 else \
+                [f"count_if(v = {j}) AS c_{j}" for j in cats]
+            outer = [f"CAST(c_{j} AS BIGINT) AS c_{j}" for j in cats]
+        else:
+            # A signed shift may not reach bit 63 (UBIGINT shifted by a signed
+            # number is a HUGEINT, hence the unsigned shift amount).
+            t, by = ("BIGINT", "INTEGER") if bits is not None and bits < 64 else ("UBIGINT", "UINTEGER")
+            w = r.categories
+            parts = ["count(*) AS nrows", f"bit_or(1::{t} << CAST({w} * s + v AS {by})) AS mask"]
+            base = sum(1 << (w * s) for s in range(r.proven + 1))
+            outer = [f"CAST(bit_count(mask & {base << j}::{t}) AS BIGINT) AS c_{j}" for j in cats]
+            folded = " | ".join(["mask"] + [f"(mask >> {j})" for j in range(1, w)])
+            outer.append(f"bit_count(({folded}) & {base}::{t}) <> nrows AS dup")
     else:
-        parts.append("count_if(v IS NULL) AS unparsable")
-        parts += [f"count_if(v = {j}) AS c_{j}" for j in range(r.categories)]
-    inner = f"{r.select()} FROM {{src}}"
-    names = [p.rsplit(" AS ", 1)[1] for p in parts]
-    # count_if is a HUGEINT; bit_or over no rows is NULL, which counts as 0 here.
-    casts = ", ".join(f"CAST(coalesce({n}, 0) AS BIGINT) AS {n}" for n in names)
-    # Question attributes: any value of the (model, question) group.
+        ok = r.valid()
+        keep = " AND s IS NOT NULL" if r.s is not None else ""
+        parts = [f"count_if(v = {j}{keep}) AS c_{j}" for j in cats]
+        parts.append(f"count(*) - count_if({ok}) AS bad")
+        if r.s is not None and r.mask_ok:
+            parts.append(f"CASE WHEN count_if({ok} AND NOT (s BETWEEN 0 AND 63)) > 0 THEN -1 ELSE count_if({ok}) - "
+                         f"coalesce(bit_count(bit_or(CASE WHEN {ok} AND s BETWEEN 0 AND 63 "
+                         "THEN 1::UBIGINT << CAST(s AS INTEGER) END)), 0) END AS dup")
+        elif r.s is not None:
+            parts.append("-1 AS dup")
+        # count_if is a HUGEINT.
+        outer = [f"CAST({p.rsplit(' AS ', 1)[1]} AS BIGINT) AS {p.rsplit(' AS ', 1)[1]}" for p in parts]
+    # Question attributes: any value of the (model, question) group, passed through.
     xs = [f"x{i}" for i in range(len(r.extra))]
     parts += [f"any_value({x}) AS {x}" for x in xs]
-    casts += "".join(f", {x}" for x in xs)
-    return (f"SELECT CAST(m AS VARCHAR) AS m, CAST(q AS VARCHAR) AS q, {casts} FROM "
+    outer += xs
+    inner = f"{r.select()} FROM {{src}}"
+    return (f"SELECT CAST(m AS VARCHAR) AS m, CAST(q AS VARCHAR) AS q, {', '.join(outer)} FROM "
             f"(SELECT m, q, {', '.join(parts)} FROM ({inner}) GROUP BY m, q)")
 
 
-def _column(table: Any, name: str) -> IntArray:
-    # Chunk by chunk: ChunkedArray.to_numpy is far slower on a 1M-row column.
-    chunks = [np.asarray(ch.to_numpy(zero_copy_only=False), dtype=np.int64) for ch in table.column(name).chunks]
-    return np.concatenate(chunks) if chunks else np.zeros(0, np.int64)
+def ints(arr: Any) -> IntArray:
+    """A non-null integer Arrow array (or chunked array) as int64, read from
+    its buffers (``to_numpy`` would import pandas)."""
+    chunks = getattr(arr, "chunks", None)
+    parts = []
+    for ch in chunks if chunks is not None else [arr]:
+        if ch.null_count:
+            ch = ch.fill_null(0)
+        width = ch.type.bit_width // 8
+        data = np.frombuffer(ch.buffers()[1], dtype=np.dtype(f"i{width}"), count=len(ch) + ch.offset)[ch.offset:]
+        parts.append(data.astype(np.int64, copy=False))
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+
+def int_column(table: Any, name: str) -> IntArray:
+    """A non-null integer column of an Arrow table as int64."""
+    return ints(table.column(name))
+
+
+def codes(table: Any, name: str) -> tuple[list[str], IntArray]:
+    """A string column as sorted distinct names and an int64 code per row
+    (-1 where null), by Arrow's dictionary encoding: no per-row Python, and
+    no copy of the strings (the chunks are encoded as they are)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    col = table.column(name)
+    enc = pc.dictionary_encode(col if isinstance(col, pa.ChunkedArray) else pa.chunked_array([col]))
+    if len({len(ch.dictionary) for ch in enc.chunks}) > 1:
+        enc = enc.unify_dictionaries()
+    dictionary = enc.chunks[0].dictionary if enc.num_chunks else pa.array([], pa.string())
+    sort = pc.array_sort_indices(dictionary)
+    order = ints(sort)
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))
+    out = np.empty(len(col), np.int64)
+    at = 0
+    for ch in enc.chunks:
+        idx = ch.indices
+        if idx.null_count:
+            raw = ints(idx.fill_null(-1))
+            out[at:at + len(idx)] = np.where(raw >= 0, rank[np.maximum(raw, 0)], -1)
+        elif len(idx):
+            width = idx.type.bit_width // 8
+            raw32 = np.frombuffer(idx.buffers()[1], np.dtype(f"i{width}"), count=len(idx) + idx.offset)[idx.offset:]
+            np.take(rank, raw32, out=out[at:at + len(idx)])
+        at += len(idx)
+    names = dictionary.take(sort).to_pylist()  # (pa.array of numpy would import pandas)
+    return [str(x) for x in names], out
+
+
+def by_model_question(m: IntArray, q: IntArray, n_questions: int) -> IntArray:
+    """The permutation ordering unique (model, question) code pairs by model,
+    then question: a scatter when the grid is not much larger than the cells,
+    else a sort."""
+    key = m * max(n_questions, 1) + q
+    if len(key) == 0:
+        return np.zeros(0, np.int64)
+    size = int(key.max()) + 1
+    if size <= 4 * len(key) + 1024:
+        slot = np.full(size, -1, np.int64)
+        slot[key] = np.arange(len(key))
+        out: IntArray = slot[slot >= 0]
+        return out
+    return np.argsort(key, kind="stable")
 
 
 def aggregate(source: Source, r: RowSql) -> Cells:
-    """Run the aggregation; per-cell counts and problem counts."""
+    """Run the aggregation; per-cell counts, problem totals."""
     import pyarrow.compute as pc
 
     table = run_checked(source, _query(r), filename=source.multi)
-    ids_ok = pc.and_(pc.is_valid(table.column("m")), pc.is_valid(table.column("q")))
+    columns = set(table.column_names)
+    lean = r.proven is not None and "bad" not in columns
+    if lean and "dup" in columns and pc.any(table.column("dup")).as_py():
+        # A repeated sample id: count again with every row checked, so that
+        # the diagnostics find the repeats and keep the first.
+        return aggregate(source, replace(r, proven=None))
+    models, m = codes(table, "m")
+    questions, q = codes(table, "q")
+    cats = np.empty((len(m), r.categories), np.int64)
+    for j in range(r.categories):
+        cats[:, j] = int_column(table, f"c_{j}")
+    bad = int_column(table, "bad") if "bad" in columns else None
+    dup = int_column(table, "dup") if "dup" in columns and not lean else np.zeros(len(m), np.int64)
+    xs = [codes(table, f"x{i}") for i in range(len(r.extra))]
+    del table
+    exact = bool((dup < 0).any())
+    ids_ok = (m >= 0) & (q >= 0)
     no_id = 0
-    if not pc.all(ids_ok).as_py():
-        no_id = int(pc.sum(pc.filter(table.column("nrows"), pc.invert(ids_ok))).as_py() or 0)
-        table = table.filter(ids_ok)
-    if table.num_rows == 0 and no_id == 0:
+    if not ids_ok.all():
+        no_id = int(cats[~ids_ok].sum() + (bad[~ids_ok].sum() if bad is not None else 0))
+        models, m = drop_unused(models, m, ids_ok)
+        questions, q = drop_unused(questions, q, ids_ok)
+        cats, dup = cats[ids_ok], dup[ids_ok]
+        bad = bad[ids_ok] if bad is not None else None
+        xs = [(names, x[ids_ok]) for names, x in xs]
+    if len(m) == 0 and no_id == 0:
         raise LeaderboardError(f"no results in {source.label} (no data rows)")
-    m_codes = pc.dictionary_encode(table.column("m").combine_chunks())
-    q_codes = pc.dictionary_encode(table.column("q").combine_chunks())
-    cats = np.stack([_column(table, f"c_{j}") for j in range(r.categories)], axis=1)
-    nrows = _column(table, "nrows")
-    no_sample = _column(table, "no_sample") if r.s is not None else np.zeros_like(nrows)
-    unparsable = _column(table, "unparsable")
-    valid = cats.sum(axis=1)
-    out_of_range = nrows - no_sample - unparsable - valid
-    duplicates = np.zeros_like(nrows)
-    if r.s is not None:
-        if r.mask_ok:
-            wide = _column(table, "wide")
-            duplicates = np.where(wide == 0, valid - _column(table, "distinct_s"), 0)
-            exact = wide > 0
-        else:
-            exact = np.ones(len(nrows), bool)
-        if exact.any():
-            duplicates[exact] = _exact_duplicates(source, r, table, exact)
-    counts = Counts([str(x) for x in m_codes.dictionary.to_pylist()], [str(x) for x in q_codes.dictionary.to_pylist()],
-                    np.asarray(m_codes.indices.to_numpy(), np.int64), np.asarray(q_codes.indices.to_numpy(), np.int64),
-                    cats, question_attributes(table, q_codes, r.extra))
-    return Cells(counts, r, no_id, no_sample, unparsable, out_of_range, duplicates)
+    duplicates = int(dup[dup > 0].sum())
+    if exact:
+        duplicates += _exact_duplicates(source, r)
+    order = by_model_question(m, q, len(questions))
+    m, q = m[order], q[order]
+    cats = cats[order]
+    attributes = question_attributes(q, len(questions), [(names, x[order]) for names, x in xs], r.extra)
+    return Cells(Counts(models, questions, m, q, cats, attributes), r, no_id,
+                 int(bad.sum()) if bad is not None else 0, duplicates)
 
 
-def question_attributes(table: Any, q_codes: Any, extra: tuple[tuple[str, str], ...],
-                        prefix: str = "x") -> dict[str, list[str | None]]:
-    """Each carried attribute per question (its first non-null value)."""
-    q = np.asarray(q_codes.indices.to_numpy(), np.int64)
+def question_attributes(q: IntArray, n_questions: int, values: list[tuple[list[str], IntArray]],
+                        extra: tuple[tuple[str, str], ...]) -> dict[str, list[str | None]]:
+    """Each carried attribute per question: its first non-null value over
+    the cells (``q``: the cells' question codes; ``values``: per attribute,
+    as :func:`codes` of the cells, -1 where null)."""
     out: dict[str, list[str | None]] = {}
-    for i, (name, _) in enumerate(extra):
-        values: list[str | None] = [None] * len(q_codes.dictionary)
-        for qi, v in zip(q.tolist(), table.column(f"{prefix}{i}").to_pylist()):
-            if values[qi] is None:
-                values[qi] = v
-        out[name] = values
+    for (name, _), (names, code) in zip(extra, values):
+        known = np.flatnonzero(code >= 0)
+        first_q, at = np.unique(q[known], return_index=True)
+        per: list[str | None] = [None] * n_questions
+        for qi, ci in zip(first_q.tolist(), code[known[at]].tolist()):
+            per[qi] = names[ci]
+        out[name] = per
     return out
 
 
-def _exact_duplicates(source: Source, r: RowSql, table: Any, exact: npt.NDArray[np.bool_]) -> IntArray:
-    """Repeated sample ids per cell where the bitmask cannot tell (ids outside
-    0..63 or not integers): one more pass, ``count(DISTINCT)``."""
-    sql = (f"SELECT CAST(m AS VARCHAR) AS m, CAST(q AS VARCHAR) AS q, count(*) - count(DISTINCT s) AS d "
-           f"FROM ({r.select()} FROM {{src}}) WHERE {r.valid()} GROUP BY m, q HAVING d > 0")
-    found = run_checked(source, sql, filename=source.multi).to_pylist()
-    dup = {(x["m"], x["q"]): int(x["d"]) for x in found}
-    ms, qs = table.column("m").to_pylist(), table.column("q").to_pylist()
-    idx = np.flatnonzero(exact)
-    return np.array([dup.get((ms[i], qs[i]), 0) for i in idx], np.int64) if dup else np.zeros(len(idx), np.int64)
+def drop_unused(names: list[str], code: IntArray, keep: npt.NDArray[np.bool_]) -> tuple[list[str], IntArray]:
+    """Codes of the kept rows, renumbered over the names they still use."""
+    kept = code[keep]
+    used = np.zeros(len(names), bool)
+    used[kept] = True
+    new = np.cumsum(used) - 1
+    return [x for x, u in zip(names, used) if u], new[kept]
+
+
+def _exact_duplicates(source: Source, r: RowSql) -> int:
+    """Repeated sample ids where the bitmask cannot tell (ids outside 0..63
+    or not integers): one more pass, ``count(DISTINCT)`` (over every cell:
+    the counts of the cells the mask covered are not double-counted, since
+    the mask's count is only used where no id is outside 0..63)."""
+    inner = f"{r.select()} FROM {{src}}"
+    wide = "true" if not r.mask_ok else "count_if(NOT (s BETWEEN 0 AND 63)) > 0"
+    sql = (f"SELECT CAST(coalesce(sum(d), 0) AS BIGINT) AS d FROM (SELECT count(*) - count(DISTINCT s) AS d "
+           f"FROM ({inner}) WHERE {r.valid()} AND m IS NOT NULL AND q IS NOT NULL GROUP BY m, q HAVING {wide})")
+    return int(int_column(run_checked(source, sql, filename=source.multi), "d").sum())
 
 
 def run_checked(source: Source, sql: str, filename: bool = False, row_number: bool = False) -> Any:

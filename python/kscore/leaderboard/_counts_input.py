@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._aggregate import extra_columns, question_attributes, run_checked
+from ._aggregate import (
+    by_model_question,
+    codes,
+    drop_unused,
+    extra_columns,
+    int_column,
+    question_attributes,
+    run_checked,
+)
 from ._columns import ColumnNames
 from ._counts import Counts
 from ._issues import Issues, LeaderboardError
@@ -41,25 +49,25 @@ def read_counts_table(source: Source, columns: list[str], names: ColumnNames, n_
     sums = ", ".join(f"CAST(sum({x}) FILTER (WHERE ok) AS BIGINT) AS c_{j}" for j, x in enumerate(cats))
     extra = extra_columns(names.extra, columns, source.label)
     sums += "".join(f", any_value({e}) AS x{i}" for i, (_, e) in enumerate(extra))
-    sql = (f"SELECT CAST(m AS VARCHAR) AS m, CAST(q AS VARCHAR) AS q, {sums}, count_if(NOT ok) AS bad "
+    sql = (f"SELECT CAST(m AS VARCHAR) AS m, CAST(q AS VARCHAR) AS q, {sums}, CAST(count_if(NOT ok) AS BIGINT) AS bad "
            f"FROM (SELECT *, {ident(model)} AS m, {ident(question)} AS q, coalesce({ok}, false) AS ok FROM {{src}}) "
            "GROUP BY m, q")
     table = run_checked(source, sql)
-    bad = int(np.asarray(table.column("bad").to_numpy(zero_copy_only=False)).sum())
+    bad = int(int_column(table, "bad").sum())
     if bad:
         issues.warn(f"{source.label}: {bad} counts row(s) with invalid counts (need 0 <= c <= n, integers"
                     f"{', c_0..c_C summing to n' if graded else ''}) (skipped)")
-    import pyarrow.compute as pc
-
-    keep = pc.and_(pc.is_valid(table.column("m")), pc.is_valid(table.column("q")))
-    table = table.filter(keep)
-    m_codes = pc.dictionary_encode(table.column("m").combine_chunks())
-    q_codes = pc.dictionary_encode(table.column("q").combine_chunks())
-    cat = np.stack([np.asarray(table.column(f"c_{j}").to_numpy(zero_copy_only=False), np.float64)
-                    for j in range(len(cats))], axis=1)
-    cat = np.nan_to_num(cat).astype(np.int64)
-    have = cat.sum(axis=1) > 0
-    return Counts([str(x) for x in m_codes.dictionary.to_pylist()], [str(x) for x in q_codes.dictionary.to_pylist()],
-                  np.asarray(m_codes.indices.to_numpy(), np.int64)[have],
-                  np.asarray(q_codes.indices.to_numpy(), np.int64)[have], cat[have],
-                  question_attributes(table, q_codes, extra))
+    models, m = codes(table, "m")
+    questions, q = codes(table, "q")
+    cat = np.stack([int_column(table, f"c_{j}") for j in range(len(cats))], axis=1)
+    xs = [codes(table, f"x{i}") for i in range(len(extra))]
+    have = (cat.sum(axis=1) > 0) & (m >= 0) & (q >= 0)
+    if not have.all():
+        models, m = drop_unused(models, m, have)
+        questions, q = drop_unused(questions, q, have)
+        cat = cat[have]
+        xs = [(names, x[have]) for names, x in xs]
+    order = by_model_question(m, q, len(questions))
+    m, q = m[order], q[order]
+    attributes = question_attributes(q, len(questions), [(names, x[order]) for names, x in xs], extra)
+    return Counts(models, questions, m, q, np.ascontiguousarray(cat[order]), attributes)

@@ -116,25 +116,27 @@ _ID_NAMES = {"model", "model_name", "system", "model_id", "modelname", "question
 
 def _coverage(counts: Counts, issues: Issues) -> None:
     """Warn about models missing questions; note ragged sample counts."""
-    q_used = np.unique(counts.question)
-    n_q = len(q_used)
+    q_seen = np.bincount(counts.question, minlength=len(counts.questions)) > 0
+    n_q = int(q_seen.sum())
     n = counts.n
+    per_model = np.bincount(counts.model, minlength=len(counts.models))
+    lo = np.full(len(counts.models), np.iinfo(np.int64).max)
+    hi = np.zeros(len(counts.models), np.int64)
+    np.minimum.at(lo, counts.model, n)
+    np.maximum.at(hi, counts.model, n)
     missing: list[str] = []
-    order = np.argsort(counts.model, kind="stable")
-    m_sorted = counts.model[order]
-    for g in np.split(order, np.flatnonzero(np.diff(m_sorted)) + 1):
-        if not len(g):
-            continue
-        name = counts.models[int(counts.model[g[0]])]
-        if len(g) < n_q:
-            lacking = sorted(counts.questions[int(q)] for q in np.setdiff1d(q_used, counts.question[g]))
+    for m in np.flatnonzero(per_model):
+        name = counts.models[int(m)]
+        if per_model[m] < n_q:
+            has = np.zeros(len(counts.questions), bool)
+            has[counts.question[counts.model == m]] = True
+            lacking = sorted(counts.questions[int(q)] for q in np.flatnonzero(q_seen & ~has))
             eg = ", ".join(f"'{q}'" for q in lacking[:3])
             missing.append(f"model '{name}' has no results for {len(lacking)} of {n_q} questions (e.g. {eg}); "
-                           f"its metrics use the {len(g)} it has")
-        lo, hi = int(n[g].min()), int(n[g].max())
-        if lo != hi:
-            issues.note(f"model '{name}' has {lo} to {hi} samples per question; its metrics use each question's "
-                        "own count (exact)")
+                           f"its metrics use the {per_model[m]} it has")
+        if lo[m] != hi[m]:
+            issues.note(f"model '{name}' has {lo[m]} to {hi[m]} samples per question; its metrics use each "
+                        "question's own count (exact)")
     for line in missing[:10]:
         issues.warn(line)
     if len(missing) > 10:
@@ -256,7 +258,7 @@ def _board(sc: Scores, chosen: list[Metric], sort_by: Metric, w: npt.NDArray[np.
     rows = sort_rows(compute(sc, chosen, w, confidence, interval, issues), sort_by)
     pw = pairwise(sc, sort_by.name, scored_models(rows, sort_by), confidence)
     rank(rows, pw, adjust)
-    n_q = len(np.unique(counts.question))
+    n_q = int((np.bincount(counts.question, minlength=len(counts.questions)) > 0).sum())
     return Leaderboard(rows, chosen, sort_by, confidence, label, n_q, int(counts.n.sum()), [float(x) for x in w],
                        counts, interval=interval, adjust=adjust, pairs=pw, scores=sc)
 

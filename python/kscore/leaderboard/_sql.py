@@ -39,7 +39,10 @@ def outcome_expr(col: str, dtype: str) -> str:
 class RowSql:
     """Expressions over the scanned rows: ``m``, ``q``, ``v`` (outcome
     number), ``s`` (sample, or None), ``raw`` (the outcome as written);
-    ``mask_ok``: the sample is an integer column (duplicates by bitmask)."""
+    ``mask_ok``: the sample is an integer column (duplicates by bitmask);
+    ``proven``: the Parquet statistics prove every outcome a category 0..C
+    and every sample id an integer in 0..``proven`` (None: not proven; the
+    count checks every row)."""
 
     m: str
     q: str
@@ -48,6 +51,7 @@ class RowSql:
     raw: str
     mask_ok: bool
     categories: int
+    proven: int | None = None
     #: Question attributes carried through the aggregation (``--cluster``,
     #: ``--by``): (name, expression), selected as x0, x1, ...
     extra: tuple[tuple[str, str], ...] = ()

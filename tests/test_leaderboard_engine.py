@@ -1,0 +1,130 @@
+"""The engine's lean count (Parquet statistics prove every outcome a
+category and every sample id an integer >= 0) gives the counts, warnings and
+named rows of the checked count: the same rows from a pyarrow table (never
+proven) are the reference."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import kscore
+from kscore.leaderboard import _aggregate
+
+pa = pytest.importorskip("pyarrow")
+pytest.importorskip("duckdb")
+import pyarrow.parquet as pq  # noqa: E402
+
+
+def rows(n_samples: int, categories: int = 2, seed: int = 3) -> Any:
+    rng = np.random.default_rng(seed)
+    out = []
+    for m in ("m-a", "m-b", "m-c"):
+        for q in range(12):
+            for s in range(n_samples):
+                out.append((m, f"q{q:02d}", s, int(rng.integers(0, categories))))
+    return out
+
+
+def table(data: list[tuple[Any, ...]], outcome: Any = None, sample: Any = None) -> Any:
+    outcome, sample = outcome or pa.int8(), sample or pa.int16()
+    cols = list(zip(*data))
+    return pa.table({"model": pa.array(cols[0], pa.string()), "question": pa.array(cols[1], pa.string()),
+                     "sample": pa.array(cols[2], sample), "correct": pa.array(cols[3], outcome)})
+
+
+def counts_of(board: kscore.Leaderboard) -> dict[tuple[str, str], list[int]]:
+    c = board.counts
+    return {(c.models[m], c.questions[q]): list(map(int, cat)) for m, q, cat in zip(c.model, c.question, c.categories)}
+
+
+def check(tmp_path: Path, t: Any, proven: bool, **kw: Any) -> kscore.Leaderboard:
+    """The Parquet file's board equals the table's; ``proven``: the lean count ran."""
+    path = tmp_path / "r.parquet"
+    pq.write_table(t, path, row_group_size=50)
+    seen: list[str] = []
+    query = _aggregate._query
+
+    def spy(r: Any) -> str:
+        sql = query(r)
+        seen.append(sql)
+        return sql
+
+    _aggregate._query = spy
+    try:
+        got = kscore.leaderboard(path, **kw)
+    finally:
+        _aggregate._query = query
+    ref = kscore.leaderboard(t, **kw)
+    assert counts_of(got) == counts_of(ref)
+    assert [w.split(": ", 1)[1] for w in got.warnings] == [w.split(": ", 1)[1] for w in ref.warnings]
+    assert [r.model for r in got.rows] == [r.model for r in ref.rows]
+    assert ("count_if" not in seen[0]) == proven
+    return got
+
+
+@pytest.mark.parametrize("n_samples", [1, 10, 31, 32, 40])
+def test_binary_any_sample_count(tmp_path: Path, n_samples: int) -> None:
+    # 2 bits a sample id: ids 0..31 fit the 64-bit mask (0..30 a signed one).
+    check(tmp_path, table(rows(n_samples)), proven=n_samples <= 32, metrics="pass@1,bayes@N")
+
+
+@pytest.mark.parametrize("n_samples", [5, 21, 22])
+def test_graded_outcomes(tmp_path: Path, n_samples: int) -> None:
+    check(tmp_path, table(rows(n_samples, categories=3)), proven=3 * n_samples <= 64, weights="0,0.5,1",
+          metrics="pass@1,bayes@N")
+
+
+def test_boolean_outcomes_and_no_sample_column(tmp_path: Path) -> None:
+    data = rows(6)
+    t = table([(m, q, s, bool(v)) for m, q, s, v in data], outcome=pa.bool_()).drop_columns(["sample"])
+    board = check(tmp_path, t, proven=True, metrics="pass@1,bayes@N")
+    assert sum(board.counts.n) == len(data)
+
+
+def test_repeated_sample_ids_are_named_like_the_checked_count(tmp_path: Path) -> None:
+    data = rows(8)
+    data.insert(20, data[3])                      # repeats (m-a, q00, 3)
+    data.append(("m-c", "q11", 7, 1 - data[-1][3]))  # repeats an id with the other outcome
+    board = check(tmp_path, table(data), proven=True, metrics="pass@1")
+    assert any("2 duplicate rows" in w and "row 21" in w and "repeats row 4" in w for w in board.warnings)
+    assert sum(board.counts.n) == len(data) - 2
+
+
+def test_missing_ids_are_named_like_the_checked_count(tmp_path: Path) -> None:
+    data: list[tuple[Any, ...]] = list(rows(4))
+    data[5] = (None, data[5][1], data[5][2], data[5][3])
+    data[9] = (data[9][0], None, data[9][2], data[9][3])
+    board = check(tmp_path, table(data), proven=True, metrics="pass@1")
+    assert any("2 rows without a model, question or sample id" in w and "row 6" in w and "row 10" in w
+               for w in board.warnings)
+
+
+@pytest.mark.parametrize("bad", ["null outcome", "outcome 2", "negative sample", "null sample"])
+def test_statistics_that_prove_nothing_check_every_row(tmp_path: Path, bad: str) -> None:
+    data: list[tuple[Any, ...]] = list(rows(4))
+    m, q, s, v = data[7]
+    data[7] = {"null outcome": (m, q, s, None), "outcome 2": (m, q, s, 2), "negative sample": (m, q, -1, v),
+               "null sample": (m, q, None, v)}[bad]
+    board = check(tmp_path, table(data), proven=False, metrics="pass@1")
+    # A negative sample id is an id like any other (not 0..63: counted exactly).
+    assert any(re.search(r"row 8\b", w) for w in board.warnings) == (bad != "negative sample")
+
+
+def test_codes_are_sorted_names_and_cells_ordered() -> None:
+    t = pa.table({"m": pa.array(["b", None, "a", "b", "c"]), "x": pa.array([1, 2, 3, 4, 5], pa.int64())})
+    names, codes = _aggregate.codes(t, "m")
+    assert names == ["a", "b", "c"] and codes.tolist() == [1, -1, 0, 1, 2]
+    assert _aggregate.int_column(t.slice(1), "x").tolist() == [2, 3, 4, 5]
+    m, q = np.array([2, 0, 1, 0]), np.array([0, 5, 1, 2])
+    for nq in (6, 10**6):
+        order = _aggregate.by_model_question(m, q, nq)
+        assert list(zip(m[order], q[order])) == [(0, 2), (0, 5), (1, 1), (2, 0)]
+    parts: tuple[list[str | None], ...] = (["z", "a"], ["q", "a", None], [])
+    chunked = pa.Table.from_batches([pa.record_batch({"m": pa.array(x, pa.string())}) for x in parts])
+    names, codes = _aggregate.codes(chunked, "m")
+    assert names == ["a", "q", "z"] and codes.tolist() == [2, 0, 1, 0, -1]
