@@ -70,5 +70,6 @@ def _curves(lb: Leaderboard) -> list[Curve | None]:
             continue
         ks = curve_ks(r.n_min)
         c = curve(counts.categories[index[r.model]], ks, lb.confidence)
-        out.append(Curve(ks, [float(x) for x in c[:, 0]], [float(x) for x in c[:, 1]], [float(x) for x in c[:, 2]]))
+        # the classic estimate (as the cells), with the posterior band
+        out.append(Curve(ks, [float(x) for x in c[:, 3]], [float(x) for x in c[:, 1]], [float(x) for x in c[:, 2]]))
     return out
