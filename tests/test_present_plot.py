@@ -22,8 +22,9 @@ def test_curves_for_any_number_of_models(n: int) -> None:
     b = board(n, 4, pairwise=False)
     fig = curves_figure(b)
     if n <= OVERLAY_MAX:
-        ax = fig.axes[0]
-        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        legend = fig.axes[0].get_legend()
+        assert legend is not None
+        labels = [t.get_text() for t in legend.get_texts()]
         assert labels == b.models
     else:
         texts = [t.get_text() for t in fig.axes[0].findobj(Text) if t.get_text()[:1].isdigit()]
