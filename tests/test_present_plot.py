@@ -22,7 +22,8 @@ def test_curves_for_any_number_of_models(n: int) -> None:
     b = board(n, 4, pairwise=False)
     fig = curves_figure(b)
     if n <= OVERLAY_MAX:
-        legend = fig.axes[0].get_legend()
+        ax = fig.axes[0]
+        legend = ax.get_legend()
         assert legend is not None
         labels = [t.get_text() for t in legend.get_texts()]
         assert labels == b.models
