@@ -131,3 +131,26 @@ def test_screenshot(tmp_path: Path) -> None:
         data = shot.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 50_000
         shutil.copy(path, SHOTS / path.name)
+
+
+@needs_browser
+def test_cli_writes_the_page_with_every_model_and_the_matrix(tmp_path: Path) -> None:
+    """``kscore leaderboard --format html`` on the shipped sample: the page a
+    browser renders names every model, every metric, the pairwise matrix on
+    the ranking metric and the footer's interval."""
+    import json
+    import sys
+
+    out = tmp_path / "board.html"
+    done = subprocess.run([sys.executable, "-m", "kscore", "leaderboard", "-o", str(out)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    board_json = json.loads(subprocess.run([sys.executable, "-m", "kscore", "leaderboard", "--format", "json"],
+                                           capture_output=True, text=True, timeout=300, check=True).stdout)
+    run = _chromium(tmp_path, "--dump-dom", out.as_uri())
+    dom = run.stdout
+    models = [m["model"] for m in board_json["models"]]
+    assert len(models) == 8 and all(m in dom for m in models)
+    assert all(metric in _main_table(dom) for metric in board_json["models"][0]["metrics"])
+    assert "Pairwise comparisons" in dom and "interval over questions" in dom
+    assert not [line for line in _console(run.stderr) if "Refused" in line or "Error" in line]

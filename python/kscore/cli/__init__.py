@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
                                             "results, lm-eval --log_samples, lighteval details (docs/formats.md)")
     add_common(lb)
     out = lb.add_argument_group("output")
-    out.add_argument("--format", choices=["table", "csv", "json", "markdown"],
+    out.add_argument("--format", choices=["table", "csv", "json", "markdown", "html"],
                      help="output format (default: table, or from the --output extension); json adds the pairwise "
                           "comparisons of every two models")
     out.add_argument("--output", "-o", metavar="FILE", help="write the leaderboard to FILE instead of stdout")
@@ -145,7 +145,8 @@ def _format(args: argparse.Namespace) -> str:
         return str(args.format)
     if args.output:
         suffix = Path(args.output).suffix.lower()
-        return {".csv": "csv", ".json": "json", ".md": "markdown", ".markdown": "markdown"}.get(suffix, "table")
+        return {".csv": "csv", ".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html",
+                ".htm": "html"}.get(suffix, "table")
     return "table"
 
 

@@ -275,6 +275,11 @@ def render(board: Board, fmt: str) -> str:
         return to_json(board)
     if fmt == "markdown":
         return to_markdown(board)
+    if fmt == "html":  # one self-contained page: table, curves, pairwise matrix, subsets (kscore.present)
+        from ..present import render_html
+        from ..present.from_leaderboard import page_board
+
+        return render_html(page_board(board.lb))
     raise ValueError(fmt)
 
 

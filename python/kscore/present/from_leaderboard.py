@@ -1,13 +1,13 @@
 """A :class:`~kscore.present.model.Board` from a
-:class:`kscore.leaderboard.Leaderboard`'s rows and metrics (the fields it
-has today; statistics it may gain later, such as pairwise comparisons or
-subsets, are not read here)."""
+:class:`kscore.leaderboard.Leaderboard`: its rows and metrics, and for the
+shared page (:func:`page_board`) its curves, pairwise comparisons and
+``--by`` subsets."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .model import Board, Curve, Estimate, InfoColumn, MetricColumn
+from .model import Board, Curve, Estimate, InfoColumn, MetricColumn, Pairwise
 
 if TYPE_CHECKING:
     from ..leaderboard import Leaderboard
@@ -29,8 +29,42 @@ def curve_ks(n: int) -> list[int]:
 
 
 def footer(lb: Leaderboard) -> str:
+    """What the cells and ranks are, for the interval the board was made with."""
     pct = f"{lb.confidence * 100:g}%"
-    return f"posterior mean ±half its {pct} credible interval; rank: range the intervals allow"
+    if lb.interval == "posterior":
+        what = f"{pct} Bayesian credible interval given these questions (sampling noise only)"
+    else:
+        cl = f", clustered by {lb.cluster}" if lb.cluster else ""
+        what = f"{pct} interval over questions{cl} (what another question set like this one could give)"
+    adj = " with Holm's correction" if lb.adjust == "holm" else ""
+    return (f"cells: the classic estimate ±half the {what}; curves: pass@k with its credible band; rank: range "
+            f"from paired tests{adj}")
+
+
+def page_board(lb: Leaderboard) -> Board:
+    """Everything the shared page shows: the board with its curves, the
+    pairwise comparisons on the ranking metric and a board per ``--by``
+    subset (docs/leaderboard.md)."""
+    board = board_from_leaderboard(lb, curves=True)
+    board.pairwise = _pairwise(lb)
+    board.subsets = {str(g.group): board_from_leaderboard(g) for g in lb.groups}
+    return board
+
+
+def _pairwise(lb: Leaderboard) -> Pairwise | None:
+    if len(lb.rows) < 2:
+        return None
+    pw = lb.pairwise()
+    order = [pw.models.index(r.model) for r in lb.rows]
+    better = pw.significant(lb.adjust)
+    sig = better | better.T
+
+    def grid(a: Any) -> list[list[float | None]]:
+        return [[None if i == j or a[i, j] != a[i, j] else float(a[i, j]) for j in order] for i in order]
+
+    return Pairwise(pw.metric, grid(pw.diff), grid(pw.lo), grid(pw.hi), grid(pw.p),
+                    [[bool(sig[i, j]) and i != j for j in order] for i in order],
+                    note=f"row minus column on {pw.metric}, paired on the questions both answered")
 
 
 def board_from_leaderboard(lb: Leaderboard, curves: bool = False) -> Board:
