@@ -23,7 +23,10 @@ LONG_CALLS = {
 }
 
 CHILD = """
-import sys, threading, time
+import signal, sys, threading, time
+# A child started from a background job inherits SIGINT ignored, and Python
+# then installs no KeyboardInterrupt handler: install it, as a terminal has it.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import numpy as np
 from kscore import eval as ke
 
