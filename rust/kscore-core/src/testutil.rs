@@ -8,3 +8,17 @@ pub fn choose(n: u64, r: u64) -> f64 {
     }
     (0..r).fold(1.0, |a, i| a * (n - i) as f64 / (i + 1) as f64)
 }
+
+/// Beta-binomial pmf BB(0..=n; a, b) by direct products (small n): the
+/// reference the posterior and TailPass tests check their walks against.
+pub fn beta_binomial(n: u64, a: f64, b: f64) -> Vec<f64> {
+    let mut p = vec![0.0; n as usize + 1];
+    // BB(0) = B(a, b + n) / B(a, b) = prod (b + i) / (a + b + i)
+    p[0] = (0..n).fold(1.0, |w, i| w * (b + i as f64) / (a + b + i as f64));
+    let nf = n as f64;
+    for j in 0..n as usize {
+        let jf = j as f64;
+        p[j + 1] = p[j] * ((nf - jf) / (jf + 1.0)) * ((a + jf) / (b + nf - 1.0 - jf));
+    }
+    p
+}

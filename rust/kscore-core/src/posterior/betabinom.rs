@@ -69,21 +69,7 @@ pub fn weights(n: u64, a: f64, b: f64, down: &mut Vec<f64>, out: &mut Vec<f64>) 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn exact(n: u64, a: f64, b: f64) -> Vec<f64> {
-        // Direct product form, fine for small n.
-        let mut p = vec![0.0; n as usize + 1];
-        let mut w = 1.0;
-        // BB(0) proportional to B(a, b + n) / B(a, b) = prod (b + i)/(a + b + i)
-        for i in 0..n {
-            w *= (b + i as f64) / (a + b + i as f64);
-        }
-        p[0] = w;
-        for j in 0..n as usize {
-            p[j + 1] = p[j] * ratio(n as f64, a, b, j as f64);
-        }
-        p
-    }
+    use crate::testutil::beta_binomial;
 
     #[test]
     fn weights_are_proportional_to_the_pmf() {
@@ -97,7 +83,7 @@ mod tests {
         ] {
             let first = weights(n, a, b, &mut d, &mut o).unwrap() as usize;
             let total: f64 = o.iter().sum();
-            let e = exact(n, a, b);
+            let e = beta_binomial(n, a, b);
             let et: f64 = e.iter().sum();
             for (i, &w) in o.iter().enumerate() {
                 assert!((w / total - e[first + i] / et).abs() < 1e-15, "n={n} a={a} b={b}");

@@ -271,28 +271,14 @@ pub fn empirical(n: u64, successes: &[u64], freqs: &[u64], k: u64, cutoffs: &[u6
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Beta-binomial pmf by direct products (small k).
-    fn bb(k: u64, a: f64, b: f64) -> Vec<f64> {
-        let mut p = vec![0.0; k as usize + 1];
-        let mut w = 1.0;
-        for i in 0..k {
-            w *= (b + i as f64) / (a + b + i as f64);
-        }
-        p[0] = w;
-        for j in 0..k as usize {
-            let jf = j as f64;
-            p[j + 1] = p[j] * ((k as f64 - jf) / (jf + 1.0)) * ((a + jf) / (b + k as f64 - 1.0 - jf));
-        }
-        p
-    }
+    use crate::testutil::beta_binomial;
 
     #[test]
     fn state_tails_are_beta_binomial_tails() {
         let cut = [0u64, 1, 3, 6, 7];
         let out = state_tails(6, &[2.0, 0.5], &[3.0, 9.0], &cut).unwrap();
         for (u, &(a, b)) in [(2.0, 3.0), (0.5, 9.0)].iter().enumerate() {
-            let p = bb(6, a, b);
+            let p = beta_binomial(6, a, b);
             for (j, &c) in cut.iter().enumerate() {
                 let e: f64 = p[c.min(7) as usize..].iter().sum();
                 assert!((out[u * 5 + j] - e).abs() < 1e-15, "{u} {c}");
@@ -307,13 +293,13 @@ mod tests {
         let (k, a, b) = (5u64, 1.7, 2.2);
         let cut = [1u64, 2, 4, 5];
         let cov = covariance(k, &[a], &[b], &[1.0], &cut).unwrap();
-        let pi = bb(k, a, b);
+        let pi = beta_binomial(k, a, b);
         let tail = |p: &[f64], c: u64| -> f64 { p[c as usize..].iter().sum() };
         for (s, &cs) in cut.iter().enumerate() {
             for (t, &ct) in cut.iter().enumerate() {
                 let mut joint = 0.0;
                 for (x, &px) in pi.iter().enumerate().skip(cs as usize) {
-                    let cond = bb(k, a + x as f64, b + (k as usize - x) as f64);
+                    let cond = beta_binomial(k, a + x as f64, b + (k as usize - x) as f64);
                     joint += px * tail(&cond, ct);
                 }
                 let e = joint - tail(&pi, cs) * tail(&pi, ct);
