@@ -3,9 +3,9 @@ kscore.counts (docs/leaderboard.md, *Metrics* and *Intervals*).
 
 The per-question estimates of a metric (the unbiased estimator of each
 question, ``kscore.counts`` with ``mean=False``; Bayes@N's per-question
-posterior mean) are computed for every (model, question) row of the board
-in one core call per metric (max@k: one per reward level), not one per
-model. A model's value is the mean of its per-question estimates (the
+posterior mean) are computed once per distinct state of the board's rows
+(_states.py) in one core call per metric (max@k: one per reward level), not
+one per model, and gathered back to the rows. A model's value is the mean of its per-question estimates (the
 classic estimate, ``mean=True``). Its interval is either
 
 * ``questions``: the estimate +- z times the standard error of that mean
@@ -27,6 +27,7 @@ from .._interval import normal_ci, z_value
 from ._counts import Counts
 from ._issues import Issues
 from ._spec import Metric
+from ._states import States, distinct_states, row_sums
 from ._stats import group_se
 
 FloatArray = npt.NDArray[np.float64]
@@ -189,6 +190,11 @@ def posterior(cats: IntArray, metric: Metric, w: FloatArray, confidence: float) 
 
 def by_model(counts: Counts) -> list[tuple[int, IntArray]]:
     """(model index, its rows of ``counts``) for every model with results."""
+    m = counts.model
+    if bool(np.all(m[1:] >= m[:-1])):  # ordered by model, as the engine keeps them: no sort
+        cuts = np.flatnonzero(m[1:] != m[:-1]) + 1
+        bounds = [0, *cuts.tolist(), len(m)] if len(m) else []
+        return [(int(m[a]), np.arange(a, b)) for a, b in zip(bounds[:-1], bounds[1:])]
     order = np.argsort(counts.model, kind="stable")
     m_sorted = counts.model[order]
     cuts = np.flatnonzero(np.diff(m_sorted)) + 1
@@ -198,31 +204,40 @@ def by_model(counts: Counts) -> list[tuple[int, IntArray]]:
 @dataclass
 class Scores:
     """Per-question estimates of each metric (``x[name]``, one per row of
-    ``counts``) and each row's cluster id (None: a cluster per question)."""
+    ``counts``), each row's cluster id (None: a cluster per question) and
+    the rows' distinct states (None: found when needed)."""
 
     counts: Counts
     x: dict[str, FloatArray]
     cluster: IntArray | None
+    states: States | None = None
 
     def subset(self, rows: npt.NDArray[np.bool_]) -> Scores:
         """The same scores restricted to some rows (a ``--by`` group)."""
         c = self.counts
         sub = Counts(c.models, c.questions, c.model[rows], c.question[rows], c.categories[rows], c.attributes)
         cl = None if self.cluster is None else self.cluster[rows]
-        return Scores(sub, {k: v[rows] for k, v in self.x.items()}, cl)
+        st = None if self.states is None else self.states.subset(rows)
+        return Scores(sub, {k: v[rows] for k, v in self.x.items()}, cl, st)
 
 
-def scores(counts: Counts, metrics: list[Metric], w: FloatArray, cluster: IntArray | None) -> Scores:
+def scores(counts: Counts, metrics: list[Metric], w: FloatArray, cluster: IntArray | None,
+           states: States | None = None) -> Scores:
     """Per-question estimates of every metric on every row: one core call
-    per metric for the whole board."""
-    n = counts.n
-    return Scores(counts, {m.name: question_estimates(counts.categories, m, w, n) for m in metrics}, cluster)
+    per metric for the whole board, on its distinct states (``states``: those
+    of ``counts.categories``, if known)."""
+    st = states if states is not None else distinct_states(counts.categories)
+    x = {m.name: question_estimates(st.cats, m, w)[st.of_row] for m in metrics}
+    return Scores(counts, x, cluster, st)
 
 
-def _min_max(m: IntArray, n: IntArray, L: int) -> tuple[IntArray, IntArray]:
+def min_max(m: IntArray, n: IntArray, L: int) -> tuple[IntArray, IntArray]:
     """Per model, the fewest and most samples of its questions."""
-    order = np.arange(len(m)) if bool(np.all(m[1:] >= m[:-1])) else np.argsort(m, kind="stable")
-    ms, ns = m[order], n[order]
+    if bool(np.all(m[1:] >= m[:-1])):  # ordered by model, as the engine keeps them
+        ms, ns = m, n
+    else:
+        order = np.argsort(m, kind="stable")
+        ms, ns = m[order], n[order]
     starts = np.flatnonzero(np.r_[True, ms[1:] != ms[:-1]]) if len(ms) else np.zeros(0, np.int64)
     lo = np.zeros(L, np.int64)
     hi = np.zeros(L, np.int64)
@@ -237,14 +252,15 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     """Every model's row: estimates and intervals of every metric, all models
     at once for the ``questions`` interval (per model for ``posterior``)."""
     counts = sc.counts
+    st = sc.states if sc.states is not None else distinct_states(counts.categories)
     L = len(counts.models)
     m = counts.model
-    n = counts.n
-    present = np.bincount(m, minlength=L) > 0
-    models = np.flatnonzero(present)
     q_count = np.bincount(m, minlength=L)
-    n_min, n_max = _min_max(m, n, L)
-    acc = np.bincount(m, weights=(counts.categories @ w) / n, minlength=L) / np.maximum(q_count, 1)
+    present = q_count > 0
+    models = np.flatnonzero(present)
+    n_min, n_max = min_max(m, st.n, L)
+    reward = ((st.cats @ w) / row_sums(st.cats))[st.of_row]  # each row's mean reward per sample
+    acc = np.bincount(m, weights=reward, minlength=L) / np.maximum(q_count, 1)
     rows = {int(i): ModelRow(counts.models[i], int(q_count[i]), int(n_min[i]), int(n_max[i]), float(acc[i]), {})
             for i in models}
     groups = by_model(counts) if interval == "posterior" else []
@@ -252,8 +268,11 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     na: dict[str, list[str]] = {}
     for metric in metrics:
         x = sc.x[metric.name]
+        nan = np.isnan(x)  # rows with fewer samples than the metric's budget
+        some_nan = bool(nan.any())
         bad = np.zeros(L, bool)
-        bad[m[np.isnan(x)]] = True
+        if some_nan:
+            bad[m[nan]] = True
         lo_b, hi_b = bounds_of(metric, w)
         for j in np.flatnonzero(bad & present):
             rows[int(j)].values[metric.name] = None
@@ -261,8 +280,11 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             na.setdefault(f"{metric.name} needs at least {metric.budget} samples per question; some have {short}",
                           []).append(counts.models[j])
         if interval == "questions":
-            ok = ~bad[m]
-            mean, se, _ = group_se(x[ok], m[ok], L, None if sc.cluster is None else sc.cluster[ok])
+            if some_nan:
+                ok = ~bad[m]
+                mean, se, _ = group_se(x[ok], m[ok], L, None if sc.cluster is None else sc.cluster[ok])
+            else:
+                mean, se, _ = group_se(x, m, L, sc.cluster)
             for j in np.flatnonzero(~bad & present):
                 est, s = float(mean[j]), float(se[j])
                 lo = min(max(est - z * s, lo_b), hi_b) if s == s else np.nan
