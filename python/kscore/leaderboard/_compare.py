@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._interval import z_value
+from ._counts import Counts
 from ._metrics import Scores
 from ._stats import holm, p_two_sided, paired
 
@@ -94,9 +95,12 @@ def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDA
     out), the mask of present cells and each question's cluster."""
     c = sc.counts
     x = sc.x[name]
-    ok = ~np.isnan(x)
     pos = {m: i for i, m in enumerate(models)}
     row_of = np.array([pos.get(m, -1) for m in c.models], np.int64)
+    full = _full_grid(c, x, row_of, sc.cluster)
+    if full is not None:
+        return full
+    ok = ~np.isnan(x)
     r = row_of[c.model]
     ok &= r >= 0
     # Questions renumbered 0..Q-1 in order (a bincount, no sort).
@@ -113,6 +117,23 @@ def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDA
         cl = np.zeros(Q, np.int64)
         cl[q_idx] = sc.cluster[ok]
     return X, W, cl
+
+
+def _full_grid(c: Counts, x: FloatArray, row_of: IntArray, cluster: IntArray | None) -> tuple[
+        FloatArray, npt.NDArray[np.bool_], IntArray | None] | None:
+    """:func:`dense` where every model of ``c`` is compared, has every
+    question and all its estimates, the rows ordered by model then question
+    (as the engine keeps them): the grid is the rows reshaped, no scatter.
+    None otherwise."""
+    L, Q = len(c.models), len(c.questions)
+    if len(x) != L * Q or L == 0 or Q == 0 or not bool(np.all(row_of >= 0)):
+        return None
+    key = c.model * Q + c.question  # the grid's row-major order: strictly increasing 0..L*Q-1
+    if key[0] != 0 or key[-1] != L * Q - 1 or not bool(np.all(key[1:] > key[:-1])) or bool(np.isnan(x).any()):
+        return None
+    X = np.empty((L, Q))
+    X[row_of] = x.reshape(L, Q)
+    return X, np.ones((L, Q), bool), None if cluster is None else cluster[:Q].copy()
 
 
 def pairwise(sc: Scores, name: str, models: list[str], confidence: float) -> Pairwise:

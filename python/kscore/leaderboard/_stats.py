@@ -31,8 +31,9 @@ def p_two_sided(z: npt.ArrayLike) -> FloatArray:
     arr = np.asarray(z, np.float64)
     out = np.full(arr.shape, np.nan)
     flat, res = arr.ravel(), out.ravel()
-    for i in np.flatnonzero(~np.isnan(flat)):
-        res[i] = math.erfc(abs(float(flat[i])) / math.sqrt(2.0))
+    at = np.flatnonzero(~np.isnan(flat))
+    # math.erfc per value (numpy has no erfc; scipy is not a dependency).
+    res[at] = list(map(math.erfc, (np.abs(flat[at]) / math.sqrt(2.0)).tolist()))
     return res.reshape(arr.shape)
 
 
