@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._interval import z_value
+from ._blas import one_thread
 from ._counts import Counts
 from ._metrics import Scores
 from ._stats import holm, p_two_sided, paired
@@ -139,7 +140,8 @@ def _full_grid(c: Counts, x: FloatArray, row_of: IntArray, cluster: IntArray | N
 def pairwise(sc: Scores, name: str, models: list[str], confidence: float) -> Pairwise:
     """Paired comparisons of every pair of ``models`` on metric ``name``."""
     X, W, cl = dense(sc, name, models)
-    res = paired(X, W, cl)
+    with one_thread(float(X.shape[0]) ** 2 * X.shape[1]):
+        res = paired(X, W, cl)
     diff, se, n = res["diff"], res["se"], res["n"]
     z = z_value(confidence)
     with np.errstate(invalid="ignore", divide="ignore"):

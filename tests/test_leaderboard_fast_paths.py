@@ -1,0 +1,88 @@
+"""The leaderboard's shortcuts give what the general code gives: metrics
+evaluated per distinct state equal every row evaluated, the full grid of the
+pairwise comparisons equals the scatter, rows already ordered by model are
+grouped as sorting would, and the pairwise products run on one BLAS thread
+(docs/leaderboard.md, *Speed*)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kscore
+from kscore.leaderboard import Counts
+from kscore.leaderboard._blas import one_thread
+from kscore.leaderboard._compare import dense
+from kscore.leaderboard._metrics import Scores, by_model, min_max, question_estimates, scores
+from kscore.leaderboard._spec import parse_metrics
+from kscore.leaderboard._states import distinct_states, row_sums
+
+
+def grid(n_models: int, n_questions: int, n: int, categories: int, seed: int) -> Counts:
+    rng = np.random.default_rng(seed)
+    cats = rng.multinomial(n, np.full(categories, 1 / categories), size=n_models * n_questions).astype(np.int64)
+    m = np.repeat(np.arange(n_models), n_questions)
+    q = np.tile(np.arange(n_questions), n_models)
+    return Counts([f"m{i}" for i in range(n_models)], [f"q{i}" for i in range(n_questions)], m, q, cats)
+
+
+@pytest.mark.parametrize(("n", "categories"), [(10, 2), (7, 3), (3, 5), (100_000, 3)])
+def test_distinct_states_rebuild_every_row(n: int, categories: int) -> None:
+    cats = grid(5, 40, n, categories, seed=n).categories
+    st = distinct_states(cats)
+    assert np.array_equal(st.cats[st.of_row], cats)
+    assert np.array_equal(st.n, cats.sum(axis=1)) and np.array_equal(row_sums(st.cats), st.cats.sum(axis=1))
+    assert len(np.unique(st.cats, axis=0)) == len(st.cats)  # distinct
+
+
+def test_metrics_per_state_equal_every_row_evaluated() -> None:
+    counts = grid(4, 30, 6, 3, seed=1)
+    w = np.array([0.0, 0.3, 0.7])
+    metrics = parse_metrics(["pass@k,pass^k,g-pass@4_0.5,mg-pass@4,maj@k,cons@n,avg@n,auc@4,max@4,bayes@N,pass@8"],
+                            [1, 4])
+    sc = scores(counts, metrics, w, None)
+    for metric in metrics:
+        every_row = question_estimates(counts.categories, metric, w)
+        assert np.array_equal(sc.x[metric.name], every_row, equal_nan=True), metric.name
+
+
+def test_full_grid_equals_the_scatter() -> None:
+    counts = grid(6, 50, 5, 2, seed=2)
+    metrics = parse_metrics(["pass@2"], [2])
+    sc = scores(counts, metrics, np.array([0.0, 1.0]), np.arange(len(counts.model)) % 50 // 7)
+    order = ["m3", "m0", "m5", "m1", "m4", "m2"]
+    fast = dense(sc, "pass@2", order)
+    # The same rows shuffled: not the grid's order, so the scatter runs.
+    perm = np.random.default_rng(0).permutation(len(counts.model))
+    c = counts
+    shuffled = Scores(Counts(c.models, c.questions, c.model[perm], c.question[perm], c.categories[perm]),
+                      {k: v[perm] for k, v in sc.x.items()}, None if sc.cluster is None else sc.cluster[perm])
+    slow = dense(shuffled, "pass@2", order)
+    for a, b in zip(fast, slow):
+        assert a is not None and b is not None and np.array_equal(a, b)
+
+
+def test_rows_ordered_by_model_group_as_sorting_would() -> None:
+    counts = grid(5, 20, 4, 2, seed=3)
+    keep = np.ones(len(counts.model), bool)
+    keep[20:40] = False  # a model without rows
+    keep[41::3] = False  # and ragged ones
+    c = Counts(counts.models, counts.questions, counts.model[keep], counts.question[keep], counts.categories[keep])
+    perm = np.random.default_rng(1).permutation(len(c.model))
+    shuffled = Counts(c.models, c.questions, c.model[perm], c.question[perm], c.categories[perm])
+    fast, slow = by_model(c), by_model(shuffled)
+    assert [m for m, _ in fast] == [m for m, _ in slow] == [0, 2, 3, 4]
+    for (_, a), (_, b) in zip(fast, slow):
+        assert np.array_equal(a, np.sort(perm[b]))
+    n = c.categories.sum(axis=1) - (np.arange(len(c.model)) % 3)
+    lo, hi = min_max(c.model, n, 5)
+    lo2, hi2 = min_max(shuffled.model, n[perm], 5)
+    assert np.array_equal(lo, lo2) and np.array_equal(hi, hi2)
+
+
+def test_pairwise_products_run_on_one_blas_thread() -> None:
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    with one_thread(1e12):
+        assert all(x["num_threads"] == 1 for x in threadpoolctl.threadpool_info() if x["user_api"] == "blas")
+    board = kscore.leaderboard(grid(20, 2000, 4, 2, seed=4), metrics="pass@1")
+    assert board.pairs is not None and board.pairs.sigma.shape == (20, 20)
