@@ -11,6 +11,7 @@ import pytest
 
 import kscore
 from kscore.leaderboard import Counts
+from kscore.leaderboard._aggregate import order_cells
 from kscore.leaderboard._blas import one_thread
 from kscore.leaderboard._compare import dense
 from kscore.leaderboard._metrics import Scores, by_model, min_max, question_estimates, scores
@@ -86,3 +87,26 @@ def test_pairwise_products_run_on_one_blas_thread() -> None:
         assert all(x["num_threads"] == 1 for x in threadpoolctl.threadpool_info() if x["user_api"] == "blas")
     board = kscore.leaderboard(grid(20, 2000, 4, 2, seed=4), metrics="pass@1")
     assert board.pairs is not None and board.pairs.sigma.shape == (20, 20)
+
+
+@pytest.mark.parametrize("shape", ["grid", "ragged", "repeated"])
+def test_cells_ordered_by_placing_equal_the_sort(shape: str) -> None:
+    rng = np.random.default_rng(5)
+    L, Q = 7, 30
+    m = np.repeat(np.arange(L), Q)
+    q = np.tile(np.arange(Q), L)
+    if shape == "ragged":
+        keep = rng.random(L * Q) < 0.8
+        m, q = m[keep], q[keep]
+    if shape == "repeated":  # a key twice, one missing: as many cells as the grid, not the grid
+        q = q.copy()
+        q[5] = q[4]
+    perm = rng.permutation(len(m))
+    m, q = m[perm], q[perm]
+    cols = [rng.integers(0, 9, len(m)), rng.integers(-1, 3, len(m))]
+    got_m, got_q, got = order_cells(m, q, Q, cols)
+    order = np.lexsort((q, m))
+    assert np.array_equal(got_m, m[order]) and np.array_equal(got_q, q[order])
+    if shape != "repeated":  # (repeated keys: which of the two comes first is not defined)
+        for a, b in zip(got, cols):
+            assert np.array_equal(a, b[order])

@@ -246,6 +246,38 @@ def codes(table: Any, name: str) -> tuple[list[str], IntArray]:
     return [str(x) for x in names], out
 
 
+def order_cells(m: IntArray, q: IntArray, n_questions: int, columns: list[IntArray]) -> tuple[
+        IntArray, IntArray, list[IntArray]]:
+    """``m``, ``q`` and each of ``columns`` (values per cell; the first one
+    non-negative) reordered by model, then question.
+
+    Random access is what costs here (a gather through a random permutation
+    of a million cells is ten times a sequential pass), so each column moves
+    once: where every model has every question, each value is written at its
+    key ``m * Q + q`` and the ordered ``m``, ``q`` are written out
+    sequentially (a hole left in the first column means repeated keys: then
+    the general way); else the ordered keys and the permutation come from
+    one scatter over the key space (a sort where that is much larger)."""
+    Q = max(n_questions, 1)
+    N = len(m)
+    L = int(m.max()) + 1 if N else 0
+    key = m * Q + q
+    if N and N == L * Q:
+        placed = []
+        for i, col in enumerate(columns):
+            out = np.full(N, -1, np.int64) if i == 0 else np.empty(N, np.int64)
+            out[key] = col
+            if i == 0 and int(out.min()) < 0:
+                break
+            placed.append(out)
+        else:
+            return np.repeat(np.arange(L, dtype=np.int64), Q), np.tile(np.arange(Q, dtype=np.int64), L), placed
+    order = by_model_question(m, q, n_questions)
+    keys = key[order]
+    m_sorted = keys // Q
+    return m_sorted, keys - m_sorted * Q, [col[order] for col in columns]
+
+
 def by_model_question(m: IntArray, q: IntArray, n_questions: int) -> IntArray:
     """The permutation ordering unique (model, question) code pairs by model,
     then question: a scatter when the grid is not much larger than the cells,
@@ -258,7 +290,9 @@ def by_model_question(m: IntArray, q: IntArray, n_questions: int) -> IntArray:
         slot = np.full(size, -1, np.int64)
         slot[key] = np.arange(len(key))
         out: IntArray = slot[slot >= 0]
-        return out
+        if len(out) == len(key):
+            return out
+        # A repeated key (not from a GROUP BY): the scatter kept one of them.
     return np.argsort(key, kind="stable")
 
 
@@ -273,33 +307,35 @@ def aggregate(source: Source, r: RowSql) -> Cells:
         return aggregate(source, replace(r, proven=None))
     models, m = codes(table, "m")
     questions, q = codes(table, "q")
-    cats = np.empty((len(m), r.categories), np.int64)
-    for j in range(r.categories):
-        cats[:, j] = int_column(table, f"c_{j}")
+    cats = [int_column(table, f"c_{j}") for j in range(r.categories)]
     bad = int_column(table, "bad") if "bad" in columns else None
-    dup = int_column(table, "dup") if "dup" in columns and not lean else np.zeros(len(m), np.int64)
+    dup = int_column(table, "dup") if "dup" in columns and not lean else None
     xs = [codes(table, f"x{i}") for i in range(len(r.extra))]
+    ids_missing = table.column("m").null_count + table.column("q").null_count > 0
     del table
-    exact = bool((dup < 0).any())
-    ids_ok = (m >= 0) & (q >= 0)
+    exact = dup is not None and bool((dup < 0).any())
     no_id = 0
-    if not ids_ok.all():
-        no_id = int(cats[~ids_ok].sum() + (bad[~ids_ok].sum() if bad is not None else 0))
+    if ids_missing:
+        ids_ok = (m >= 0) & (q >= 0)
+        no_id = int(sum(int(c[~ids_ok].sum()) for c in cats) + (bad[~ids_ok].sum() if bad is not None else 0))
         models, m = drop_unused(models, m, ids_ok)
         questions, q = drop_unused(questions, q, ids_ok)
-        cats, dup = cats[ids_ok], dup[ids_ok]
+        cats = [c[ids_ok] for c in cats]
+        dup = dup[ids_ok] if dup is not None else None
         bad = bad[ids_ok] if bad is not None else None
         xs = [(names, x[ids_ok]) for names, x in xs]
     if len(m) == 0 and no_id == 0:
         raise LeaderboardError(f"no results in {source.label} (no data rows)")
-    duplicates = int(dup[dup > 0].sum())
+    duplicates = int(dup[dup > 0].sum()) if dup is not None else 0
     if exact:
         duplicates += _exact_duplicates(source, r)
-    order = by_model_question(m, q, len(questions))
-    m, q = m[order], q[order]
-    cats = cats[order]
-    attributes = question_attributes(q, len(questions), [(names, x[order]) for names, x in xs], r.extra)
-    return Cells(Counts(models, questions, m, q, cats, attributes), r, no_id,
+    m, q, placed = order_cells(m, q, len(questions), cats + [x for _, x in xs])
+    categories = np.empty((len(m), r.categories), np.int64, order="F")  # columns contiguous (docs/leaderboard.md)
+    for j in range(r.categories):
+        categories[:, j] = placed[j]
+    xs = [(names, x) for (names, _), x in zip(xs, placed[r.categories:])]
+    attributes = question_attributes(q, len(questions), xs, r.extra)
+    return Cells(Counts(models, questions, m, q, categories, attributes), r, no_id,
                  int(bad.sum()) if bad is not None else 0, duplicates)
 
 
@@ -340,6 +376,11 @@ def _exact_duplicates(source: Source, r: RowSql) -> int:
     return int(int_column(run_checked(source, sql, filename=source.multi), "d").sum())
 
 
+#: Rows per Arrow batch of a result: few chunks (DuckDB's default is 131 072
+#: rows in 2.0), so that the columns are read from their buffers without copies.
+_BATCH = 1 << 22
+
+
 def run_checked(source: Source, sql: str, filename: bool = False, row_number: bool = False) -> Any:
     """The query's result as a pyarrow Table; DuckDB errors as one line naming the source."""
     import duckdb
@@ -349,7 +390,7 @@ def run_checked(source: Source, sql: str, filename: bool = False, row_number: bo
     try:
         rel = source.run(sql, filename, row_number)
         fetch = getattr(rel, "to_arrow_table", None) or rel.fetch_arrow_table  # duckdb >= 1.4 / older
-        return fetch()
+        return fetch(_BATCH)
     except duckdb.Error as exc:
         if "conversion" in str(exc).lower() and source.kind in ("csv", "tsv"):
             raise  # the caller reads the columns as text and retries

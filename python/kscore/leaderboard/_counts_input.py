@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from ._aggregate import (
-    by_model_question,
     codes,
     drop_unused,
     extra_columns,
     int_column,
+    order_cells,
     question_attributes,
     run_checked,
 )
@@ -59,15 +59,18 @@ def read_counts_table(source: Source, columns: list[str], names: ColumnNames, n_
                     f"{', c_0..c_C summing to n' if graded else ''}) (skipped)")
     models, m = codes(table, "m")
     questions, q = codes(table, "q")
-    cat = np.stack([int_column(table, f"c_{j}") for j in range(len(cats))], axis=1)
+    cat = [int_column(table, f"c_{j}") for j in range(len(cats))]
     xs = [codes(table, f"x{i}") for i in range(len(extra))]
-    have = (cat.sum(axis=1) > 0) & (m >= 0) & (q >= 0)
+    have = (sum(cat[1:], cat[0]) > 0) & (m >= 0) & (q >= 0)
     if not have.all():
         models, m = drop_unused(models, m, have)
         questions, q = drop_unused(questions, q, have)
-        cat = cat[have]
+        cat = [c[have] for c in cat]
         xs = [(names, x[have]) for names, x in xs]
-    order = by_model_question(m, q, len(questions))
-    m, q = m[order], q[order]
-    attributes = question_attributes(q, len(questions), [(names, x[order]) for names, x in xs], extra)
-    return Counts(models, questions, m, q, np.ascontiguousarray(cat[order]), attributes)
+    m, q, placed = order_cells(m, q, len(questions), cat + [x for _, x in xs])
+    categories = np.empty((len(m), len(cat)), np.int64, order="F")  # columns contiguous, as _aggregate.py's
+    for j in range(len(cat)):
+        categories[:, j] = placed[j]
+    xs = [(names, x) for (names, _), x in zip(xs, placed[len(cat):])]
+    attributes = question_attributes(q, len(questions), xs, extra)
+    return Counts(models, questions, m, q, categories, attributes)
