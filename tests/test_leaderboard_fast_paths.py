@@ -17,6 +17,7 @@ from kscore.leaderboard._compare import dense
 from kscore.leaderboard._metrics import Scores, by_model, min_max, question_estimates, scores
 from kscore.leaderboard._spec import parse_metrics
 from kscore.leaderboard._states import distinct_states, row_sums
+from kscore.leaderboard._stats import group_se, group_se_tabled
 
 
 def grid(n_models: int, n_questions: int, n: int, categories: int, seed: int) -> Counts:
@@ -110,3 +111,20 @@ def test_cells_ordered_by_placing_equal_the_sort(shape: str) -> None:
     if shape != "repeated":  # (repeated keys: which of the two comes first is not defined)
         for a, b in zip(got, cols):
             assert np.array_equal(a, b[order])
+
+
+def test_tabled_interval_equals_group_se() -> None:
+    rng = np.random.default_rng(6)
+    values = rng.random(9)
+    values[3] = np.nan  # a state short of the budget: its models get NaN
+    group = np.sort(rng.integers(0, 12, 5000))
+    which = rng.integers(0, 9, 5000)
+    which[group == 4] = np.where(which[group == 4] == 3, 0, which[group == 4])  # model 4: no NaN
+    x = values[which]
+    cnt = np.bincount(group, minlength=12)
+    mean, se = group_se_tabled(x, values, group * 9 + which, group, cnt)
+    for g in range(12):
+        rows = group == g
+        if not np.isnan(x[rows]).any():
+            want_mean, want_se, _ = group_se(x[rows], np.zeros(rows.sum(), np.int64), 1, None)
+            assert mean[g] == want_mean[0] and se[g] == want_se[0]

@@ -16,7 +16,7 @@ classic estimate, ``mean=True``). Its interval is either
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,7 +28,7 @@ from ._counts import Counts
 from ._issues import Issues
 from ._spec import Metric
 from ._states import States, distinct_states, row_sums
-from ._stats import group_se
+from ._stats import group_se, group_se_tabled
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -211,6 +211,8 @@ class Scores:
     x: dict[str, FloatArray]
     cluster: IntArray | None
     states: States | None = None
+    #: Each metric's estimate per distinct state (``x[name]`` is it gathered to the rows).
+    per_state: dict[str, FloatArray] = field(default_factory=dict)
 
     def subset(self, rows: npt.NDArray[np.bool_]) -> Scores:
         """The same scores restricted to some rows (a ``--by`` group)."""
@@ -218,7 +220,7 @@ class Scores:
         sub = Counts(c.models, c.questions, c.model[rows], c.question[rows], c.categories[rows], c.attributes)
         cl = None if self.cluster is None else self.cluster[rows]
         st = None if self.states is None else self.states.subset(rows)
-        return Scores(sub, {k: v[rows] for k, v in self.x.items()}, cl, st)
+        return Scores(sub, {k: v[rows] for k, v in self.x.items()}, cl, st, self.per_state if st is not None else {})
 
 
 def scores(counts: Counts, metrics: list[Metric], w: FloatArray, cluster: IntArray | None,
@@ -227,8 +229,8 @@ def scores(counts: Counts, metrics: list[Metric], w: FloatArray, cluster: IntArr
     per metric for the whole board, on its distinct states (``states``: those
     of ``counts.categories``, if known)."""
     st = states if states is not None else distinct_states(counts.categories)
-    x = {m.name: question_estimates(st.cats, m, w)[st.of_row] for m in metrics}
-    return Scores(counts, x, cluster, st)
+    per_state = {m.name: question_estimates(st.cats, m, w) for m in metrics}
+    return Scores(counts, {k: v[st.of_row] for k, v in per_state.items()}, cluster, st, per_state)
 
 
 def min_max(m: IntArray, n: IntArray, L: int) -> tuple[IntArray, IntArray]:
@@ -261,6 +263,10 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     n_min, n_max = min_max(m, st.n, L)
     reward = ((st.cats @ w) / row_sums(st.cats))[st.of_row]  # each row's mean reward per sample
     acc = np.bincount(m, weights=reward, minlength=L) / np.maximum(q_count, 1)
+    S = len(st.cats)
+    # Each row's (model, state): the interval over questions from a small table (_stats.group_se_tabled).
+    tabled = interval == "questions" and sc.cluster is None and L * S <= 4 * len(m) + (1 << 16)
+    cell = m * S + st.of_row if tabled else None
     rows = {int(i): ModelRow(counts.models[i], int(q_count[i]), int(n_min[i]), int(n_max[i]), float(acc[i]), {})
             for i in models}
     groups = by_model(counts) if interval == "posterior" else []
@@ -268,11 +274,12 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     na: dict[str, list[str]] = {}
     for metric in metrics:
         x = sc.x[metric.name]
-        nan = np.isnan(x)  # rows with fewer samples than the metric's budget
-        some_nan = bool(nan.any())
+        f = sc.per_state.get(metric.name)
+        # NaN: rows with fewer samples than the metric's budget.
+        some_nan = bool(np.isnan(f).any()) if f is not None else bool(np.isnan(x).any())
         bad = np.zeros(L, bool)
         if some_nan:
-            bad[m[nan]] = True
+            bad[m[np.isnan(x)]] = True
         lo_b, hi_b = bounds_of(metric, w)
         for j in np.flatnonzero(bad & present):
             rows[int(j)].values[metric.name] = None
@@ -280,7 +287,9 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             na.setdefault(f"{metric.name} needs at least {metric.budget} samples per question; some have {short}",
                           []).append(counts.models[j])
         if interval == "questions":
-            if some_nan:
+            if cell is not None and f is not None:  # (a model with NaN rows gets NaN; it is not shown)
+                mean, se = group_se_tabled(x, f, cell, m, q_count)
+            elif some_nan:
                 ok = ~bad[m]
                 mean, se, _ = group_se(x[ok], m[ok], L, None if sc.cluster is None else sc.cluster[ok])
             else:

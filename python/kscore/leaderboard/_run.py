@@ -29,7 +29,7 @@ from ._rank import rank, scored_models, sort_rows
 from ._result import Leaderboard
 from ._source import Source, open_source
 from ._spec import Metric, default_ks, parse_ks, parse_metrics, resolve_sort
-from ._states import distinct_states
+from ._states import distinct_states, row_sums
 from ._wide import read_wide
 
 
@@ -211,7 +211,8 @@ def leaderboard(
         label = os.fspath(source)
     states = distinct_states(counts.categories)
     n = states.n
-    ks = ks_given if ks_given is not None else default_ks(int(n[n > 0].min()))
+    n_state = row_sums(states.cats)  # (the fewest samples of a row: over the few distinct states)
+    ks = ks_given if ks_given is not None else default_ks(int(n_state[n_state > 0].min()))
     specs = [metrics] if isinstance(metrics, str) else metrics
     chosen = parse_metrics(specs, ks)
     sort_by = resolve_sort(sort, chosen)
