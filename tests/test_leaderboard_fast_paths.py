@@ -14,9 +14,9 @@ from kscore.leaderboard import Counts
 from kscore.leaderboard._aggregate import order_cells
 from kscore.leaderboard._blas import one_thread
 from kscore.leaderboard._compare import dense
-from kscore.leaderboard._metrics import Scores, by_model, min_max, question_estimates, scores
+from kscore.leaderboard._metrics import Scores, by_model, question_estimates, scores
 from kscore.leaderboard._spec import parse_metrics
-from kscore.leaderboard._states import distinct_states, row_sums
+from kscore.leaderboard._states import distinct_states, min_max, per_model, row_sums
 from kscore.leaderboard._stats import group_se, group_se_tabled
 
 
@@ -128,3 +128,18 @@ def test_tabled_interval_equals_group_se() -> None:
         if not np.isnan(x[rows]).any():
             want_mean, want_se, _ = group_se(x[rows], np.zeros(rows.sum(), np.int64), 1, None)
             assert mean[g] == want_mean[0] and se[g] == want_se[0]
+
+
+@pytest.mark.parametrize("n_models", [6, 200_000])  # the (model, state) table, and the rows (a table too large)
+def test_per_model_from_the_state_table_equals_the_rows(n_models: int) -> None:
+    rng = np.random.default_rng(7)
+    m = np.sort(rng.choice([0, 1, 2, 4, 5, n_models - 1], 3000))  # model 3: no rows
+    cats = np.stack([rng.integers(0, 4, 3000), rng.integers(0, 5, 3000), rng.integers(1, 3, 3000)], axis=1)
+    st = distinct_states(cats)
+    pm = per_model(st, m, n_models)
+    assert (pm.cell is None) == (n_models > 6)
+    n = cats.sum(axis=1)
+    lo, hi = min_max(m, n, n_models)
+    assert np.array_equal(pm.count, np.bincount(m, minlength=n_models))
+    assert np.array_equal(pm.n_min, lo) and np.array_equal(pm.n_max, hi) and pm.samples == int(n.sum())
+    assert pm.n_min[3] == pm.n_max[3] == 0

@@ -98,7 +98,9 @@ def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDA
     x = sc.x[name]
     pos = {m: i for i, m in enumerate(models)}
     row_of = np.array([pos.get(m, -1) for m in c.models], np.int64)
-    full = _full_grid(c, x, row_of, sc.cluster)
+    f = sc.per_state.get(name)
+    some_nan = bool(np.isnan(f).any()) if f is not None else bool(np.isnan(x).any())
+    full = None if some_nan else _full_grid(c, x, row_of, sc.cluster)
     if full is not None:
         return full
     ok = ~np.isnan(x)
@@ -122,15 +124,15 @@ def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDA
 
 def _full_grid(c: Counts, x: FloatArray, row_of: IntArray, cluster: IntArray | None) -> tuple[
         FloatArray, npt.NDArray[np.bool_], IntArray | None] | None:
-    """:func:`dense` where every model of ``c`` is compared, has every
-    question and all its estimates, the rows ordered by model then question
-    (as the engine keeps them): the grid is the rows reshaped, no scatter.
-    None otherwise."""
+    """:func:`dense` where every model of ``c`` is compared and has every
+    question (all its estimates known), the rows ordered by model then
+    question (as the engine keeps them): the grid is the rows reshaped, no
+    scatter. None otherwise."""
     L, Q = len(c.models), len(c.questions)
     if len(x) != L * Q or L == 0 or Q == 0 or not bool(np.all(row_of >= 0)):
         return None
-    key = c.model * Q + c.question  # the grid's row-major order: strictly increasing 0..L*Q-1
-    if key[0] != 0 or key[-1] != L * Q - 1 or not bool(np.all(key[1:] > key[:-1])) or bool(np.isnan(x).any()):
+    if not (bool((c.model.reshape(L, Q) == np.arange(L)[:, None]).all())
+            and bool((c.question.reshape(L, Q) == np.arange(Q)).all())):
         return None
     X = np.empty((L, Q))
     X[row_of] = x.reshape(L, Q)

@@ -27,7 +27,7 @@ from .._interval import normal_ci, z_value
 from ._counts import Counts
 from ._issues import Issues
 from ._spec import Metric
-from ._states import States, distinct_states, row_sums
+from ._states import PerModel, States, distinct_states, per_model, row_sums
 from ._stats import group_se, group_se_tabled
 
 FloatArray = npt.NDArray[np.float64]
@@ -213,6 +213,15 @@ class Scores:
     states: States | None = None
     #: Each metric's estimate per distinct state (``x[name]`` is it gathered to the rows).
     per_state: dict[str, FloatArray] = field(default_factory=dict)
+    _models: PerModel | None = field(default=None, repr=False)
+
+    def per_model(self) -> PerModel:
+        """The models' rows summed up (_states.per_model), once."""
+        if self._models is None:
+            st = self.states if self.states is not None else distinct_states(self.counts.categories)
+            self.states = st
+            self._models = per_model(st, self.counts.model, len(self.counts.models))
+        return self._models
 
     def subset(self, rows: npt.NDArray[np.bool_]) -> Scores:
         """The same scores restricted to some rows (a ``--by`` group)."""
@@ -233,40 +242,23 @@ def scores(counts: Counts, metrics: list[Metric], w: FloatArray, cluster: IntArr
     return Scores(counts, {k: v[st.of_row] for k, v in per_state.items()}, cluster, st, per_state)
 
 
-def min_max(m: IntArray, n: IntArray, L: int) -> tuple[IntArray, IntArray]:
-    """Per model, the fewest and most samples of its questions."""
-    if bool(np.all(m[1:] >= m[:-1])):  # ordered by model, as the engine keeps them
-        ms, ns = m, n
-    else:
-        order = np.argsort(m, kind="stable")
-        ms, ns = m[order], n[order]
-    starts = np.flatnonzero(np.r_[True, ms[1:] != ms[:-1]]) if len(ms) else np.zeros(0, np.int64)
-    lo = np.zeros(L, np.int64)
-    hi = np.zeros(L, np.int64)
-    if len(ms):
-        lo[ms[starts]] = np.minimum.reduceat(ns, starts)
-        hi[ms[starts]] = np.maximum.reduceat(ns, starts)
-    return lo, hi
-
-
 def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float, interval: str,
             issues: Issues | None = None) -> list[ModelRow]:
     """Every model's row: estimates and intervals of every metric, all models
     at once for the ``questions`` interval (per model for ``posterior``)."""
     counts = sc.counts
-    st = sc.states if sc.states is not None else distinct_states(counts.categories)
+    pm = sc.per_model()
+    st = sc.states
+    assert st is not None
     L = len(counts.models)
     m = counts.model
-    q_count = np.bincount(m, minlength=L)
+    q_count, n_min, n_max = pm.count, pm.n_min, pm.n_max
     present = q_count > 0
     models = np.flatnonzero(present)
-    n_min, n_max = min_max(m, st.n, L)
     reward = ((st.cats @ w) / row_sums(st.cats))[st.of_row]  # each row's mean reward per sample
     acc = np.bincount(m, weights=reward, minlength=L) / np.maximum(q_count, 1)
-    S = len(st.cats)
     # Each row's (model, state): the interval over questions from a small table (_stats.group_se_tabled).
-    tabled = interval == "questions" and sc.cluster is None and L * S <= 4 * len(m) + (1 << 16)
-    cell = m * S + st.of_row if tabled else None
+    cell = pm.cell if interval == "questions" and sc.cluster is None else None
     rows = {int(i): ModelRow(counts.models[i], int(q_count[i]), int(n_min[i]), int(n_max[i]), float(acc[i]), {})
             for i in models}
     groups = by_model(counts) if interval == "posterior" else []

@@ -23,13 +23,13 @@ from ._dask import LABEL as DASK_LABEL
 from ._dask import is_dask_collection, leaderboard_counts
 from ._diagnose import diagnose
 from ._issues import Issues, LeaderboardError
-from ._metrics import INTERVALS, Scores, compute, min_max, scores
+from ._metrics import INTERVALS, Scores, compute, scores
 from ._progress import Progress
 from ._rank import rank, scored_models, sort_rows
 from ._result import Leaderboard
 from ._source import Source, open_source
 from ._spec import Metric, default_ks, parse_ks, parse_metrics, resolve_sort
-from ._states import distinct_states, row_sums
+from ._states import PerModel, distinct_states, row_sums
 from ._wide import read_wide
 
 
@@ -115,13 +115,12 @@ _ID_NAMES = {"model", "model_name", "system", "model_id", "modelname", "question
              "problem_id", "task_id", "id", "prompt_id", "qid", "task"}
 
 
-def _coverage(counts: Counts, n: npt.NDArray[np.int64], issues: Issues) -> None:
+def _coverage(counts: Counts, pm: PerModel, issues: Issues) -> None:
     """Warn about models missing questions; note ragged sample counts
-    (``n``: the samples of each row of ``counts``)."""
+    (``pm``: the models' rows summed up)."""
     q_seen = np.bincount(counts.question, minlength=len(counts.questions)) > 0
     n_q = int(q_seen.sum())
-    per_model = np.bincount(counts.model, minlength=len(counts.models))
-    lo, hi = min_max(counts.model, n, len(counts.models))
+    per_model, lo, hi = pm.count, pm.n_min, pm.n_max
     missing: list[str] = []
     for m in np.flatnonzero(per_model):
         name = counts.models[int(m)]
@@ -210,15 +209,14 @@ def leaderboard(
     if isinstance(source, (str, os.PathLike)) and Path(os.fspath(source)).is_file():
         label = os.fspath(source)
     states = distinct_states(counts.categories)
-    n = states.n
     n_state = row_sums(states.cats)  # (the fewest samples of a row: over the few distinct states)
     ks = ks_given if ks_given is not None else default_ks(int(n_state[n_state > 0].min()))
     specs = [metrics] if isinstance(metrics, str) else metrics
     chosen = parse_metrics(specs, ks)
     sort_by = resolve_sort(sort, chosen)
-    _coverage(counts, n, issues)
     row_cluster = None if cluster is None else _codes(counts.attributes[cluster], counts.question)
     sc = scores(counts, chosen, w, row_cluster, states)
+    _coverage(counts, sc.per_model(), issues)
     board = _board(sc, chosen, sort_by, w, confidence, interval, adjust, issues, label)
     if not board.rows:
         raise LeaderboardError(f"no model in {label} has valid results")
@@ -259,8 +257,7 @@ def _board(sc: Scores, chosen: list[Metric], sort_by: Metric, w: npt.NDArray[np.
     pw = pairwise(sc, sort_by.name, scored_models(rows, sort_by), confidence)
     rank(rows, pw, adjust)
     n_q = int((np.bincount(counts.question, minlength=len(counts.questions)) > 0).sum())
-    n = sc.states.n if sc.states is not None else counts.n
-    return Leaderboard(rows, chosen, sort_by, confidence, label, n_q, int(n.sum()), [float(x) for x in w],
+    return Leaderboard(rows, chosen, sort_by, confidence, label, n_q, sc.per_model().samples, [float(x) for x in w],
                        counts, interval=interval, adjust=adjust, pairs=pw, scores=sc)
 
 

@@ -51,11 +51,12 @@ def distinct_states(cats: IntArray) -> States:
     radix = int(n.max()) + 1
     size = radix**width
     if size <= 4 * len(n) + (1 << 16):
-        key = n.copy()
+        key = cats[:, 0] * radix
+        key += n
         scale = radix
-        for j in range(width - 1):
-            key += cats[:, j] * scale
+        for j in range(1, width - 1):
             scale *= radix
+            key += cats[:, j] * scale
         seen = np.zeros(size, bool)
         seen[key] = True
         slot = np.cumsum(seen) - 1
@@ -71,3 +72,51 @@ def distinct_states(cats: IntArray) -> States:
         return States(uniq, of_row, n)
     rows, inverse = np.unique(cats, axis=0, return_inverse=True)
     return States(rows.astype(np.int64, copy=False), inverse.ravel().astype(np.int64, copy=False), n)
+
+
+@dataclass(frozen=True)
+class PerModel:
+    """Each model's rows summed up: ``count`` rows (its questions), the
+    fewest and most samples of a row (0 for a model without rows), all
+    ``samples``, and ``cell``, each row's ``model * S + state`` (None where
+    that (model, state) table would be large: then these came from the rows)."""
+
+    count: IntArray
+    n_min: IntArray
+    n_max: IntArray
+    samples: int
+    cell: IntArray | None
+
+
+def per_model(st: States, m: IntArray, n_models: int) -> PerModel:
+    """:class:`PerModel` of rows with model codes ``m``: one count of the
+    rows per (model, state), the rest from that small table."""
+    S = len(st.cats)
+    if S and n_models * S <= 4 * len(m) + (1 << 16):
+        cell: IntArray = m * S + st.of_row
+        table = np.bincount(cell, minlength=n_models * S).reshape(n_models, S)
+        n_s = row_sums(st.cats)
+        has = table > 0
+        count: IntArray = table.sum(axis=1)
+        n_min: IntArray = np.where(has, n_s, np.iinfo(np.int64).max).min(axis=1)
+        n_max: IntArray = np.where(has, n_s, 0).max(axis=1)
+        n_min[count == 0] = 0
+        return PerModel(count, n_min, n_max, int(table.sum(axis=0) @ n_s), cell)
+    lo, hi = min_max(m, st.n, n_models)
+    return PerModel(np.bincount(m, minlength=n_models), lo, hi, int(st.n.sum()), None)
+
+
+def min_max(m: IntArray, n: IntArray, L: int) -> tuple[IntArray, IntArray]:
+    """Per model, the fewest and most samples of its rows, from the rows."""
+    if bool(np.all(m[1:] >= m[:-1])):  # ordered by model, as the engine keeps them
+        ms, ns = m, n
+    else:
+        order = np.argsort(m, kind="stable")
+        ms, ns = m[order], n[order]
+    starts = np.flatnonzero(np.r_[True, ms[1:] != ms[:-1]]) if len(ms) else np.zeros(0, np.int64)
+    lo = np.zeros(L, np.int64)
+    hi = np.zeros(L, np.int64)
+    if len(ms):
+        lo[ms[starts]] = np.minimum.reduceat(ns, starts)
+        hi[ms[starts]] = np.maximum.reduceat(ns, starts)
+    return lo, hi
