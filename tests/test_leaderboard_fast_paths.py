@@ -17,7 +17,7 @@ from kscore.leaderboard._compare import dense
 from kscore.leaderboard._metrics import Scores, by_model, question_estimates, scores
 from kscore.leaderboard._spec import parse_metrics
 from kscore.leaderboard._states import distinct_states, min_max, per_model, row_sums
-from kscore.leaderboard._stats import group_se, group_se_tabled
+from kscore.leaderboard._stats import grid_se, group_se, group_se_tabled
 
 
 def grid(n_models: int, n_questions: int, n: int, categories: int, seed: int) -> Counts:
@@ -136,10 +136,26 @@ def test_per_model_from_the_state_table_equals_the_rows(n_models: int) -> None:
     m = np.sort(rng.choice([0, 1, 2, 4, 5, n_models - 1], 3000))  # model 3: no rows
     cats = np.stack([rng.integers(0, 4, 3000), rng.integers(0, 5, 3000), rng.integers(1, 3, 3000)], axis=1)
     st = distinct_states(cats)
-    pm = per_model(st, m, n_models)
+    pm = per_model(st, m, np.arange(3000) % 7, n_models, 7)
     assert (pm.cell is None) == (n_models > 6)
     n = cats.sum(axis=1)
     lo, hi = min_max(m, n, n_models)
     assert np.array_equal(pm.count, np.bincount(m, minlength=n_models))
     assert np.array_equal(pm.n_min, lo) and np.array_equal(pm.n_max, hi) and pm.samples == int(n.sum())
     assert pm.n_min[3] == pm.n_max[3] == 0
+
+
+@pytest.mark.parametrize("n_models", [2, 3, 50])
+def test_grid_column_sums_equal_bincount(n_models: int) -> None:
+    rng = np.random.default_rng(n_models)
+    Q, values = 997, rng.random(13) * 3 - 1
+    values[5] = np.nan
+    which = rng.integers(0, 13, (n_models, Q))
+    which[0] = np.where(which[0] == 5, 4, which[0])  # model 0: no NaN
+    m = np.repeat(np.arange(n_models), Q)
+    cnt = np.full(n_models, Q)
+    want = group_se_tabled(values[which.ravel()], values, m * 13 + which.ravel(), m, cnt)
+    states_t = np.ascontiguousarray(which.T)
+    got = grid_se(values, states_t, states_t + np.arange(n_models) * 13, cnt)
+    for a, b in zip(got, want):
+        assert np.array_equal(a, b, equal_nan=True)

@@ -15,7 +15,7 @@ classic estimate, ``mean=True``). Its interval is either
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +28,7 @@ from ._counts import Counts
 from ._issues import Issues
 from ._spec import Metric
 from ._states import PerModel, States, distinct_states, per_model, row_sums
-from ._stats import group_se, group_se_tabled
+from ._stats import grid_se, group_se, group_se_tabled
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -208,7 +208,7 @@ class Scores:
     the rows' distinct states (None: found when needed)."""
 
     counts: Counts
-    x: dict[str, FloatArray]
+    x: Mapping[str, FloatArray]
     cluster: IntArray | None
     states: States | None = None
     #: Each metric's estimate per distinct state (``x[name]`` is it gathered to the rows).
@@ -220,7 +220,8 @@ class Scores:
         if self._models is None:
             st = self.states if self.states is not None else distinct_states(self.counts.categories)
             self.states = st
-            self._models = per_model(st, self.counts.model, len(self.counts.models))
+            c = self.counts
+            self._models = per_model(st, c.model, c.question, len(c.models), len(c.questions))
         return self._models
 
     def subset(self, rows: npt.NDArray[np.bool_]) -> Scores:
@@ -239,7 +240,51 @@ def scores(counts: Counts, metrics: list[Metric], w: FloatArray, cluster: IntArr
     of ``counts.categories``, if known)."""
     st = states if states is not None else distinct_states(counts.categories)
     per_state = {m.name: question_estimates(st.cats, m, w) for m in metrics}
-    return Scores(counts, {k: v[st.of_row] for k, v in per_state.items()}, cluster, st, per_state)
+    return Scores(counts, Gathered(per_state, st.of_row), cluster, st, per_state)
+
+
+class Gathered(Mapping[str, FloatArray]):
+    """Each metric's estimate on every row, gathered from its per-state
+    values on first use (the board's intervals need none of them; the
+    pairwise comparisons the sorted metric's)."""
+
+    def __init__(self, per_state: dict[str, FloatArray], of_row: IntArray) -> None:
+        self._per_state = per_state
+        self._of_row = of_row
+        self._done: dict[str, FloatArray] = {}
+
+    def __getitem__(self, name: str) -> FloatArray:
+        if name not in self._done:
+            self._done[name] = self._per_state[name][self._of_row]
+        return self._done[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._per_state)
+
+    def __len__(self) -> int:
+        return len(self._per_state)
+
+
+def _over_questions(sc: Scores, name: str, cells_t: IntArray | None, bad: npt.NDArray[np.bool_] | None) -> tuple[
+        FloatArray, FloatArray]:
+    """Each model's mean of its per-question estimates and the standard error
+    of that mean over questions (_stats.py), the same numbers by the
+    cheapest way the board allows: column sums of the questions x models
+    grid, a (model, state) table, or every row (``cells_t``: the grid's
+    (model, state) cells; ``bad``: models with rows short of the budget, left
+    out; the first two give them NaN, which is not shown)."""
+    pm, f, m = sc.per_model(), sc.per_state.get(name), sc.counts.model
+    if f is not None and cells_t is not None and pm.grid_t is not None:
+        return grid_se(f, pm.grid_t, cells_t, pm.count)
+    if f is not None and sc.cluster is None and pm.cell is not None:
+        return group_se_tabled(sc.x[name], f, pm.cell, m, pm.count)
+    x, L = sc.x[name], len(sc.counts.models)
+    if bad is not None:
+        ok = ~bad[m]
+        mean, se, _ = group_se(x[ok], m[ok], L, None if sc.cluster is None else sc.cluster[ok])
+    else:
+        mean, se, _ = group_se(x, m, L, sc.cluster)
+    return mean, se
 
 
 def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float, interval: str,
@@ -255,23 +300,24 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     q_count, n_min, n_max = pm.count, pm.n_min, pm.n_max
     present = q_count > 0
     models = np.flatnonzero(present)
-    reward = ((st.cats @ w) / row_sums(st.cats))[st.of_row]  # each row's mean reward per sample
-    acc = np.bincount(m, weights=reward, minlength=L) / np.maximum(q_count, 1)
-    # Each row's (model, state): the interval over questions from a small table (_stats.group_se_tabled).
-    cell = pm.cell if interval == "questions" and sc.cluster is None else None
+    reward = (st.cats @ w) / row_sums(st.cats)  # each state's mean reward per sample
+    if pm.grid_t is not None:  # every model on every question: sums over questions are column sums
+        acc = (reward[pm.grid_t].sum(axis=0) + 0.0) / np.maximum(q_count, 1)
+    else:
+        acc = np.bincount(m, weights=reward[st.of_row], minlength=L) / np.maximum(q_count, 1)
+    cells_t = pm.grid_t + np.arange(L) * len(st.cats) if pm.grid_t is not None and sc.cluster is None else None
     rows = {int(i): ModelRow(counts.models[i], int(q_count[i]), int(n_min[i]), int(n_max[i]), float(acc[i]), {})
             for i in models}
     groups = by_model(counts) if interval == "posterior" else []
     z = z_value(confidence)
     na: dict[str, list[str]] = {}
     for metric in metrics:
-        x = sc.x[metric.name]
         f = sc.per_state.get(metric.name)
         # NaN: rows with fewer samples than the metric's budget.
-        some_nan = bool(np.isnan(f).any()) if f is not None else bool(np.isnan(x).any())
+        some_nan = bool(np.isnan(f).any()) if f is not None else bool(np.isnan(sc.x[metric.name]).any())
         bad = np.zeros(L, bool)
         if some_nan:
-            bad[m[np.isnan(x)]] = True
+            bad[m[np.isnan(sc.x[metric.name])]] = True
         lo_b, hi_b = bounds_of(metric, w)
         for j in np.flatnonzero(bad & present):
             rows[int(j)].values[metric.name] = None
@@ -279,13 +325,7 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             na.setdefault(f"{metric.name} needs at least {metric.budget} samples per question; some have {short}",
                           []).append(counts.models[j])
         if interval == "questions":
-            if cell is not None and f is not None:  # (a model with NaN rows gets NaN; it is not shown)
-                mean, se = group_se_tabled(x, f, cell, m, q_count)
-            elif some_nan:
-                ok = ~bad[m]
-                mean, se, _ = group_se(x[ok], m[ok], L, None if sc.cluster is None else sc.cluster[ok])
-            else:
-                mean, se, _ = group_se(x, m, L, sc.cluster)
+            mean, se = _over_questions(sc, metric.name, cells_t, bad if some_nan else None)
             for j in np.flatnonzero(~bad & present):
                 est, s = float(mean[j]), float(se[j])
                 lo = min(max(est - z * s, lo_b), hi_b) if s == s else np.nan
@@ -296,7 +336,7 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
                 if bad[i]:
                     continue
                 mu, sigma, lo, hi = posterior(counts.categories[idx], metric, w, confidence)
-                est = float(np.mean(x[idx])) if metric.kind != "bayes" else mu
+                est = float(np.mean(sc.x[metric.name][idx])) if metric.kind != "bayes" else mu
                 rows[i].values[metric.name] = Value(est, sigma, lo, hi, mu)
     if issues is not None:
         for what, names in na.items():

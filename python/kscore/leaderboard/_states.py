@@ -86,11 +86,17 @@ class PerModel:
     n_max: IntArray
     samples: int
     cell: IntArray | None
+    #: Where every model has every question, the rows in that order (at
+    #: least two models): each row's state laid out questions x models, so
+    #: that a sum over a model's questions is a column sum in row order
+    #: (numpy sums pairwise only along the contiguous axis). None otherwise.
+    grid_t: IntArray | None = None
 
 
-def per_model(st: States, m: IntArray, n_models: int) -> PerModel:
-    """:class:`PerModel` of rows with model codes ``m``: one count of the
-    rows per (model, state), the rest from that small table."""
+def per_model(st: States, m: IntArray, q: IntArray, n_models: int, n_questions: int) -> PerModel:
+    """:class:`PerModel` of rows with model codes ``m`` and question codes
+    ``q``: one count of the rows per (model, state), the rest from that
+    small table."""
     S = len(st.cats)
     if S and n_models * S <= 4 * len(m) + (1 << 16):
         cell: IntArray = m * S + st.of_row
@@ -101,7 +107,12 @@ def per_model(st: States, m: IntArray, n_models: int) -> PerModel:
         n_min: IntArray = np.where(has, n_s, np.iinfo(np.int64).max).min(axis=1)
         n_max: IntArray = np.where(has, n_s, 0).max(axis=1)
         n_min[count == 0] = 0
-        return PerModel(count, n_min, n_max, int(table.sum(axis=0) @ n_s), cell)
+        L, Q = n_models, n_questions
+        grid = (L >= 2 and Q >= 1 and len(m) == L * Q and bool((count == Q).all())
+                and bool((m.reshape(L, Q) == np.arange(L)[:, None]).all())
+                and bool((q.reshape(L, Q) == np.arange(Q)).all()))
+        grid_t = np.ascontiguousarray(st.of_row.reshape(L, Q).T) if grid else None
+        return PerModel(count, n_min, n_max, int(table.sum(axis=0) @ n_s), cell, grid_t)
     lo, hi = min_max(m, st.n, n_models)
     return PerModel(np.bincount(m, minlength=n_models), lo, hi, int(st.n.sum()), None)
 

@@ -98,6 +98,25 @@ def group_se_tabled(x: FloatArray, values: FloatArray, cell: IntArray, group: In
     return mean, np.sqrt(var)
 
 
+def grid_se(values: FloatArray, states_t: IntArray, cells_t: IntArray, cnt: IntArray) -> tuple[
+        FloatArray, FloatArray]:
+    """:func:`group_se_tabled` where every group has every question, in
+    order: ``states_t[i, g]`` is which of ``values`` group ``g`` has on
+    question ``i`` (``cells_t``: ``g * len(values)`` + that). A group's sums
+    are column sums, which numpy adds in row order (pairwise summation runs
+    only along the contiguous axis), so they are bincount's sums (+ 0.0:
+    bincount starts from +0.0); the squared deviations come from a (group,
+    value) table. Column sums are vector adds; bincount's are a chain of
+    dependent adds, several times slower."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (values[states_t].sum(axis=0) + 0.0) / cnt
+        d = values[None, :] - mean[:, None]
+        ss = (d * d).ravel()[cells_t].sum(axis=0) + 0.0
+        g = cnt.astype(np.float64)
+        var = np.where(g > 1, g / (g - 1) * ss / (cnt.astype(np.float64) ** 2), np.nan)
+    return mean, np.sqrt(var)
+
+
 def paired(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None) -> dict[str, Any]:
     """Every pair of rows of ``X`` (models x questions, ``W`` marking the
     questions each model has): ``diff[i, j]``, the mean of ``x_i - x_j`` over
