@@ -11,7 +11,7 @@ import pytest
 
 import kscore
 from kscore.leaderboard import Counts
-from kscore.leaderboard._aggregate import order_cells
+from kscore.leaderboard._aggregate import codes, codes_of, order_cells
 from kscore.leaderboard._blas import one_thread
 from kscore.leaderboard._compare import dense
 from kscore.leaderboard._metrics import Scores, by_model, question_estimates, scores
@@ -159,3 +159,16 @@ def test_grid_column_sums_equal_bincount(n_models: int) -> None:
     got = grid_se(values, states_t, states_t + np.arange(n_models) * 13, cnt)
     for a, b in zip(got, want):
         assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_codes_on_threads_equal_one_by_one() -> None:
+    pa = pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(8)
+    n = 150_000  # past the size that takes threads
+    table = pa.table({"m": pa.array([f"m{i}" for i in rng.integers(0, 50, n)]),
+                      "q": pa.array([None if i == 7 else f"q{i}" for i in rng.integers(0, 3000, n)])})
+    got = codes_of(table, ["m", "q"])
+    for (names, code), name in zip(got, ["m", "q"]):
+        want_names, want_code = codes(table, name)
+        assert names == want_names and np.array_equal(code, want_code)
+    assert (got[1][1] == -1).any()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._aggregate import (
-    codes,
+    codes_of,
     drop_unused,
     extra_columns,
     int_column,
@@ -57,10 +57,8 @@ def read_counts_table(source: Source, columns: list[str], names: ColumnNames, n_
     if bad:
         issues.warn(f"{source.label}: {bad} counts row(s) with invalid counts (need 0 <= c <= n, integers"
                     f"{', c_0..c_C summing to n' if graded else ''}) (skipped)")
-    models, m = codes(table, "m")
-    questions, q = codes(table, "q")
+    (models, m), (questions, q), *xs = codes_of(table, ["m", "q", *(f"x{i}" for i in range(len(extra)))])
     cat = [int_column(table, f"c_{j}") for j in range(len(cats))]
-    xs = [codes(table, f"x{i}") for i in range(len(extra))]
     have = (sum(cat[1:], cat[0]) > 0) & (m >= 0) & (q >= 0)
     if not have.all():
         models, m = drop_unused(models, m, have)
