@@ -172,3 +172,17 @@ def test_codes_on_threads_equal_one_by_one() -> None:
         want_names, want_code = codes(table, name)
         assert names == want_names and np.array_equal(code, want_code)
     assert (got[1][1] == -1).any()
+
+
+@pytest.mark.parametrize("w", [[0.0, 1.0], [0.0, 0.3, 0.7], [-1.0, 0.5, 0.25, 2.0]])
+def test_bayes_from_states_equals_bayes_ci(w: list[float]) -> None:
+    import kscore.counts as kc
+    from kscore.leaderboard._bayes_states import bayes_ci_states
+
+    rng = np.random.default_rng(len(w))
+    cats = rng.multinomial(7, np.full(len(w), 1 / len(w)), size=4000).astype(np.int64)
+    cats[::5] = rng.multinomial(3, np.full(len(w), 1 / len(w)), size=800)  # ragged n
+    st = distinct_states(cats)
+    count = np.bincount(st.of_row, minlength=len(st.cats))
+    weights = np.array(w)
+    assert bayes_ci_states(st.cats, count, weights, 0.9, (-1.0, 2.0)) == kc.bayes_ci(cats, weights, 0.9, (-1.0, 2.0))

@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from .. import counts as kc
 from .._interval import normal_ci, z_value
+from ._bayes_states import bayes_ci_states
 from ._counts import Counts
 from ._issues import Issues
 from ._spec import Metric
@@ -165,7 +166,7 @@ def posterior(cats: IntArray, metric: Metric, w: FloatArray, confidence: float) 
     (equal-n groups pooled exactly); NaN for cons@k (no posterior)."""
     from .. import eval as ke
 
-    n = cats.sum(axis=1)
+    n = row_sums(cats)
     c = cats[:, -1]
     bounds = bounds_of(metric, w)
     kind = metric.kind
@@ -265,6 +266,13 @@ class Gathered(Mapping[str, FloatArray]):
         return len(self._per_state)
 
 
+def _as_slice(idx: IntArray) -> IntArray | slice:
+    """Row indices as a slice where they are a run (indexing copies nothing)."""
+    if len(idx) and int(idx[-1]) - int(idx[0]) + 1 == len(idx):
+        return slice(int(idx[0]), int(idx[-1]) + 1)
+    return idx
+
+
 def _over_questions(sc: Scores, name: str, cells_t: IntArray | None, bad: npt.NDArray[np.bool_] | None) -> tuple[
         FloatArray, FloatArray]:
     """Each model's mean of its per-question estimates and the standard error
@@ -308,7 +316,8 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     cells_t = pm.grid_t + np.arange(L) * len(st.cats) if pm.grid_t is not None and sc.cluster is None else None
     rows = {int(i): ModelRow(counts.models[i], int(q_count[i]), int(n_min[i]), int(n_max[i]), float(acc[i]), {})
             for i in models}
-    groups = by_model(counts) if interval == "posterior" else []
+    # Each model's rows (a slice where they are contiguous, as the engine keeps them: no copy).
+    groups = [(i, _as_slice(idx)) for i, idx in by_model(counts)] if interval == "posterior" else []
     z = z_value(confidence)
     na: dict[str, list[str]] = {}
     for metric in metrics:
@@ -335,7 +344,12 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             for i, idx in groups:
                 if bad[i]:
                     continue
-                mu, sigma, lo, hi = posterior(counts.categories[idx], metric, w, confidence)
+                if metric.kind == "bayes" and pm.table is not None:  # from the model's states (_bayes_states.py)
+                    has = pm.table[i] > 0
+                    mu, sigma, lo, hi = bayes_ci_states(st.cats[has], pm.table[i][has], w, confidence,
+                                                        bounds_of(metric, w))
+                else:
+                    mu, sigma, lo, hi = posterior(counts.categories[idx], metric, w, confidence)
                 est = float(np.mean(sc.x[metric.name][idx])) if metric.kind != "bayes" else mu
                 rows[i].values[metric.name] = Value(est, sigma, lo, hi, mu)
     if issues is not None:

@@ -91,6 +91,8 @@ class PerModel:
     #: that a sum over a model's questions is a column sum in row order
     #: (numpy sums pairwise only along the contiguous axis). None otherwise.
     grid_t: IntArray | None = None
+    #: Rows per (model, state) (None where ``cell`` is).
+    table: IntArray | None = None
 
 
 def per_model(st: States, m: IntArray, q: IntArray, n_models: int, n_questions: int) -> PerModel:
@@ -112,7 +114,7 @@ def per_model(st: States, m: IntArray, q: IntArray, n_models: int, n_questions: 
                 and bool((m.reshape(L, Q) == np.arange(L)[:, None]).all())
                 and bool((q.reshape(L, Q) == np.arange(Q)).all()))
         grid_t = np.ascontiguousarray(st.of_row.reshape(L, Q).T) if grid else None
-        return PerModel(count, n_min, n_max, int(table.sum(axis=0) @ n_s), cell, grid_t)
+        return PerModel(count, n_min, n_max, int(table.sum(axis=0) @ n_s), cell, grid_t, table)
     lo, hi = min_max(m, st.n, n_models)
     return PerModel(np.bincount(m, minlength=n_models), lo, hi, int(st.n.sum()), None)
 
