@@ -109,6 +109,7 @@ def test_cells_ordered_by_placing_equal_the_sort(shape: str) -> None:
     order = np.lexsort((q, m))
     assert np.array_equal(got_m, m[order]) and np.array_equal(got_q, q[order])
     if shape != "repeated":  # (repeated keys: which of the two comes first is not defined)
+        assert got.shape == (2, len(m))
         for a, b in zip(got, cols):
             assert np.array_equal(a, b[order])
 

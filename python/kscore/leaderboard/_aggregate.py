@@ -247,9 +247,10 @@ def codes(table: Any, name: str) -> tuple[list[str], IntArray]:
 
 
 def order_cells(m: IntArray, q: IntArray, n_questions: int, columns: list[IntArray]) -> tuple[
-        IntArray, IntArray, list[IntArray]]:
+        IntArray, IntArray, IntArray]:
     """``m``, ``q`` and each of ``columns`` (values per cell; the first one
-    non-negative) reordered by model, then question.
+    non-negative) reordered by model, then question; the columns as the rows
+    of one array (so that the counts' categories are a view of it).
 
     Random access is what costs here (a gather through a random permutation
     of a million cells is ten times a sequential pass), so each column moves
@@ -262,20 +263,20 @@ def order_cells(m: IntArray, q: IntArray, n_questions: int, columns: list[IntArr
     N = len(m)
     L = int(m.max()) + 1 if N else 0
     key = m * Q + q
-    if N and N == L * Q:
-        placed = []
-        for i, col in enumerate(columns):
-            out = np.full(N, -1, np.int64) if i == 0 else np.empty(N, np.int64)
-            out[key] = col
-            if i == 0 and int(out.min()) < 0:
-                break
-            placed.append(out)
-        else:
-            return np.repeat(np.arange(L, dtype=np.int64), Q), np.tile(np.arange(Q, dtype=np.int64), L), placed
+    out = np.empty((len(columns), N), np.int64)
+    if N and N == L * Q and columns:
+        out[0].fill(-1)
+        out[0][key] = columns[0]
+        if int(out[0].min()) >= 0:
+            for i, col in enumerate(columns[1:], 1):
+                out[i][key] = col
+            return np.repeat(np.arange(L, dtype=np.int64), Q), np.tile(np.arange(Q, dtype=np.int64), L), out
     order = by_model_question(m, q, n_questions)
     keys = key[order]
     m_sorted = keys // Q
-    return m_sorted, keys - m_sorted * Q, [col[order] for col in columns]
+    for i, col in enumerate(columns):
+        np.take(col, order, out=out[i])
+    return m_sorted, keys - m_sorted * Q, out
 
 
 def codes_of(table: Any, names: list[str]) -> list[tuple[list[str], IntArray]]:
@@ -356,9 +357,7 @@ def aggregate(source: Source, r: RowSql) -> Cells:
     if exact:
         duplicates += _exact_duplicates(source, r)
     m, q, placed = order_cells(m, q, len(questions), cats + [x for _, x in xs])
-    categories = np.empty((len(m), r.categories), np.int64, order="F")  # columns contiguous (docs/leaderboard.md)
-    for j in range(r.categories):
-        categories[:, j] = placed[j]
+    categories = placed[:r.categories].T  # cells x categories, column-major: each column contiguous
     xs = [(names, x) for (names, _), x in zip(xs, placed[r.categories:])]
     attributes = question_attributes(q, len(questions), xs, r.extra)
     return Cells(Counts(models, questions, m, q, categories, attributes), r, no_id,

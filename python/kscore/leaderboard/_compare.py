@@ -100,7 +100,7 @@ def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDA
     row_of = np.array([pos.get(m, -1) for m in c.models], np.int64)
     f = sc.per_state.get(name)
     some_nan = bool(np.isnan(f).any()) if f is not None else bool(np.isnan(x).any())
-    full = None if some_nan else _full_grid(c, x, row_of, sc.cluster)
+    full = None if some_nan else _full_grid(c, x, row_of, sc.cluster, sc.per_model().grid_t is not None)
     if full is not None:
         return full
     ok = ~np.isnan(x)
@@ -122,17 +122,17 @@ def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDA
     return X, W, cl
 
 
-def _full_grid(c: Counts, x: FloatArray, row_of: IntArray, cluster: IntArray | None) -> tuple[
+def _full_grid(c: Counts, x: FloatArray, row_of: IntArray, cluster: IntArray | None, grid: bool) -> tuple[
         FloatArray, npt.NDArray[np.bool_], IntArray | None] | None:
     """:func:`dense` where every model of ``c`` is compared and has every
     question (all its estimates known), the rows ordered by model then
-    question (as the engine keeps them): the grid is the rows reshaped, no
-    scatter. None otherwise."""
+    question (as the engine keeps them; ``grid``: known to be so): the grid
+    is the rows reshaped, no scatter. None otherwise."""
     L, Q = len(c.models), len(c.questions)
     if len(x) != L * Q or L == 0 or Q == 0 or not bool(np.all(row_of >= 0)):
         return None
-    if not (bool((c.model.reshape(L, Q) == np.arange(L)[:, None]).all())
-            and bool((c.question.reshape(L, Q) == np.arange(Q)).all())):
+    if not grid and not (bool((c.model.reshape(L, Q) == np.arange(L)[:, None]).all())
+                         and bool((c.question.reshape(L, Q) == np.arange(Q)).all())):
         return None
     X = np.empty((L, Q))
     X[row_of] = x.reshape(L, Q)

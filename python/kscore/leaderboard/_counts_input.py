@@ -5,8 +5,6 @@ rows are added, so concatenated tables merge."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from ._aggregate import (
     codes_of,
     drop_unused,
@@ -66,9 +64,7 @@ def read_counts_table(source: Source, columns: list[str], names: ColumnNames, n_
         cat = [c[have] for c in cat]
         xs = [(names, x[have]) for names, x in xs]
     m, q, placed = order_cells(m, q, len(questions), cat + [x for _, x in xs])
-    categories = np.empty((len(m), len(cat)), np.int64, order="F")  # columns contiguous, as _aggregate.py's
-    for j in range(len(cat)):
-        categories[:, j] = placed[j]
+    categories = placed[:len(cat)].T  # cells x categories, column-major, as _aggregate.py's
     xs = [(names, x) for (names, _), x in zip(xs, placed[len(cat):])]
     attributes = question_attributes(q, len(questions), xs, extra)
     return Counts(models, questions, m, q, categories, attributes)
