@@ -6,6 +6,10 @@ grouped as sorting would, and the pairwise products run on one BLAS thread
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -187,3 +191,20 @@ def test_bayes_from_states_equals_bayes_ci(w: list[float]) -> None:
     count = np.bincount(st.of_row, minlength=len(st.cats))
     weights = np.array(w)
     assert bayes_ci_states(st.cats, count, weights, 0.9, (-1.0, 2.0)) == kc.bayes_ci(cats, weights, 0.9, (-1.0, 2.0))
+
+
+def test_a_quiet_run_writing_csv_imports_only_what_it_needs(tmp_path: Path) -> None:
+    """Neither pyarrow.compute (0.1 s of imports), rich, the evaluation tools'
+    readers, pandas nor kscore.eval (docs/leaderboard.md, *Speed*)."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    pa = pytest.importorskip("pyarrow")
+    pytest.importorskip("duckdb")
+    rows = [(f"m{m}", f"q{q}", s, (m + q + s) % 2) for m in range(3) for q in range(20) for s in range(4)]
+    path = tmp_path / "r.parquet"
+    names = ["model", "question", "sample", "correct"]
+    pq.write_table(pa.table({k: [r[i] for r in rows] for i, k in enumerate(names)}), path)
+    args = ["leaderboard", str(path), "--format", "csv", "-o", str(tmp_path / "b.csv"), "-q"]
+    code = (f"import sys; from kscore.cli import main; assert main({args!r}) == 0;"
+            "bad = [m for m in ('pyarrow.compute', 'rich', 'pandas', 'kscore.eval', 'kscore.formats._inspect')"
+            " if m in sys.modules]; assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True)
