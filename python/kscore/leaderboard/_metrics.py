@@ -29,7 +29,7 @@ from ._counts import Counts
 from ._issues import Issues
 from ._spec import Metric
 from ._states import PerModel, States, distinct_states, per_model, row_sums
-from ._stats import grid_se, group_se, group_se_tabled
+from ._stats import column_sums, grid_se, group_se, group_se_tabled
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -273,17 +273,16 @@ def _as_slice(idx: IntArray) -> IntArray | slice:
     return idx
 
 
-def _over_questions(sc: Scores, name: str, cells_t: IntArray | None, bad: npt.NDArray[np.bool_] | None) -> tuple[
-        FloatArray, FloatArray]:
+def _over_questions(sc: Scores, name: str, bad: npt.NDArray[np.bool_] | None) -> tuple[FloatArray, FloatArray]:
     """Each model's mean of its per-question estimates and the standard error
     of that mean over questions (_stats.py), the same numbers by the
     cheapest way the board allows: column sums of the questions x models
-    grid, a (model, state) table, or every row (``cells_t``: the grid's
-    (model, state) cells; ``bad``: models with rows short of the budget, left
-    out; the first two give them NaN, which is not shown)."""
+    grid, a (model, state) table, or every row (``bad``: models with rows
+    short of the budget, left out; the first two give them NaN, which is not
+    shown)."""
     pm, f, m = sc.per_model(), sc.per_state.get(name), sc.counts.model
-    if f is not None and cells_t is not None and pm.grid_t is not None:
-        return grid_se(f, pm.grid_t, cells_t, pm.count)
+    if f is not None and sc.cluster is None and pm.grid_t is not None:
+        return grid_se(f, pm.grid_t, pm.count)
     if f is not None and sc.cluster is None and pm.cell is not None:
         return group_se_tabled(sc.x[name], f, pm.cell, m, pm.count)
     x, L = sc.x[name], len(sc.counts.models)
@@ -310,10 +309,9 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     models = np.flatnonzero(present)
     reward = (st.cats @ w) / row_sums(st.cats)  # each state's mean reward per sample
     if pm.grid_t is not None:  # every model on every question: sums over questions are column sums
-        acc = (reward[pm.grid_t].sum(axis=0) + 0.0) / np.maximum(q_count, 1)
+        acc = (column_sums(reward, pm.grid_t) + 0.0) / np.maximum(q_count, 1)
     else:
         acc = np.bincount(m, weights=reward[st.of_row], minlength=L) / np.maximum(q_count, 1)
-    cells_t = pm.grid_t + np.arange(L) * len(st.cats) if pm.grid_t is not None and sc.cluster is None else None
     rows = {int(i): ModelRow(counts.models[i], int(q_count[i]), int(n_min[i]), int(n_max[i]), float(acc[i]), {})
             for i in models}
     # Each model's rows (a slice where they are contiguous, as the engine keeps them: no copy).
@@ -334,7 +332,7 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             na.setdefault(f"{metric.name} needs at least {metric.budget} samples per question; some have {short}",
                           []).append(counts.models[j])
         if interval == "questions":
-            mean, se = _over_questions(sc, metric.name, cells_t, bad if some_nan else None)
+            mean, se = _over_questions(sc, metric.name, bad if some_nan else None)
             for j in np.flatnonzero(~bad & present):
                 est, s = float(mean[j]), float(se[j])
                 lo = min(max(est - z * s, lo_b), hi_b) if s == s else np.nan

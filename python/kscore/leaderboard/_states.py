@@ -10,6 +10,7 @@ over every row per metric."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -90,7 +91,7 @@ class PerModel:
     #: least two models): each row's state laid out questions x models, so
     #: that a sum over a model's questions is a column sum in row order
     #: (numpy sums pairwise only along the contiguous axis). None otherwise.
-    grid_t: IntArray | None = None
+    grid_t: npt.NDArray[np.integer[Any]] | None = None
     #: Rows per (model, state) (None where ``cell`` is).
     table: IntArray | None = None
 
@@ -113,7 +114,8 @@ def per_model(st: States, m: IntArray, q: IntArray, n_models: int, n_questions: 
         grid = (L >= 2 and Q >= 1 and len(m) == L * Q and bool((count == Q).all())
                 and bool((m.reshape(L, Q) == np.arange(L)[:, None]).all())
                 and bool((q.reshape(L, Q) == np.arange(Q)).all()))
-        grid_t = np.ascontiguousarray(st.of_row.reshape(L, Q).T) if grid else None
+        small = np.dtype(np.int8 if S <= 127 else np.int16 if S <= 32767 else np.int32)  # (a fraction of the memory)
+        grid_t: npt.NDArray[np.integer[Any]] | None = st.of_row.reshape(L, Q).T.astype(small, order="C") if grid else None
         return PerModel(count, n_min, n_max, int(table.sum(axis=0) @ n_s), cell, grid_t, table)
     lo, hi = min_max(m, st.n, n_models)
     return PerModel(np.bincount(m, minlength=n_models), lo, hi, int(st.n.sum()), None)
