@@ -149,9 +149,16 @@ def pairwise(sc: Scores, name: str, models: list[str], confidence: float) -> Pai
     with np.errstate(invalid="ignore", divide="ignore"):
         t = np.where(se > 0, diff / se, np.where(diff == 0, 0.0, np.sign(diff) * np.inf))
     t = np.where(np.isnan(se), np.nan, t)
-    p = p_two_sided(t)
     L = len(models)
     upper = np.triu_indices(L, 1)
+    a = np.abs(t)
+    if np.array_equal(a, a.T, equal_nan=True):  # (as it is where the Gram matrix is symmetric): half the erfc calls
+        p = np.full((L, L), np.nan)
+        p[upper] = p_two_sided(t[upper])
+        p.T[upper] = p[upper]
+        np.fill_diagonal(p, p_two_sided(np.diag(t)))
+    else:
+        p = p_two_sided(t)
     p_holm = np.full((L, L), np.nan)
     p_holm[upper] = holm(p[upper])
     p_holm.T[upper] = p_holm[upper]

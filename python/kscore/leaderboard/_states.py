@@ -115,7 +115,9 @@ def per_model(st: States, m: IntArray, q: IntArray, n_models: int, n_questions: 
                 and bool((m.reshape(L, Q) == np.arange(L)[:, None]).all())
                 and bool((q.reshape(L, Q) == np.arange(Q)).all()))
         small = np.dtype(np.int8 if S <= 127 else np.int16 if S <= 32767 else np.int32)  # (a fraction of the memory)
-        grid_t: npt.NDArray[np.integer[Any]] | None = st.of_row.reshape(L, Q).T.astype(small, order="C") if grid else None
+        grid_t: npt.NDArray[np.integer[Any]] | None = None
+        if grid:
+            grid_t = st.of_row.reshape(L, Q).T.astype(small, order="C")
         return PerModel(count, n_min, n_max, int(table.sum(axis=0) @ n_s), cell, grid_t, table)
     lo, hi = min_max(m, st.n, n_models)
     return PerModel(np.bincount(m, minlength=n_models), lo, hi, int(st.n.sum()), None)
