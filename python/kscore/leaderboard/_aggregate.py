@@ -162,9 +162,12 @@ def _query(r: RowSql) -> str:
             folded = " | ".join(["mask"] + [f"(mask >> {j})" for j in range(1, w)])
             outer.append(f"bit_count(({folded}) & {base}::{t}) <> nrows AS dup")
     else:
-        ok = r.valid()
+        # Conditions on a NULL outcome are NULL, and DuckDB's count_if of
+        # only NULLs is NULL, not 0: a cell whose every outcome is missing
+        # would lose its bad rows. Hence coalesce(..., false) throughout.
+        ok = f"coalesce({r.valid()}, false)"
         keep = " AND s IS NOT NULL" if r.s is not None else ""
-        parts = [f"count_if(v = {j}{keep}) AS c_{j}" for j in cats]
+        parts = [f"count_if(coalesce(v = {j}{keep}, false)) AS c_{j}" for j in cats]
         parts.append(f"count(*) - count_if({ok}) AS bad")
         if r.s is not None and r.mask_ok:
             parts.append(f"CASE WHEN count_if({ok} AND NOT (s BETWEEN 0 AND 63)) > 0 THEN -1 ELSE count_if({ok}) - "
@@ -272,18 +275,20 @@ def aggregate(source: Source, r: RowSql) -> Cells:
     dup = int_column(table, "dup") if "dup" in columns and not lean else np.zeros(len(m), np.int64)
     xs = [codes(table, f"x{i}") for i in range(len(r.extra))]
     del table
+    if len(m) == 0:
+        raise LeaderboardError(f"no results in {source.label} (no data rows)")
     exact = bool((dup < 0).any())
     ids_ok = (m >= 0) & (q >= 0)
-    no_id = 0
-    if not ids_ok.all():
-        no_id = int(cats[~ids_ok].sum() + (bad[~ids_ok].sum() if bad is not None else 0))
-        models, m = drop_unused(models, m, ids_ok)
-        questions, q = drop_unused(questions, q, ids_ok)
-        cats, dup = cats[ids_ok], dup[ids_ok]
-        bad = bad[ids_ok] if bad is not None else None
-        xs = [(names, x[ids_ok]) for names, x in xs]
-    if len(m) == 0 and no_id == 0:
-        raise LeaderboardError(f"no results in {source.label} (no data rows)")
+    no_id = int(cats[~ids_ok].sum() + (bad[~ids_ok].sum() if bad is not None else 0))
+    n_bad = int(bad[ids_ok].sum()) if bad is not None else 0
+    # A cell whose every row was skipped (no valid outcome) is dropped, as if
+    # absent: kept with n = 0 it would make every metric of its model n/a.
+    keep = ids_ok & (cats.sum(axis=1) > 0)
+    if not keep.all():
+        models, m = drop_unused(models, m, keep)
+        questions, q = drop_unused(questions, q, keep)
+        cats, dup = cats[keep], dup[keep]
+        xs = [(names, x[keep]) for names, x in xs]
     duplicates = int(dup[dup > 0].sum())
     if exact:
         duplicates += _exact_duplicates(source, r)
@@ -291,8 +296,7 @@ def aggregate(source: Source, r: RowSql) -> Cells:
     m, q = m[order], q[order]
     cats = cats[order]
     attributes = question_attributes(q, len(questions), [(names, x[order]) for names, x in xs], r.extra)
-    return Cells(Counts(models, questions, m, q, cats, attributes), r, no_id,
-                 int(bad.sum()) if bad is not None else 0, duplicates)
+    return Cells(Counts(models, questions, m, q, cats, attributes), r, no_id, n_bad, duplicates)
 
 
 def question_attributes(q: IntArray, n_questions: int, values: list[tuple[list[str], IntArray]],

@@ -90,7 +90,8 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
             cells = aggregate(src, r)
         diagnose(src, cells, issues)
     if len(cells.counts.model) == 0 or not np.any(cells.counts.categories):
-        raise LeaderboardError(f"no valid results in {src.label}")
+        why = f": {issues.warnings[0].removeprefix(f'{src.label}: ')}" if issues.warnings else ""
+        raise LeaderboardError(f"no valid results in {src.label}{why}")
     return cells.counts, src.label
 
 
