@@ -99,12 +99,19 @@ def describe_checked(src: Source) -> list[tuple[str, str]]:
     import duckdb
 
     from ._aggregate import error_line
-    from ._diagnose_read import explain_read_error
+    from ._diagnose_read import explain_read_error, json_line
 
     try:
         columns = describe(src)
     except duckdb.Error as exc:
         raise LeaderboardError(explain_read_error(src, exc) or error_line(src, exc)) from exc
+    if src.kind == "jsonl" and [n for n, _ in columns] == ["json"]:
+        # DuckDB reads JSON Lines with a line that is not an object (an
+        # array, a number) as one column, "json": name that line.
+        for path in src.files:
+            found = json_line(path)
+            if found:
+                raise LeaderboardError(found)
     if src.kind in ("csv", "tsv") and src.relation is None:
         hive = {part.split("=", 1)[0] for f in src.files for part in f.parts[:-1] if "=" in part}
         src.types.update({n: "VARCHAR" for n, t in columns if n.lower() in _ID_NAMES and n not in hive})

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._compressed import check_whole
 from ._issues import LeaderboardError
 
 FORMATS = ("csv", "tsv", "jsonl", "parquet", "npy", "npz")
@@ -94,7 +95,20 @@ class Source:
 
 def _expand(text: str) -> tuple[list[Path], str | None]:
     """The files a path or glob names, and the glob to hand DuckDB (None: the list)."""
-    if any(ch in text for ch in "*?["):
+    files, pattern = _named(text)
+    for f in files:
+        if not os.access(f, os.R_OK):
+            raise LeaderboardError(f"cannot read {f}: permission denied")
+    return files, pattern
+
+
+def is_glob(text: str) -> bool:
+    """A pattern, unless a file or folder has that very name (``runs[2].csv``)."""
+    return any(ch in text for ch in "*?[") and not os.path.exists(text)
+
+
+def _named(text: str) -> tuple[list[Path], str | None]:
+    if is_glob(text):
         files = sorted(Path(p) for p in glob.glob(text, recursive=True) if os.path.isfile(p))
         if not files:
             raise LeaderboardError(f"no files match {text}")
@@ -108,8 +122,6 @@ def _expand(text: str) -> tuple[list[Path], str | None]:
         if not files:
             raise LeaderboardError(f"no results files (.csv, .tsv, .jsonl, .parquet, ...) in the directory {text}")
         return files, None
-    if not os.access(path, os.R_OK):
-        raise LeaderboardError(f"cannot read {text}: permission denied")
     return [path], None
 
 
@@ -117,7 +129,7 @@ def input_files(source: object) -> list[Path]:
     """The files a path/glob source would read (for refusing outputs onto them)."""
     if isinstance(source, (str, os.PathLike)):
         try:
-            return _expand(os.fspath(source))[0]
+            return _named(os.fspath(source))[0]
         except LeaderboardError:
             return [Path(os.fspath(source))]
     return []
@@ -146,6 +158,8 @@ def open_source(source: object, input_format: str | None, connect: Callable[[], 
             raise LeaderboardError(f"{text}: .npy/.npz inputs are read one file at a time")
         if len(files) == 1 and files[0].stat().st_size == 0:
             raise LeaderboardError(f"{files[0]} is empty")
+        for f in files:
+            check_whole(f)
         con = None if kind in ("npy", "npz") else connect()
         return Source(text, kind, files, con, glob_text=pattern)
     duckdb = _duckdb()
@@ -166,7 +180,7 @@ def _tool_results(text: str, input_format: str | None) -> object | None:
     try:
         if input_format is not None:
             return formats.read(text, input_format) if input_format in formats.FORMATS else None
-        if any(ch in text for ch in "*?["):
+        if is_glob(text):
             return None
         path = Path(text)
         tool = path.is_file() and formats.detect(path) is not None
