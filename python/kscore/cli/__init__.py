@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import CliError
-from ._write import refuse_inputs, write_atomic
+from ._write import check_outputs, refuse_inputs, write_atomic
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 SAMPLE = "sample_results.csv.gz"
@@ -214,6 +214,7 @@ def leaderboard(args: argparse.Namespace) -> int:
     if args.top is not None and args.top < 1:
         raise CliError("--top must be at least 1")
     fmt = _format(args)
+    check_outputs([args.output, args.plot])
     if args.file is not None:
         refuse_inputs([("--output", args.output), ("--plot", args.plot)], input_files(args.file))
     t0 = time.perf_counter()
@@ -240,6 +241,7 @@ def compare(args: argparse.Namespace) -> int:
 
     err = Console(stderr=True, highlight=False)
     fmt = _format(args)
+    check_outputs([args.output])
     if args.file is not None:
         refuse_inputs([("--output", args.output)], input_files(args.file))
     board = _run(args, err)
