@@ -71,6 +71,8 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
     if is_dask_collection(source):  # counted on the cluster (_dask.py)
         return leaderboard_counts(source, names, n_categories, issues), DASK_LABEL
     src: Source = open_source(source, input_format, _connect)
+    for message in src.warnings:
+        issues.warn(message)
     if src.kind in ("npy", "npz"):
         return read_wide(src.files[0], src.kind, n_categories, issues), src.label
     with (progress or Progress(None)).query(src.con, f"Reading {Path(src.label).name or src.label}"):

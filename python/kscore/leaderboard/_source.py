@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import glob
 import os
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,8 @@ class Source:
     relation: Any = None  # a DuckDB relation given as the source
     glob_text: str | None = None
     types: dict[str, str] = field(default_factory=dict)
+    #: What reading it found to warn about (an evaluation tool's folder: files skipped).
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def multi(self) -> bool:
@@ -139,11 +142,13 @@ def open_source(source: object, input_format: str | None, connect: Callable[[], 
     """Resolve ``source`` into a :class:`Source` (files are not read yet)."""
     if isinstance(source, (str, os.PathLike)):
         text = os.fspath(source)
-        tool = _tool_results(text, input_format)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            tool = _tool_results(text, input_format)
         if tool is not None:
             con = connect()
             con.register(VIEW, tool)
-            return Source(text, "table", con=con)
+            return Source(text, "table", con=con, warnings=[str(w.message) for w in caught])
         files, pattern = _expand(text)
         kinds = {input_format or format_of(f.name) for f in files}
         if None in kinds:
