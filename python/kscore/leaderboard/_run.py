@@ -76,7 +76,7 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
     if src.kind in ("npy", "npz"):
         return read_wide(src.files[0], src.kind, n_categories, issues), src.label
     with (progress or Progress(None)).query(src.con, f"Reading {Path(src.label).name or src.label}"):
-        columns = describe_checked(src)
+        columns = describe_checked(src, names)
         available = [n for n, _ in columns]
         if is_counts_table(available, names):
             return read_counts_table(src, available, names, n_categories, issues), src.label
@@ -88,7 +88,7 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
             # read the outcome and sample as text, parse them in SQL.
             hive = {part.split("=", 1)[0] for f in src.files for part in f.parts[:-1] if "=" in part}
             src.types.update({n: "VARCHAR" for n, _ in columns if n not in hive and n != "filename"})
-            r = row_sql(src, names, n_categories, Issues(), describe_checked(src))
+            r = row_sql(src, names, n_categories, Issues(), describe_checked(src, names))
             cells = aggregate(src, r)
         diagnose(src, cells, issues)
     if len(cells.counts.model) == 0 or not np.any(cells.counts.categories):
@@ -97,7 +97,7 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
     return cells.counts, src.label
 
 
-def describe_checked(src: Source) -> list[tuple[str, str]]:
+def describe_checked(src: Source, names: ColumnNames | None = None) -> list[tuple[str, str]]:
     import duckdb
 
     from ._aggregate import error_line
@@ -116,7 +116,10 @@ def describe_checked(src: Source) -> list[tuple[str, str]]:
                 raise LeaderboardError(found)
     if src.kind in ("csv", "tsv") and src.relation is None:
         hive = {part.split("=", 1)[0] for f in src.files for part in f.parts[:-1] if "=" in part}
-        src.types.update({n: "VARCHAR" for n, t in columns if n.lower() in _ID_NAMES and n not in hive})
+        # Ids are text: read as numbers, '1' and '1.0' (or '7' and '07') would be one model or question.
+        given = {names.model, names.question, *names.extra} if names is not None else set()
+        src.types.update({n: "VARCHAR" for n, t in columns if (n.lower() in _ID_NAMES or n in given)
+                          and n not in hive})
     return columns
 
 
