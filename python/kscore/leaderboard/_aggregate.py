@@ -25,7 +25,7 @@ from ._columns import ColumnNames, resolve_columns
 from ._counts import Counts
 from ._issues import Issues, LeaderboardError
 from ._source import Source
-from ._sql import RowSql, ident, literal, outcome_expr, sample_is_integer
+from ._sql import RowSql, literal, outcome_expr, sample_is_integer, value
 
 IntArray = npt.NDArray[np.int64]
 
@@ -56,26 +56,27 @@ def row_sql(source: Source, names: ColumnNames, n_categories: int, issues: Issue
     cols = resolve_columns(available, names, source.label, issues, stem)
     assert cols.question is not None and cols.outcome is not None
     if cols.model is not None:
-        m = ident(cols.model)
+        m = value(cols.model, types[cols.model])
     elif source.multi:
         m = "regexp_extract(filename, '([^/\\\\]+?)([.][^/\\\\]*)?$', 1)"
     else:
         m = literal(stem or source.label)
-    s = ident(cols.sample) if cols.sample is not None else None
+    s = value(cols.sample, types[cols.sample]) if cols.sample is not None else None
     mask_ok = cols.sample is not None and sample_is_integer(types[cols.sample])
     proven = _proven(source, cols.outcome, types[cols.outcome], cols.sample, n_categories)
-    return RowSql(m, ident(cols.question), outcome_expr(cols.outcome, types[cols.outcome]), s,
-                  f"CAST({ident(cols.outcome)} AS VARCHAR)", mask_ok, n_categories, proven,
-                  extra_columns(names.extra, available, source.label))
+    return RowSql(m, value(cols.question, types[cols.question]), outcome_expr(cols.outcome, types[cols.outcome]), s,
+                  f"CAST({value(cols.outcome, types[cols.outcome])} AS VARCHAR)", mask_ok, n_categories, proven,
+                  extra_columns(names.extra, available, source.label, types))
 
 
-def extra_columns(extra: tuple[str, ...], available: list[str], label: str) -> tuple[tuple[str, str], ...]:
+def extra_columns(extra: tuple[str, ...], available: list[str], label: str,
+                  types: dict[str, str] | None = None) -> tuple[tuple[str, str], ...]:
     """The question attributes to carry (``--cluster``, ``--by``), checked to exist."""
     for name in extra:
         if name not in available:
             raise LeaderboardError(f"no column '{name}' in {label} (--cluster / --by); columns: "
                                    f"{', '.join(available[:20])}")
-    return tuple((name, f"CAST({ident(name)} AS VARCHAR)") for name in extra)
+    return tuple((name, f"CAST({value(name, (types or {}).get(name, ''))} AS VARCHAR)") for name in extra)
 
 
 def _stat(value: object) -> int:

@@ -52,15 +52,15 @@ def explain_read_error(source: Source, exc: BaseException) -> str | None:
 
 
 def _bad_utf8(path: Path) -> str:
-    """The first line of ``path`` that is not UTF-8, as a message."""
+    """The first line of ``path`` that is not UTF-8, as a message (the bytes
+    that are not UTF-8 read as lone surrogates, U+DC80..U+DCFF)."""
     try:
-        with open_binary(path) as fh:
+        with io.TextIOWrapper(open_binary(path), encoding="utf-8", errors="surrogateescape", newline="") as fh:
             for lineno, line in enumerate(fh, 1):
-                try:
-                    line.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    return (f"{path}: invalid UTF-8 at line {lineno} (byte 0x{line[exc.start]:02x}): "
-                            f"{line.decode('utf-8', 'replace').strip()[:80]!r}; kscore reads UTF-8 text")
+                bad = next((ord(ch) - 0xDC00 for ch in line if "\udc80" <= ch <= "\udcff"), None)
+                if bad is not None:
+                    shown = line.encode("utf-8", "surrogateescape").decode("utf-8", "replace").strip()[:80]
+                    return f"{path}: invalid UTF-8 at line {lineno} (byte 0x{bad:02x}): {shown!r}; kscore reads UTF-8"
     except _READ_ERRORS as exc:
         return _cannot_read(path, exc)
     return f"{path}: invalid UTF-8"  # pragma: no cover - the text reader found some

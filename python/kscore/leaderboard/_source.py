@@ -150,19 +150,21 @@ def open_source(source: object, input_format: str | None, connect: Callable[[], 
             con.register(VIEW, tool)
             return Source(text, "table", con=con, warnings=[str(w.message) for w in caught])
         files, pattern = _expand(text)
+        if len(files) == 1 and files[0].stat().st_size == 0:
+            raise LeaderboardError(f"{files[0]} is empty")
         kinds = {input_format or format_of(f.name) for f in files}
         if None in kinds:
+            from ..formats import FORMATS as TOOLS
+
             bad = next(f for f in files if format_of(f.name) is None)
-            raise LeaderboardError(f"cannot tell the format of {bad.name} from its extension; "
-                                   f"use --input-format {{{','.join(FORMATS)}}}")
+            raise LeaderboardError(f"cannot tell the format of {bad} from its name or first bytes; "
+                                   f"use --input-format {{{','.join(FORMATS + TOOLS)}}}")
         if len(kinds) > 1:
             raise LeaderboardError(f"{text} mixes formats ({', '.join(sorted(str(k) for k in kinds))}); "
                                    "name one kind of file with a glob, e.g. results/*.parquet")
         kind = str(kinds.pop())
         if kind in ("npy", "npz") and len(files) > 1:
             raise LeaderboardError(f"{text}: .npy/.npz inputs are read one file at a time")
-        if len(files) == 1 and files[0].stat().st_size == 0:
-            raise LeaderboardError(f"{files[0]} is empty")
         for f in files:
             check_whole(f)
         con = None if kind in ("npy", "npz") else connect()
