@@ -340,6 +340,12 @@ def _main(args: argparse.Namespace) -> int:
         # Output piped into a command that stopped reading (e.g. head).
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except OSError as exc:
+        # Output files fail as "cannot write FILE" (_write.py); what is left is
+        # standard output on a full disk or /dev/full.
+        where = str(exc.filename) if exc.filename else "cannot write standard output"
+        print(f"kscore: error: {one_line(where)}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_ERROR
     except MemoryError:
         print("kscore: error: out of memory", file=sys.stderr)
         return EXIT_ERROR

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -26,6 +25,24 @@ class Board:
     @property
     def groups(self) -> list[Board]:
         return [Board(g, self.top) for g in self.lb.groups]
+
+
+class CsvWriter:
+    """``csv.writer(buf, lineterminator="\\n")`` that also quotes a field
+    holding a bare ``"\\r"``: csv.writer quotes only the characters of its
+    line terminator, so a model name with a carriage return was written
+    unquoted, a line break to every reader."""
+
+    def __init__(self, buf: io.StringIO) -> None:
+        self.buf = buf
+
+    def writerow(self, row: list[Any]) -> None:
+        self.buf.write(",".join(_csv_field(x) for x in row) + "\n")
+
+
+def _csv_field(x: Any) -> str:
+    text = "" if x is None else str(x)
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\r\n') else text
 
 
 def _md(name: str) -> str:
@@ -113,7 +130,7 @@ def _csv_rows(board: Board) -> list[list[Any]]:
 
 def to_csv(board: Board) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = CsvWriter(buf)
     by = board.lb.by is not None
     w.writerow((["group"] if by else []) + _csv_head(board.lb))
     for b in [board, *board.groups] if by else [board]:
@@ -346,7 +363,7 @@ def render_comparison(lb: Leaderboard, found: list[tuple[str | None, list[Compar
         return json.dumps(doc, indent=2) + "\n"
     if fmt == "csv":
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = CsvWriter(buf)
         w.writerow((["group"] if by else []) + ["metric", "a", "b", "questions", "a_estimate", "b_estimate", "diff",
                                                 "sigma", "lo", "hi", "p"])
         for g, comps in found:
