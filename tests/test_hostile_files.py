@@ -660,6 +660,14 @@ def test_a_directory_where_a_file_is_expected(tmp_path: Path) -> None:
     fails(kscore("leaderboard", tmp_path / "notes", watch=tmp_path), "no results files")
 
 
+def test_a_named_pipe_without_a_writer(tmp_path: Path) -> None:
+    """Opened, it would block forever; a pipe cannot be read twice anyway."""
+    fifo = tmp_path / "results.csv"
+    os.mkfifo(fifo)
+    with unchanged(tmp_path):
+        fails(kscore_process("leaderboard", fifo), str(fifo), "not a regular file")
+
+
 def test_a_missing_file(tmp_path: Path) -> None:
     fails(kscore("leaderboard", tmp_path / "absent.csv", watch=tmp_path), "no such file", "absent.csv")
 

@@ -125,6 +125,9 @@ def _named(text: str) -> tuple[list[Path], str | None]:
         if not files:
             raise LeaderboardError(f"no results files (.csv, .tsv, .jsonl, .parquet, ...) in the directory {text}")
         return files, None
+    if not path.is_file():  # a pipe (<(zcat ...)), a device: read more than once, and a pipe may never end
+        raise LeaderboardError(f"{text} is not a regular file (a pipe or a device); kscore reads its input more "
+                               "than once: save it to a file first")
     return [path], None
 
 
