@@ -133,8 +133,10 @@ def kscore_process(*args: str | Path, drop_root: bool = False, stdout: Any = sub
 
 def fails(ran: Ran, *needles: str) -> str:
     """Exit status 1, nothing on stdout, one line on stderr starting like the
-    CLI's other errors and containing every needle."""
+    CLI's other errors and containing every needle; never the catch-all
+    for internal errors (which asks for KSCORE_DEBUG)."""
     assert ran.rc == 1, ran
+    assert "KSCORE_DEBUG" not in ran.err, ran.err
     assert ran.out == "", ran
     lines = ran.err.splitlines()
     assert len(lines) == 1, ran.err
@@ -304,6 +306,39 @@ def test_fuzz_random_bytes_flipped(fmt: str, flips: list[tuple[float, int]]) -> 
         path = folder / f"results.{fmt}"
         path.write_bytes(bytes(data))
         ok_or_fails(kscore("leaderboard", path, "--format", "csv", "--metric", "pass@1", watch=folder))
+
+
+def wide_bytes(kind: str) -> bytes:
+    """A .npy array (questions x samples) or a .npz of two, as bytes."""
+    R = (np.random.default_rng(1).random((6, 4)) < 0.5).astype(np.int8)
+    buf = io.BytesIO()
+    if kind == "npy":
+        np.save(buf, R)
+    else:
+        (np.savez_compressed if kind == "npz-deflated" else np.savez)(buf, a=R, b=1 - R)
+    return buf.getvalue()
+
+
+@FUZZ
+@given(
+    kind=st.sampled_from(["npy", "npz", "npz-deflated"]),
+    cut=st.floats(0, 1, exclude_max=True),
+    flips=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 7)), max_size=3),
+)
+def test_fuzz_wide_array_file_cut_or_flipped(kind: str, cut: float, flips: list[tuple[float, int]]) -> None:
+    """numpy, zipfile, zlib and tokenize raised their own errors on a damaged
+    array file (BadZipFile, TokenError, ...), shown as internal errors."""
+    data = bytearray(wide_bytes(kind))
+    for where, bit in flips:
+        data[int(where * len(data))] ^= 1 << bit
+    if not flips:
+        data = data[: int(cut * len(data))]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        path = folder / f"results.{kind.split('-')[0]}"
+        path.write_bytes(bytes(data))
+        ran = kscore("leaderboard", path, "--format", "csv", "--metric", "pass@1", watch=folder)
+    ok_or_fails(ran)
 
 
 def test_gzip_header_with_a_garbage_body(tmp_path: Path) -> None:
