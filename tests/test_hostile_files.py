@@ -754,6 +754,21 @@ def test_output_in_a_directory_that_does_not_exist(tmp_path: Path, flag: str) ->
     )
 
 
+def test_output_with_the_longest_file_name(tmp_path: Path) -> None:
+    """The temporary file beside it took the name plus a prefix and suffix:
+    too long a name where the output's own was allowed."""
+    path = results(tmp_path, ROWS, "csv")
+    name = "b" * 251 + ".csv"
+    ran = kscore("leaderboard", path, "--format", "csv", "-o", tmp_path / name, watch=tmp_path, creates=(name,))
+    assert ran.rc == 0 and (tmp_path / name).read_text().startswith("rank,"), ran
+
+
+def test_output_through_a_dangling_link(tmp_path: Path) -> None:
+    path = results(tmp_path, ROWS, "csv")
+    (tmp_path / "board.csv").symlink_to(tmp_path / "gone" / "board.csv")
+    fails(kscore("leaderboard", path, "-o", tmp_path / "board.csv", watch=tmp_path), "no such directory", "gone")
+
+
 def test_output_that_is_a_directory(tmp_path: Path) -> None:
     path = results(tmp_path, ROWS, "csv")
     (tmp_path / "out").mkdir()

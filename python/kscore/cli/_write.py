@@ -74,10 +74,11 @@ def check_outputs(outputs: Iterable[str | None]) -> None:
         if path.is_dir():
             raise CliError(f"cannot write {out}: it is a directory")
         folder = Path(os.path.realpath(path)).parent
+        shown = folder if path.is_symlink() else path.parent  # a link's target's folder
         if not folder.is_dir():
-            raise CliError(f"cannot write {out}: no such directory {path.parent}")
+            raise CliError(f"cannot write {out}: no such directory {shown}")
         if not os.access(folder, os.W_OK | os.X_OK):
-            raise CliError(f"cannot write {out}: permission denied (directory {path.parent})")
+            raise CliError(f"cannot write {out}: permission denied (directory {shown})")
 
 
 @contextmanager
@@ -90,7 +91,9 @@ def atomic_path(path: Path) -> Iterator[Path]:
         return
     target = Path(os.path.realpath(path))
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        # A shortened name: the longest allowed output name plus a prefix and
+        # suffix would be too long a name for the temporary file.
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name[:64]}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
         raise CliError(f"cannot write {path}: {_why(exc)}") from exc
     os.close(fd)
