@@ -506,14 +506,14 @@ def test_quoted_commas_and_newlines_in_names_are_read_and_shown(tmp_path: Path, 
         assert int(got[m]["questions"]) == 5
     doc = json.loads(kscore("leaderboard", path, "--format", "json", "--metric", "pass@1").out)
     assert {r["model"] for r in doc["models"]} == set(ODD_NAMES)
-    for fmt_out in ("table", "markdown"):
-        ran = kscore("leaderboard", path, "--format", fmt_out, "--metric", "pass@1", "--wide")
-        assert ran.rc == 0 and "\x1b" not in ran.out, ran
-        shown = [line for line in ran.out.splitlines() if "two" in line or "esc" in line]
-        assert any("two\\nlines" in line for line in shown) and any("esc\\x1b[2Jape" in line for line in shown)
-    md = kscore("leaderboard", path, "--format", "markdown", "--metric", "pass@1").out.splitlines()
-    assert sum(line.startswith("| ") for line in md) == len(ODD_NAMES) + 1  # one row per model, plus the head
-    assert "pipe\\|name" in "\n".join(md)
+    for wide in ([], ["--wide"]):  # the compact table, the rich one
+        ran = kscore("leaderboard", path, "--metric", "pass@1", *wide)
+        assert ran.rc == 0 and all(ch == "\n" or ch.isprintable() for ch in ran.out), ran
+        assert "two\\nlines" in ran.out and "esc\\x1b[2Jape" in ran.out and "[bold]x" in ran.out
+    md = kscore("leaderboard", path, "--format", "markdown", "--metric", "pass@1").out
+    assert all(ch == "\n" or ch.isprintable() for ch in md), md
+    assert sum(line.startswith("| ") for line in md.splitlines()) == len(ODD_NAMES) + 2  # the head, its rule
+    assert "pipe\\|name" in md and "esc\\x1b" in md
     ran = kscore("compare", "[/]", "two\nlines", path)
     assert ran.rc == 0 and "\\n" in ran.out and "\x1b" not in ran.out, ran
 

@@ -64,7 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--wide", action="store_true",
                      help="the table with every column and full intervals, however wide (default: compact cells "
                           "that fit the terminal, 80 columns when piped)")
-    out.add_argument("--plot", metavar="FILE.png", help="draw pass@k curves (k = 1..N) with credible bands")
+    out.add_argument("--plot", metavar="FILE.png",
+                     help="draw each model's pass@k curve (k = 1..N) with the band of --interval: one chart up to "
+                          "10 models, a small panel per model beyond")
     add_flags(out)
     cmp = sub.add_parser(
         "compare", help="compare two models, paired on the questions both answered",
@@ -226,12 +228,23 @@ def leaderboard(args: argparse.Namespace) -> int:
     _report(args, err, board)
     _write_board(Board(board, args.top), fmt, args.output, Console, args.wide)
     if args.plot:
-        from ._plot import plot
-
-        plot(Path(args.plot), board, board.confidence)
+        _plot(Path(args.plot), board, args.top)
     if not args.quiet and os.environ.get("KSCORE_TIMING"):
         err.print(f"kscore: total {t_total:.3f} s", markup=False)
     return EXIT_OK
+
+
+def _plot(path: Path, lb: Any, top: int | None) -> None:
+    """``--plot``: the shown models' pass@k curves, drawn by kscore.present.plot
+    (one chart up to 10 models, a small panel per model beyond)."""
+    try:
+        from ..present.plot import plot_curves
+    except ImportError as exc:  # pragma: no cover - the cli extra installs it
+        raise CliError("--plot needs matplotlib: pip install 'kscore[cli]'") from exc
+    from ..present.from_leaderboard import board_from_leaderboard
+
+    board = board_from_leaderboard(lb, curves=True, top=top)
+    write_atomic(path, lambda tmp: plot_curves(board, tmp))
 
 
 def compare(args: argparse.Namespace) -> int:

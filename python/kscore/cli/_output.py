@@ -7,7 +7,7 @@ import json
 import math
 from typing import Any
 
-from ..leaderboard import Comparison, Leaderboard, Metric, ModelRow
+from ..leaderboard import Comparison, Leaderboard, ModelRow
 from ..leaderboard._rank import rank_label
 from ..leaderboard._result import ALL
 from ._errors import one_line
@@ -64,13 +64,6 @@ def _samples(r: ModelRow) -> str:
 
 def _f(x: float) -> str:
     return "n/a" if x != x else f"{x:.4f}"
-
-
-def _cell(r: ModelRow, m: Metric) -> str:
-    v = r.values.get(m.name)
-    if v is None:
-        return "n/a"
-    return f"{v.estimate:.4f} [{_f(v.lo)}, {_f(v.hi)}]"
 
 
 def _num(x: float | None) -> float | None:
@@ -192,27 +185,6 @@ def to_json(board: Board) -> str:
     return json.dumps(doc, indent=2) + "\n"
 
 
-def _markdown_table(board: Board) -> list[str]:
-    lb = board.lb
-    head = ["rank", "model", "questions", "samples", "accuracy"] + [m.name for m in lb.metrics]
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---:", ":---", "---:", "---:", "---:"] +
-                                                             ["---:"] * len(lb.metrics)) + "|"]
-    for r in board.rows:
-        cells = [rank_label(r), _md(r.model), str(r.questions), _samples(r), f"{r.accuracy:.4f}"]
-        cells += [_cell(r, m) for m in lb.metrics]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
-
-
-def to_markdown(board: Board) -> str:
-    lines = _markdown_table(board)
-    lines += ["", f"{_caption(board)}."]
-    for g in board.groups:
-        lines += ["", f"### {_md(str(board.lb.by))} = {_md(str(g.lb.group))}", ""] + _markdown_table(g)
-        lines += ["", f"{g.lb.n_questions:,} questions, {g.lb.n_samples:,} samples."]
-    return "\n".join(lines) + "\n"
-
-
 def _rich_table(board: Board, title: str, caption: str) -> Any:
     from rich.table import Table
 
@@ -262,21 +234,17 @@ def compact_table(board: Board, width: int) -> str:
     """The default terminal table: compact cells (``0.769 ±0.021``), names
     shortened in the middle without ambiguity, within ``width`` columns
     (kscore.present); columns that do not fit are left out and named."""
-    from ..present import Column, cell, fit
-
-    def half(v: Any) -> float | None:
-        lo, hi = _num(v.lo), _num(v.hi)
-        return None if lo is None or hi is None else (hi - lo) / 2
+    from ..present import Column, fit
+    from ..present.from_leaderboard import estimate
+    from ..present.text import compact_cell
 
     def table(b: Board) -> list[str]:
         lb = b.lb
         cols = [Column("rank", [rank_label(r) for r in b.rows]),
                 Column("model", [one_line(r.model) for r in b.rows], right=False, names=True)]
         for j, m in enumerate(lb.metrics):
-            cells = []
-            for r in b.rows:
-                v = r.values.get(m.name)
-                cells.append("n/a" if v is None else cell(_num(v.estimate), half(v)))
+            # the cells of the Markdown too (kscore.present): one format in both
+            cells = [compact_cell(estimate(r.values.get(m.name))) for r in b.rows]
             cols.append(Column(m.name + (" *" if m == lb.sort else ""), cells,
                                importance=0 if m == lb.sort else 2 + j))
         cols += [Column("acc", [f"{r.accuracy:.3f}" for r in b.rows], importance=50),
@@ -304,13 +272,17 @@ def render(board: Board, fmt: str) -> str:
         return to_csv(board)
     if fmt == "json":
         return to_json(board)
-    if fmt == "markdown":
-        return to_markdown(board)
+    if fmt == "markdown":  # GFM tables with the terminal table's compact cells and the footer (kscore.present)
+        from ..present import render_markdown
+        from ..present.from_leaderboard import table_board
+
+        # A control character in a name (a terminal escape) as an escape, as in the table.
+        return "\n".join(one_line(line) for line in render_markdown(table_board(board.lb, board.top)).split("\n"))
     if fmt == "html":  # one self-contained page: table, curves, pairwise matrix, subsets (kscore.present)
         from ..present import render_html
         from ..present.from_leaderboard import page_board
 
-        return render_html(page_board(board.lb))
+        return render_html(page_board(board.lb, board.top))
     raise ValueError(fmt)
 
 
