@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -11,6 +10,7 @@ from typing import Any
 from ..leaderboard import Comparison, Leaderboard, ModelRow
 from ..leaderboard._rank import rank_label
 from ..leaderboard._result import ALL
+from ._errors import one_line
 
 
 class Board:
@@ -25,6 +25,37 @@ class Board:
     @property
     def groups(self) -> list[Board]:
         return [Board(g, self.top) for g in self.lb.groups]
+
+
+class CsvWriter:
+    """``csv.writer(buf, lineterminator="\\n")`` that also quotes a field
+    holding a bare ``"\\r"``: csv.writer quotes only the characters of its
+    line terminator, so a model name with a carriage return was written
+    unquoted, a line break to every reader."""
+
+    def __init__(self, buf: io.StringIO) -> None:
+        self.buf = buf
+
+    def writerow(self, row: list[Any]) -> None:
+        self.buf.write(",".join(_csv_field(x) for x in row) + "\n")
+
+
+def _csv_field(x: Any) -> str:
+    text = "" if x is None else str(x)
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\r\n') else text
+
+
+def _md(name: str) -> str:
+    """A name (model, group) in a Markdown cell or heading: one line, pipes escaped."""
+    return one_line(name).replace("|", "\\|")
+
+
+def _rich(text: str) -> str:
+    """A name or caption in a rich table: one line, its brackets not taken as
+    markup (a model named ``[/]`` made rich raise)."""
+    from rich.markup import escape
+
+    return escape(one_line(text))
 
 
 def _samples(r: ModelRow) -> str:
@@ -92,7 +123,7 @@ def _csv_rows(board: Board) -> list[list[Any]]:
 
 def to_csv(board: Board) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = CsvWriter(buf)
     by = board.lb.by is not None
     w.writerow((["group"] if by else []) + _csv_head(board.lb))
     for b in [board, *board.groups] if by else [board]:
@@ -158,7 +189,7 @@ def _rich_table(board: Board, title: str, caption: str) -> Any:
     from rich.table import Table
 
     lb = board.lb
-    table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
+    table = Table(title=_rich(title), caption=_rich(caption), title_justify="left", caption_justify="left")
     table.add_column("rank", justify="right")
     table.add_column("model", style="bold")
     table.add_column("questions", justify="right")
@@ -167,7 +198,7 @@ def _rich_table(board: Board, title: str, caption: str) -> Any:
     for m in lb.metrics:
         table.add_column(m.name + (" *" if m == lb.sort else ""), justify="right")
     for r in board.rows:
-        cells = [rank_label(r), r.model, f"{r.questions:,}", _samples(r), f"{r.accuracy:.4f}"]
+        cells = [rank_label(r), _rich(r.model), f"{r.questions:,}", _samples(r), f"{r.accuracy:.4f}"]
         for m in lb.metrics:
             v = r.values.get(m.name)
             cells.append("n/a" if v is None else f"{v.estimate:.4f} [dim]\\[{_f(v.lo)}, {_f(v.hi)}][/dim]")
@@ -210,7 +241,7 @@ def compact_table(board: Board, width: int) -> str:
     def table(b: Board) -> list[str]:
         lb = b.lb
         cols = [Column("rank", [rank_label(r) for r in b.rows]),
-                Column("model", [r.model for r in b.rows], right=False, names=True)]
+                Column("model", [one_line(r.model) for r in b.rows], right=False, names=True)]
         for j, m in enumerate(lb.metrics):
             # the cells of the Markdown too (kscore.present): one format in both
             cells = [compact_cell(estimate(r.values.get(m.name))) for r in b.rows]
@@ -228,11 +259,11 @@ def compact_table(board: Board, width: int) -> str:
     lb = board.lb
     shown = (f"{len(board.rows)} models" if len(board.rows) >= board.n_models
              else f"top {len(board.rows)} of {board.n_models}")
-    lines = [f"kscore leaderboard: {lb.source}"[:width]] + table(board)
+    lines = [one_line(f"kscore leaderboard: {lb.source}")[:width]] + table(board)
     lines += [f"{shown}, {lb.n_questions:,} questions, {lb.n_samples:,} samples; sorted by {lb.sort.name} *"[:width],
               footer(lb, width)]
     for g in board.groups:
-        lines += ["", f"{lb.by} = {g.lb.group}"[:width]] + table(g)
+        lines += ["", one_line(f"{lb.by} = {g.lb.group}")[:width]] + table(g)
     return "\n".join(lines) + "\n"
 
 
@@ -245,7 +276,8 @@ def render(board: Board, fmt: str) -> str:
         from ..present import render_markdown
         from ..present.from_leaderboard import table_board
 
-        return render_markdown(table_board(board.lb, board.top))
+        # A control character in a name (a terminal escape) as an escape, as in the table.
+        return "\n".join(one_line(line) for line in render_markdown(table_board(board.lb, board.top)).split("\n"))
     if fmt == "html":  # one self-contained page: table, curves, pairwise matrix, subsets (kscore.present)
         from ..present import render_html
         from ..present.from_leaderboard import page_board
@@ -278,10 +310,10 @@ def print_comparison(lb: Leaderboard, found: list[tuple[str | None, list[Compari
         title = f"kscore compare: {comps[0].a} vs {comps[0].b} ({lb.source})"
         if group is not None:
             title = f"{lb.by} = {group}"
-        table = Table(title=title, caption=_cmp_line(lb, comps[0]) if group is None else None,
+        table = Table(title=_rich(title), caption=_rich(_cmp_line(lb, comps[0])) if group is None else None,
                       title_justify="left", caption_justify="left")
         for h in ["metric", "questions", comps[0].a, comps[0].b, "diff", "lo", "hi", "p"]:
-            table.add_column(h, justify="left" if h == "metric" else "right")
+            table.add_column(_rich(h), justify="left" if h == "metric" else "right")
         for c in comps:
             table.add_row(*_cmp_cells(c))
         console.print(table)
@@ -303,7 +335,7 @@ def render_comparison(lb: Leaderboard, found: list[tuple[str | None, list[Compar
         return json.dumps(doc, indent=2) + "\n"
     if fmt == "csv":
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = CsvWriter(buf)
         w.writerow((["group"] if by else []) + ["metric", "a", "b", "questions", "a_estimate", "b_estimate", "diff",
                                                 "sigma", "lo", "hi", "p"])
         for g, comps in found:
@@ -316,10 +348,10 @@ def render_comparison(lb: Leaderboard, found: list[tuple[str | None, list[Compar
     lines: list[str] = []
     for g, comps in found:
         if g is not None:
-            lines += ["", f"### {lb.by} = {g}", ""]
-        a, b = comps[0].a, comps[0].b
+            lines += ["", f"### {_md(str(lb.by))} = {_md(g)}", ""]
+        a, b = _md(comps[0].a), _md(comps[0].b)
         lines += ["| " + " | ".join(["metric", "questions", a, b, "diff", "lo", "hi", "p"]) + " |",
                   "|:---|" + "---:|" * 7]
         lines += ["| " + " | ".join(_cmp_cells(c)) + " |" for c in comps]
-    lines += ["", _cmp_line(lb, found[0][1][0]) + "."]
+    lines += ["", one_line(_cmp_line(lb, found[0][1][0])) + "."]
     return "\n".join(lines) + "\n"
