@@ -20,23 +20,28 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "kscore", *args], capture_output=True, text=True, timeout=300)
 
 
+def write_results(path: Path, names: list[str], rng: np.random.Generator, short: int = -1) -> Path:
+    """A long-format Parquet file: 40 questions x 8 samples per model (4 for
+    the model at index `short`), each question with its own success rate."""
+    rows: dict[str, list[object]] = {"model": [], "question": [], "sample": [], "correct": []}
+    for j, name in enumerate(names):
+        p = rng.uniform(0.2, 0.9, 40)
+        for q in range(40):
+            for s in range(4 if j == short else 8):
+                rows["model"].append(name)
+                rows["question"].append(f"q{q}")
+                rows["sample"].append(s)
+                rows["correct"].append(int(rng.random() < p[q]))
+    pq.write_table(pa.table(rows), path)
+    return path
+
+
 @pytest.fixture(scope="module")
 def similar(tmp_path_factory: pytest.TempPathFactory) -> Path:
     rng = np.random.default_rng(7)
     names = [f"organisation/family-{size}b-instruct-{v}-preview-2026-11-{d:02d}"
              for size in (7, 8, 70) for v in ("dpo", "sft") for d in (1, 2, 3, 4, 5)]
-    rows: dict[str, list[object]] = {"model": [], "question": [], "sample": [], "correct": []}
-    for name in names:
-        p = rng.uniform(0.2, 0.9, 40)
-        for q in range(40):
-            for s in range(8):
-                rows["model"].append(name)
-                rows["question"].append(f"q{q}")
-                rows["sample"].append(s)
-                rows["correct"].append(int(rng.random() < p[q]))
-    path = tmp_path_factory.mktemp("similar") / "results.parquet"
-    pq.write_table(pa.table(rows), path)
-    return path
+    return write_results(tmp_path_factory.mktemp("similar") / "results.parquet", names, rng)
 
 
 def test_eighty_columns_no_cut_value_no_duplicate_name(similar: Path) -> None:
@@ -76,18 +81,7 @@ def awkward(tmp_path_factory: pytest.TempPathFactory) -> Path:
     names = [f"organisation/family-{size}b-instruct-{v}-preview-2026-11-{d:02d}"
              for size in (7, 8, 70) for v in ("dpo", "sft") for d in (1, 2, 3, 4, 5)]
     names[3] = "lab|pipe/model_with*markdown*<chars>&"
-    rows: dict[str, list[object]] = {"model": [], "question": [], "sample": [], "correct": []}
-    for j, name in enumerate(names):
-        p = rng.uniform(0.2, 0.9, 40)
-        for q in range(40):
-            for s in range(4 if j == 7 else 8):
-                rows["model"].append(name)
-                rows["question"].append(f"q{q}")
-                rows["sample"].append(s)
-                rows["correct"].append(int(rng.random() < p[q]))
-    path = tmp_path_factory.mktemp("awkward") / "results.parquet"
-    pq.write_table(pa.table(rows), path)
-    return path
+    return write_results(tmp_path_factory.mktemp("awkward") / "results.parquet", names, rng, short=7)
 
 
 def test_markdown_is_a_table_of_every_model_with_the_terminal_cells(awkward: Path) -> None:

@@ -109,24 +109,9 @@ impl<'a> CategoricalBank<'a> {
                 })
                 .unwrap_or_else(|| vec![0u64; slots])
         } else {
-            let mut freq = vec![0u64; slots];
-            for i in 0..self.rows {
-                let row = &self.counts[i * c..(i + 1) * c];
-                let mut key = 0u64;
-                match prior {
-                    None => row[..c - 1].iter().rev().for_each(|&x| key = key * base + x as u64),
-                    Some(p) => {
-                        let pri = &p[i * c..(i + 1) * c];
-                        row[..c - 1]
-                            .iter()
-                            .zip(&pri[..c - 1])
-                            .rev()
-                            .for_each(|(&x, &y)| key = key * base + (x + y) as u64);
-                    }
-                }
-                freq[key as usize] += 1;
-            }
-            freq
+            let mut f = vec![0u64; slots];
+            self.count_slots(0..self.rows, prior, base, &mut f);
+            f
         };
         let mut counts = Vec::new();
         let mut freqs = Vec::new();
