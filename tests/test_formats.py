@@ -93,6 +93,18 @@ def test_detect_reads_only_the_start(tmp_path: Path) -> None:
         formats.read(f)
 
 
+def test_format_names_are_the_readers_and_load_lazily() -> None:
+    """FORMATS names the readers in detection order; importing kscore.formats
+    or detecting a file no reader looks at imports no reader."""
+    import subprocess
+    import sys
+
+    assert formats.FORMATS == tuple(formats._readers()) == tuple(formats._sniffers())
+    code = ("import sys; from kscore import formats; assert formats.detect('README.md') is None;"
+            "assert not [m for m in sys.modules if m.startswith('kscore.formats._')], sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
+
+
 def test_detect_missing_and_directory(tmp_path: Path) -> None:
     assert formats.detect(tmp_path / "absent.eval") is None
     assert formats.detect(tmp_path) is None

@@ -168,9 +168,12 @@ def _run(args: argparse.Namespace, err: Any) -> Any:
     from ..leaderboard import leaderboard as run
 
     show = not args.quiet and (args.progress or err.is_terminal)
-    from rich.console import Console
+    if args.progress:
+        from rich.console import Console
 
-    bar = Console(stderr=True, force_terminal=True, width=max(err.width, 120)) if args.progress else err
+        bar = Console(stderr=True, force_terminal=True, width=max(err.width, 120))
+    else:
+        bar = err
     progress = Progress(bar if show else None, delay=0.0 if args.progress else 1.0)
     with ExitStack() as stack:
         if args.file is None:
@@ -207,13 +210,26 @@ def _console() -> Any:
     return Console
 
 
+class _Stderr:
+    """rich's Console on stderr, made on first use: a quiet run that writes
+    CSV, JSON or Markdown never imports rich (0.02-0.05 s of a run;
+    docs/leaderboard.md, *Speed*)."""
+
+    def __init__(self) -> None:
+        self._console: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            self._console = _console()(stderr=True, highlight=False)
+        return getattr(self._console, name)
+
+
 def leaderboard(args: argparse.Namespace) -> int:
     """The command: kscore.leaderboard() does the work; this prints it."""
-    Console = _console()
     from ..leaderboard import input_files
     from ._output import Board
 
-    err = Console(stderr=True, highlight=False)
+    err = _Stderr()
     if args.top is not None and args.top < 1:
         raise CliError("--top must be at least 1")
     fmt = _format(args)
@@ -226,7 +242,7 @@ def leaderboard(args: argparse.Namespace) -> int:
         return _strict_fail(err, board.warnings)
     t_total = time.perf_counter() - t0
     _report(args, err, board)
-    _write_board(Board(board, args.top), fmt, args.output, Console, args.wide)
+    _write_board(Board(board, args.top), fmt, args.output, args.wide)
     if args.plot:
         _plot(Path(args.plot), board, args.top)
     if not args.quiet and os.environ.get("KSCORE_TIMING"):
@@ -288,7 +304,7 @@ def compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _write_board(board: Any, fmt: str, output: str | None, console: Any, wide: bool = False) -> None:
+def _write_board(board: Any, fmt: str, output: str | None, wide: bool = False) -> None:
     from ._output import compact_table, print_table, render
 
     if fmt == "table" and not wide:
@@ -301,6 +317,7 @@ def _write_board(board: Any, fmt: str, output: str | None, console: Any, wide: b
             sys.stdout.flush()
         return
     if fmt == "table":
+        console = _console()
         if output:
             def write_table(tmp: Path) -> None:
                 with open(tmp, "w", encoding="utf-8") as fh:

@@ -29,30 +29,34 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from . import _humaneval, _inspect, _lighteval, _lm_eval
-from ._table import concat
-
 __all__ = ["FORMATS", "detect", "read"]
 
-#: Format name -> reader module, in detection order.
-_READERS: dict[str, ModuleType] = {
-    _inspect.NAME: _inspect,
-    _humaneval.HUMANEVAL: _humaneval,
-    _humaneval.EVALPLUS: _humaneval,
-    _lm_eval.NAME: _lm_eval,
-    _lighteval.NAME: _lighteval,
-}
+#: The format names :func:`read` accepts, in detection order (the readers'
+#: own names; tests/test_formats.py checks them). The reader modules are
+#: imported on first use: ``kscore leaderboard results.parquet`` names the
+#: formats in its ``--help`` and asks :func:`detect`, and a file no reader
+#: would look at needs none of them (docs/leaderboard.md, *Speed*).
+FORMATS: tuple[str, ...] = ("inspect", "humaneval", "evalplus", "lm_eval", "lighteval")
 
-#: The format names :func:`read` accepts.
-FORMATS: tuple[str, ...] = tuple(_READERS)
+#: The file names some sniffer opens: ``.eval``, ``.json`` and ``.jsonl``
+#: files, and lighteval's ``details_*.parquet``.
+_SUFFIXES = (".eval", ".json", ".jsonl")
 
-_SNIFFERS: dict[str, Callable[[Path], bool]] = {
-    _inspect.NAME: _inspect.sniff,
-    _humaneval.HUMANEVAL: _humaneval.sniff_humaneval,
-    _humaneval.EVALPLUS: _humaneval.sniff_evalplus,
-    _lm_eval.NAME: _lm_eval.sniff,
-    _lighteval.NAME: _lighteval.sniff,
-}
+
+def _readers() -> dict[str, ModuleType]:
+    """Format name -> reader module, in detection order."""
+    from . import _humaneval, _inspect, _lighteval, _lm_eval
+
+    return {_inspect.NAME: _inspect, _humaneval.HUMANEVAL: _humaneval, _humaneval.EVALPLUS: _humaneval,
+            _lm_eval.NAME: _lm_eval, _lighteval.NAME: _lighteval}
+
+
+def _sniffers() -> dict[str, Callable[[Path], bool]]:
+    from . import _humaneval, _inspect, _lighteval, _lm_eval
+
+    return {_inspect.NAME: _inspect.sniff, _humaneval.HUMANEVAL: _humaneval.sniff_humaneval,
+            _humaneval.EVALPLUS: _humaneval.sniff_evalplus, _lm_eval.NAME: _lm_eval.sniff,
+            _lighteval.NAME: _lighteval.sniff}
 
 
 def detect(path: str | Path) -> str | None:
@@ -69,7 +73,9 @@ def detect(path: str | Path) -> str | None:
     p = Path(path)
     if not p.is_file():
         return None
-    for name, sniff in _SNIFFERS.items():
+    if not (p.name.lower().endswith(_SUFFIXES) or (p.name.startswith("details_") and p.name.endswith(".parquet"))):
+        return None
+    for name, sniff in _sniffers().items():
         if sniff(p):
             return name
     return None
@@ -93,7 +99,7 @@ def read(path: str | Path, format: str | None = None, *, score: str | None = Non
         ValueError: one line naming the file (and line) that cannot be read,
             or a directory with nothing recognised.
     """
-    if format is not None and format not in _READERS:
+    if format is not None and format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; known: {', '.join(FORMATS)}")
     p = Path(path)
     if p.is_dir():
@@ -107,8 +113,8 @@ def read(path: str | Path, format: str | None = None, *, score: str | None = Non
 
 
 def _read_one(path: Path, name: str, score: str | None, model: str | None) -> Any:
-    reader = _READERS[name]
-    if name in (_humaneval.HUMANEVAL, _humaneval.EVALPLUS):
+    reader = _readers()[name]
+    if name in ("humaneval", "evalplus"):
         return reader.read(path, name, score, model)
     return reader.read(path, score, model)
 
@@ -119,7 +125,7 @@ def _read_dir(root: Path, format: str | None, score: str | None, model: str | No
     tables, skipped = [], []
     for f in files:
         name = detect(f)
-        if name is None and _lm_eval.is_companion(f):
+        if name is None and _is_companion(f):
             continue  # an aggregated results_<date>.json beside its samples: no per-sample outcomes
         if name is None or (format is not None and name != format):
             skipped.append(str(f.relative_to(root)))
@@ -131,4 +137,12 @@ def _read_dir(root: Path, format: str | None, score: str | None, model: str | No
     if skipped:
         shown = ", ".join(skipped[:10]) + (f", ... ({len(skipped)} in all)" if len(skipped) > 10 else "")
         warnings.warn(f"{root}: skipped {len(skipped)} unrecognised file(s): {shown}", stacklevel=3)
+    from ._table import concat
+
     return concat(tables)
+
+
+def _is_companion(path: Path) -> bool:
+    from ._lm_eval import is_companion
+
+    return is_companion(path)

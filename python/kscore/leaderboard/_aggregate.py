@@ -208,19 +208,29 @@ def int_column(table: Any, name: str) -> IntArray:
     return ints(table.column(name))
 
 
+def arrow_call(function: str, *args: Any) -> Any:
+    """An Arrow compute function by name. pyarrow.compute itself is not
+    imported: it wraps some 300 functions with their docstrings on import,
+    0.1 s of a run (its ``call_function`` is ``pyarrow._compute``'s)."""
+    try:
+        from pyarrow._compute import call_function
+    except ImportError:  # pragma: no cover - a pyarrow that moved it
+        from pyarrow.compute import call_function
+    return call_function(function, list(args))
+
+
 def codes(table: Any, name: str) -> tuple[list[str], IntArray]:
     """A string column as sorted distinct names and an int64 code per row
     (-1 where null), by Arrow's dictionary encoding: no per-row Python, and
     no copy of the strings (the chunks are encoded as they are)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     col = table.column(name)
-    enc = pc.dictionary_encode(col if isinstance(col, pa.ChunkedArray) else pa.chunked_array([col]))
+    enc = arrow_call("dictionary_encode", col if isinstance(col, pa.ChunkedArray) else pa.chunked_array([col]))
     if len({len(ch.dictionary) for ch in enc.chunks}) > 1:
         enc = enc.unify_dictionaries()
     dictionary = enc.chunks[0].dictionary if enc.num_chunks else pa.array([], pa.string())
-    sort = pc.array_sort_indices(dictionary)
+    sort = arrow_call("array_sort_indices", dictionary)
     order = ints(sort)
     rank = np.empty(len(order), np.int64)
     rank[order] = np.arange(len(order))
@@ -236,8 +246,69 @@ def codes(table: Any, name: str) -> tuple[list[str], IntArray]:
             raw32 = np.frombuffer(idx.buffers()[1], np.dtype(f"i{width}"), count=len(idx) + idx.offset)[idx.offset:]
             np.take(rank, raw32, out=out[at:at + len(idx)])
         at += len(idx)
-    names = dictionary.take(sort).to_pylist()  # (pa.array of numpy would import pandas)
+    names = arrow_call("take", dictionary, sort).to_pylist()  # (pa.array of numpy would import pandas)
     return [str(x) for x in names], out
+
+
+def order_cells(m: IntArray, q: IntArray, n_questions: int, columns: list[IntArray]) -> tuple[
+        IntArray, IntArray, IntArray]:
+    """``m``, ``q`` and each of ``columns`` (values per cell; the first one
+    non-negative) reordered by model, then question; the columns as the rows
+    of one array (so that the counts' categories are a view of it).
+
+    Random access is what costs here (a gather through a random permutation
+    of a million cells is ten times a sequential pass), so each column moves
+    once: where every model has every question, each value is written at its
+    key ``m * Q + q`` and the ordered ``m``, ``q`` are written out
+    sequentially (a hole left in the first column means repeated keys: then
+    the general way); else the ordered keys and the permutation come from
+    one scatter over the key space (a sort where that is much larger)."""
+    Q = max(n_questions, 1)
+    N = len(m)
+    L = int(m.max()) + 1 if N else 0
+    key = m * Q + q
+    out = np.empty((len(columns), N), np.int64)
+    if N and N == L * Q and columns:
+        out[0].fill(-1)
+        out[0][key] = columns[0]
+        if int(out[0].min()) >= 0:
+            for i, col in enumerate(columns[1:], 1):
+                out[i][key] = col
+            return np.repeat(np.arange(L, dtype=np.int64), Q), np.tile(np.arange(Q, dtype=np.int64), L), out
+    order = by_model_question(m, q, n_questions)
+    keys = key[order]
+    m_sorted = keys // Q
+    for i, col in enumerate(columns):
+        np.take(col, order, out=out[i])
+    return m_sorted, keys - m_sorted * Q, out
+
+
+def codes_of(table: Any, names: list[str]) -> list[tuple[list[str], IntArray]]:
+    """:func:`codes` of several columns, side by side on threads for a large
+    table (Arrow's hashing and numpy's take release the GIL): the models and
+    the questions of a million cells take one encoding's time, not two."""
+    if len(names) < 2 or table.num_rows < 100_000:
+        return [codes(table, n) for n in names]
+    import threading
+
+    out: list[Any] = [None] * len(names)
+
+    def run(i: int) -> None:
+        try:
+            out[i] = codes(table, names[i])
+        except BaseException as exc:  # noqa: BLE001 - raised again below, in the caller's thread
+            out[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,), name="kscore-codes", daemon=True) for i in range(1, len(names))]
+    for t in threads:
+        t.start()
+    run(0)
+    for t in threads:
+        t.join()
+    for x in out:
+        if isinstance(x, BaseException):
+            raise x
+    return out
 
 
 def by_model_question(m: IntArray, q: IntArray, n_questions: int) -> IntArray:
@@ -252,52 +323,54 @@ def by_model_question(m: IntArray, q: IntArray, n_questions: int) -> IntArray:
         slot = np.full(size, -1, np.int64)
         slot[key] = np.arange(len(key))
         out: IntArray = slot[slot >= 0]
-        return out
+        if len(out) == len(key):
+            return out
+        # A repeated key (not from a GROUP BY): the scatter kept one of them.
     return np.argsort(key, kind="stable")
 
 
 def aggregate(source: Source, r: RowSql) -> Cells:
     """Run the aggregation; per-cell counts, problem totals."""
-    import pyarrow.compute as pc
-
     table = run_checked(source, _query(r), filename=source.multi)
     columns = set(table.column_names)
     lean = r.proven is not None and "bad" not in columns
-    if lean and "dup" in columns and pc.any(table.column("dup")).as_py():
+    if lean and "dup" in columns and arrow_call("any", table.column("dup")).as_py():
         # A repeated sample id: count again with every row checked, so that
         # the diagnostics find the repeats and keep the first.
         return aggregate(source, replace(r, proven=None))
-    models, m = codes(table, "m")
-    questions, q = codes(table, "q")
-    cats = np.empty((len(m), r.categories), np.int64)
-    for j in range(r.categories):
-        cats[:, j] = int_column(table, f"c_{j}")
+    (models, m), (questions, q), *xs = codes_of(table, ["m", "q", *(f"x{i}" for i in range(len(r.extra)))])
+    cats = [int_column(table, f"c_{j}") for j in range(r.categories)]
     bad = int_column(table, "bad") if "bad" in columns else None
-    dup = int_column(table, "dup") if "dup" in columns and not lean else np.zeros(len(m), np.int64)
-    xs = [codes(table, f"x{i}") for i in range(len(r.extra))]
+    dup = int_column(table, "dup") if "dup" in columns and not lean else None
+    ids_missing = table.column("m").null_count + table.column("q").null_count > 0
     del table
     if len(m) == 0:
         raise LeaderboardError(f"no results in {source.label} (no data rows)")
-    exact = bool((dup < 0).any())
-    ids_ok = (m >= 0) & (q >= 0)
-    no_id = int(cats[~ids_ok].sum() + (bad[~ids_ok].sum() if bad is not None else 0))
-    n_bad = int(bad[ids_ok].sum()) if bad is not None else 0
+    exact = dup is not None and bool((dup < 0).any())
+    no_id = 0
+    n_bad = int(bad.sum()) if bad is not None else 0
     # A cell whose every row was skipped (no valid outcome) is dropped, as if
     # absent: kept with n = 0 it would make every metric of its model n/a.
-    keep = ids_ok & (cats.sum(axis=1) > 0)
+    keep = sum(cats[1:], cats[0]) > 0
+    if ids_missing:
+        ids_ok = (m >= 0) & (q >= 0)
+        no_id = int(sum(int(c[~ids_ok].sum()) for c in cats) + (bad[~ids_ok].sum() if bad is not None else 0))
+        n_bad = int(bad[ids_ok].sum()) if bad is not None else 0
+        keep &= ids_ok
     if not keep.all():
         models, m = drop_unused(models, m, keep)
         questions, q = drop_unused(questions, q, keep)
-        cats, dup = cats[keep], dup[keep]
+        cats = [c[keep] for c in cats]
+        dup = dup[keep] if dup is not None else None
         xs = [(names, x[keep]) for names, x in xs]
-    duplicates = int(dup[dup > 0].sum())
+    duplicates = int(dup[dup > 0].sum()) if dup is not None else 0
     if exact:
         duplicates += _exact_duplicates(source, r)
-    order = by_model_question(m, q, len(questions))
-    m, q = m[order], q[order]
-    cats = cats[order]
-    attributes = question_attributes(q, len(questions), [(names, x[order]) for names, x in xs], r.extra)
-    return Cells(Counts(models, questions, m, q, cats, attributes), r, no_id, n_bad, duplicates)
+    m, q, placed = order_cells(m, q, len(questions), cats + [x for _, x in xs])
+    categories = placed[:r.categories].T  # cells x categories, column-major: each column contiguous
+    xs = [(names, x) for (names, _), x in zip(xs, placed[r.categories:])]
+    attributes = question_attributes(q, len(questions), xs, r.extra)
+    return Cells(Counts(models, questions, m, q, categories, attributes), r, no_id, n_bad, duplicates)
 
 
 def question_attributes(q: IntArray, n_questions: int, values: list[tuple[list[str], IntArray]],
@@ -337,6 +410,11 @@ def _exact_duplicates(source: Source, r: RowSql) -> int:
     return int(int_column(run_checked(source, sql, filename=source.multi), "d").sum())
 
 
+#: Rows per Arrow batch of a result: few chunks (DuckDB's default is 131 072
+#: rows in 2.0), so that the columns are read from their buffers without copies.
+_BATCH = 1 << 22
+
+
 def run_checked(source: Source, sql: str, filename: bool = False, row_number: bool = False) -> Any:
     """The query's result as a pyarrow Table; DuckDB errors as one line naming the source."""
     import duckdb
@@ -346,7 +424,7 @@ def run_checked(source: Source, sql: str, filename: bool = False, row_number: bo
     try:
         rel = source.run(sql, filename, row_number)
         fetch = getattr(rel, "to_arrow_table", None) or rel.fetch_arrow_table  # duckdb >= 1.4 / older
-        return fetch()
+        return fetch(_BATCH)
     except duckdb.Error as exc:
         if "conversion" in str(exc).lower() and source.kind in ("csv", "tsv"):
             raise  # the caller reads the columns as text and retries

@@ -18,6 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .._interval import z_value
+from ._blas import one_thread
+from ._counts import Counts
 from ._metrics import Scores
 from ._stats import holm, p_two_sided, paired
 
@@ -94,9 +96,14 @@ def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDA
     out), the mask of present cells and each question's cluster."""
     c = sc.counts
     x = sc.x[name]
-    ok = ~np.isnan(x)
     pos = {m: i for i, m in enumerate(models)}
     row_of = np.array([pos.get(m, -1) for m in c.models], np.int64)
+    f = sc.per_state.get(name)
+    some_nan = bool(np.isnan(f).any()) if f is not None else bool(np.isnan(x).any())
+    full = None if some_nan else _full_grid(c, x, row_of, sc.cluster, sc.per_model().grid_t is not None)
+    if full is not None:
+        return full
+    ok = ~np.isnan(x)
     r = row_of[c.model]
     ok &= r >= 0
     # Questions renumbered 0..Q-1 in order (a bincount, no sort).
@@ -115,10 +122,28 @@ def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDA
     return X, W, cl
 
 
+def _full_grid(c: Counts, x: FloatArray, row_of: IntArray, cluster: IntArray | None, grid: bool) -> tuple[
+        FloatArray, npt.NDArray[np.bool_], IntArray | None] | None:
+    """:func:`dense` where every model of ``c`` is compared and has every
+    question (all its estimates known), the rows ordered by model then
+    question (as the engine keeps them; ``grid``: known to be so): the grid
+    is the rows reshaped, no scatter. None otherwise."""
+    L, Q = len(c.models), len(c.questions)
+    if len(x) != L * Q or L == 0 or Q == 0 or not bool(np.all(row_of >= 0)):
+        return None
+    if not grid and not (bool((c.model.reshape(L, Q) == np.arange(L)[:, None]).all())
+                         and bool((c.question.reshape(L, Q) == np.arange(Q)).all())):
+        return None
+    X = np.empty((L, Q))
+    X[row_of] = x.reshape(L, Q)
+    return X, np.ones((L, Q), bool), None if cluster is None else cluster[:Q].copy()
+
+
 def pairwise(sc: Scores, name: str, models: list[str], confidence: float) -> Pairwise:
     """Paired comparisons of every pair of ``models`` on metric ``name``."""
     X, W, cl = dense(sc, name, models)
-    res = paired(X, W, cl)
+    with one_thread(float(X.shape[0]) ** 2 * X.shape[1]):
+        res = paired(X, W, cl)
     diff, se, n = res["diff"], res["se"], res["n"]
     z = z_value(confidence)
     with np.errstate(invalid="ignore", divide="ignore"):

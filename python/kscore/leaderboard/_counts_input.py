@@ -5,14 +5,12 @@ rows are added, so concatenated tables merge."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from ._aggregate import (
-    by_model_question,
-    codes,
+    codes_of,
     drop_unused,
     extra_columns,
     int_column,
+    order_cells,
     question_attributes,
     run_checked,
 )
@@ -57,17 +55,16 @@ def read_counts_table(source: Source, columns: list[str], names: ColumnNames, n_
     if bad:
         issues.warn(f"{source.label}: {bad} counts row(s) with invalid counts (need 0 <= c <= n, integers"
                     f"{', c_0..c_C summing to n' if graded else ''}) (skipped)")
-    models, m = codes(table, "m")
-    questions, q = codes(table, "q")
-    cat = np.stack([int_column(table, f"c_{j}") for j in range(len(cats))], axis=1)
-    xs = [codes(table, f"x{i}") for i in range(len(extra))]
-    have = (cat.sum(axis=1) > 0) & (m >= 0) & (q >= 0)
+    (models, m), (questions, q), *xs = codes_of(table, ["m", "q", *(f"x{i}" for i in range(len(extra)))])
+    cat = [int_column(table, f"c_{j}") for j in range(len(cats))]
+    have = (sum(cat[1:], cat[0]) > 0) & (m >= 0) & (q >= 0)
     if not have.all():
         models, m = drop_unused(models, m, have)
         questions, q = drop_unused(questions, q, have)
-        cat = cat[have]
+        cat = [c[have] for c in cat]
         xs = [(names, x[have]) for names, x in xs]
-    order = by_model_question(m, q, len(questions))
-    m, q = m[order], q[order]
-    attributes = question_attributes(q, len(questions), [(names, x[order]) for names, x in xs], extra)
-    return Counts(models, questions, m, q, np.ascontiguousarray(cat[order]), attributes)
+    m, q, placed = order_cells(m, q, len(questions), cat + [x for _, x in xs])
+    categories = placed[:len(cat)].T  # cells x categories, column-major, as _aggregate.py's
+    xs = [(names, x) for (names, _), x in zip(xs, placed[len(cat):])]
+    attributes = question_attributes(q, len(questions), xs, extra)
+    return Counts(models, questions, m, q, categories, attributes)

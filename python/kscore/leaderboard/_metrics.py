@@ -3,9 +3,9 @@ kscore.counts (docs/leaderboard.md, *Metrics* and *Intervals*).
 
 The per-question estimates of a metric (the unbiased estimator of each
 question, ``kscore.counts`` with ``mean=False``; Bayes@N's per-question
-posterior mean) are computed for every (model, question) row of the board
-in one core call per metric (max@k: one per reward level), not one per
-model. A model's value is the mean of its per-question estimates (the
+posterior mean) are computed once per distinct state of the board's rows
+(_states.py) in one core call per metric (max@k: one per reward level), not
+one per model, and gathered back to the rows. A model's value is the mean of its per-question estimates (the
 classic estimate, ``mean=True``). Its interval is either
 
 * ``questions``: the estimate +- z times the standard error of that mean
@@ -15,8 +15,8 @@ classic estimate, ``mean=True``). Its interval is either
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -24,10 +24,12 @@ import numpy.typing as npt
 
 from .. import counts as kc
 from .._interval import normal_ci, z_value
+from ._bayes_states import bayes_ci_states
 from ._counts import Counts
 from ._issues import Issues
 from ._spec import Metric
-from ._stats import group_se
+from ._states import PerModel, States, distinct_states, per_model, row_sums
+from ._stats import grid_se, group_se, group_se_tabled
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -164,7 +166,7 @@ def posterior(cats: IntArray, metric: Metric, w: FloatArray, confidence: float) 
     (equal-n groups pooled exactly); NaN for cons@k (no posterior)."""
     from .. import eval as ke
 
-    n = cats.sum(axis=1)
+    n = row_sums(cats)
     c = cats[:, -1]
     bounds = bounds_of(metric, w)
     kind = metric.kind
@@ -189,6 +191,11 @@ def posterior(cats: IntArray, metric: Metric, w: FloatArray, confidence: float) 
 
 def by_model(counts: Counts) -> list[tuple[int, IntArray]]:
     """(model index, its rows of ``counts``) for every model with results."""
+    m = counts.model
+    if bool(np.all(m[1:] >= m[:-1])):  # ordered by model, as the engine keeps them: no sort
+        cuts = np.flatnonzero(m[1:] != m[:-1]) + 1
+        bounds = [0, *cuts.tolist(), len(m)] if len(m) else []
+        return [(int(m[a]), np.arange(a, b)) for a, b in zip(bounds[:-1], bounds[1:])]
     order = np.argsort(counts.model, kind="stable")
     m_sorted = counts.model[order]
     cuts = np.flatnonzero(np.diff(m_sorted)) + 1
@@ -198,38 +205,94 @@ def by_model(counts: Counts) -> list[tuple[int, IntArray]]:
 @dataclass
 class Scores:
     """Per-question estimates of each metric (``x[name]``, one per row of
-    ``counts``) and each row's cluster id (None: a cluster per question)."""
+    ``counts``), each row's cluster id (None: a cluster per question) and
+    the rows' distinct states (None: found when needed)."""
 
     counts: Counts
-    x: dict[str, FloatArray]
+    x: Mapping[str, FloatArray]
     cluster: IntArray | None
+    states: States | None = None
+    #: Each metric's estimate per distinct state (``x[name]`` is it gathered to the rows).
+    per_state: dict[str, FloatArray] = field(default_factory=dict)
+    _models: PerModel | None = field(default=None, repr=False)
+
+    def per_model(self) -> PerModel:
+        """The models' rows summed up (_states.per_model), once."""
+        if self._models is None:
+            st = self.states if self.states is not None else distinct_states(self.counts.categories)
+            self.states = st
+            c = self.counts
+            self._models = per_model(st, c.model, c.question, len(c.models), len(c.questions))
+        return self._models
 
     def subset(self, rows: npt.NDArray[np.bool_]) -> Scores:
         """The same scores restricted to some rows (a ``--by`` group)."""
         c = self.counts
         sub = Counts(c.models, c.questions, c.model[rows], c.question[rows], c.categories[rows], c.attributes)
         cl = None if self.cluster is None else self.cluster[rows]
-        return Scores(sub, {k: v[rows] for k, v in self.x.items()}, cl)
+        st = None if self.states is None else self.states.subset(rows)
+        return Scores(sub, {k: v[rows] for k, v in self.x.items()}, cl, st, self.per_state if st is not None else {})
 
 
-def scores(counts: Counts, metrics: list[Metric], w: FloatArray, cluster: IntArray | None) -> Scores:
+def scores(counts: Counts, metrics: list[Metric], w: FloatArray, cluster: IntArray | None,
+           states: States | None = None) -> Scores:
     """Per-question estimates of every metric on every row: one core call
-    per metric for the whole board."""
-    n = counts.n
-    return Scores(counts, {m.name: question_estimates(counts.categories, m, w, n) for m in metrics}, cluster)
+    per metric for the whole board, on its distinct states (``states``: those
+    of ``counts.categories``, if known)."""
+    st = states if states is not None else distinct_states(counts.categories)
+    per_state = {m.name: question_estimates(st.cats, m, w) for m in metrics}
+    return Scores(counts, Gathered(per_state, st.of_row), cluster, st, per_state)
 
 
-def _min_max(m: IntArray, n: IntArray, L: int) -> tuple[IntArray, IntArray]:
-    """Per model, the fewest and most samples of its questions."""
-    order = np.arange(len(m)) if bool(np.all(m[1:] >= m[:-1])) else np.argsort(m, kind="stable")
-    ms, ns = m[order], n[order]
-    starts = np.flatnonzero(np.r_[True, ms[1:] != ms[:-1]]) if len(ms) else np.zeros(0, np.int64)
-    lo = np.zeros(L, np.int64)
-    hi = np.zeros(L, np.int64)
-    if len(ms):
-        lo[ms[starts]] = np.minimum.reduceat(ns, starts)
-        hi[ms[starts]] = np.maximum.reduceat(ns, starts)
-    return lo, hi
+class Gathered(Mapping[str, FloatArray]):
+    """Each metric's estimate on every row, gathered from its per-state
+    values on first use (the board's intervals need none of them; the
+    pairwise comparisons the sorted metric's)."""
+
+    def __init__(self, per_state: dict[str, FloatArray], of_row: IntArray) -> None:
+        self._per_state = per_state
+        self._of_row = of_row
+        self._done: dict[str, FloatArray] = {}
+
+    def __getitem__(self, name: str) -> FloatArray:
+        if name not in self._done:
+            self._done[name] = self._per_state[name][self._of_row]
+        return self._done[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._per_state)
+
+    def __len__(self) -> int:
+        return len(self._per_state)
+
+
+def _as_slice(idx: IntArray) -> IntArray | slice:
+    """Row indices as a slice where they are a run (indexing copies nothing)."""
+    if len(idx) and int(idx[-1]) - int(idx[0]) + 1 == len(idx):
+        return slice(int(idx[0]), int(idx[-1]) + 1)
+    return idx
+
+
+def _over_questions(sc: Scores, name: str, cells_t: IntArray | None, bad: npt.NDArray[np.bool_] | None) -> tuple[
+        FloatArray, FloatArray]:
+    """Each model's mean of its per-question estimates and the standard error
+    of that mean over questions (_stats.py), the same numbers by the
+    cheapest way the board allows: column sums of the questions x models
+    grid, a (model, state) table, or every row (``cells_t``: the grid's
+    (model, state) cells; ``bad``: models with rows short of the budget, left
+    out; the first two give them NaN, which is not shown)."""
+    pm, f, m = sc.per_model(), sc.per_state.get(name), sc.counts.model
+    if f is not None and cells_t is not None and pm.grid_t is not None:
+        return grid_se(f, pm.grid_t, cells_t, pm.count)
+    if f is not None and sc.cluster is None and pm.cell is not None:
+        return group_se_tabled(sc.x[name], f, pm.cell, m, pm.count)
+    x, L = sc.x[name], len(sc.counts.models)
+    if bad is not None:
+        ok = ~bad[m]
+        mean, se, _ = group_se(x[ok], m[ok], L, None if sc.cluster is None else sc.cluster[ok])
+    else:
+        mean, se, _ = group_se(x, m, L, sc.cluster)
+    return mean, se
 
 
 def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float, interval: str,
@@ -237,23 +300,33 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     """Every model's row: estimates and intervals of every metric, all models
     at once for the ``questions`` interval (per model for ``posterior``)."""
     counts = sc.counts
+    pm = sc.per_model()
+    st = sc.states
+    assert st is not None
     L = len(counts.models)
     m = counts.model
-    n = counts.n
-    present = np.bincount(m, minlength=L) > 0
+    q_count, n_min, n_max = pm.count, pm.n_min, pm.n_max
+    present = q_count > 0
     models = np.flatnonzero(present)
-    q_count = np.bincount(m, minlength=L)
-    n_min, n_max = _min_max(m, n, L)
-    acc = np.bincount(m, weights=(counts.categories @ w) / n, minlength=L) / np.maximum(q_count, 1)
+    reward = (st.cats @ w) / row_sums(st.cats)  # each state's mean reward per sample
+    if pm.grid_t is not None:  # every model on every question: sums over questions are column sums
+        acc = (reward[pm.grid_t].sum(axis=0) + 0.0) / np.maximum(q_count, 1)
+    else:
+        acc = np.bincount(m, weights=reward[st.of_row], minlength=L) / np.maximum(q_count, 1)
+    cells_t = pm.grid_t + np.arange(L) * len(st.cats) if pm.grid_t is not None and sc.cluster is None else None
     rows = {int(i): ModelRow(counts.models[i], int(q_count[i]), int(n_min[i]), int(n_max[i]), float(acc[i]), {})
             for i in models}
-    groups = by_model(counts) if interval == "posterior" else []
+    # Each model's rows (a slice where they are contiguous, as the engine keeps them: no copy).
+    groups = [(i, _as_slice(idx)) for i, idx in by_model(counts)] if interval == "posterior" else []
     z = z_value(confidence)
     na: dict[str, list[str]] = {}
     for metric in metrics:
-        x = sc.x[metric.name]
+        f = sc.per_state.get(metric.name)
+        # NaN: rows with fewer samples than the metric's budget.
+        some_nan = bool(np.isnan(f).any()) if f is not None else bool(np.isnan(sc.x[metric.name]).any())
         bad = np.zeros(L, bool)
-        bad[m[np.isnan(x)]] = True
+        if some_nan:
+            bad[m[np.isnan(sc.x[metric.name])]] = True
         lo_b, hi_b = bounds_of(metric, w)
         for j in np.flatnonzero(bad & present):
             rows[int(j)].values[metric.name] = None
@@ -261,8 +334,7 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             na.setdefault(f"{metric.name} needs at least {metric.budget} samples per question; some have {short}",
                           []).append(counts.models[j])
         if interval == "questions":
-            ok = ~bad[m]
-            mean, se, _ = group_se(x[ok], m[ok], L, None if sc.cluster is None else sc.cluster[ok])
+            mean, se = _over_questions(sc, metric.name, cells_t, bad if some_nan else None)
             for j in np.flatnonzero(~bad & present):
                 est, s = float(mean[j]), float(se[j])
                 lo = min(max(est - z * s, lo_b), hi_b) if s == s else np.nan
@@ -272,8 +344,13 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             for i, idx in groups:
                 if bad[i]:
                     continue
-                mu, sigma, lo, hi = posterior(counts.categories[idx], metric, w, confidence)
-                est = float(np.mean(x[idx])) if metric.kind != "bayes" else mu
+                if metric.kind == "bayes" and pm.table is not None:  # from the model's states (_bayes_states.py)
+                    has = pm.table[i] > 0
+                    mu, sigma, lo, hi = bayes_ci_states(st.cats[has], pm.table[i][has], w, confidence,
+                                                        bounds_of(metric, w))
+                else:
+                    mu, sigma, lo, hi = posterior(counts.categories[idx], metric, w, confidence)
+                est = float(np.mean(sc.x[metric.name][idx])) if metric.kind != "bayes" else mu
                 rows[i].values[metric.name] = Value(est, sigma, lo, hi, mu)
     if issues is not None:
         for what, names in na.items():

@@ -29,6 +29,7 @@ from ._rank import rank, scored_models, sort_rows
 from ._result import Leaderboard
 from ._source import Source, open_source
 from ._spec import Metric, default_ks, parse_ks, parse_metrics, resolve_sort
+from ._states import PerModel, distinct_states, row_sums
 from ._wide import read_wide
 
 
@@ -127,16 +128,12 @@ _ID_NAMES = {"model", "model_name", "system", "model_id", "modelname", "question
              "problem_id", "task_id", "id", "prompt_id", "qid", "task"}
 
 
-def _coverage(counts: Counts, issues: Issues) -> None:
-    """Warn about models missing questions; note ragged sample counts."""
+def _coverage(counts: Counts, pm: PerModel, issues: Issues) -> None:
+    """Warn about models missing questions; note ragged sample counts
+    (``pm``: the models' rows summed up)."""
     q_seen = np.bincount(counts.question, minlength=len(counts.questions)) > 0
     n_q = int(q_seen.sum())
-    n = counts.n
-    per_model = np.bincount(counts.model, minlength=len(counts.models))
-    lo = np.full(len(counts.models), np.iinfo(np.int64).max)
-    hi = np.zeros(len(counts.models), np.int64)
-    np.minimum.at(lo, counts.model, n)
-    np.maximum.at(hi, counts.model, n)
+    per_model, lo, hi = pm.count, pm.n_min, pm.n_max
     missing: list[str] = []
     for m in np.flatnonzero(per_model):
         name = counts.models[int(m)]
@@ -224,14 +221,15 @@ def leaderboard(
                                    "and counts tables carry question columns; .npy/.npz and Counts without it do not)")
     if isinstance(source, (str, os.PathLike)) and Path(os.fspath(source)).is_file():
         label = os.fspath(source)
-    n = counts.n
-    ks = ks_given if ks_given is not None else default_ks(int(n[n > 0].min()))
+    states = distinct_states(counts.categories)
+    n_state = row_sums(states.cats)  # (the fewest samples of a row: over the few distinct states)
+    ks = ks_given if ks_given is not None else default_ks(int(n_state[n_state > 0].min()))
     specs = [metrics] if isinstance(metrics, str) else metrics
     chosen = parse_metrics(specs, ks)
     sort_by = resolve_sort(sort, chosen)
-    _coverage(counts, issues)
     row_cluster = None if cluster is None else _codes(counts.attributes[cluster], counts.question)
-    sc = scores(counts, chosen, w, row_cluster)
+    sc = scores(counts, chosen, w, row_cluster, states)
+    _coverage(counts, sc.per_model(), issues)
     board = _board(sc, chosen, sort_by, w, confidence, interval, adjust, issues, label)
     if not board.rows:
         raise LeaderboardError(f"no model in {label} has valid results")
@@ -272,7 +270,7 @@ def _board(sc: Scores, chosen: list[Metric], sort_by: Metric, w: npt.NDArray[np.
     pw = pairwise(sc, sort_by.name, scored_models(rows, sort_by), confidence)
     rank(rows, pw, adjust)
     n_q = int((np.bincount(counts.question, minlength=len(counts.questions)) > 0).sum())
-    return Leaderboard(rows, chosen, sort_by, confidence, label, n_q, int(counts.n.sum()), [float(x) for x in w],
+    return Leaderboard(rows, chosen, sort_by, confidence, label, n_q, sc.per_model().samples, [float(x) for x in w],
                        counts, interval=interval, adjust=adjust, pairs=pw, scores=sc)
 
 

@@ -1,0 +1,45 @@
+"""Bayes@N's posterior of one model from its distinct states
+(docs/leaderboard.md, *Intervals*).
+
+:func:`kscore.counts.bayes_ci` sums a value per question with ``math.fsum``,
+the correctly rounded sum. A model's questions take few distinct states
+(_states.py), and the exact sum of count x value over them, rounded once,
+is the same correctly rounded number: the same ``(mu, sigma, lo, hi)``
+without a pass over the model's questions."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import numpy.typing as npt
+
+from .._interval import normal_ci
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+def _exact_sum(values: FloatArray, counts: IntArray) -> float:
+    """``math.fsum`` of each value repeated its count times: the exact sum,
+    rounded once (int / int is correctly rounded)."""
+    total = sum((Fraction(float(v)) * int(k) for v, k in zip(values, counts)), Fraction(0))
+    return float(total)
+
+
+def bayes_ci_states(cats: IntArray, count: IntArray, w: FloatArray, confidence: float,
+                    bounds: tuple[float, float]) -> tuple[float, float, float, float]:
+    """``kscore.counts.bayes_ci`` of a model with ``count[s]`` questions in
+    state ``cats[s]`` (category counts), computed as bayes_ci computes it
+    per question."""
+    C = cats.shape[1] - 1
+    T = (1 + C + cats.sum(axis=1)).astype(np.float64)
+    p = (cats + 1.0) / T[:, None]
+    shift = w - w[0]
+    row_mean = p @ shift
+    row_var = np.maximum(p @ (shift**2) - row_mean**2, 0.0)
+    M = int(count.sum())
+    mu = float(w[0] + _exact_sum(row_mean, count) / M)
+    sigma = math.sqrt(_exact_sum(row_var / (T + 1), count)) / M
+    return normal_ci(mu, sigma, confidence, bounds)

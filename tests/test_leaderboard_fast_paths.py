@@ -1,0 +1,189 @@
+"""The leaderboard's shortcuts give what the general code gives: metrics
+evaluated per distinct state equal every row evaluated, the full grid of the
+pairwise comparisons equals the scatter, rows already ordered by model are
+grouped as sorting would, and the pairwise products run on one BLAS thread
+(docs/leaderboard.md, *Speed*)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kscore
+from kscore.leaderboard import Counts
+from kscore.leaderboard._aggregate import codes, codes_of, order_cells
+from kscore.leaderboard._blas import one_thread
+from kscore.leaderboard._compare import dense
+from kscore.leaderboard._metrics import Scores, by_model, question_estimates, scores
+from kscore.leaderboard._spec import parse_metrics
+from kscore.leaderboard._states import distinct_states, min_max, per_model, row_sums
+from kscore.leaderboard._stats import grid_se, group_se, group_se_tabled
+
+
+def grid(n_models: int, n_questions: int, n: int, categories: int, seed: int) -> Counts:
+    rng = np.random.default_rng(seed)
+    cats = rng.multinomial(n, np.full(categories, 1 / categories), size=n_models * n_questions).astype(np.int64)
+    m = np.repeat(np.arange(n_models), n_questions)
+    q = np.tile(np.arange(n_questions), n_models)
+    return Counts([f"m{i}" for i in range(n_models)], [f"q{i}" for i in range(n_questions)], m, q, cats)
+
+
+@pytest.mark.parametrize(("n", "categories"), [(10, 2), (7, 3), (3, 5), (100_000, 3)])
+def test_distinct_states_rebuild_every_row(n: int, categories: int) -> None:
+    cats = grid(5, 40, n, categories, seed=n).categories
+    st = distinct_states(cats)
+    assert np.array_equal(st.cats[st.of_row], cats)
+    assert np.array_equal(st.n, cats.sum(axis=1)) and np.array_equal(row_sums(st.cats), st.cats.sum(axis=1))
+    assert len(np.unique(st.cats, axis=0)) == len(st.cats)  # distinct
+
+
+def test_metrics_per_state_equal_every_row_evaluated() -> None:
+    counts = grid(4, 30, 6, 3, seed=1)
+    w = np.array([0.0, 0.3, 0.7])
+    metrics = parse_metrics(["pass@k,pass^k,g-pass@4_0.5,mg-pass@4,maj@k,cons@n,avg@n,auc@4,max@4,bayes@N,pass@8"],
+                            [1, 4])
+    sc = scores(counts, metrics, w, None)
+    for metric in metrics:
+        every_row = question_estimates(counts.categories, metric, w)
+        assert np.array_equal(sc.x[metric.name], every_row, equal_nan=True), metric.name
+
+
+def test_full_grid_equals_the_scatter() -> None:
+    counts = grid(6, 50, 5, 2, seed=2)
+    metrics = parse_metrics(["pass@2"], [2])
+    sc = scores(counts, metrics, np.array([0.0, 1.0]), np.arange(len(counts.model)) % 50 // 7)
+    order = ["m3", "m0", "m5", "m1", "m4", "m2"]
+    fast = dense(sc, "pass@2", order)
+    # The same rows shuffled: not the grid's order, so the scatter runs.
+    perm = np.random.default_rng(0).permutation(len(counts.model))
+    c = counts
+    shuffled = Scores(Counts(c.models, c.questions, c.model[perm], c.question[perm], c.categories[perm]),
+                      {k: v[perm] for k, v in sc.x.items()}, None if sc.cluster is None else sc.cluster[perm])
+    slow = dense(shuffled, "pass@2", order)
+    for a, b in zip(fast, slow):
+        assert a is not None and b is not None and np.array_equal(a, b)
+
+
+def test_rows_ordered_by_model_group_as_sorting_would() -> None:
+    counts = grid(5, 20, 4, 2, seed=3)
+    keep = np.ones(len(counts.model), bool)
+    keep[20:40] = False  # a model without rows
+    keep[41::3] = False  # and ragged ones
+    c = Counts(counts.models, counts.questions, counts.model[keep], counts.question[keep], counts.categories[keep])
+    perm = np.random.default_rng(1).permutation(len(c.model))
+    shuffled = Counts(c.models, c.questions, c.model[perm], c.question[perm], c.categories[perm])
+    fast, slow = by_model(c), by_model(shuffled)
+    assert [m for m, _ in fast] == [m for m, _ in slow] == [0, 2, 3, 4]
+    for (_, a), (_, b) in zip(fast, slow):
+        assert np.array_equal(a, np.sort(perm[b]))
+    n = c.categories.sum(axis=1) - (np.arange(len(c.model)) % 3)
+    lo, hi = min_max(c.model, n, 5)
+    lo2, hi2 = min_max(shuffled.model, n[perm], 5)
+    assert np.array_equal(lo, lo2) and np.array_equal(hi, hi2)
+
+
+def test_pairwise_products_run_on_one_blas_thread() -> None:
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    with one_thread(1e12):
+        assert all(x["num_threads"] == 1 for x in threadpoolctl.threadpool_info() if x["user_api"] == "blas")
+    board = kscore.leaderboard(grid(20, 2000, 4, 2, seed=4), metrics="pass@1")
+    assert board.pairs is not None and board.pairs.sigma.shape == (20, 20)
+
+
+@pytest.mark.parametrize("shape", ["grid", "ragged", "repeated"])
+def test_cells_ordered_by_placing_equal_the_sort(shape: str) -> None:
+    rng = np.random.default_rng(5)
+    L, Q = 7, 30
+    m = np.repeat(np.arange(L), Q)
+    q = np.tile(np.arange(Q), L)
+    if shape == "ragged":
+        keep = rng.random(L * Q) < 0.8
+        m, q = m[keep], q[keep]
+    if shape == "repeated":  # a key twice, one missing: as many cells as the grid, not the grid
+        q = q.copy()
+        q[5] = q[4]
+    perm = rng.permutation(len(m))
+    m, q = m[perm], q[perm]
+    cols = [rng.integers(0, 9, len(m)), rng.integers(-1, 3, len(m))]
+    got_m, got_q, got = order_cells(m, q, Q, cols)
+    order = np.lexsort((q, m))
+    assert np.array_equal(got_m, m[order]) and np.array_equal(got_q, q[order])
+    if shape != "repeated":  # (repeated keys: which of the two comes first is not defined)
+        assert got.shape == (2, len(m))
+        for a, b in zip(got, cols):
+            assert np.array_equal(a, b[order])
+
+
+def test_tabled_interval_equals_group_se() -> None:
+    rng = np.random.default_rng(6)
+    values = rng.random(9)
+    values[3] = np.nan  # a state short of the budget: its models get NaN
+    group = np.sort(rng.integers(0, 12, 5000))
+    which = rng.integers(0, 9, 5000)
+    which[group == 4] = np.where(which[group == 4] == 3, 0, which[group == 4])  # model 4: no NaN
+    x = values[which]
+    cnt = np.bincount(group, minlength=12)
+    mean, se = group_se_tabled(x, values, group * 9 + which, group, cnt)
+    for g in range(12):
+        rows = group == g
+        if not np.isnan(x[rows]).any():
+            want_mean, want_se, _ = group_se(x[rows], np.zeros(rows.sum(), np.int64), 1, None)
+            assert mean[g] == want_mean[0] and se[g] == want_se[0]
+
+
+@pytest.mark.parametrize("n_models", [6, 200_000])  # the (model, state) table, and the rows (a table too large)
+def test_per_model_from_the_state_table_equals_the_rows(n_models: int) -> None:
+    rng = np.random.default_rng(7)
+    m = np.sort(rng.choice([0, 1, 2, 4, 5, n_models - 1], 3000))  # model 3: no rows
+    cats = np.stack([rng.integers(0, 4, 3000), rng.integers(0, 5, 3000), rng.integers(1, 3, 3000)], axis=1)
+    st = distinct_states(cats)
+    pm = per_model(st, m, np.arange(3000) % 7, n_models, 7)
+    assert (pm.cell is None) == (n_models > 6)
+    n = cats.sum(axis=1)
+    lo, hi = min_max(m, n, n_models)
+    assert np.array_equal(pm.count, np.bincount(m, minlength=n_models))
+    assert np.array_equal(pm.n_min, lo) and np.array_equal(pm.n_max, hi) and pm.samples == int(n.sum())
+    assert pm.n_min[3] == pm.n_max[3] == 0
+
+
+@pytest.mark.parametrize("n_models", [2, 3, 50])
+def test_grid_column_sums_equal_bincount(n_models: int) -> None:
+    rng = np.random.default_rng(n_models)
+    Q, values = 997, rng.random(13) * 3 - 1
+    values[5] = np.nan
+    which = rng.integers(0, 13, (n_models, Q))
+    which[0] = np.where(which[0] == 5, 4, which[0])  # model 0: no NaN
+    m = np.repeat(np.arange(n_models), Q)
+    cnt = np.full(n_models, Q)
+    want = group_se_tabled(values[which.ravel()], values, m * 13 + which.ravel(), m, cnt)
+    states_t = np.ascontiguousarray(which.T)
+    got = grid_se(values, states_t, states_t + np.arange(n_models) * 13, cnt)
+    for a, b in zip(got, want):
+        assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_codes_on_threads_equal_one_by_one() -> None:
+    pa = pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(8)
+    n = 150_000  # past the size that takes threads
+    table = pa.table({"m": pa.array([f"m{i}" for i in rng.integers(0, 50, n)]),
+                      "q": pa.array([None if i == 7 else f"q{i}" for i in rng.integers(0, 3000, n)])})
+    got = codes_of(table, ["m", "q"])
+    for (names, code), name in zip(got, ["m", "q"]):
+        want_names, want_code = codes(table, name)
+        assert names == want_names and np.array_equal(code, want_code)
+    assert (got[1][1] == -1).any()
+
+
+@pytest.mark.parametrize("w", [[0.0, 1.0], [0.0, 0.3, 0.7], [-1.0, 0.5, 0.25, 2.0]])
+def test_bayes_from_states_equals_bayes_ci(w: list[float]) -> None:
+    import kscore.counts as kc
+    from kscore.leaderboard._bayes_states import bayes_ci_states
+
+    rng = np.random.default_rng(len(w))
+    cats = rng.multinomial(7, np.full(len(w), 1 / len(w)), size=4000).astype(np.int64)
+    cats[::5] = rng.multinomial(3, np.full(len(w), 1 / len(w)), size=800)  # ragged n
+    st = distinct_states(cats)
+    count = np.bincount(st.of_row, minlength=len(st.cats))
+    weights = np.array(w)
+    assert bayes_ci_states(st.cats, count, weights, 0.9, (-1.0, 2.0)) == kc.bayes_ci(cats, weights, 0.9, (-1.0, 2.0))
