@@ -37,9 +37,20 @@ for label, (m, n, k) in shapes.items():
     work[f"geom_at_k_ci {label}"] = (lambda R=R, k=k: K.geom_at_k_ci(R, k))
     work[f"bayes {label}"] = (lambda C=C: K.bayes(C, w))
     work[f"max_at_k {label}"] = (lambda C=C, k=k: K.max_at_k(C, k, w))
+    work[f"avg {label}"] = (lambda C=C: K.avg(C, w))
+    work[f"bayes_ci {label}"] = (lambda C=C: K.bayes_ci(C, w))
+    work[f"max_at_k_ci {label}"] = (lambda C=C, k=k: K.max_at_k_ci(C, k, w))
+    work[f"bayes {label} float64"] = (lambda C=C.astype(np.float64): K.bayes(C, w))
 big = rng.random((10**6, 64)) < 0.5
 work["pass_at_k 1e6x64 bool"] = lambda: K.pass_at_k(big, 8)
 work["pass_at_k_ci 1e6x64 bool"] = lambda: K.pass_at_k_ci(big, 8)
+big_int8 = big.astype(np.int8)
+work["pass_at_k 1e6x64 int8"] = lambda: K.pass_at_k(big_int8, 32)
+four = rng.integers(0, 4, (10**6, 64)).astype(np.int8)
+w4 = [0.0, 0.3, 0.6, 1.0]
+work["max_at_k 1e6x64 int8 4 cats"] = lambda: K.max_at_k(four, 32, w4)
+work["bayes 1e6x64 int8 4 cats"] = lambda: K.bayes(four, w4)
+work["max_at_k_ci 1e6x64 int8 4 cats"] = lambda: K.max_at_k_ci(four, 32, w4)
 out = {}
 for name, f in work.items():
     f()

@@ -52,6 +52,7 @@ def board(n: int, m: int = 3, curves: bool = True, pairwise: bool = True, subset
         for s, h in zip(skill, half):
             v = [float(1 - (1 - s) ** (k ** 0.5)) for k in ks]
             b.curves.append(Curve(ks, v, [max(0.0, x - h) for x in v], [min(1.0, x + h) for x in v]))
+        b.curve_note = "line: the classic pass@k estimate; band: its 95% interval over questions"
     if pairwise:
         d = skill[:, None] - skill[None, :]
         se = np.sqrt(half[:, None] ** 2 + half[None, :] ** 2) / 2

@@ -165,7 +165,7 @@ def test_installed_entry_point(files: dict[str, Path]) -> None:
     res = subprocess.run([exe, "leaderboard", str(files["csv"]), "--format", "markdown"], capture_output=True,
                          text=True, check=False, timeout=120)
     assert res.returncode == 0, res.stderr
-    assert res.stdout.splitlines()[0].startswith("| rank | model |")
+    assert any(line.startswith("| rank | model |") for line in res.stdout.splitlines())
 
 
 # ------------------------------------------------------------------ outputs
@@ -191,8 +191,8 @@ def test_written_csv_json_markdown(files: dict[str, Path], tmp_path: Path) -> No
     assert doc["interval"] == "questions" and doc["pairwise"]["metric"] == "bayes@N"
     assert doc["pairwise"]["models"] == MODELS and doc["pairwise"]["p"][0][2] < 0.05
     md = (tmp_path / "board.md").read_text().splitlines()
-    assert md[0] == "| rank | model | questions | samples | accuracy | pass@1 | pass@8 | bayes@N |"
-    assert md[2].startswith("| 1 | strong | 40 | 8 |")
+    head = md.index("| rank | model | pass@1 | pass@8 | bayes@N | accuracy | questions | samples |")
+    assert md[head + 2].startswith("| 1 | strong | ") and md[head + 2].endswith(" | 40 | 8 |")
 
 
 def test_plot_is_a_png_of_the_expected_size(files: dict[str, Path], tmp_path: Path) -> None:

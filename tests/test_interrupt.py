@@ -15,11 +15,14 @@ import pytest
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="needs POSIX signals")
 
-# Each call takes about 10 s on this 2-core machine (blocked FFT products of
-# degree 2k = 8e6, docs/kernels.md K5), well past the signal sent after 1 s.
+# Each call takes about 10 s or more on this 2-core machine (blocked FFT
+# products of degree 2k = 8e6, docs/kernels.md K5; TailPass's exact
+# covariance at k = 4000, O(k^2) per state), well past the signal sent
+# after 1 s.
 LONG_CALLS = {
     "geo_spectrum_at_k_ci": "ke.geo_spectrum_at_k_ci(R, 4_000_000)",
     "auc_at_k_ci": "ke.auc_at_k_ci(W, 4_000_000)",
+    "tailpass_covariance": "ke.tailpass(R, 4000).covariance",
 }
 
 CHILD = """

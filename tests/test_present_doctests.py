@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["names", "terminal", "model", "text", "markdown", "from_leaderboard"]
+MODULES = ["names", "terminal", "model", "text", "markdown", "curves"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -3,52 +3,20 @@ a row per model, a cell per column, each name and cell read back whole."""
 
 from __future__ import annotations
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-
 from kscore.present.markdown import escape, render_markdown
 from kscore.present.model import rank_text
 from kscore.present.text import compact_cell
 
+from .markdown_tables import tables
 from .present_boards import board
-
-
-def _tables(text: str) -> list[list[list[str]]]:
-    """Each table's rows (header first) as the cells' rendered inline text."""
-    tokens = MarkdownIt("commonmark").enable("table").parse(text)
-    tables: list[list[list[str]]] = []
-    row: list[str] = []
-    for t in tokens:
-        if t.type == "table_open":
-            tables.append([])
-        elif t.type == "tr_open":
-            row = []
-        elif t.type == "inline" and tables and row is not None and _in_cell(tokens, t):
-            row.append(_text(t))
-        elif t.type == "tr_close":
-            tables[-1].append(row)
-    return tables
-
-
-def _in_cell(tokens: list[Token], t: Token) -> bool:
-    i = tokens.index(t)
-    return i > 0 and tokens[i - 1].type in ("th_open", "td_open")
-
-
-def _text(t: Token) -> str:
-    """The cell's text as it renders: text and code, no markup (an emphasis
-    or a link would show up as a missing or different character)."""
-    kinds = {c.type for c in t.children or []}
-    assert kinds <= {"text", "text_special"}, kinds
-    return "".join(c.content for c in t.children or [])
 
 
 def test_markdown_parses_as_a_table_with_whole_names_and_cells() -> None:
     b = board(40, 5, subsets=2)
     text = render_markdown(b)
-    tables = _tables(text)
-    assert len(tables) == 3
-    main = tables[0]
+    found = tables(text)
+    assert len(found) == 3
+    main = found[0]
     head = ["rank", "model", *(m.name for m in b.metrics), *(c.name for c in b.info)]
     assert main[0] == head
     assert len(main) == 1 + len(b.models)
@@ -64,5 +32,5 @@ def test_markdown_parses_as_a_table_with_whole_names_and_cells() -> None:
 
 
 def test_escape_keeps_a_pipe_inside_its_cell() -> None:
-    tables = _tables("| a | b |\n| --- | --- |\n| " + escape("x|y") + " | " + escape("*z*") + " |\n")
-    assert tables == [[["a", "b"], ["x|y", "*z*"]]]
+    found = tables("| a | b |\n| --- | --- |\n| " + escape("x|y") + " | " + escape("*z*") + " |\n")
+    assert found == [[["a", "b"], ["x|y", "*z*"]]]

@@ -10,6 +10,7 @@ import matplotlib.image as mpimg
 import pytest
 from matplotlib.text import Text
 
+from kscore.present.model import rank_text
 from kscore.present.plot import OVERLAY_MAX, curves_figure, plot_curves, plot_intervals
 
 from .present_boards import board
@@ -22,15 +23,18 @@ def test_curves_for_any_number_of_models(n: int) -> None:
     b = board(n, 4, pairwise=False)
     fig = curves_figure(b)
     if n <= OVERLAY_MAX:
-        ax = fig.axes[0]
-        legend = ax.get_legend()
-        assert legend is not None
+        (legend,) = fig.legends  # under the chart, titled with what the line and band are
         labels = [t.get_text() for t in legend.get_texts()]
-        assert labels == b.models
+        assert labels == [f"{rank_text(r)}. {name}" for r, name in zip(b.ranks, b.models)]  # whole names
+        assert " ".join(legend.get_title().get_text().split()) == b.curve_note
+        assert len(fig.axes[0].collections) == n  # a band per model
     else:
         texts = [t.get_text() for t in fig.axes[0].findobj(Text) if t.get_text()[:1].isdigit()]
         assert len(texts) == n and len(set(texts)) == n  # a panel per model, captions distinct
+        assert [t.split(". ")[0] for t in texts] == [rank_text(r) for r in b.ranks]  # in rank order
         assert len(fig.axes[0].collections) == n  # a band per model
+        header = " ".join(" ".join(t.get_text().split()) for t in fig.texts)
+        assert b.curve_note in header
     OUT.mkdir(exist_ok=True)
     path = plot_curves(b, OUT / f"curves-{n}.png")
     image = mpimg.imread(path)

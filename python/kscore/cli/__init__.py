@@ -13,14 +13,15 @@ import os
 import shutil
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from contextlib import ExitStack
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ._errors import CliError
-from ._write import refuse_inputs, write_atomic
+from ._errors import CliError, one_line
+from ._write import check_outputs, refuse_inputs, write_atomic
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 SAMPLE = "sample_results.csv.gz"
@@ -63,7 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--wide", action="store_true",
                      help="the table with every column and full intervals, however wide (default: compact cells "
                           "that fit the terminal, 80 columns when piped)")
-    out.add_argument("--plot", metavar="FILE.png", help="draw pass@k curves (k = 1..N) with credible bands")
+    out.add_argument("--plot", metavar="FILE.png",
+                     help="draw each model's pass@k curve (k = 1..N) with the band of --interval: one chart up to "
+                          "10 models, a small panel per model beyond")
     add_flags(out)
     cmp = sub.add_parser(
         "compare", help="compare two models, paired on the questions both answered",
@@ -194,9 +197,9 @@ def _run(args: argparse.Namespace, err: Any) -> Any:
 def _report(args: argparse.Namespace, err: Any, board: Any) -> None:
     if not args.quiet:
         for note in board.notes:
-            err.print(f"kscore: note: {note}", markup=False, soft_wrap=True)
+            err.print(f"kscore: note: {one_line(note)}", markup=False, soft_wrap=True)
         for warning in board.warnings:
-            err.print(f"kscore: warning: {warning}", markup=False, soft_wrap=True, style="yellow")
+            err.print(f"kscore: warning: {one_line(warning)}", markup=False, soft_wrap=True, style="yellow")
 
 
 def _console() -> Any:
@@ -230,6 +233,7 @@ def leaderboard(args: argparse.Namespace) -> int:
     if args.top is not None and args.top < 1:
         raise CliError("--top must be at least 1")
     fmt = _format(args)
+    check_outputs([args.output, args.plot])
     if args.file is not None:
         refuse_inputs([("--output", args.output), ("--plot", args.plot)], input_files(args.file))
     t0 = time.perf_counter()
@@ -240,12 +244,23 @@ def leaderboard(args: argparse.Namespace) -> int:
     _report(args, err, board)
     _write_board(Board(board, args.top), fmt, args.output, args.wide)
     if args.plot:
-        from ._plot import plot
-
-        plot(Path(args.plot), board, board.confidence)
+        _plot(Path(args.plot), board, args.top)
     if not args.quiet and os.environ.get("KSCORE_TIMING"):
         err.print(f"kscore: total {t_total:.3f} s", markup=False)
     return EXIT_OK
+
+
+def _plot(path: Path, lb: Any, top: int | None) -> None:
+    """``--plot``: the shown models' pass@k curves, drawn by kscore.present.plot
+    (one chart up to 10 models, a small panel per model beyond)."""
+    try:
+        from ..present.plot import plot_curves
+    except ImportError as exc:  # pragma: no cover - the cli extra installs it
+        raise CliError("--plot needs matplotlib: pip install 'kscore[cli]'") from exc
+    from ..present.from_leaderboard import board_from_leaderboard
+
+    board = board_from_leaderboard(lb, curves=True, top=top)
+    write_atomic(path, lambda tmp: plot_curves(board, tmp))
 
 
 def compare(args: argparse.Namespace) -> int:
@@ -256,6 +271,7 @@ def compare(args: argparse.Namespace) -> int:
 
     err = Console(stderr=True, highlight=False)
     fmt = _format(args)
+    check_outputs([args.output])
     if args.file is not None:
         refuse_inputs([("--output", args.output)], input_files(args.file))
     board = _run(args, err)
@@ -322,7 +338,7 @@ def _write_board(board: Any, fmt: str, output: str | None, wide: bool = False) -
 
 def _strict_fail(err: Any, warnings: list[str]) -> int:
     for warning in warnings:
-        err.print(f"kscore: error: {warning.replace(' (skipped)', '')}", markup=False, soft_wrap=True)
+        err.print(f"kscore: error: {one_line(warning.replace(' (skipped)', ''))}", markup=False, soft_wrap=True)
     err.print(f"kscore: error: {len(warnings)} data problem(s) and --strict given", markup=False)
     return EXIT_ERROR
 
@@ -333,10 +349,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
+    with warnings.catch_warnings():
+        # A Python warning (from a library) as one line, not two with a line
+        # of source; --quiet silences it like the data warnings.
+        warnings.showwarning = lambda message, *_, **__: None if args.quiet else print(
+            f"kscore: warning: {one_line(str(message))}", file=sys.stderr)
+        return _main(args)
+
+
+def _main(args: argparse.Namespace) -> int:
     try:
         return compare(args) if args.command == "compare" else leaderboard(args)
     except CliError as exc:
-        print(f"kscore: error: {exc}", file=sys.stderr)
+        print(f"kscore: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("kscore: interrupted", file=sys.stderr)
@@ -345,13 +370,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Output piped into a command that stopped reading (e.g. head).
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except OSError as exc:
+        # Output files fail as "cannot write FILE" (_write.py); what is left is
+        # standard output on a full disk or /dev/full.
+        where = str(exc.filename) if exc.filename else "cannot write standard output"
+        print(f"kscore: error: {one_line(where)}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_ERROR
     except MemoryError:
         print("kscore: error: out of memory", file=sys.stderr)
         return EXIT_ERROR
     except Exception as exc:  # noqa: BLE001 - a tool ends with one line, not a traceback
         if os.environ.get("KSCORE_DEBUG"):
             raise
-        first = str(exc).splitlines()[0] if str(exc) else ""
+        first = one_line(str(exc).splitlines()[0]) if str(exc) else ""
         print(f"kscore: error: {type(exc).__name__}: {first} (set KSCORE_DEBUG=1 for a traceback)", file=sys.stderr)
         return EXIT_ERROR
 

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
 from typing import Any
 
-from ..leaderboard import Comparison, Leaderboard, Metric, ModelRow
+from ..leaderboard import Comparison, Leaderboard, ModelRow
 from ..leaderboard._rank import rank_label
 from ..leaderboard._result import ALL
+from ._errors import one_line
 
 
 class Board:
@@ -27,19 +27,43 @@ class Board:
         return [Board(g, self.top) for g in self.lb.groups]
 
 
+class CsvWriter:
+    """``csv.writer(buf, lineterminator="\\n")`` that also quotes a field
+    holding a bare ``"\\r"``: csv.writer quotes only the characters of its
+    line terminator, so a model name with a carriage return was written
+    unquoted, a line break to every reader."""
+
+    def __init__(self, buf: io.StringIO) -> None:
+        self.buf = buf
+
+    def writerow(self, row: list[Any]) -> None:
+        self.buf.write(",".join(_csv_field(x) for x in row) + "\n")
+
+
+def _csv_field(x: Any) -> str:
+    text = "" if x is None else str(x)
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\r\n') else text
+
+
+def _md(name: str) -> str:
+    """A name (model, group) in a Markdown cell or heading: one line, pipes escaped."""
+    return one_line(name).replace("|", "\\|")
+
+
+def _rich(text: str) -> str:
+    """A name or caption in a rich table: one line, its brackets not taken as
+    markup (a model named ``[/]`` made rich raise)."""
+    from rich.markup import escape
+
+    return escape(one_line(text))
+
+
 def _samples(r: ModelRow) -> str:
     return str(r.n_min) if r.n_min == r.n_max else f"{r.n_min}-{r.n_max}"
 
 
 def _f(x: float) -> str:
     return "n/a" if x != x else f"{x:.4f}"
-
-
-def _cell(r: ModelRow, m: Metric) -> str:
-    v = r.values.get(m.name)
-    if v is None:
-        return "n/a"
-    return f"{v.estimate:.4f} [{_f(v.lo)}, {_f(v.hi)}]"
 
 
 def _num(x: float | None) -> float | None:
@@ -99,7 +123,7 @@ def _csv_rows(board: Board) -> list[list[Any]]:
 
 def to_csv(board: Board) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = CsvWriter(buf)
     by = board.lb.by is not None
     w.writerow((["group"] if by else []) + _csv_head(board.lb))
     for b in [board, *board.groups] if by else [board]:
@@ -161,32 +185,11 @@ def to_json(board: Board) -> str:
     return json.dumps(doc, indent=2) + "\n"
 
 
-def _markdown_table(board: Board) -> list[str]:
-    lb = board.lb
-    head = ["rank", "model", "questions", "samples", "accuracy"] + [m.name for m in lb.metrics]
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---:", ":---", "---:", "---:", "---:"] +
-                                                             ["---:"] * len(lb.metrics)) + "|"]
-    for r in board.rows:
-        cells = [rank_label(r), r.model.replace("|", "\\|"), str(r.questions), _samples(r), f"{r.accuracy:.4f}"]
-        cells += [_cell(r, m) for m in lb.metrics]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
-
-
-def to_markdown(board: Board) -> str:
-    lines = _markdown_table(board)
-    lines += ["", f"{_caption(board)}."]
-    for g in board.groups:
-        lines += ["", f"### {board.lb.by} = {g.lb.group}", ""] + _markdown_table(g)
-        lines += ["", f"{g.lb.n_questions:,} questions, {g.lb.n_samples:,} samples."]
-    return "\n".join(lines) + "\n"
-
-
 def _rich_table(board: Board, title: str, caption: str) -> Any:
     from rich.table import Table
 
     lb = board.lb
-    table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
+    table = Table(title=_rich(title), caption=_rich(caption), title_justify="left", caption_justify="left")
     table.add_column("rank", justify="right")
     table.add_column("model", style="bold")
     table.add_column("questions", justify="right")
@@ -195,7 +198,7 @@ def _rich_table(board: Board, title: str, caption: str) -> Any:
     for m in lb.metrics:
         table.add_column(m.name + (" *" if m == lb.sort else ""), justify="right")
     for r in board.rows:
-        cells = [rank_label(r), r.model, f"{r.questions:,}", _samples(r), f"{r.accuracy:.4f}"]
+        cells = [rank_label(r), _rich(r.model), f"{r.questions:,}", _samples(r), f"{r.accuracy:.4f}"]
         for m in lb.metrics:
             v = r.values.get(m.name)
             cells.append("n/a" if v is None else f"{v.estimate:.4f} [dim]\\[{_f(v.lo)}, {_f(v.hi)}][/dim]")
@@ -231,21 +234,17 @@ def compact_table(board: Board, width: int) -> str:
     """The default terminal table: compact cells (``0.769 ±0.021``), names
     shortened in the middle without ambiguity, within ``width`` columns
     (kscore.present); columns that do not fit are left out and named."""
-    from ..present import Column, cell, fit
-
-    def half(v: Any) -> float | None:
-        lo, hi = _num(v.lo), _num(v.hi)
-        return None if lo is None or hi is None else (hi - lo) / 2
+    from ..present import Column, fit
+    from ..present.from_leaderboard import estimate
+    from ..present.text import compact_cell
 
     def table(b: Board) -> list[str]:
         lb = b.lb
         cols = [Column("rank", [rank_label(r) for r in b.rows]),
-                Column("model", [r.model for r in b.rows], right=False, names=True)]
+                Column("model", [one_line(r.model) for r in b.rows], right=False, names=True)]
         for j, m in enumerate(lb.metrics):
-            cells = []
-            for r in b.rows:
-                v = r.values.get(m.name)
-                cells.append("n/a" if v is None else cell(_num(v.estimate), half(v)))
+            # the cells of the Markdown too (kscore.present): one format in both
+            cells = [compact_cell(estimate(r.values.get(m.name))) for r in b.rows]
             cols.append(Column(m.name + (" *" if m == lb.sort else ""), cells,
                                importance=0 if m == lb.sort else 2 + j))
         cols += [Column("acc", [f"{r.accuracy:.3f}" for r in b.rows], importance=50),
@@ -260,11 +259,11 @@ def compact_table(board: Board, width: int) -> str:
     lb = board.lb
     shown = (f"{len(board.rows)} models" if len(board.rows) >= board.n_models
              else f"top {len(board.rows)} of {board.n_models}")
-    lines = [f"kscore leaderboard: {lb.source}"[:width]] + table(board)
+    lines = [one_line(f"kscore leaderboard: {lb.source}")[:width]] + table(board)
     lines += [f"{shown}, {lb.n_questions:,} questions, {lb.n_samples:,} samples; sorted by {lb.sort.name} *"[:width],
               footer(lb, width)]
     for g in board.groups:
-        lines += ["", f"{lb.by} = {g.lb.group}"[:width]] + table(g)
+        lines += ["", one_line(f"{lb.by} = {g.lb.group}")[:width]] + table(g)
     return "\n".join(lines) + "\n"
 
 
@@ -273,13 +272,17 @@ def render(board: Board, fmt: str) -> str:
         return to_csv(board)
     if fmt == "json":
         return to_json(board)
-    if fmt == "markdown":
-        return to_markdown(board)
+    if fmt == "markdown":  # GFM tables with the terminal table's compact cells and the footer (kscore.present)
+        from ..present import render_markdown
+        from ..present.from_leaderboard import table_board
+
+        # A control character in a name (a terminal escape) as an escape, as in the table.
+        return "\n".join(one_line(line) for line in render_markdown(table_board(board.lb, board.top)).split("\n"))
     if fmt == "html":  # one self-contained page: table, curves, pairwise matrix, subsets (kscore.present)
         from ..present import render_html
         from ..present.from_leaderboard import page_board
 
-        return render_html(page_board(board.lb))
+        return render_html(page_board(board.lb, board.top))
     raise ValueError(fmt)
 
 
@@ -307,10 +310,10 @@ def print_comparison(lb: Leaderboard, found: list[tuple[str | None, list[Compari
         title = f"kscore compare: {comps[0].a} vs {comps[0].b} ({lb.source})"
         if group is not None:
             title = f"{lb.by} = {group}"
-        table = Table(title=title, caption=_cmp_line(lb, comps[0]) if group is None else None,
+        table = Table(title=_rich(title), caption=_rich(_cmp_line(lb, comps[0])) if group is None else None,
                       title_justify="left", caption_justify="left")
         for h in ["metric", "questions", comps[0].a, comps[0].b, "diff", "lo", "hi", "p"]:
-            table.add_column(h, justify="left" if h == "metric" else "right")
+            table.add_column(_rich(h), justify="left" if h == "metric" else "right")
         for c in comps:
             table.add_row(*_cmp_cells(c))
         console.print(table)
@@ -332,7 +335,7 @@ def render_comparison(lb: Leaderboard, found: list[tuple[str | None, list[Compar
         return json.dumps(doc, indent=2) + "\n"
     if fmt == "csv":
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = CsvWriter(buf)
         w.writerow((["group"] if by else []) + ["metric", "a", "b", "questions", "a_estimate", "b_estimate", "diff",
                                                 "sigma", "lo", "hi", "p"])
         for g, comps in found:
@@ -345,10 +348,10 @@ def render_comparison(lb: Leaderboard, found: list[tuple[str | None, list[Compar
     lines: list[str] = []
     for g, comps in found:
         if g is not None:
-            lines += ["", f"### {lb.by} = {g}", ""]
-        a, b = comps[0].a, comps[0].b
+            lines += ["", f"### {_md(str(lb.by))} = {_md(g)}", ""]
+        a, b = _md(comps[0].a), _md(comps[0].b)
         lines += ["| " + " | ".join(["metric", "questions", a, b, "diff", "lo", "hi", "p"]) + " |",
                   "|:---|" + "---:|" * 7]
         lines += ["| " + " | ".join(_cmp_cells(c)) + " |" for c in comps]
-    lines += ["", _cmp_line(lb, found[0][1][0]) + "."]
+    lines += ["", one_line(_cmp_line(lb, found[0][1][0])) + "."]
     return "\n".join(lines) + "\n"

@@ -5,13 +5,18 @@ anything is read (``kscore leaderboard results.csv -o results.csv`` would
 otherwise replace the results with the leaderboard). Every output is written
 to a temporary file in the destination's folder and renamed into place only
 once complete (``os.replace`` is atomic on one file system), so an error or
-an interrupt leaves the previous file, or none, never a partial one.
-See docs/leaderboard.md, *Output*.
+an interrupt leaves the previous file, or none, never a partial one. A
+symbolic link is written through (the file it names is replaced, the link
+kept); a device or a pipe (``/dev/null``, ``/dev/stdout``) is written in
+place: renaming onto it would replace the device itself, which root may do.
+Outputs that cannot be written (no such folder, a folder, no permission)
+are refused before anything is read. See docs/leaderboard.md, *Output*.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -41,25 +46,66 @@ def refuse_inputs(outputs: Iterable[tuple[str, str | None]], inputs: Iterable[Pa
                                "(choose another output path)")
 
 
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _special(path: Path) -> bool:
+    """An existing output that is not a regular file or a folder: a device,
+    a pipe, a socket (through links)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def check_outputs(outputs: Iterable[str | None]) -> None:
+    """Raise a one-line error, before any reading, for an output path that
+    cannot be written: a folder, a missing or read-only folder to write in."""
+    for out in outputs:
+        if out is None:
+            continue
+        path = Path(out)
+        if _special(path):
+            if not os.access(path, os.W_OK):
+                raise CliError(f"cannot write {out}: permission denied")
+            continue
+        if path.is_dir():
+            raise CliError(f"cannot write {out}: it is a directory")
+        folder = Path(os.path.realpath(path)).parent
+        shown = folder if path.is_symlink() else path.parent  # a link's target's folder
+        if not folder.is_dir():
+            raise CliError(f"cannot write {out}: no such directory {shown}")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise CliError(f"cannot write {out}: permission denied (directory {shown})")
+
+
 @contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
-    """A temporary path beside ``path``; renamed onto ``path`` when the block
-    ends without an exception, removed otherwise."""
-    folder = path.parent if str(path.parent) else Path(".")
+    """A temporary path beside ``path`` (beside the file a link names);
+    renamed onto it when the block ends without an exception, removed
+    otherwise. A device or pipe is yielded as it is, written in place."""
+    if _special(path):
+        yield path
+        return
+    target = Path(os.path.realpath(path))
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        # A shortened name: the longest allowed output name plus a prefix and
+        # suffix would be too long a name for the temporary file.
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name[:64]}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
-        raise CliError(f"cannot write {path}: {exc}") from exc
+        raise CliError(f"cannot write {path}: {_why(exc)}") from exc
     os.close(fd)
     tmp = Path(tmp_name)
     try:
         yield tmp
         try:
-            mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask()
+            mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
             os.chmod(tmp, mode)
-            os.replace(tmp, path)
+            os.replace(tmp, target)
         except OSError as exc:
-            raise CliError(f"cannot write {path}: {exc}") from exc
+            raise CliError(f"cannot write {path}: {_why(exc)}") from exc
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -77,4 +123,4 @@ def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
         try:
             write(tmp)
         except OSError as exc:
-            raise CliError(f"cannot write {path}: {exc}") from exc
+            raise CliError(f"cannot write {path}: {_why(exc)}") from exc

@@ -25,7 +25,7 @@ from ._columns import ColumnNames, resolve_columns
 from ._counts import Counts
 from ._issues import Issues, LeaderboardError
 from ._source import Source
-from ._sql import RowSql, ident, literal, outcome_expr, sample_is_integer
+from ._sql import RowSql, literal, outcome_expr, sample_is_integer, value
 
 IntArray = npt.NDArray[np.int64]
 
@@ -56,26 +56,27 @@ def row_sql(source: Source, names: ColumnNames, n_categories: int, issues: Issue
     cols = resolve_columns(available, names, source.label, issues, stem)
     assert cols.question is not None and cols.outcome is not None
     if cols.model is not None:
-        m = ident(cols.model)
+        m = value(cols.model, types[cols.model])
     elif source.multi:
         m = "regexp_extract(filename, '([^/\\\\]+?)([.][^/\\\\]*)?$', 1)"
     else:
         m = literal(stem or source.label)
-    s = ident(cols.sample) if cols.sample is not None else None
+    s = value(cols.sample, types[cols.sample]) if cols.sample is not None else None
     mask_ok = cols.sample is not None and sample_is_integer(types[cols.sample])
     proven = _proven(source, cols.outcome, types[cols.outcome], cols.sample, n_categories)
-    return RowSql(m, ident(cols.question), outcome_expr(cols.outcome, types[cols.outcome]), s,
-                  f"CAST({ident(cols.outcome)} AS VARCHAR)", mask_ok, n_categories, proven,
-                  extra_columns(names.extra, available, source.label))
+    return RowSql(m, value(cols.question, types[cols.question]), outcome_expr(cols.outcome, types[cols.outcome]), s,
+                  f"CAST({value(cols.outcome, types[cols.outcome])} AS VARCHAR)", mask_ok, n_categories, proven,
+                  extra_columns(names.extra, available, source.label, types))
 
 
-def extra_columns(extra: tuple[str, ...], available: list[str], label: str) -> tuple[tuple[str, str], ...]:
+def extra_columns(extra: tuple[str, ...], available: list[str], label: str,
+                  types: dict[str, str] | None = None) -> tuple[tuple[str, str], ...]:
     """The question attributes to carry (``--cluster``, ``--by``), checked to exist."""
     for name in extra:
         if name not in available:
             raise LeaderboardError(f"no column '{name}' in {label} (--cluster / --by); columns: "
                                    f"{', '.join(available[:20])}")
-    return tuple((name, f"CAST({ident(name)} AS VARCHAR)") for name in extra)
+    return tuple((name, f"CAST({value(name, (types or {}).get(name, ''))} AS VARCHAR)") for name in extra)
 
 
 def _stat(value: object) -> int:
@@ -162,9 +163,12 @@ def _query(r: RowSql) -> str:
             folded = " | ".join(["mask"] + [f"(mask >> {j})" for j in range(1, w)])
             outer.append(f"bit_count(({folded}) & {base}::{t}) <> nrows AS dup")
     else:
-        ok = r.valid()
+        # Conditions on a NULL outcome are NULL, and DuckDB's count_if of
+        # only NULLs is NULL, not 0: a cell whose every outcome is missing
+        # would lose its bad rows. Hence coalesce(..., false) throughout.
+        ok = f"coalesce({r.valid()}, false)"
         keep = " AND s IS NOT NULL" if r.s is not None else ""
-        parts = [f"count_if(v = {j}{keep}) AS c_{j}" for j in cats]
+        parts = [f"count_if(coalesce(v = {j}{keep}, false)) AS c_{j}" for j in cats]
         parts.append(f"count(*) - count_if({ok}) AS bad")
         if r.s is not None and r.mask_ok:
             parts.append(f"CASE WHEN count_if({ok} AND NOT (s BETWEEN 0 AND 63)) > 0 THEN -1 ELSE count_if({ok}) - "
@@ -340,19 +344,25 @@ def aggregate(source: Source, r: RowSql) -> Cells:
     dup = int_column(table, "dup") if "dup" in columns and not lean else None
     ids_missing = table.column("m").null_count + table.column("q").null_count > 0
     del table
+    if len(m) == 0:
+        raise LeaderboardError(f"no results in {source.label} (no data rows)")
     exact = dup is not None and bool((dup < 0).any())
     no_id = 0
+    n_bad = int(bad.sum()) if bad is not None else 0
+    # A cell whose every row was skipped (no valid outcome) is dropped, as if
+    # absent: kept with n = 0 it would make every metric of its model n/a.
+    keep = sum(cats[1:], cats[0]) > 0
     if ids_missing:
         ids_ok = (m >= 0) & (q >= 0)
         no_id = int(sum(int(c[~ids_ok].sum()) for c in cats) + (bad[~ids_ok].sum() if bad is not None else 0))
-        models, m = drop_unused(models, m, ids_ok)
-        questions, q = drop_unused(questions, q, ids_ok)
-        cats = [c[ids_ok] for c in cats]
-        dup = dup[ids_ok] if dup is not None else None
-        bad = bad[ids_ok] if bad is not None else None
-        xs = [(names, x[ids_ok]) for names, x in xs]
-    if len(m) == 0 and no_id == 0:
-        raise LeaderboardError(f"no results in {source.label} (no data rows)")
+        n_bad = int(bad[ids_ok].sum()) if bad is not None else 0
+        keep &= ids_ok
+    if not keep.all():
+        models, m = drop_unused(models, m, keep)
+        questions, q = drop_unused(questions, q, keep)
+        cats = [c[keep] for c in cats]
+        dup = dup[keep] if dup is not None else None
+        xs = [(names, x[keep]) for names, x in xs]
     duplicates = int(dup[dup > 0].sum()) if dup is not None else 0
     if exact:
         duplicates += _exact_duplicates(source, r)
@@ -360,8 +370,7 @@ def aggregate(source: Source, r: RowSql) -> Cells:
     categories = placed[:r.categories].T  # cells x categories, column-major: each column contiguous
     xs = [(names, x) for (names, _), x in zip(xs, placed[r.categories:])]
     attributes = question_attributes(q, len(questions), xs, r.extra)
-    return Cells(Counts(models, questions, m, q, categories, attributes), r, no_id,
-                 int(bad.sum()) if bad is not None else 0, duplicates)
+    return Cells(Counts(models, questions, m, q, categories, attributes), r, no_id, n_bad, duplicates)
 
 
 def question_attributes(q: IntArray, n_questions: int, values: list[tuple[list[str], IntArray]],

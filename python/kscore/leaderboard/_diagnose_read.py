@@ -1,21 +1,34 @@
 """One-line messages for inputs the engine refused: the malformed CSV row or
-JSON line, found by re-reading the file in Python (only on this error path)."""
+JSON line, the line with invalid UTF-8, the compressed file that is cut
+short, found by re-reading the file in Python (only on this error path)."""
 
 from __future__ import annotations
 
 import csv
-import gzip
+import io
 import json
+import zlib
 from pathlib import Path
 from typing import Any
 
+from ._compressed import compression, open_binary
 from ._source import Source
+
+#: What reading a file can raise: the file system (OSError, which pyarrow's
+#: and gzip's decompression errors are too), a stream cut short, corrupt
+#: deflate data.
+_READ_ERRORS = (OSError, EOFError, zlib.error)
 
 
 def _open_text(path: Path) -> Any:
-    if path.name.lower().endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
-    return open(path, encoding="utf-8-sig", newline="")
+    return io.TextIOWrapper(open_binary(path), encoding="utf-8-sig", newline="")
+
+
+def _cannot_read(path: Path, exc: BaseException) -> str:
+    kind = compression(path)
+    if kind is not None and not (isinstance(exc, OSError) and exc.errno is not None):
+        return f"{path}: truncated or corrupt {kind} data ({exc})"
+    return f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
 
 
 def explain_read_error(source: Source, exc: BaseException) -> str | None:
@@ -32,10 +45,25 @@ def explain_read_error(source: Source, exc: BaseException) -> str | None:
                 return found
     if source.kind == "jsonl" and ("json" in text.lower() or "malformed" in text.lower()):
         for path in source.files:
-            found = _json_line(path)
+            found = json_line(path)
             if found:
                 return found
     return None
+
+
+def _bad_utf8(path: Path) -> str:
+    """The first line of ``path`` that is not UTF-8, as a message (the bytes
+    that are not UTF-8 read as lone surrogates, U+DC80..U+DCFF)."""
+    try:
+        with io.TextIOWrapper(open_binary(path), encoding="utf-8", errors="surrogateescape", newline="") as fh:
+            for lineno, line in enumerate(fh, 1):
+                bad = next((ord(ch) - 0xDC00 for ch in line if "\udc80" <= ch <= "\udcff"), None)
+                if bad is not None:
+                    shown = line.encode("utf-8", "surrogateescape").decode("utf-8", "replace").strip()[:80]
+                    return f"{path}: invalid UTF-8 at line {lineno} (byte 0x{bad:02x}): {shown!r}; kscore reads UTF-8"
+    except _READ_ERRORS as exc:
+        return _cannot_read(path, exc)
+    return f"{path}: invalid UTF-8"  # pragma: no cover - the text reader found some
 
 
 def _csv_line(path: Path, delimiter: str) -> str | None:
@@ -49,12 +77,16 @@ def _csv_line(path: Path, delimiter: str) -> str | None:
                 if row and len(row) != len(head):
                     return (f"{path}: malformed row at line {reader.line_num}: expected {len(head)} fields, "
                             f"got {len(row)}: {delimiter.join(row)[:80]!r}")
-    except (csv.Error, UnicodeDecodeError, OSError) as exc:
+    except UnicodeDecodeError:
+        return _bad_utf8(path)
+    except csv.Error as exc:
         return f"{path}: malformed CSV: {exc}"
+    except _READ_ERRORS as exc:
+        return _cannot_read(path, exc)
     return None
 
 
-def _json_line(path: Path) -> str | None:
+def json_line(path: Path) -> str | None:
     try:
         with _open_text(path) as fh:
             for lineno, line in enumerate(fh, 1):
@@ -66,6 +98,8 @@ def _json_line(path: Path) -> str | None:
                     return f"{path}: malformed JSON at line {lineno}: {exc.msg}: {line.strip()[:80]!r}"
                 if not isinstance(obj, dict):
                     return f"{path}: line {lineno} is not a JSON object: {line.strip()[:80]!r}"
-    except (UnicodeDecodeError, OSError) as exc:
-        return f"{path}: cannot read: {exc}"
+    except UnicodeDecodeError:
+        return _bad_utf8(path)
+    except _READ_ERRORS as exc:
+        return _cannot_read(path, exc)
     return None

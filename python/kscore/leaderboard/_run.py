@@ -72,10 +72,12 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
     if is_dask_collection(source):  # counted on the cluster (_dask.py)
         return leaderboard_counts(source, names, n_categories, issues), DASK_LABEL
     src: Source = open_source(source, input_format, _connect)
+    for message in src.warnings:
+        issues.warn(message)
     if src.kind in ("npy", "npz"):
         return read_wide(src.files[0], src.kind, n_categories, issues), src.label
     with (progress or Progress(None)).query(src.con, f"Reading {Path(src.label).name or src.label}"):
-        columns = describe_checked(src)
+        columns = describe_checked(src, names)
         available = [n for n, _ in columns]
         if is_counts_table(available, names):
             return read_counts_table(src, available, names, n_categories, issues), src.label
@@ -87,27 +89,38 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
             # read the outcome and sample as text, parse them in SQL.
             hive = {part.split("=", 1)[0] for f in src.files for part in f.parts[:-1] if "=" in part}
             src.types.update({n: "VARCHAR" for n, _ in columns if n not in hive and n != "filename"})
-            r = row_sql(src, names, n_categories, Issues(), describe_checked(src))
+            r = row_sql(src, names, n_categories, Issues(), describe_checked(src, names))
             cells = aggregate(src, r)
         diagnose(src, cells, issues)
     if len(cells.counts.model) == 0 or not np.any(cells.counts.categories):
-        raise LeaderboardError(f"no valid results in {src.label}")
+        why = f": {issues.warnings[0].removeprefix(f'{src.label}: ')}" if issues.warnings else ""
+        raise LeaderboardError(f"no valid results in {src.label}{why}")
     return cells.counts, src.label
 
 
-def describe_checked(src: Source) -> list[tuple[str, str]]:
+def describe_checked(src: Source, names: ColumnNames | None = None) -> list[tuple[str, str]]:
     import duckdb
 
     from ._aggregate import error_line
-    from ._diagnose_read import explain_read_error
+    from ._diagnose_read import explain_read_error, json_line
 
     try:
         columns = describe(src)
     except duckdb.Error as exc:
         raise LeaderboardError(explain_read_error(src, exc) or error_line(src, exc)) from exc
+    if src.kind == "jsonl" and [n for n, _ in columns] == ["json"]:
+        # DuckDB reads JSON Lines with a line that is not an object (an
+        # array, a number) as one column, "json": name that line.
+        for path in src.files:
+            found = json_line(path)
+            if found:
+                raise LeaderboardError(found)
     if src.kind in ("csv", "tsv") and src.relation is None:
         hive = {part.split("=", 1)[0] for f in src.files for part in f.parts[:-1] if "=" in part}
-        src.types.update({n: "VARCHAR" for n, t in columns if n.lower() in _ID_NAMES and n not in hive})
+        # Ids are text: read as numbers, '1' and '1.0' (or '7' and '07') would be one model or question.
+        given = {names.model, names.question, *names.extra} if names is not None else set()
+        src.types.update({n: "VARCHAR" for n, t in columns if (n.lower() in _ID_NAMES or n in given)
+                          and n not in hive})
     return columns
 
 

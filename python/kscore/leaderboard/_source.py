@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import glob
 import os
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._compressed import check_whole
 from ._issues import LeaderboardError
 
 FORMATS = ("csv", "tsv", "jsonl", "parquet", "npy", "npz")
@@ -57,6 +59,8 @@ class Source:
     relation: Any = None  # a DuckDB relation given as the source
     glob_text: str | None = None
     types: dict[str, str] = field(default_factory=dict)
+    #: What reading it found to warn about (an evaluation tool's folder: files skipped).
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def multi(self) -> bool:
@@ -94,7 +98,20 @@ class Source:
 
 def _expand(text: str) -> tuple[list[Path], str | None]:
     """The files a path or glob names, and the glob to hand DuckDB (None: the list)."""
-    if any(ch in text for ch in "*?["):
+    files, pattern = _named(text)
+    for f in files:
+        if not os.access(f, os.R_OK):
+            raise LeaderboardError(f"cannot read {f}: permission denied")
+    return files, pattern
+
+
+def is_glob(text: str) -> bool:
+    """A pattern, unless a file or folder has that very name (``runs[2].csv``)."""
+    return any(ch in text for ch in "*?[") and not os.path.exists(text)
+
+
+def _named(text: str) -> tuple[list[Path], str | None]:
+    if is_glob(text):
         files = sorted(Path(p) for p in glob.glob(text, recursive=True) if os.path.isfile(p))
         if not files:
             raise LeaderboardError(f"no files match {text}")
@@ -108,8 +125,9 @@ def _expand(text: str) -> tuple[list[Path], str | None]:
         if not files:
             raise LeaderboardError(f"no results files (.csv, .tsv, .jsonl, .parquet, ...) in the directory {text}")
         return files, None
-    if not os.access(path, os.R_OK):
-        raise LeaderboardError(f"cannot read {text}: permission denied")
+    if not path.is_file():  # a pipe (<(zcat ...)), a device: read more than once, and a pipe may never end
+        raise LeaderboardError(f"{text} is not a regular file (a pipe or a device); kscore reads its input more "
+                               "than once: save it to a file first")
     return [path], None
 
 
@@ -117,7 +135,7 @@ def input_files(source: object) -> list[Path]:
     """The files a path/glob source would read (for refusing outputs onto them)."""
     if isinstance(source, (str, os.PathLike)):
         try:
-            return _expand(os.fspath(source))[0]
+            return _named(os.fspath(source))[0]
         except LeaderboardError:
             return [Path(os.fspath(source))]
     return []
@@ -127,25 +145,31 @@ def open_source(source: object, input_format: str | None, connect: Callable[[], 
     """Resolve ``source`` into a :class:`Source` (files are not read yet)."""
     if isinstance(source, (str, os.PathLike)):
         text = os.fspath(source)
-        tool = _tool_results(text, input_format)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            tool = _tool_results(text, input_format)
         if tool is not None:
             con = connect()
             con.register(VIEW, tool)
-            return Source(text, "table", con=con)
+            return Source(text, "table", con=con, warnings=[str(w.message) for w in caught])
         files, pattern = _expand(text)
+        if len(files) == 1 and files[0].stat().st_size == 0:
+            raise LeaderboardError(f"{files[0]} is empty")
         kinds = {input_format or format_of(f.name) for f in files}
         if None in kinds:
+            from ..formats import FORMATS as TOOLS
+
             bad = next(f for f in files if format_of(f.name) is None)
-            raise LeaderboardError(f"cannot tell the format of {bad.name} from its extension; "
-                                   f"use --input-format {{{','.join(FORMATS)}}}")
+            raise LeaderboardError(f"cannot tell the format of {bad} from its name or first bytes; "
+                                   f"use --input-format {{{','.join(FORMATS + TOOLS)}}}")
         if len(kinds) > 1:
             raise LeaderboardError(f"{text} mixes formats ({', '.join(sorted(str(k) for k in kinds))}); "
                                    "name one kind of file with a glob, e.g. results/*.parquet")
         kind = str(kinds.pop())
         if kind in ("npy", "npz") and len(files) > 1:
             raise LeaderboardError(f"{text}: .npy/.npz inputs are read one file at a time")
-        if len(files) == 1 and files[0].stat().st_size == 0:
-            raise LeaderboardError(f"{files[0]} is empty")
+        for f in files:
+            check_whole(f)
         con = None if kind in ("npy", "npz") else connect()
         return Source(text, kind, files, con, glob_text=pattern)
     duckdb = _duckdb()
@@ -166,7 +190,7 @@ def _tool_results(text: str, input_format: str | None) -> object | None:
     try:
         if input_format is not None:
             return formats.read(text, input_format) if input_format in formats.FORMATS else None
-        if any(ch in text for ch in "*?["):
+        if is_glob(text):
             return None
         path = Path(text)
         tool = path.is_file() and formats.detect(path) is not None

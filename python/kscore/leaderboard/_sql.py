@@ -19,10 +19,17 @@ def literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def value(col: str, dtype: str) -> str:
+    """A column's values; as text where DuckDB read JSON Lines values of
+    mixed types as JSON (cast as they are, the string "q1" would be '"q1"'
+    with its quotes)."""
+    return f"({ident(col)} ->> '$')" if dtype == "JSON" else ident(col)
+
+
 def outcome_expr(col: str, dtype: str) -> str:
     """The outcome as a number, NULL where missing, unparsable or not finite;
     the words true/false, t/f, yes/no are 1/0."""
-    c = ident(col)
+    c = value(col, dtype)
     if dtype == "BOOLEAN":
         return f"CAST({c} AS TINYINT)"
     if dtype in _INTEGER or dtype.startswith("DECIMAL"):

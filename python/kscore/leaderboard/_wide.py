@@ -18,14 +18,14 @@ from ._issues import EXAMPLES, Issues, LeaderboardError
 def _arrays(path: Path, fmt: str) -> list[tuple[str, np.ndarray]]:
     try:
         loaded = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as exc:
+        if isinstance(loaded, np.ndarray):
+            items = [(path.name.split(".")[0], loaded)]
+        else:
+            with loaded:  # the members are read (and their CRCs checked) here
+                items = [(k, loaded[k]) for k in loaded.files]
+    except Exception as exc:  # noqa: BLE001 - a corrupt file makes numpy, zipfile, zlib or tokenize raise
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise LeaderboardError(f"{path} is not a readable {fmt} file: {reason}") from exc
-    if isinstance(loaded, np.ndarray):
-        items = [(path.name.split(".")[0], loaded)]
-    else:
-        with loaded:
-            items = [(k, loaded[k]) for k in loaded.files]
     if not items:
         raise LeaderboardError(f"{path} is empty (no arrays)")
     arrays: list[tuple[str, np.ndarray]] = []

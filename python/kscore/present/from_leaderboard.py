@@ -1,31 +1,19 @@
 """A :class:`~kscore.present.model.Board` from a
-:class:`kscore.leaderboard.Leaderboard`: its rows and metrics, and for the
-shared page (:func:`page_board`) its curves, pairwise comparisons and
-``--by`` subsets."""
+:class:`kscore.leaderboard.Leaderboard`: its rows and metrics, its ``--by``
+subsets for the tables (:func:`table_board`: Markdown), and for the shared
+page (:func:`page_board`) the curves (:mod:`kscore.present.curves`) and
+pairwise comparisons too."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .model import Board, Curve, Estimate, InfoColumn, MetricColumn, Pairwise
+from .curves import curve_note, leaderboard_curves
+from .model import Board, Estimate, InfoColumn, MetricColumn, Pairwise
 
 if TYPE_CHECKING:
     from ..leaderboard import Leaderboard
-
-#: Curves are drawn at about this many values of k at most.
-CURVE_POINTS = 64
-
-
-def curve_ks(n: int) -> list[int]:
-    """k = 1..n, thinned to about :data:`CURVE_POINTS` on a log scale.
-
-    >>> curve_ks(4), len(curve_ks(1000)) <= 64, curve_ks(1000)[-1]
-    ([1, 2, 3, 4], True, 1000)
-    """
-    if n <= CURVE_POINTS:
-        return list(range(1, n + 1))
-    ratio = n ** (1 / (CURVE_POINTS - 1))
-    return sorted({min(n, round(ratio**i)) for i in range(CURVE_POINTS)})
+    from ..leaderboard._metrics import Value
 
 
 def footer(lb: Leaderboard) -> str:
@@ -37,25 +25,41 @@ def footer(lb: Leaderboard) -> str:
         cl = f", clustered by {lb.cluster}" if lb.cluster else ""
         what = f"{pct} interval over questions{cl} (what another question set like this one could give)"
     adj = " with Holm's correction" if lb.adjust == "holm" else ""
-    return (f"cells: the classic estimate ±half the {what}; curves: pass@k with its credible band; rank: range "
-            f"from paired tests{adj}")
+    return f"cells: the classic estimate ±half the {what}; rank: range from paired tests{adj}"
 
 
-def page_board(lb: Leaderboard) -> Board:
+def estimate(v: Value | None) -> Estimate | None:
+    """A leaderboard value as the renderers show it (its classic estimate
+    and the interval of the board's ``interval``; None: not computed)."""
+    return None if v is None else Estimate(v.estimate, v.lo, v.hi)
+
+
+def page_board(lb: Leaderboard, top: int | None = None) -> Board:
     """Everything the shared page shows: the board with its curves, the
     pairwise comparisons on the ranking metric and a board per ``--by``
-    subset (docs/leaderboard.md)."""
-    board = board_from_leaderboard(lb, curves=True)
-    board.pairwise = _pairwise(lb)
-    board.subsets = {str(g.group): board_from_leaderboard(g) for g in lb.groups}
+    subset (docs/leaderboard.md); the first ``top`` models of each."""
+    board = table_board(lb, top, curves=True)
+    board.pairwise = _pairwise(lb, top)
     return board
 
 
-def _pairwise(lb: Leaderboard) -> Pairwise | None:
-    if len(lb.rows) < 2:
+def table_board(lb: Leaderboard, top: int | None = None, curves: bool = False) -> Board:
+    """The board and a board per ``--by`` subset (titled ``column = value``;
+    the overall board's footer says what the cells are for all)."""
+    board = board_from_leaderboard(lb, curves=curves, top=top)
+    for g in lb.groups:
+        name = f"{lb.by} = {g.group}"
+        board.subsets[name] = board_from_leaderboard(g, top=top, title=name)
+        board.subsets[name].footer = ""
+    return board
+
+
+def _pairwise(lb: Leaderboard, top: int | None) -> Pairwise | None:
+    rows = lb.rows if top is None else lb.rows[:top]
+    if len(rows) < 2:
         return None
     pw = lb.pairwise()
-    order = [pw.models.index(r.model) for r in lb.rows]
+    order = [pw.models.index(r.model) for r in rows]
     better = pw.significant(lb.adjust)
     sig = better | better.T
 
@@ -67,43 +71,25 @@ def _pairwise(lb: Leaderboard) -> Pairwise | None:
                     note=f"row minus column on {pw.metric}, paired on the questions both answered")
 
 
-def board_from_leaderboard(lb: Leaderboard, curves: bool = False) -> Board:
-    """The board of ``lb`` (with pass@k curves for each model when
-    ``curves``, computed from its counts)."""
-    rows = lb.rows
-    metrics = []
-    for j, m in enumerate(lb.metrics):
-        values: list[Estimate | None] = []
-        for r in rows:
-            v = r.values.get(m.name)
-            values.append(None if v is None else Estimate(v.estimate, v.lo, v.hi))
-        metrics.append(MetricColumn(m.name, values, importance=j + 1))
+def board_from_leaderboard(lb: Leaderboard, curves: bool = False, top: int | None = None,
+                           title: str | None = None) -> Board:
+    """The board of ``lb``: its first ``top`` models (all by default), with
+    each one's pass@k curve when ``curves`` (:mod:`kscore.present.curves`);
+    ``title``: by default the source's name."""
+    rows = lb.rows if top is None else lb.rows[:top]
+    metrics = [MetricColumn(m.name, [estimate(r.values.get(m.name)) for r in rows], importance=j + 1)
+               for j, m in enumerate(lb.metrics)]
     metrics.append(MetricColumn("accuracy", [Estimate(r.accuracy) for r in rows], importance=40))
     info = [InfoColumn("questions", [f"{r.questions:,}" for r in rows], importance=60),
             InfoColumn("samples", [str(r.n_min) if r.n_min == r.n_max else f"{r.n_min}-{r.n_max}" for r in rows],
                        importance=61)]
-    notes = [f"{lb.n_samples:,} samples, {lb.n_questions:,} questions, {len(rows)} models; sorted by {lb.sort.name}; "
+    shown = f"{len(rows)} models" if len(rows) == len(lb.rows) else f"top {len(rows)} of {len(lb.rows)} models"
+    notes = [f"{lb.n_samples:,} samples, {lb.n_questions:,} questions, {shown}; sorted by {lb.sort.name}; "
              "accuracy: mean reward per sample", *lb.warnings]
-    board = Board(f"kscore leaderboard: {lb.source}", [r.model for r in rows], [r.rank for r in rows], metrics,
-                  footer=footer(lb), info=info, sort=lb.sort.name, notes=notes)
+    board = Board(f"kscore leaderboard: {lb.source}" if title is None else title, [r.model for r in rows],
+                  [r.rank for r in rows], metrics, footer=footer(lb), info=info, sort=lb.sort.name, notes=notes)
     if curves:
-        board.curves = _curves(lb)
+        board.curves = leaderboard_curves(lb, board.models)
         board.curve_label = "pass@k"
+        board.curve_note = curve_note(lb)
     return board
-
-
-def _curves(lb: Leaderboard) -> list[Curve | None]:
-    from ..leaderboard._metrics import by_model, curve
-
-    counts = lb.counts
-    index = {counts.models[m]: idx for m, idx in by_model(counts)}
-    out: list[Curve | None] = []
-    for r in lb.rows:
-        if r.model not in index:
-            out.append(None)
-            continue
-        ks = curve_ks(r.n_min)
-        c = curve(counts.categories[index[r.model]], ks, lb.confidence)
-        # the classic estimate (as the cells), with the posterior band
-        out.append(Curve(ks, [float(x) for x in c[:, 3]], [float(x) for x in c[:, 1]], [float(x) for x in c[:, 2]]))
-    return out

@@ -33,6 +33,7 @@ def _body(board: Board, level: int) -> list[str]:
     curves = curves_html(board)
     if curves:
         out += [f"<{h}>{escape(board.curve_label)} curves</{h}>", curves]
+        out += [f'<p class="foot">{escape(board.curve_note)}</p>'] if board.curve_note else []
     matrix = matrix_html(board)
     if matrix and board.pairwise is not None:
         out += [f"<{h}>Pairwise comparisons: {escape(board.pairwise.metric)} ({n} models)</{h}>", matrix]

@@ -84,7 +84,8 @@ class Board:
     ``ranks``: each model's rank range (``(2, 3)``: rank 2 to 3), None where
     unranked; ``sort``: the name of the column the ranking is by;
     ``footer``: one line saying what the numbers and intervals are;
-    ``curves``: per model, None where there is none; ``subsets``: the same
+    ``curves``: per model, None where there is none, ``curve_note`` what
+    their line and band are (shown under them); ``subsets``: the same
     board for each subset of the data (``--by``), by subset name."""
 
     title: str
@@ -96,6 +97,7 @@ class Board:
     sort: str | None = None
     curves: list[Curve | None] | None = None
     curve_label: str = "pass@k"
+    curve_note: str = ""
     pairwise: Pairwise | None = None
     subsets: dict[str, Board] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)

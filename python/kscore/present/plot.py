@@ -1,10 +1,12 @@
 """Plots of a :class:`~kscore.present.model.Board` for any number of models
 (matplotlib, from the ``cli`` extra).
 
-* :func:`plot_curves`: pass@k against k with bands; up to
-  :data:`OVERLAY_MAX` models in one chart with a legend, more as small
-  multiples (one panel per model in rank order, the top model dashed in
-  each for reference), so that 200 models stay readable.
+* :func:`plot_curves`: pass@k against k with bands, saying what the line
+  and the band are (``Board.curve_note``); up to :data:`OVERLAY_MAX`
+  models in one chart with a legend of rank ranges and names, more as
+  small multiples (one panel per model in rank order, as wide as the names
+  need, the top model dashed in each for reference), so that 200 models
+  stay readable.
 * :func:`plot_intervals`: each model's value and interval per metric (a
   forest plot), a row per model in rank order; the figure grows with the
   number of models and names are shortened without ambiguity.
@@ -18,14 +20,24 @@ from pathlib import Path
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Rectangle
+from matplotlib.textpath import TextToPath
 from matplotlib.ticker import FuncFormatter
 
-from .model import Board, Curve
+from .model import Board, Curve, rank_text
 from .names import shorten_names
 
 OVERLAY_MAX = 10
 DPI = 100
+#: Legend of the one-chart curves: font size (points).
+LEGEND_PT = 8.0
+#: Small multiples: caption and header font sizes (points), panel sizes (inches).
+CAPTION_PT, HEADER_PT = 7.0, 9.0
+PANEL_W_MIN, PANEL_W_MAX, PANEL_H = 1.5, 2.6, 1.1
+#: Line spacing of the headers' text, in font sizes.
+LINE = 1.35
+_TEXT = TextToPath()
 #: Metric panels drawn by default in :func:`plot_intervals`.
 MAX_METRIC_PANELS = 4
 
@@ -54,44 +66,108 @@ def plot_curves(board: Board, path: str | Path, title: str | None = None) -> str
 
 
 def curves_figure(board: Board, title: str | None = None) -> Figure:
-    """The curves' figure; raises ValueError when the board has no curves."""
+    """The curves' figure, captioned with ``board.curve_note`` (what the line
+    and the band are); raises ValueError when the board has no curves."""
     drawn = _drawn(board)
     if not drawn:
         raise ValueError("the board has no curves to plot")
     k_max = max(max(c.k) for _, c in drawn)
-    title = title if title is not None else f"{board.curve_label} with bands ({len(drawn)} models)"
-    if len(drawn) <= OVERLAY_MAX:
-        fig = Figure(figsize=(9.6, 6.0))
-        ax = fig.add_subplot()
-        for i, c in drawn:
-            (line,) = ax.plot(c.k, c.value, marker="o", markersize=3, linewidth=1.5, label=board.models[i])
-            ax.fill_between(c.k, c.lo, c.hi, color=line.get_color(), alpha=0.18, linewidth=0)
-        _style_k(ax, k_max)
-        ax.set_xlabel("k (samples)")
-        ax.set_ylabel(board.curve_label)
-        ax.legend(loc="best", fontsize="small")
-        ax.set_title(title)
-        fig.tight_layout()
-        return fig
-    return _multiples(board, drawn, k_max, title)
+    if title is None:
+        title = f"{board.curve_label} curves, {len(drawn)} models" + (f"\n{board.title}" if board.title else "")
+    if len(drawn) > OVERLAY_MAX:
+        return _multiples(board, drawn, k_max, title)
+    # Constrained layout makes room for the legend under the chart, titled
+    # with the note (tight_layout ignores figure-level artists); one column
+    # of entries (two beyond 3 models) as wide as the figure keeps long
+    # names whole.
+    ncols = 1 if len(drawn) <= 3 else 2
+    fig = Figure(figsize=(9.6, 6.0 + 0.18 * max(0, math.ceil(len(drawn) / ncols) - 3)), layout="constrained")
+    ax = fig.add_subplot()
+    labels = _captions(board, drawn, LEGEND_PT, (fig.get_figwidth() - 0.4) / ncols - 0.6)
+    for (_, c), label in zip(drawn, labels):
+        (line,) = ax.plot(c.k, c.value, marker="o", markersize=3, linewidth=1.5, label=label)
+        ax.fill_between(c.k, c.lo, c.hi, color=line.get_color(), alpha=0.18, linewidth=0)
+    _style_k(ax, k_max)
+    ax.set_xlabel("k (samples)")
+    ax.set_ylabel(board.curve_label)
+    ax.set_title(title)
+    note = _wrap(board.curve_note, fig.get_figwidth() - 0.6, LEGEND_PT) if board.curve_note else None
+    fig.legend(loc="outside lower center", ncols=ncols, fontsize=LEGEND_PT, frameon=False, title=note,
+               title_fontsize=LEGEND_PT)
+    return fig
+
+
+def _captions(board: Board, drawn: list[tuple[int, Curve]], size: float, room: float) -> list[str]:
+    """``rank. name`` for each drawn model, names shortened without ambiguity
+    (:mod:`kscore.present.names`) to the most characters that keep every
+    caption within ``room`` inches at ``size`` points."""
+    models = [board.models[i] for i, _ in drawn]
+    prefix = [_prefix(board, i) for i, _ in drawn]
+
+    def captions(chars: int) -> list[str]:
+        return [p + s for p, s in zip(prefix, shorten_names(models, chars))]
+
+    lo, hi = 8, max(8, max(len(m) for m in models))
+    while lo < hi:  # the longest names that fit (binary search: 200 names are measured a few times, not 50)
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if max(_inches(t, size) for t in captions(mid)) <= room else (lo, mid - 1)
+    return captions(lo)
+
+
+def _prefix(board: Board, i: int) -> str:
+    rank = board.ranks[i]
+    return f"{rank_text(rank)}. " if rank else ""
+
+
+def _inches(text: str, size: float) -> float:
+    """The width of ``text`` in inches at ``size`` points, as matplotlib draws it."""
+    return float(_TEXT.get_text_width_height_descent(text, FontProperties(size=size), ismath=False)[0]) / 72
+
+
+def _wrap(text: str, width: float, size: float) -> str:
+    """``text`` wrapped into lines of at most ``width`` inches at ``size``
+    points (its own line breaks kept)."""
+    lines: list[str] = []
+    for para in text.split("\n"):
+        start = len(lines)
+        for word in para.split():
+            if len(lines) > start and _inches(f"{lines[-1]} {word}", size) <= width:
+                lines[-1] += f" {word}"
+            else:
+                lines.append(word)
+    return "\n".join(lines)
 
 
 def _multiples(board: Board, drawn: list[tuple[int, Curve]], k_max: int, title: str) -> Figure:
     """One small panel per model, drawn in a single axes (a cell of a grid per
     model: a figure of 200 matplotlib axes takes minutes to draw); each
     cell's frame spans k = 1..k_max across (log scale) and the value range
-    up, written once in the title."""
+    up, written once in the header. Panels are as wide as the names need
+    (up to :data:`PANEL_W_MAX`), the grid about 16:10."""
     n = len(drawn)
-    cols = min(n, max(4, math.ceil(math.sqrt(n * 1.6))))
+    size = CAPTION_PT
+    # A caption starts at the frame's left edge (5% into its cell) and may
+    # run to 2% short of the cell's right edge.
+    names = _captions(board, drawn, size, 0.93 * PANEL_W_MAX)
+    panel_w = min(PANEL_W_MAX, max(PANEL_W_MIN, max(_inches(t, size) for t in names) / 0.93))
+    panel_h = PANEL_H
+    cols = min(n, max(4, math.ceil(math.sqrt(1.6 * n * panel_h / panel_w))))
     rows = math.ceil(n / cols)
-    panel_w, panel_h = 1.45, 1.05
-    fig = Figure(figsize=(cols * panel_w + 0.3, rows * panel_h + 0.9))
-    ax = fig.add_axes((0.15 / fig.get_figwidth(), 0.2 / fig.get_figheight(), 1 - 0.3 / fig.get_figwidth(),
-                       1 - 1.0 / fig.get_figheight()))
-    size = 6.5 if n <= 60 else 5.5
-    names = shorten_names([board.models[i] for i, _ in drawn], int(panel_w * 0.95 / (size * 0.6 / 72)) - 5)
     ys = [y for _, c in drawn for y in (*c.lo, *c.hi) if math.isfinite(y)]
     y0, y1 = (0.0, 1.0) if ys and min(ys) >= 0 and max(ys) <= 1 else (min(ys, default=0.0), max(ys, default=1.0))
+    fig_w = cols * panel_w + 0.3
+    top_name = names[0][len(_prefix(board, drawn[0][0])):]
+    explain = [f"each panel: k = 1 to {k_max} across (log scale), {board.curve_label} {y0:g} to {y1:g} up "
+               f"(grey line: {(y0 + y1) / 2:g}); dashed: the top model, {top_name}"]
+    if board.curve_note:
+        explain.append(board.curve_note)
+    head = _wrap(title, fig_w - 0.4, HEADER_PT + 2)
+    sub = _wrap("\n".join(explain), fig_w - 0.4, HEADER_PT)
+    head_h = (head.count("\n") + 1) * (HEADER_PT + 2) * LINE / 72  # inches
+    head_in = 0.12 + head_h + 0.06 + (sub.count("\n") + 1) * HEADER_PT * LINE / 72 + 0.15
+    fig = Figure(figsize=(fig_w, rows * panel_h + head_in + 0.2))
+    fw, fh = fig.get_figwidth(), fig.get_figheight()
+    ax = fig.add_axes((0.15 / fw, 0.2 / fh, 1 - 0.3 / fw, 1 - (head_in + 0.2) / fh))
     span = math.log2(max(2, k_max))
     width, height = 0.9, 0.72  # of a cell (1 x 1), the rest a gap and the caption
 
@@ -101,7 +177,7 @@ def _multiples(board: Board, drawn: list[tuple[int, Curve]], k_max: int, title: 
         return xs, [-r - 0.95 + (v - y0) / ((y1 - y0) or 1.0) * height for v in vals]
 
     _, ref = drawn[0]
-    for slot, (i, c) in enumerate(drawn):
+    for slot, (_, c) in enumerate(drawn):
         col, row = slot % cols, slot // cols
         ax.add_patch(Rectangle((col + 0.05, -row - 0.95), width, height, fill=False, linewidth=0.5, edgecolor="0.75"))
         gx, gy = cell(slot, [1, k_max], [(y0 + y1) / 2] * 2)
@@ -112,13 +188,13 @@ def _multiples(board: Board, drawn: list[tuple[int, Curve]], k_max: int, title: 
         _, hi = cell(slot, c.k, c.hi)
         ax.fill_between(xs, lo, hi, color="C0", alpha=0.25, linewidth=0)
         ax.plot(*cell(slot, c.k, c.value), color="C0", linewidth=1.1)
-        rank = board.ranks[i]
-        ax.text(col + 0.05, -row - 0.2, (f"{rank[0]}. " if rank else "") + names[slot], fontsize=size, va="bottom")
+        ax.text(col + 0.05, -row - 0.2, names[slot], fontsize=size, va="bottom")
     ax.set_xlim(0, cols)
     ax.set_ylim(-rows, 0)
     ax.set_axis_off()
-    fig.suptitle(f"{title}\neach panel: k = 1 to {k_max} across (log scale), {board.curve_label} {y0:g} to "
-                 f"{y1:g} up (grey line: {(y0 + y1) / 2:g}); dashed: the top model, {names[0]}", fontsize=9)
+    fig.text(0.5, 1 - 0.12 / fh, head, fontsize=HEADER_PT + 2, ha="center", va="top", linespacing=LINE)
+    fig.text(0.5, 1 - (0.18 + head_h) / fh, sub, fontsize=HEADER_PT, ha="center", va="top", color="0.25",
+             linespacing=LINE)
     return fig
 
 

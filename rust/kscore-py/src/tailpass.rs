@@ -10,7 +10,7 @@ use kscore_core::error::Error;
 use kscore_core::posterior::endpoint;
 use kscore_core::tailpass::{binary, draws};
 
-use crate::enter::enter;
+use crate::enter::{enter, enter_long};
 
 type F64Vector<'py> = Bound<'py, PyArray1<f64>>;
 type F64Matrix<'py> = Bound<'py, PyArray2<f64>>;
@@ -29,7 +29,8 @@ pub fn tailpass_state_tails<'py>(
     cutoffs: PyReadonlyArray1<'py, u64>,
 ) -> PyResult<F64Matrix<'py>> {
     let (a, b, c) = (a.as_slice()?, b.as_slice()?, cutoffs.as_slice()?);
-    let out = enter(py, || matrix(a.len(), c.len(), binary::state_tails(k, a, b, c)?))?;
+    let cost = work_ns(&[a.len(), k as usize + c.len() + 1, 20]);
+    let out = enter_long(py, cost, || matrix(a.len(), c.len(), binary::state_tails(k, a, b, c)?))?;
     Ok(out.into_pyarray(py))
 }
 
@@ -84,7 +85,10 @@ pub fn tailpass_covariance<'py>(
     cutoffs: PyReadonlyArray1<'py, u64>,
 ) -> PyResult<F64Matrix<'py>> {
     let (a, b, f, c) = (a.as_slice()?, b.as_slice()?, freqs.as_slice()?, cutoffs.as_slice()?);
-    let out = enter(py, || matrix(c.len(), c.len(), binary::covariance(k, a, b, f, c)?))?;
+    let cost = work_ns(&[a.len(), k as usize + 1, k as usize + c.len() + 1, 20]);
+    let out = enter_long(py, cost, || {
+        matrix(c.len(), c.len(), binary::covariance(k, a, b, f, c)?)
+    })?;
     Ok(out.into_pyarray(py))
 }
 
@@ -113,7 +117,8 @@ pub fn tailpass_draw_tails<'py>(
 ) -> PyResult<F64Matrix<'py>> {
     let (draws, q) = theta.as_array().dim();
     let (th, c) = (theta.as_slice()?, cutoffs.as_slice()?);
-    let out = enter(py, || matrix(draws, c.len(), draws::draw_tails(k, th, q, c)?))?;
+    let cost = work_ns(&[draws, q, k as usize + 21]);
+    let out = enter_long(py, cost, || matrix(draws, c.len(), draws::draw_tails(k, th, q, c)?))?;
     Ok(out.into_pyarray(py))
 }
 
@@ -139,10 +144,18 @@ pub fn tailpass_add_gamma_tails<'py>(
     // The work adds into a copy: `enter` may run it again after another
     // call's Ctrl-C, and an in-place sum would then count twice.
     let start: &[f64] = o;
-    let sum = enter(py, || {
+    let cost = work_ns(&[g.len() / 2, k as usize + 21]);
+    let sum = enter_long(py, cost, || {
         let mut acc = start.to_vec();
         draws::add_gamma_tails(k, g, n, c, &mut acc, split).map(|()| acc)
     })?;
     o.copy_from_slice(&sum);
     Ok(())
+}
+
+/// Estimated nanoseconds of single-core work, the product of `factors`
+/// (saturating): calls estimated past `enter::WATCH_NS` are watched for
+/// Ctrl-C, and their kernels stop between pieces of work.
+fn work_ns(factors: &[usize]) -> usize {
+    factors.iter().fold(1usize, |a, &f| a.saturating_mul(f))
 }

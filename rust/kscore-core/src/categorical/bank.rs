@@ -4,7 +4,10 @@
 //! `intake::matrix::category_counts`; everything downstream (Bayes@N, Avg, Max@k)
 //! reads this struct and never the matrices.
 
+use rayon::prelude::*;
+
 use crate::error::{Error, Result};
+use crate::par;
 
 /// Borrowed category counts, row-major `rows x categories`.
 #[derive(Clone, Copy, Debug)]
@@ -69,37 +72,47 @@ impl<'a> CategoricalBank<'a> {
     }
 
     /// The distinct rows of counts (of R, plus R0's when `with_prior`) with
-    /// how many rows have each, when they fit a dense table of at most
-    /// `MAX_SLOTS` slots and the bank has more rows than the table has
-    /// slots: then every per-row kernel runs once per distinct row (a 5000 x
-    /// 16 bank of 3 categories has at most 289). A row's slot is its first
-    /// C - 1 counts in base `N (+ D) + 1`; the last count is fixed by the
-    /// total. Distinct rows come out in ascending slot order.
+    /// how many rows have each, when they fit a dense table: of at most
+    /// `MAX_SLOTS` slots when the bank has more rows than that, or of up to
+    /// `MAX_LARGE_SLOTS` when it has at least 2 rows per slot (then reading
+    /// the table costs less than a pass over the rows). Every per-row kernel
+    /// then runs once per distinct row (a 5000 x 16 bank of 3 categories has
+    /// at most 289; a 1e6 x 64 bank of 4 categories at most 47,905 in
+    /// 274,625 slots). A row's slot is its first C - 1 counts in base
+    /// `N (+ D) + 1`; the last count is fixed by the total. Distinct rows
+    /// come out in ascending slot order.
     pub fn distinct_rows(&self, with_prior: bool) -> Option<DistinctRows> {
         let c = self.categories;
         let prior = if with_prior { self.prior } else { None };
         let trials = (self.trials + prior.map_or(0, |_| self.prior_trials)) as u64;
         let base = trials + 1;
+        let rows = self.rows as u64;
         let slots = base
             .checked_pow((c - 1) as u32)
-            .filter(|&s| s <= MAX_SLOTS && (s as usize) < self.rows)? as usize;
-        let mut freq = vec![0u64; slots];
-        for i in 0..self.rows {
-            let row = &self.counts[i * c..(i + 1) * c];
-            let mut key = 0u64;
-            match prior {
-                None => row[..c - 1].iter().rev().for_each(|&x| key = key * base + x as u64),
-                Some(p) => {
-                    let pri = &p[i * c..(i + 1) * c];
-                    row[..c - 1]
-                        .iter()
-                        .zip(&pri[..c - 1])
-                        .rev()
-                        .for_each(|(&x, &y)| key = key * base + (x + y) as u64);
-                }
-            }
-            freq[key as usize] += 1;
-        }
+            .filter(|&s| (s <= MAX_SLOTS && s < rows) || (s <= MAX_LARGE_SLOTS && s.saturating_mul(2) <= rows))?
+            as usize;
+        const CHUNK: usize = 1 << 14;
+        let freq = if par::worth_splitting(self.rows * 4) {
+            // One table per thread, added at the end.
+            (0..self.rows.div_ceil(CHUNK))
+                .into_par_iter()
+                .fold(
+                    || vec![0u64; slots],
+                    |mut f, b| {
+                        self.count_slots(b * CHUNK..((b + 1) * CHUNK).min(self.rows), prior, base, &mut f);
+                        f
+                    },
+                )
+                .reduce_with(|mut a, b| {
+                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                    a
+                })
+                .unwrap_or_else(|| vec![0u64; slots])
+        } else {
+            let mut f = vec![0u64; slots];
+            self.count_slots(0..self.rows, prior, base, &mut f);
+            f
+        };
         let mut counts = Vec::new();
         let mut freqs = Vec::new();
         for (key, &f) in freq.iter().enumerate().filter(|(_, &f)| f > 0) {
@@ -119,10 +132,35 @@ impl<'a> CategoricalBank<'a> {
             trials: trials as usize,
         })
     }
+
+    /// Adds the rows `range` to the slot table `freq` (see `distinct_rows`).
+    fn count_slots(&self, range: std::ops::Range<usize>, prior: Option<&[u32]>, base: u64, freq: &mut [u64]) {
+        let c = self.categories;
+        for i in range {
+            let row = &self.counts[i * c..(i + 1) * c];
+            let mut key = 0u64;
+            match prior {
+                None => row[..c - 1].iter().rev().for_each(|&x| key = key * base + x as u64),
+                Some(p) => {
+                    let pri = &p[i * c..(i + 1) * c];
+                    row[..c - 1]
+                        .iter()
+                        .zip(&pri[..c - 1])
+                        .rev()
+                        .for_each(|(&x, &y)| key = key * base + (x + y) as u64);
+                }
+            }
+            freq[key as usize] += 1;
+        }
+    }
 }
 
-/// Slot tables up to this size hold the distinct rows of a bank.
+/// Slot tables up to this size hold the distinct rows of any bank with more
+/// rows than slots.
 const MAX_SLOTS: u64 = 4096;
+/// Slot tables up to this size (8 MiB of counts) hold the distinct rows of a
+/// bank with at least 2 rows per slot.
+const MAX_LARGE_SLOTS: u64 = 1 << 20;
 
 /// Distinct rows of counts (row-major, `freqs.len() x categories`), how many
 /// rows of the bank have each, and the trials per row they sum to.

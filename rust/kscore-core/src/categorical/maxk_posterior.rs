@@ -13,8 +13,10 @@
 //! `log E[A^n]` for `A ~ Beta(a, b)` is the correctly rounded sum of
 //! `log((a+j)/(a+b+j))`, j < n, each term taken as `log1p(-b/(a+b+j))` when
 //! that ratio is at most 1/2 (scorio's evaluation, so results agree to the
-//! last bits). Rows are deduplicated by their cumulative Γ vector and the
-//! distinct ones run in parallel; the dataset mean is the mean of row means
+//! last bits). Rows are deduplicated by their cumulative Γ vector, each log
+//! moment is computed once per distinct Γ (or pair of Γ's: integers up to T,
+//! shared by many rows), and the distinct rows run in parallel; the dataset
+//! mean is the mean of row means
 //! and σ the overflow-safe norm of row σ's over M, both taken in normalised
 //! reward units and restored once.
 
@@ -60,17 +62,17 @@ fn covariance_from_logs(log_cross: f64, log_left: f64, log_right: f64) -> Result
     Ok(log_cross.exp() * -difference.exp_m1())
 }
 
-/// Normalised `(mean, variance)` of one row from its cumulative Γ (l < L-1).
-fn row_moments(cum: &[u64], total: f64, gaps: &[f64], k: u64, acc: &mut Fsum) -> Result<(f64, f64)> {
+/// Normalised `(mean, variance)` of one row from its cumulative Γ (l < L-1),
+/// given `log E[A^k], log E[A^2k]` for `A ~ Beta(Γ, T - Γ)` (`single`) and
+/// `log E[B^k]` for `B ~ Beta(Γ_i, Γ_j - Γ_i)` (`pair`).
+fn row_moments(
+    cum: &[u64],
+    gaps: &[f64],
+    single: impl Fn(u64) -> (f64, f64),
+    pair: impl Fn(u64, u64) -> f64,
+) -> Result<(f64, f64)> {
     let l1 = cum.len();
-    let mut log_k = Vec::with_capacity(l1);
-    let mut log_2k = Vec::with_capacity(l1);
-    for &g in cum {
-        let a = g as f64;
-        let (lk, l2k) = log_power_moments(a, total - a, k, acc);
-        log_k.push(lk);
-        log_2k.push(l2k);
-    }
+    let (log_k, log_2k): (Vec<f64>, Vec<f64>) = cum.iter().map(|&g| single(g)).unzip();
     let mut increment = 0.0;
     for (&g, &lk) in gaps.iter().zip(&log_k) {
         increment += g * -lk.exp_m1();
@@ -79,13 +81,11 @@ fn row_moments(cum: &[u64], total: f64, gaps: &[f64], k: u64, acc: &mut Fsum) ->
     for i in 0..l1 {
         cov[i * l1 + i] = covariance_from_logs(log_2k[i], log_k[i], log_k[i])?;
         for j in i + 1..l1 {
-            let a = cum[i] as f64;
-            let b = (cum[j] - cum[i]) as f64;
-            if b <= 0.0 {
+            if cum[j] <= cum[i] {
                 return Err(Error::value("b must be > 0 for nested cumulative moments"));
             }
             // E[A_j^{2k}] E[(A_i/A_j)^k], A_i/A_j ~ Beta(Γ_i, Γ_j - Γ_i).
-            let log_cross = log_2k[j] + log_power_moment(a, b, k, acc);
+            let log_cross = log_2k[j] + pair(cum[i], cum[j]);
             let value = covariance_from_logs(log_cross, log_k[i], log_k[j])?;
             cov[i * l1 + j] = value;
             cov[j * l1 + i] = value;
@@ -132,49 +132,55 @@ pub fn max_at_k_posterior(bank: &CategoricalBank, levels: &Levels, k: u64) -> Re
     let width = nl - 1;
     let rows = bank.rows;
 
-    // Cumulative Γ per row, then the distinct vectors with their frequencies.
-    let mut keys = vec![0u64; rows * width];
-    keys.par_chunks_mut(width * 1024)
-        .with_min_len(par::min_len(1024 * 10 * width))
-        .enumerate()
-        .for_each(|(b, out)| {
-            let mut group = vec![0u64; nl];
-            for (r, cum) in out.chunks_mut(width).enumerate() {
-                let i = b * 1024 + r;
-                levels.cumulative(|c| bank.concentration(i, c), &mut group, cum);
-            }
-        });
-    let key = |i: usize| &keys[i * width..(i + 1) * width];
-    let mut order: Vec<u32> = (0..rows as u32).collect();
-    let by_key = |&a: &u32, &b: &u32| key(a as usize).cmp(key(b as usize));
-    if par::worth_splitting(rows * 20 * width) {
-        order.par_sort_unstable_by(by_key);
-    } else {
-        order.sort_unstable_by(by_key);
-    }
-    let mut distinct: Vec<(usize, u64)> = Vec::new();
-    for &i in &order {
-        match distinct.last_mut() {
-            Some((j, f)) if key(*j) == key(i as usize) => *f += 1,
-            _ => distinct.push((i as usize, 1)),
-        }
-    }
+    let (keys, freqs) = distinct_cumulative(bank, levels, width);
+    let key = |d: usize| &keys[d * width..(d + 1) * width];
+
+    // Each log moment depends on one Γ (or one pair of Γ's), integers up to
+    // T, shared by many rows: computed once per distinct value, in parallel.
+    let total = bank.total();
+    let mut singles = keys.clone();
+    singles.sort_unstable();
+    singles.dedup();
+    let mut pairs: Vec<(u64, u64)> = (0..freqs.len())
+        .flat_map(|d| {
+            let cum = key(d);
+            (0..width).flat_map(move |i| (i + 1..width).map(move |j| (cum[i], cum[j])))
+        })
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    let terms = 3 * k as usize + 1;
+    let single_logs: Vec<(f64, f64)> = singles
+        .par_iter()
+        .with_min_len(par::min_len(40 * terms))
+        .map_init(Fsum::new, |acc, &g| {
+            log_power_moments(g as f64, (total - g) as f64, k, acc)
+        })
+        .collect();
+    let pair_logs: Vec<f64> = pairs
+        .par_iter()
+        .with_min_len(par::min_len(20 * terms))
+        .map_init(Fsum::new, |acc, &(gi, gj)| {
+            log_power_moment(gi as f64, (gj - gi) as f64, k, acc)
+        })
+        .collect();
+    let single = |g: u64| single_logs[singles.binary_search(&g).expect("every Γ is tabled")];
+    let pair = |gi: u64, gj: u64| pair_logs[pairs.binary_search(&(gi, gj)).expect("every pair is tabled")];
 
     let rw = Rewards::new(&levels.values);
     let gaps = rw.gaps();
     let (low, high) = (rw.normalized[0], rw.normalized[nl - 1]);
-    let total = bank.total() as f64;
-    let states: Vec<(f64, f64)> = distinct
-        .par_iter()
-        .with_min_len(par::min_len(40 * (k as usize + 1) * nl))
-        .map_init(Fsum::new, |acc, &(i, _)| {
-            let (inc, var) = row_moments(key(i), total, &gaps, k, acc)?;
+    let states: Vec<(f64, f64)> = (0..freqs.len())
+        .into_par_iter()
+        .with_min_len(par::min_len(200 * width * width))
+        .map(|d| {
+            let (inc, var) = row_moments(key(d), &gaps, single, pair)?;
             Ok(((low + inc).clamp(low, high), var.sqrt()))
         })
         .collect::<Result<_>>()?;
 
     let mut mean_sum = Neumaier::new();
-    for (&(_, f), &(m, _)) in distinct.iter().zip(&states) {
+    for (&f, &(m, _)) in freqs.iter().zip(&states) {
         mean_sum.add(f as f64 * m);
     }
     // Averaged in normalised units, then restored once: near ±1e308 the
@@ -185,13 +191,74 @@ pub fn max_at_k_posterior(bank: &CategoricalBank, levels: &Levels, k: u64) -> Re
         0.0
     } else {
         let mut sq = Neumaier::new();
-        for (&(_, f), &(_, s)) in distinct.iter().zip(&states) {
+        for (&f, &(_, s)) in freqs.iter().zip(&states) {
             let r = s / smax;
             sq.add(f as f64 * (r * r));
         }
         rw.scale * (smax * sq.value().sqrt() / rows as f64)
     };
     Ok((mu, sigma))
+}
+
+/// The distinct cumulative Γ vectors of the bank's rows (`width` per
+/// vector, ascending) and how many rows have each. From the bank's distinct
+/// rows when its slot table fits (one pass, no sort), else from a key per
+/// row sorted.
+fn distinct_cumulative(bank: &CategoricalBank, levels: &Levels, width: usize) -> (Vec<u64>, Vec<u64>) {
+    let nl = width + 1;
+    let mut group = vec![0u64; nl];
+    let mut pairs: Vec<(Vec<u64>, u64)> = match bank.distinct_rows(true) {
+        Some(d) => d
+            .counts
+            .chunks_exact(bank.categories)
+            .zip(&d.freqs)
+            .map(|(row, &f)| {
+                let mut cum = vec![0u64; width];
+                levels.cumulative(|c| row[c] as u64 + 1, &mut group, &mut cum);
+                (cum, f)
+            })
+            .collect(),
+        None => {
+            let mut keys = vec![0u64; bank.rows * width];
+            keys.par_chunks_mut(width * 1024)
+                .with_min_len(par::min_len(1024 * 10 * width))
+                .enumerate()
+                .for_each(|(b, out)| {
+                    let mut group = vec![0u64; nl];
+                    for (r, cum) in out.chunks_mut(width).enumerate() {
+                        let i = b * 1024 + r;
+                        levels.cumulative(|c| bank.concentration(i, c), &mut group, cum);
+                    }
+                });
+            let mut sorted: Vec<&[u64]> = keys.chunks_exact(width).collect();
+            if par::worth_splitting(bank.rows * 20 * width) {
+                sorted.par_sort_unstable();
+            } else {
+                sorted.sort_unstable();
+            }
+            let mut runs: Vec<(Vec<u64>, u64)> = Vec::new();
+            for k in sorted {
+                match runs.last_mut() {
+                    Some((last, f)) if last.as_slice() == k => *f += 1,
+                    _ => runs.push((k.to_vec(), 1)),
+                }
+            }
+            runs
+        }
+    };
+    // Rows that differ only within a level share a Γ vector.
+    pairs.sort_unstable();
+    let mut keys = Vec::with_capacity(pairs.len() * width);
+    let mut freqs: Vec<u64> = Vec::with_capacity(pairs.len());
+    for (cum, f) in pairs {
+        if freqs.last().is_some() && keys[keys.len() - width..] == cum[..] {
+            *freqs.last_mut().expect("nonempty") += f;
+        } else {
+            keys.extend_from_slice(&cum);
+            freqs.push(f);
+        }
+    }
+    (keys, freqs)
 }
 
 #[cfg(test)]

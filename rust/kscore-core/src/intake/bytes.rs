@@ -98,94 +98,6 @@ fn sum_or_portable(xs: &[u8]) -> (u64, u64) {
     finish(xs, 0, 0)
 }
 
-/// Count the bytes equal to each of `0..out.len()` (at most 16 categories);
-/// returns whether every byte was one of them.
-pub fn count_categories(xs: &[u8], out: &mut [u32]) -> bool {
-    #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
-    return count_categories_sse2(xs, out);
-    #[cfg(not(all(target_arch = "x86_64", not(feature = "force-scalar"))))]
-    return count_categories_portable(xs, out);
-}
-
-#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
-fn count_categories_sse2(xs: &[u8], out: &mut [u32]) -> bool {
-    // A const number of categories keeps the accumulators in registers.
-    let ok = match out.len() {
-        1 => count_eq::<1>(xs, out),
-        2 => count_eq::<2>(xs, out),
-        3 => count_eq::<3>(xs, out),
-        4 => count_eq::<4>(xs, out),
-        5 => count_eq::<5>(xs, out),
-        6 => count_eq::<6>(xs, out),
-        7 => count_eq::<7>(xs, out),
-        8 => count_eq::<8>(xs, out),
-        _ => count_eq::<16>(xs, out),
-    };
-    ok && out.iter().map(|&o| o as usize).sum::<usize>() == xs.len()
-}
-
-#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
-#[inline(always)]
-fn count_eq<const C: usize>(xs: &[u8], out: &mut [u32]) -> bool {
-    use std::arch::x86_64::*;
-    let c = out.len();
-    out.fill(0);
-    let chunks = xs.chunks_exact(16);
-    let tail = chunks.remainder();
-    // SAFETY: SSE2 is part of the x86-64 baseline; loads are unaligned and
-    // stay inside `xs`.
-    unsafe {
-        let zero = _mm_setzero_si128();
-        let mut wide = [zero; C];
-        let mut narrow = [zero; C];
-        let mut pending = 0;
-        for chunk in chunks {
-            let v = _mm_loadu_si128(chunk.as_ptr() as *const __m128i);
-            for (t, acc) in narrow.iter_mut().enumerate() {
-                // cmpeq gives -1 per equal byte: subtracting counts it.
-                *acc = _mm_sub_epi8(*acc, _mm_cmpeq_epi8(v, _mm_set1_epi8(t as i8)));
-            }
-            pending += 1;
-            if pending == 255 {
-                for t in 0..C {
-                    wide[t] = _mm_add_epi64(wide[t], _mm_sad_epu8(narrow[t], zero));
-                    narrow[t] = zero;
-                }
-                pending = 0;
-            }
-        }
-        for t in 0..c.min(C) {
-            let sums = _mm_add_epi64(wide[t], _mm_sad_epu8(narrow[t], zero));
-            out[t] = (_mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums))) as u32;
-        }
-    }
-    let mut ok = true;
-    for &b in tail {
-        match out.get_mut(b as usize) {
-            Some(o) => *o += 1,
-            None => ok = false,
-        }
-    }
-    ok
-}
-
-/// Count the bytes equal to each of `0..out.len()` (portable fallback).
-#[cfg_attr(
-    all(target_arch = "x86_64", not(feature = "force-scalar"), not(test)),
-    allow(dead_code)
-)]
-fn count_categories_portable(xs: &[u8], out: &mut [u32]) -> bool {
-    out.fill(0);
-    let mut ok = true;
-    for &b in xs {
-        match out.get_mut(b as usize) {
-            Some(o) => *o += 1,
-            None => ok = false,
-        }
-    }
-    ok
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,27 +109,6 @@ mod tests {
             let (s, o) = sum_or(&xs);
             assert_eq!(s, xs.iter().map(|&b| b as u64).sum::<u64>());
             assert!(o <= 1);
-        }
-    }
-
-    #[test]
-    fn counts_categories_of_every_length() {
-        for len in [0usize, 1, 15, 16, 17, 64, 4095, 4096, 4100, 9000] {
-            for c in [1usize, 2, 5, 16] {
-                let xs: Vec<u8> = (0..len).map(|i| ((i * 7 + len) % c) as u8).collect();
-                let mut out = vec![0u32; c];
-                assert!(count_categories(&xs, &mut out));
-                for (v, &o) in out.iter().enumerate() {
-                    assert_eq!(o as usize, xs.iter().filter(|&&b| b as usize == v).count());
-                }
-                if len > 0 {
-                    let mut bad = xs.clone();
-                    bad[len / 2] = c as u8;
-                    assert!(!count_categories(&bad, &mut out), "len={len} c={c}");
-                    bad[len / 2] = 0xff;
-                    assert!(!count_categories(&bad, &mut out));
-                }
-            }
         }
     }
 
@@ -239,20 +130,6 @@ mod tests {
                 assert_eq!(o1 > 1, o2 > 1, "len={len} spoil={spoil:?}");
                 if o1 <= 1 {
                     assert_eq!(s1, s2, "len={len}");
-                }
-                for c in [1usize, 2, 3, 5, 8, 9, 16] {
-                    let ys: Vec<u8> = xs
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &b)| b.wrapping_add((i % c) as u8))
-                        .collect();
-                    let (mut a, mut b) = (vec![0u32; c], vec![0u32; c]);
-                    let ok1 = count_categories_sse2(&ys, &mut a);
-                    let ok2 = count_categories_portable(&ys, &mut b);
-                    assert_eq!(ok1, ok2, "len={len} c={c} spoil={spoil:?}");
-                    if ok1 {
-                        assert_eq!(a, b, "len={len} c={c}");
-                    }
                 }
             }
         }

@@ -20,9 +20,6 @@ pub trait Entry: Copy + PartialEq + Send + Sync + 'static {
     fn small(self) -> Option<u32>;
     /// The value as an i64, or the flaw that stops it being a valid entry.
     fn check(self) -> Result<i64, Flaw>;
-    /// The element equal to category `v`, if this type can hold it (so that
-    /// category counts are plain equality tests in the native type).
-    fn from_category(v: u32) -> Option<Self>;
 
     /// Whether `wide` is available (integer types wider than a byte).
     const WIDE: bool = false;
@@ -39,11 +36,18 @@ pub trait Entry: Copy + PartialEq + Send + Sync + 'static {
         self.wide().min(255) as u8
     }
 
-    /// Count the categories `0..out.len()` of a contiguous run with a
-    /// type-specific fast path; `None` if there is none for this run.
-    #[inline]
-    fn count_categories(_xs: &[Self], _out: &mut [u32]) -> Option<bool> {
-        None
+    /// A contiguous run as bytes for `intake::planes`, and an OR that is
+    /// below 256 only if every entry is a byte value: one-byte types are
+    /// borrowed in place (OR 0), floats saturated by `lane` (OR 0), and
+    /// wider integers truncated, their OR taken over the full values (a
+    /// plain truncation vectorises; a saturating one does not).
+    #[inline(always)]
+    fn lanes<'a>(xs: &'a [Self], buf: &'a mut [u8]) -> (&'a [u8], u64) {
+        let bytes = &mut buf[..xs.len()];
+        for (d, &x) in bytes.iter_mut().zip(xs) {
+            *d = x.lane();
+        }
+        (bytes, 0)
     }
 
     /// Sum and OR of the `bin` values of a contiguous run (one-byte types
@@ -61,39 +65,16 @@ pub trait Entry: Copy + PartialEq + Send + Sync + 'static {
     }
 }
 
-/// Category counts of a contiguous run, for one-byte types.
-#[inline]
-fn byte_categories<T: Copy>(xs: &[T], out: &mut [u32]) -> Option<bool> {
-    (out.len() <= 16).then(|| crate::intake::bytes::count_categories(as_bytes(xs), out))
-}
-
-/// Category counts of a contiguous run of a wider integer type: a block at a
-/// time is narrowed to bytes (values above 254, negative ones included,
-/// saturate to 255, never one of the at most 16 categories) and counted by
-/// the SSE2 byte path, which is several times faster than one equality pass
-/// per category in the wide type.
-#[inline]
-fn narrowed_categories<T: Entry>(xs: &[T], out: &mut [u32]) -> Option<bool> {
-    const BLOCK: usize = 1024;
-    if out.len() > 16 {
-        return None;
+/// The low bytes of a run of wider integers, and the OR of the full values.
+#[inline(always)]
+fn truncated_lanes<'a, T: Entry>(xs: &'a [T], buf: &'a mut [u8]) -> (&'a [u8], u64) {
+    let bytes = &mut buf[..xs.len()];
+    let mut or = 0u64;
+    for (d, &x) in bytes.iter_mut().zip(xs) {
+        *d = x.wide() as u8;
+        or |= x.wide();
     }
-    let mut bytes = [0u8; BLOCK];
-    let mut part = [0u32; 16];
-    let part = &mut part[..out.len()];
-    out.fill(0);
-    let mut ok = true;
-    for chunk in xs.chunks(BLOCK) {
-        let b = &mut bytes[..chunk.len()];
-        for (d, &x) in b.iter_mut().zip(chunk) {
-            *d = x.lane();
-        }
-        ok &= crate::intake::bytes::count_categories(b, part);
-        for (o, &p) in out.iter_mut().zip(part.iter()) {
-            *o += p;
-        }
-    }
-    Some(ok)
+    (bytes, or)
 }
 
 /// The bytes of a slice of a one-byte type whose every bit pattern is a
@@ -118,17 +99,13 @@ impl Entry for bool {
     fn check(self) -> Result<i64, Flaw> {
         Ok(self as i64)
     }
-    #[inline(always)]
-    fn from_category(v: u32) -> Option<Self> {
-        (v <= 1).then_some(v == 1)
-    }
     #[inline]
     fn sum_or(xs: &[Self]) -> (u64, u64) {
         crate::intake::bytes::sum_or(as_bytes(xs))
     }
-    #[inline]
-    fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
-        byte_categories(xs, out)
+    #[inline(always)]
+    fn lanes<'a>(xs: &'a [Self], _buf: &'a mut [u8]) -> (&'a [u8], u64) {
+        (as_bytes(xs), 0)
     }
 }
 
@@ -136,15 +113,15 @@ macro_rules! signed_entry {
     ($t:ty, $u:ty, bytes) => {
         signed_entry!($t, $u, #[inline] fn sum_or(xs: &[Self]) -> (u64, u64) {
             crate::intake::bytes::sum_or(as_bytes(xs))
-        }, #[inline] fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
-            byte_categories(xs, out)
+        }, #[inline(always)] fn lanes<'a>(xs: &'a [Self], _buf: &'a mut [u8]) -> (&'a [u8], u64) {
+            (as_bytes(xs), 0)
         });
     };
     ($t:ty, $u:ty, wide) => {
         signed_entry!($t, $u, const WIDE: bool = true;, #[inline(always)] fn wide(self) -> u64 {
             (self as $u) as u64
-        }, #[inline] fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
-            narrowed_categories(xs, out)
+        }, #[inline(always)] fn lanes<'a>(xs: &'a [Self], buf: &'a mut [u8]) -> (&'a [u8], u64) {
+            truncated_lanes(xs, buf)
         });
     };
     ($t:ty, $u:ty $(, $extra:item)*) => {
@@ -163,10 +140,6 @@ macro_rules! signed_entry {
             fn check(self) -> Result<i64, Flaw> {
                 Ok(self as i64)
             }
-            #[inline(always)]
-            fn from_category(v: u32) -> Option<Self> {
-                <$t>::try_from(v).ok()
-            }
         }
     };
 }
@@ -179,15 +152,15 @@ macro_rules! unsigned_entry {
     ($t:ty, bytes) => {
         unsigned_entry!($t, #[inline] fn sum_or(xs: &[Self]) -> (u64, u64) {
             crate::intake::bytes::sum_or(as_bytes(xs))
-        }, #[inline] fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
-            byte_categories(xs, out)
+        }, #[inline(always)] fn lanes<'a>(xs: &'a [Self], _buf: &'a mut [u8]) -> (&'a [u8], u64) {
+            (as_bytes(xs), 0)
         });
     };
     ($t:ty, wide) => {
         unsigned_entry!($t, const WIDE: bool = true;, #[inline(always)] fn wide(self) -> u64 {
             self as u64
-        }, #[inline] fn count_categories(xs: &[Self], out: &mut [u32]) -> Option<bool> {
-            narrowed_categories(xs, out)
+        }, #[inline(always)] fn lanes<'a>(xs: &'a [Self], buf: &'a mut [u8]) -> (&'a [u8], u64) {
+            truncated_lanes(xs, buf)
         });
     };
     ($t:ty $(, $extra:item)*) => {
@@ -204,10 +177,6 @@ macro_rules! unsigned_entry {
             #[inline(always)]
             fn check(self) -> Result<i64, Flaw> {
                 i64::try_from(self).map_err(|_| Flaw::OutOfInt64)
-            }
-            #[inline(always)]
-            fn from_category(v: u32) -> Option<Self> {
-                <$t>::try_from(v).ok()
             }
         }
     };
@@ -252,11 +221,20 @@ macro_rules! float_entry {
                 }
             }
             #[inline(always)]
-            fn from_category(v: u32) -> Option<Self> {
-                // Exact while v < 2^24 (f32) / 2^53 (f64); wider categories
-                // take the table path, which never calls this.
-                let x = v as $t;
-                (x as u32 == v).then_some(x)
+            fn lane(self) -> u8 {
+                // Categories 0..=254 map to themselves, anything else to 255.
+                // Clamping first (NaN clamps to -1) makes the conversion a
+                // plain vector truncation, and the round trip replaces
+                // `trunc` (a library call without SSE4.1); the loop
+                // vectorises, where a saturating `as` does not.
+                let y = self.max(-1.0).min(255.0);
+                // SAFETY: y is finite and in [-1, 255], so it fits an i32.
+                let i: i32 = unsafe { y.to_int_unchecked() };
+                if i as $t == self && (i as u32) < 255 {
+                    i as u8
+                } else {
+                    255
+                }
             }
         }
     };
@@ -290,14 +268,18 @@ mod tests {
     }
 
     #[test]
-    fn categories_convert_exactly() {
-        assert_eq!(bool::from_category(1), Some(true));
-        assert_eq!(bool::from_category(2), None);
-        assert_eq!(i8::from_category(127), Some(127));
-        assert_eq!(i8::from_category(128), None);
-        assert_eq!(u8::from_category(255), Some(255));
-        assert_eq!(f32::from_category(7), Some(7.0));
-        assert_eq!(f32::from_category(16_777_217), None);
-        assert_eq!(f64::from_category(3), Some(3.0));
+    fn lanes_keep_categories_and_flag_the_rest() {
+        let mut buf = [0u8; 8];
+        let (bytes, or) = i64::lanes(&[0, 3, 254, 255, -1, 1 << 40], &mut buf);
+        assert_eq!(bytes, &[0, 3, 254, 255, 255, 0]);
+        assert!(or >= 1 << 40);
+        assert_eq!(u16::lanes(&[0, 3, 7], &mut buf), (&[0u8, 3, 7][..], 7));
+        let floats = [0.0, -0.0, 7.0, 0.5, -1.0, f64::NAN, 254.0, 1e300];
+        assert_eq!(
+            f64::lanes(&floats, &mut buf),
+            (&[0u8, 0, 7, 255, 255, 255, 254, 255][..], 0)
+        );
+        assert_eq!(i8::lanes(&[1, -1], &mut buf), (&[1u8, 255][..], 0));
+        assert_eq!(bool::lanes(&[true, false], &mut buf), (&[1u8, 0][..], 0));
     }
 }

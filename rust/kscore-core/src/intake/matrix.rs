@@ -8,6 +8,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::intake::entry::{Entry, Flaw};
+use crate::intake::planes;
 use crate::par;
 
 /// The row-counting loops compiled twice: for the x86-64 baseline (SSE2,
@@ -236,46 +237,24 @@ pub struct CategoryCounts {
     pub in_range: bool,
 }
 
-/// Count one contiguous row's categories; false if some entry is not in
-/// `0..categories`.
+/// Category counts of consecutive C-order rows of `n` entries: wide
+/// integers with at most 8 categories by bit sums in their own lanes
+/// (`bit_rows_body`: at the binary intake's speed, where narrowing them to
+/// bytes first costs a pass), other types and up to 16 categories through
+/// bit planes (`planes`), entry by entry past that.
 #[inline]
-fn count_slice_categories<T: Entry>(xs: &[T], out: &mut [u32]) -> bool {
-    const MAX_SMALL: usize = 8;
-    if let Some(ok) = T::count_categories(xs, out) {
-        return ok;
+fn rows_categories<T: Entry>(flat: &[T], n: usize, categories: usize, out: &mut [u32]) -> bool {
+    match categories {
+        0..=4 if T::WIDE => bit_rows::<T, 2>(flat, n, out),
+        5..=8 if T::WIDE => bit_rows::<T, 3>(flat, n, out),
+        0..=4 => planes::plane_rows::<T, 2>(flat, n, categories, out),
+        5..=8 => planes::plane_rows::<T, 3>(flat, n, categories, out),
+        9..=16 => planes::plane_rows::<T, 4>(flat, n, categories, out),
+        _ => out
+            .chunks_mut(categories)
+            .zip(flat.chunks_exact(n))
+            .all(|(o, xs)| count_row_categories(xs.iter().copied(), o)),
     }
-    let c = out.len();
-    if c > MAX_SMALL {
-        return count_row_categories(xs.iter().copied(), out);
-    }
-    // Equality tests in the native type vectorise; a table of increments
-    // does not. Categories the type cannot hold count 0.
-    let Some(zero) = T::from_category(0) else {
-        return count_row_categories(xs.iter().copied(), out);
-    };
-    let mut targets = [zero; MAX_SMALL];
-    let mut held = 0;
-    for (v, t) in targets.iter_mut().enumerate().take(c) {
-        match T::from_category(v as u32) {
-            Some(x) => {
-                *t = x;
-                held = v + 1;
-            }
-            None => break,
-        }
-    }
-    let targets = &targets[..held];
-    out.fill(0);
-    // One equality reduction per category in u8 lanes (255 entries at a
-    // time), which compiles to compare + subtract + a horizontal sum.
-    for (o, &t) in out.iter_mut().zip(targets) {
-        let mut cnt = 0u32;
-        for chunk in xs.chunks(255) {
-            cnt += chunk.iter().fold(0u8, |a, &x| a.wrapping_add((x == t) as u8)) as u32;
-        }
-        *o = cnt;
-    }
-    out.iter().map(|&o| o as usize).sum::<usize>() == xs.len()
 }
 
 /// Category counts (3 to 8 categories) of consecutive rows of `n` integer
@@ -417,22 +396,13 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
                     return ok;
                 }
                 if let (Some(flat), true) = (sub.as_slice(), n > 0) {
-                    if T::WIDE && categories <= 4 {
-                        return bit_rows::<T, 2>(flat, n, out);
-                    }
-                    if T::WIDE && categories <= 8 {
-                        return bit_rows::<T, 3>(flat, n, out);
-                    }
-                    return out
-                        .chunks_mut(categories)
-                        .zip(flat.chunks_exact(n))
-                        .all(|(o, xs)| count_slice_categories(xs, o));
+                    return rows_categories(flat, n, categories, out);
                 }
                 out.chunks_mut(categories).enumerate().all(|(i, o)| {
                     let row = view.row(r0 + i);
                     match row.as_slice() {
-                        Some(xs) => count_slice_categories(xs, o),
-                        None => count_row_categories(row.iter().copied(), o),
+                        Some(xs) if n > 0 => rows_categories(xs, n, categories, o),
+                        _ => count_row_categories(row.iter().copied(), o),
                     }
                 })
             })

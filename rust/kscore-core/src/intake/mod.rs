@@ -7,6 +7,7 @@
 //! - `matrix`: one parallel pass over a matrix of any dtype and layout,
 //!   counting successes or categories per row.
 //! - `packed`: popcount intake of `numpy.packbits` matrices.
+//! - `planes`: category counts of C-order rows through bit planes.
 //! - `histogram`: distinct per-row counts with frequencies.
 //! - `counts`: per-question `(n, c)` arrays: types and their validation.
 //! - `states`: those pairs deduplicated into a `StateTable`.
@@ -17,6 +18,7 @@ pub mod entry;
 pub mod histogram;
 pub mod matrix;
 pub mod packed;
+pub mod planes;
 pub mod states;
 
 /// The vector code the intake runs in this build on this CPU: `"sse2+avx2"`

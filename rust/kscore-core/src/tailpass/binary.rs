@@ -48,6 +48,7 @@ pub fn state_tails(k: u64, a: &[f64], b: &[f64], cutoffs: &[u64]) -> Result<Vec<
         .try_for_each_init(
             || (Span::default(), Vec::new(), Vec::new()),
             |(span, up, low), (u, row)| {
+                crate::cancel::check()?;
                 span.beta_binomial(k, a[u], b[u])?;
                 span.cumulative(up, low);
                 for (r, &c) in row.iter_mut().zip(cutoffs) {
@@ -152,6 +153,7 @@ pub fn covariance(k: u64, a: &[f64], b: &[f64], freqs: &[f64], cutoffs: &[u64]) 
                     if t == 0 {
                         return Ok(());
                     }
+                    crate::cancel::check()?;
                     let x = (first + i) as u64;
                     cond.beta_binomial(k, a[u] + x as f64, b[u] + (k - x) as f64)?;
                     cond.cumulative(cup, clow);

@@ -334,6 +334,7 @@ where
         .try_for_each_init(
             || (vec![[0.0; LANES]; rows.div_ceil(LANES) * width], Vec::new()),
             |(acc, buf), (chunk, block)| -> Result<()> {
+                crate::cancel::check()?;
                 let n = block.len() / t;
                 task(&masses, q, chunk * rows, n, &theta, acc, buf, wide)?;
                 for (d, line) in block.chunks_exact_mut(t).enumerate() {
