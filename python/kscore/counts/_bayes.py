@@ -51,13 +51,22 @@ def bayes_ci(
     weights = np.array([0.0, 1.0]) if w is None else np.asarray(w, np.float64)
     if weights.shape != (cat.shape[1],) or not np.all(np.isfinite(weights)):
         raise ValueError(f"w must hold {cat.shape[1]} finite rewards, one per category")
+    row_mean, row_spread = question_moments(cat, weights)
+    M = cat.shape[0]
+    mu = float(weights[0] + math.fsum(row_mean) / M)
+    sigma = math.sqrt(math.fsum(row_spread)) / M
+    return normal_ci(mu, sigma, confidence, bounds)
+
+
+def question_moments(cat: npt.NDArray[np.integer], weights: npt.NDArray[np.float64]) -> tuple[
+        npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Per row of category counts, the posterior mean reward above ``w_0``
+    and the variance term ``Var / (T + 1)`` (the summands of ``bayes_ci``;
+    also used per distinct state by the leaderboard)."""
     C = cat.shape[1] - 1
     T = (1 + C + cat.sum(axis=1)).astype(np.float64)
     p = (cat + 1.0) / T[:, None]
     shift = weights - weights[0]
     row_mean = p @ shift
     row_var = np.maximum(p @ (shift**2) - row_mean**2, 0.0)
-    M = cat.shape[0]
-    mu = float(weights[0] + math.fsum(row_mean) / M)
-    sigma = math.sqrt(math.fsum(row_var / (T + 1))) / M
-    return normal_ci(mu, sigma, confidence, bounds)
+    return row_mean, row_var / (T + 1)

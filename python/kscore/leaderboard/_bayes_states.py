@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._interval import normal_ci
+from ..counts._bayes import question_moments
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -33,13 +34,8 @@ def bayes_ci_states(cats: IntArray, count: IntArray, w: FloatArray, confidence: 
     """``kscore.counts.bayes_ci`` of a model with ``count[s]`` questions in
     state ``cats[s]`` (category counts), computed as bayes_ci computes it
     per question."""
-    C = cats.shape[1] - 1
-    T = (1 + C + cats.sum(axis=1)).astype(np.float64)
-    p = (cats + 1.0) / T[:, None]
-    shift = w - w[0]
-    row_mean = p @ shift
-    row_var = np.maximum(p @ (shift**2) - row_mean**2, 0.0)
+    row_mean, row_spread = question_moments(cats, w)
     M = int(count.sum())
     mu = float(w[0] + _exact_sum(row_mean, count) / M)
-    sigma = math.sqrt(_exact_sum(row_var / (T + 1), count)) / M
+    sigma = math.sqrt(_exact_sum(row_spread, count)) / M
     return normal_ci(mu, sigma, confidence, bounds)
