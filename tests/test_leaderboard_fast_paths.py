@@ -220,4 +220,6 @@ def test_column_sums_in_blocks_are_sequential_sums(n_models: int, n_questions: i
     want_1d = np.bincount(m, weights=table[0][rows], minlength=n_models)
     want_2d = np.bincount(m, weights=table.ravel()[m * 7 + rows], minlength=n_models)
     assert np.array_equal(column_sums(table[0], states_t) + 0.0, want_1d)
-    assert np.array_equal(column_sums(table, states_t) + 0.0, want_2d)
+    assert np.array_equal(column_sums(table, states_t, per_column=True) + 0.0, want_2d)
+    both = column_sums(np.stack([table[0], table[1]], axis=1), states_t) + 0.0  # two values per state at once
+    assert np.array_equal(both[:, 0], want_1d) and np.array_equal(both[:, 1], column_sums(table[1], states_t) + 0.0)

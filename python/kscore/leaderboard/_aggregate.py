@@ -351,13 +351,14 @@ def aggregate(source: Source, r: RowSql) -> Cells:
     n_bad = int(bad.sum()) if bad is not None else 0
     # A cell whose every row was skipped (no valid outcome) is dropped, as if
     # absent: kept with n = 0 it would make every metric of its model n/a.
-    keep = sum(cats[1:], cats[0]) > 0
+    # (The lean count has none: each of its cells has rows, all valid.)
+    keep = None if lean else sum(cats[1:], cats[0]) > 0
     if ids_missing:
         ids_ok = (m >= 0) & (q >= 0)
         no_id = int(sum(int(c[~ids_ok].sum()) for c in cats) + (bad[~ids_ok].sum() if bad is not None else 0))
         n_bad = int(bad[ids_ok].sum()) if bad is not None else 0
-        keep &= ids_ok
-    if not keep.all():
+        keep = ids_ok if keep is None else keep & ids_ok
+    if keep is not None and not keep.all():
         models, m = drop_unused(models, m, keep)
         questions, q = drop_unused(questions, q, keep)
         cats = [c[keep] for c in cats]

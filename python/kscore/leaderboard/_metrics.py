@@ -29,7 +29,7 @@ from ._counts import Counts
 from ._issues import Issues
 from ._spec import Metric
 from ._states import PerModel, States, distinct_states, per_model, row_sums
-from ._stats import column_sums, grid_se, group_se, group_se_tabled
+from ._stats import grid_se, group_se, group_se_tabled
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -308,8 +308,15 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     present = q_count > 0
     models = np.flatnonzero(present)
     reward = (st.cats @ w) / row_sums(st.cats)  # each state's mean reward per sample
-    if pm.grid_t is not None:  # every model on every question: sums over questions are column sums
-        acc = (column_sums(reward, pm.grid_t) + 0.0) / np.maximum(q_count, 1)
+    spread: dict[str, tuple[FloatArray, FloatArray]] = {}
+    if pm.grid_t is not None:
+        # Every model on every question: the accuracy and every metric's mean
+        # and interval over questions from one pass of column sums (_stats.grid_se).
+        names = [x.name for x in metrics if x.name in sc.per_state] if interval == "questions" and \
+            sc.cluster is None else []
+        mean, se = grid_se(np.stack([reward, *(sc.per_state[x] for x in names)], axis=1), pm.grid_t, q_count)
+        acc = np.where(present, mean[:, 0], 0.0)
+        spread = {x: (mean[:, k], se[:, k]) for k, x in enumerate(names, 1)}
     else:
         acc = np.bincount(m, weights=reward[st.of_row], minlength=L) / np.maximum(q_count, 1)
     rows = {int(i): ModelRow(counts.models[i], int(q_count[i]), int(n_min[i]), int(n_max[i]), float(acc[i]), {})
@@ -332,7 +339,7 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             na.setdefault(f"{metric.name} needs at least {metric.budget} samples per question; some have {short}",
                           []).append(counts.models[j])
         if interval == "questions":
-            mean, se = _over_questions(sc, metric.name, bad if some_nan else None)
+            mean, se = spread.get(metric.name) or _over_questions(sc, metric.name, bad if some_nan else None)
             for j in np.flatnonzero(~bad & present):
                 est, s = float(mean[j]), float(se[j])
                 lo = min(max(est - z * s, lo_b), hi_b) if s == s else np.nan

@@ -98,48 +98,53 @@ def group_se_tabled(x: FloatArray, values: FloatArray, cell: IntArray, group: In
     return mean, np.sqrt(var)
 
 
-def column_sums(table: FloatArray, states_t: npt.NDArray[np.integer[Any]]) -> FloatArray:
+def column_sums(table: FloatArray, states_t: npt.NDArray[np.integer[Any]], per_column: bool = False) -> FloatArray:
     """``table[states_t]`` summed down each column in row order, where
-    ``table`` holds a value per state (1-D) or per (column, state) (2-D):
-    column sums, which numpy adds row after row (its pairwise summation runs
-    only along the contiguous axis), so each column's sum is a sequential
+    ``table`` holds values per state (shape ``(S, *k)``) or, with
+    ``per_column``, per (column, state) (``(L, S, *k)``); the result is
+    ``(L, *k)``. Column sums: numpy adds them row after row (its pairwise
+    summation runs only along the contiguous axis), so each is a sequential
     sum, as bincount's. Taken a block of rows at a time, each block
     continuing the running sums (a row of the block), so that nothing larger
     than a block is made."""
     Q, L = states_t.shape
-    flat = table.ravel()
-    offset = np.arange(L) * table.shape[1] if table.ndim == 2 else None
-    rows = max(1, (1 << 16) // max(L, 1))
-    buf = np.empty((rows + 1, L))
+    inner = table.shape[2:] if per_column else table.shape[1:]
+    flat = table.reshape(-1, *inner)
+    offset = np.arange(L) * table.shape[1] if per_column else None
+    width = L * max(int(np.prod(inner)), 1)
+    rows = max(1, (1 << 16) // width)
+    buf = np.empty((rows + 1, L, *inner))
     acc: FloatArray | None = None
     for a in range(0, Q, rows):
         b = min(a + rows, Q)
         idx = states_t[a:b] if offset is None else states_t[a:b] + offset
         if acc is None:
-            np.take(flat, idx, out=buf[1:1 + b - a])
+            np.take(flat, idx, axis=0, out=buf[1:1 + b - a])
             acc = buf[1:1 + b - a].sum(axis=0)
         else:
             buf[0] = acc
-            np.take(flat, idx, out=buf[1:1 + b - a])
+            np.take(flat, idx, axis=0, out=buf[1:1 + b - a])
             acc = buf[:1 + b - a].sum(axis=0)
-    return acc if acc is not None else np.zeros(L)
+    return acc if acc is not None else np.zeros((L, *inner))
 
 
 def grid_se(values: FloatArray, states_t: npt.NDArray[np.integer[Any]], cnt: IntArray) -> tuple[
         FloatArray, FloatArray]:
     """:func:`group_se_tabled` where every group has every question, in
-    order: ``states_t[i, g]`` is which of ``values`` group ``g`` has on
-    question ``i`` (at least two groups). A group's sums are
-    :func:`column_sums`, bincount's sums (+ 0.0: bincount starts from +0.0);
-    the squared deviations come from a (group, value) table. Column sums are
-    vector adds; bincount's are a chain of dependent adds, several times
-    slower."""
+    order: ``states_t[i, g]`` is which state group ``g`` has on question
+    ``i`` (at least two groups), ``values[s]`` (or ``values[s, k]``, several
+    metrics at once: results ``[g, k]``) the estimate in state ``s``. A
+    group's sums are :func:`column_sums`, bincount's sums (+ 0.0: bincount
+    starts from +0.0); the squared deviations come from a (group, state)
+    table. Column sums are vector adds; bincount's are a chain of dependent
+    adds, several times slower."""
+    c = cnt.reshape(-1, *([1] * (values.ndim - 1)))
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = (column_sums(values, states_t) + 0.0) / cnt
-        d = values[None, :] - mean[:, None]
-        ss = column_sums(d * d, states_t) + 0.0
-        g = cnt.astype(np.float64)
-        var = np.where(g > 1, g / (g - 1) * ss / (cnt.astype(np.float64) ** 2), np.nan)
+        mean = (column_sums(values, states_t) + 0.0) / c
+        d = values[None] - mean[:, None]
+        ss = column_sums(d * d, states_t, per_column=True) + 0.0
+        g = c.astype(np.float64)
+        var = np.where(g > 1, g / (g - 1) * ss / (c.astype(np.float64) ** 2), np.nan)
     return mean, np.sqrt(var)
 
 
