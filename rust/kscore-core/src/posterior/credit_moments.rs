@@ -380,17 +380,19 @@ fn marginal_with(credit: &Credit, params: &[(f64, f64)], use_blocked: bool) -> R
         }),
         Kind::Pass | Kind::Unanimous => {
             let is_pass = matches!(kind(credit), Kind::Pass);
+            // Each state sums O(k) terms: a stop is looked for between them.
             let triples: Vec<(f64, f64, f64)> = params
                 .par_iter()
                 .with_min_len(par::min_len(ENDPOINT_NS))
                 .map(|&(a, b)| {
-                    if is_pass {
+                    cancel::check()?;
+                    Ok(if is_pass {
                         endpoint::pass(a, b, k)
                     } else {
                         endpoint::unanimous(a, b, k)
-                    }
+                    })
                 })
-                .collect();
+                .collect::<Result<_>>()?;
             // Pass: 1 - mean = E[q^k] = exp(log); Unanimous: -expm1(log).
             let comps = triples
                 .iter()
