@@ -6,6 +6,7 @@
 
 use rayon::prelude::*;
 
+use crate::categorical::moments::CountMoments;
 use crate::error::{Error, Result};
 use crate::par;
 
@@ -21,6 +22,8 @@ pub struct CategoricalBank<'a> {
     pub trials: usize,
     /// D, trials per row of R0 (0 without R0).
     pub prior_trials: usize,
+    /// The moments of `counts` when the intake computed them in its pass.
+    pub moments: Option<&'a CountMoments>,
 }
 
 impl<'a> CategoricalBank<'a> {
@@ -50,7 +53,14 @@ impl<'a> CategoricalBank<'a> {
             categories,
             trials,
             prior_trials,
+            moments: None,
         })
+    }
+
+    /// The same bank with the moments of its counts (from the intake).
+    pub fn with_moments(self, moments: Option<&'a CountMoments>) -> Self {
+        debug_assert!(moments.is_none_or(|m| m.rows == self.rows as u64 && m.categories == self.categories));
+        CategoricalBank { moments, ..self }
     }
 
     /// The Dirichlet total `T = C + D + N` (categories, prior and observed trials).

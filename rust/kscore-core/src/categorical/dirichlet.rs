@@ -15,8 +15,10 @@
 
 use rayon::prelude::*;
 
-use crate::categorical::bank::{CategoricalBank, DistinctRows};
+use crate::categorical::bank::CategoricalBank;
+use crate::categorical::moments::CountMoments;
 use crate::categorical::rewards::Rewards;
+use crate::numeric::dd::Dd;
 use crate::numeric::sum::Neumaier;
 use crate::par;
 
@@ -106,40 +108,12 @@ fn row_spread(nu: impl Fn(usize) -> f64, w: &[f64], inv_t: f64) -> f64 {
     ss
 }
 
-/// `Σ_α T s_α`: per row, or for two categories per distinct `ν_1` (a row is
-/// then fixed by one number, so a histogram replaces the row loop).
-fn total_spread(bank: &CategoricalBank, w: &[f64], total: u64) -> f64 {
+/// `Σ_α T s_α`, one row at a time (banks of many categories, where the
+/// moments' `C^2` products per row would cost more).
+fn total_spread(bank: &CategoricalBank, w: &[f64], total: u64, with_prior: bool) -> f64 {
     let c = bank.categories;
-    let t = total as f64;
-    let inv_t = 1.0 / t;
-    let nu1 = |i: usize| bank.counts[i * c + 1] as usize + bank.prior.map_or(0, |p| p[i * c + 1] as usize);
-    let states = bank.trials + bank.prior_trials + 1;
-    if c == 2 && states <= CHUNK {
-        let hist = (0..bank.rows.div_ceil(CHUNK))
-            .into_par_iter()
-            .with_min_len(par::min_len(CHUNK_NS))
-            .map(|b| {
-                let mut h = vec![0u64; states];
-                for i in b * CHUNK..((b + 1) * CHUNK).min(bank.rows) {
-                    h[nu1(i)] += 1;
-                }
-                h
-            })
-            .reduce(
-                || vec![0u64; states],
-                |mut a, b| {
-                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                    a
-                },
-            );
-        let mut acc = Neumaier::new();
-        for (v, &f) in hist.iter().enumerate().filter(|(_, &f)| f > 0) {
-            let one = v as f64 + 1.0;
-            acc.add(f as f64 * row_spread(|j| if j == 0 { t - one } else { one }, w, inv_t));
-        }
-        return acc.value();
-    }
-    let (spread, _) = match bank.prior {
+    let inv_t = 1.0 / total as f64;
+    let (spread, _) = match bank.prior.filter(|_| with_prior) {
         None => sum_rows(bank.rows, |i| {
             let row = &bank.counts[i * c..(i + 1) * c];
             (row_spread(|j| row[j] as f64 + 1.0, w, inv_t), 0.0)
@@ -156,26 +130,50 @@ fn total_spread(bank: &CategoricalBank, w: &[f64], total: u64) -> f64 {
     spread
 }
 
-/// `(Σ_c ŵ_c Σ_α ν_αc, Σ_α T s_α)` from the distinct rows of the bank (R's
-/// counts plus R0's), each row once with its frequency: the same two sums
-/// as `column_sums` and `total_spread`, without a pass per row.
-fn distinct_sums(rows: &DistinctRows, c: usize, w: &[f64], inv_t: f64) -> (f64, f64) {
-    let mut totals = vec![0u64; c];
-    let mut spread = Neumaier::new();
-    for (row, &f) in rows.counts.chunks_exact(c).zip(&rows.freqs) {
-        totals.iter_mut().zip(row).for_each(|(a, &x)| *a += f * (x as u64 + 1));
-        spread.add(f as f64 * row_spread(|j| row[j] as f64 + 1.0, w, inv_t));
+/// Banks of up to this many categories take Bayes@N's sums from the count
+/// moments (`C (C + 1) / 2` products per row); wider ones go row by row.
+const MOMENT_CATEGORIES: usize = 16;
+
+/// The moments of the counts `n (+ n0)` over the bank: the intake's when it
+/// computed them (no prior), else one pass over the counts.
+fn count_moments(bank: &CategoricalBank, with_prior: bool) -> CountMoments {
+    let prior = bank.prior.filter(|_| with_prior);
+    match (prior, bank.moments) {
+        (None, Some(m)) => m.clone(),
+        _ => {
+            let max_count = (bank.trials + prior.map_or(0, |_| bank.prior_trials)) as u64;
+            CountMoments::of_rows(bank.counts, prior, bank.categories, max_count)
+        }
     }
-    (weighted_total(w, &totals, 0), spread.value())
+}
+
+/// `Σ_α T s_α = Σ_c ŵ_c^2 Σ_α ν_αc - (1/T) Σ_{c,d} ŵ_c ŵ_d Σ_α ν_αc ν_αd`
+/// from the moments of ν. The two sums nearly cancel when the rows are
+/// concentrated (relative loss up to T), so they are taken in double-double
+/// from the exact integer moments: the result keeps about 2^-104 T of
+/// relative accuracy, where a float sum per row keeps 2^-53 T.
+fn moment_spread(nu: &CountMoments, w: &[f64], total: u64) -> f64 {
+    let mut acc = Dd::new();
+    let t = total as u128;
+    for (c, &wc) in w.iter().enumerate().filter(|(_, &wc)| wc != 0.0) {
+        acc.add_product(wc, wc, t * nu.sums[c] as u128);
+        for (d, &wd) in w.iter().enumerate().skip(c).filter(|(_, &wd)| wd != 0.0) {
+            let twice = if c == d { 1 } else { 2 };
+            acc.add_product(-wc, wd, twice * nu.product(c, d));
+        }
+    }
+    (acc.value() / total as f64).max(0.0)
 }
 
 /// Bayes@N `(μ, σ)` for rewards `weights` (one per category, finite).
 pub fn bayes(bank: &CategoricalBank, weights: &[f64]) -> (f64, f64) {
-    bayes_from(bank, weights, bank.distinct_rows(true).as_ref())
+    let moments = (bank.categories <= MOMENT_CATEGORIES).then(|| count_moments(bank, true));
+    bayes_from(bank, weights, true, moments.as_ref())
 }
 
-/// `bayes` with the bank's distinct rows (R's counts plus R0's) when known.
-fn bayes_from(bank: &CategoricalBank, weights: &[f64], distinct: Option<&DistinctRows>) -> (f64, f64) {
+/// `bayes` over R's counts, plus R0's when `with_prior`, from their moments
+/// when given (else row by row).
+fn bayes_from(bank: &CategoricalBank, weights: &[f64], with_prior: bool, moments: Option<&CountMoments>) -> (f64, f64) {
     let rw = Rewards::new(weights);
     if rw.scale == 0.0 {
         return (rw.offset, 0.0);
@@ -185,11 +183,14 @@ fn bayes_from(bank: &CategoricalBank, weights: &[f64], distinct: Option<&Distinc
     let t = total as f64;
     let rows = bank.rows as f64;
     // Σ_α m_α = Σ_c ŵ_c Σ_α ν_αc / T, with Σ_α ν_αc = S_c + M exact.
-    let (weighted, spread) = match distinct {
-        Some(distinct) => distinct_sums(distinct, bank.categories, w, 1.0 / t),
+    let (weighted, spread) = match moments {
+        Some(m) => {
+            let nu = m.plus_one();
+            (weighted_total(w, &nu.sums, 0), moment_spread(&nu, w, total))
+        }
         None => (
-            weighted_total(w, &column_sums(bank, true), bank.rows as u64),
-            total_spread(bank, w, total),
+            weighted_total(w, &column_sums(bank, with_prior), bank.rows as u64),
+            total_spread(bank, w, total, with_prior),
         ),
     };
     let sum_means = weighted / t;
@@ -202,27 +203,19 @@ fn bayes_from(bank: &CategoricalBank, weights: &[f64], distinct: Option<&Distinc
 
 /// The observed weighted mean `offset + scale * Σ_c ŵ_c Σ_α n_αc / (M N)`.
 pub fn observed_mean(bank: &CategoricalBank, weights: &[f64]) -> f64 {
-    observed_mean_from(bank, weights, None)
+    match bank.moments {
+        Some(m) => mean_of_totals(bank, weights, &m.sums),
+        None => mean_of_totals(bank, weights, &column_sums(bank, false)),
+    }
 }
 
-/// `observed_mean` with the bank's distinct rows of R when known (the
-/// column totals are the same exact integers either way).
-fn observed_mean_from(bank: &CategoricalBank, weights: &[f64], distinct: Option<&DistinctRows>) -> f64 {
+/// `observed_mean` from the column totals of R's counts.
+fn mean_of_totals(bank: &CategoricalBank, weights: &[f64], totals: &[u64]) -> f64 {
     let rw = Rewards::new(weights);
     if rw.scale == 0.0 {
         return rw.offset;
     }
-    let totals = match distinct {
-        Some(d) => {
-            let mut totals = vec![0u64; bank.categories];
-            for (row, &f) in d.counts.chunks_exact(bank.categories).zip(&d.freqs) {
-                totals.iter_mut().zip(row).for_each(|(a, &x)| *a += f * x as u64);
-            }
-            totals
-        }
-        None => column_sums(bank, false),
-    };
-    let sum = weighted_total(&rw.normalized, &totals, 0);
+    let sum = weighted_total(&rw.normalized, totals, 0);
     let cells = (bank.rows as u128 * bank.trials as u128) as f64;
     rw.restore(sum / cells)
 }
@@ -234,10 +227,14 @@ pub fn avg(bank: &CategoricalBank, weights: &[f64]) -> (f64, f64) {
         prior_trials: 0,
         ..*bank
     };
-    let distinct = observed.distinct_rows(false);
-    let (_, sigma) = bayes_from(&observed, weights, distinct.as_ref());
     let factor = (bank.categories + bank.trials) as f64 / bank.trials as f64;
-    (observed_mean_from(bank, weights, distinct.as_ref()), factor * sigma)
+    if bank.categories > MOMENT_CATEGORIES {
+        let (_, sigma) = bayes_from(&observed, weights, false, None);
+        return (observed_mean(bank, weights), factor * sigma);
+    }
+    let moments = count_moments(bank, false);
+    let (_, sigma) = bayes_from(&observed, weights, false, Some(&moments));
+    (mean_of_totals(bank, weights, &moments.sums), factor * sigma)
 }
 
 #[cfg(test)]
@@ -248,36 +245,84 @@ mod tests {
         (a - b).abs() <= 1e-15 + 1e-13 * b.abs()
     }
 
+    /// `16 T Σ_α T s_α` exactly, for rewards in quarters (`w4 = 4 ŵ`):
+    /// `Σ_α [T Σ_c ν_c w4_c^2 - (Σ_c ν_c w4_c)^2]`, in integers.
+    fn exact_spread_x16t(bank: &CategoricalBank, w4: &[i128]) -> i128 {
+        let t = bank.total() as i128;
+        (0..bank.rows)
+            .map(|i| {
+                let nu = |c: usize| bank.concentration(i, c) as i128;
+                let sq: i128 = (0..bank.categories).map(|c| nu(c) * w4[c] * w4[c]).sum();
+                let lin: i128 = (0..bank.categories).map(|c| nu(c) * w4[c]).sum();
+                t * sq - lin * lin
+            })
+            .sum()
+    }
+
     #[test]
-    fn distinct_rows_give_the_row_sum() {
-        // 200 rows of 3 categories over 6 trials (+ 2 prior trials): the slot
-        // table path against the plain per-row sum.
-        let (rows, c) = (200usize, 3usize);
-        let mut counts = vec![0u32; rows * c];
-        let mut prior = vec![0u32; rows * c];
-        for i in 0..rows {
-            let (a, b) = ((i * 7) % 7, (i * 3) % 4);
-            let a = a.min(6);
-            let b = b.min(6 - a);
-            counts[i * c..(i + 1) * c].copy_from_slice(&[a as u32, b as u32, (6 - a - b) as u32]);
-            prior[i * c + (i % 3)] = 2;
-        }
-        let w = [0.1, 0.7, 0.35];
-        for with_prior in [false, true] {
-            let p = with_prior.then_some(prior.as_slice());
-            let bank = CategoricalBank::new(&counts, p, c, 6, if with_prior { 2 } else { 0 }).unwrap();
-            let t = bank.total() as f64;
-            let distinct = bank.distinct_rows(true).unwrap();
-            assert_eq!(distinct.freqs.iter().sum::<u64>(), rows as u64);
-            let (fast_mean, fast) = distinct_sums(&distinct, c, &w, 1.0 / t);
-            let mut slow = 0.0;
+    fn moments_give_the_exact_spread() {
+        // Random rows and rows concentrated on one category of a huge N
+        // (where the two sums cancel to 1 part in T), with and without a
+        // prior: the moment path against exact integers.
+        let w4 = [0i128, 2, 4, -3];
+        let w: Vec<f64> = w4.iter().map(|&x| x as f64 / 4.0).collect();
+        for (n, concentrated) in [(6u32, false), (10_000_000u32, true)] {
+            let rows = 300usize;
+            let mut counts = vec![0u32; rows * 4];
+            let mut prior = vec![0u32; rows * 4];
             for i in 0..rows {
-                slow += row_spread(|j| bank.concentration(i, j) as f64, &w, 1.0 / t);
+                let row = &mut counts[i * 4..(i + 1) * 4];
+                if concentrated {
+                    row[i % 4] = n - (i % 2) as u32;
+                    row[(i + 1) % 4] += (i % 2) as u32;
+                } else {
+                    let a = (i * 7 % 7) as u32 % (n + 1);
+                    let b = (i * 3 % 4) as u32 % (n - a + 1);
+                    row.copy_from_slice(&[a, b, (n - a - b) / 2, n - a - b - (n - a - b) / 2]);
+                }
+                prior[i * 4 + i % 4] = 2;
             }
-            assert!(close(fast, slow), "{fast} vs {slow}");
-            let slow_mean = weighted_total(&w, &column_sums(&bank, true), rows as u64);
-            assert!(close(fast_mean, slow_mean), "{fast_mean} vs {slow_mean}");
+            for with_prior in [false, true] {
+                let p = with_prior.then_some(prior.as_slice());
+                let bank = CategoricalBank::new(&counts, p, 4, n as usize, if with_prior { 2 } else { 0 }).unwrap();
+                let total = bank.total();
+                let fast = moment_spread(&count_moments(&bank, true).plus_one(), &w, total);
+                let exact = exact_spread_x16t(&bank, &w4) as f64 / (16.0 * total as f64);
+                assert!(
+                    (fast - exact).abs() <= 1e-15 * exact,
+                    "{n} {with_prior}: {fast} vs {exact}"
+                );
+                let rows_path = total_spread(&bank, &w, total, true);
+                assert!(
+                    (rows_path - exact).abs() <= 1e-15 * total as f64 * exact,
+                    "{rows_path} vs {exact}"
+                );
+            }
         }
+    }
+
+    #[test]
+    fn moments_match_the_row_path() {
+        let counts: Vec<u32> = (0..999u32).flat_map(|i| [i % 7, (i / 7) % (7 - i % 7), 0]).collect();
+        let counts: Vec<u32> = counts
+            .chunks_exact(3)
+            .flat_map(|r| [r[0], r[1], 6 - r[0] - r[1]])
+            .collect();
+        let prior: Vec<u32> = (0..999u32).flat_map(|i| [i % 3, 2 - i % 3, 0]).collect();
+        let w = [0.1, 0.7, 0.35];
+        for p in [None, Some(prior.as_slice())] {
+            let bank = CategoricalBank::new(&counts, p, 3, 6, if p.is_some() { 2 } else { 0 }).unwrap();
+            let nu = count_moments(&bank, true).plus_one();
+            let rows = total_spread(&bank, &w, bank.total(), true);
+            let moments = moment_spread(&nu, &w, bank.total());
+            assert!((moments - rows).abs() <= 1e-14 * rows, "{moments} vs {rows}");
+            let mean_rows = weighted_total(&w, &column_sums(&bank, true), bank.rows as u64);
+            assert!(close(weighted_total(&w, &nu.sums, 0), mean_rows));
+        }
+        // The intake's moments are used as given.
+        let bank = CategoricalBank::new(&counts, None, 3, 6, 0).unwrap();
+        let own = CountMoments::of_rows(&counts, None, 3, 6);
+        assert_eq!(bayes(&bank.with_moments(Some(&own)), &w), bayes(&bank, &w));
     }
 
     // scorio's doc example: R = [[0,1,2,2,1],[1,1,0,2,2]], w = [0, .5, 1].
@@ -303,22 +348,6 @@ mod tests {
         let (a, sigma) = avg(&bank, &[0.0, 0.5, 1.0]);
         assert!(close(a, 0.6), "{a}");
         assert!((sigma - 0.147196).abs() < 5e-7, "{sigma}");
-    }
-
-    #[test]
-    fn two_category_histogram_matches_rows() {
-        let counts: Vec<u32> = (0..40u32).flat_map(|i| [i % 7, 6 - i % 7]).collect();
-        let prior: Vec<u32> = (0..40u32).flat_map(|i| [i % 3, 2 - i % 3]).collect();
-        let w = [0.25, -1.0];
-        for p in [None, Some(prior.as_slice())] {
-            let bank = CategoricalBank::new(&counts, p, 2, 6, if p.is_some() { 2 } else { 0 }).unwrap();
-            let t = bank.total() as f64;
-            let direct: f64 = (0..bank.rows)
-                .map(|i| row_spread(|c| bank.concentration(i, c) as f64, &w, 1.0 / t))
-                .sum();
-            let hist = total_spread(&bank, &w, bank.total());
-            assert!((hist - direct).abs() <= 1e-13 * direct, "{hist} vs {direct}");
-        }
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //!
 //! - `sum`: compensated and correctly rounded sums.
 //! - `ndtri`: the inverse normal CDF behind every credible interval.
+//! - `dd`: double-double sums of products, for differences of large sums.
 //! - `fft`: a radix-2 complex FFT for the blocked Bernstein products.
 
+pub mod dd;
 pub mod fft;
 pub mod ndtri;
 pub mod sum;
