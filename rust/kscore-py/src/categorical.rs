@@ -79,6 +79,7 @@ impl CategoryCounts {
             self.trials,
             prior.map_or(0, |p| p.trials),
         )
+        .map(|bank| bank.with_moments(self.inner.moments.as_ref()))
     }
 }
 

@@ -6,8 +6,8 @@
 
 use rayon::prelude::*;
 
-use crate::categorical::moments::CountMoments;
 use crate::error::{Error, Result};
+use crate::intake::moments::CountMoments;
 use crate::par;
 
 /// Borrowed category counts, row-major `rows x categories`.

@@ -16,8 +16,8 @@
 use rayon::prelude::*;
 
 use crate::categorical::bank::CategoricalBank;
-use crate::categorical::moments::CountMoments;
 use crate::categorical::rewards::Rewards;
+use crate::intake::moments::CountMoments;
 use crate::numeric::dd::Dd;
 use crate::numeric::sum::Neumaier;
 use crate::par;

@@ -3,7 +3,6 @@
 //!
 //! - `bank`: per-row category counts (of R and R0) and reward levels.
 //! - `rewards`: reward rescaling so that sums of huge rewards stay finite.
-//! - `moments`: exact sums and sums of products of the per-row counts.
 //! - `dirichlet`: Bayes@N and Avg under the Dirichlet(+1) posterior.
 //! - `maxk`, `maxk_posterior`: Max@k on the finite bank and its posterior.
 
@@ -11,5 +10,4 @@ pub mod bank;
 pub mod dirichlet;
 pub mod maxk;
 pub mod maxk_posterior;
-pub mod moments;
 pub mod rewards;

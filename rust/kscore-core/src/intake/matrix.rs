@@ -8,7 +8,8 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::intake::entry::{Entry, Flaw};
-use crate::intake::planes;
+use crate::intake::moments::CountMoments;
+use crate::intake::{planes, wide};
 use crate::par;
 
 /// The row-counting loops compiled twice: for the x86-64 baseline (SSE2,
@@ -235,6 +236,9 @@ pub struct CategoryCounts {
     /// False when some entry is a valid int64 outside `0..categories`; then
     /// `counts` is meaningless and the caller raises its range error.
     pub in_range: bool,
+    /// The moments of the counts, when the pass that counted them also
+    /// summed them (`wide`: 8-byte integer rows of 3 or 4 categories).
+    pub moments: Option<CountMoments>,
 }
 
 /// Category counts of consecutive C-order rows of `n` entries: wide
@@ -350,6 +354,7 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
         let one = category_counts(view.slice(s![..1, ..]), categories, name)?;
         return Ok(CategoryCounts {
             counts: one.counts.repeat(m),
+            moments: None,
             ..one
         });
     }
@@ -359,9 +364,34 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
             counts,
             categories,
             in_range: true,
+            moments: None,
         });
     }
     let block = block_rows(n, std::mem::size_of::<T>());
+    if let Some(words) = wide_words(&view).filter(|_| (3..=4).contains(&categories) && n < 1 << 16) {
+        let parts: Vec<(bool, wide::Sums)> = counts
+            .par_chunks_mut(block * categories)
+            .with_min_len(block_min_len(block, n * categories, 8))
+            .enumerate()
+            .map(|(b, out)| {
+                let r0 = b * block;
+                let mut sums = wide::Sums::default();
+                let ok = wide::count_rows(&words[r0 * n..(r0 + out.len() / categories) * n], n, out, &mut sums);
+                (ok, sums)
+            })
+            .collect();
+        if parts.iter().all(|(ok, _)| *ok) {
+            let mut total = wide::Sums::default();
+            parts.iter().for_each(|(_, s)| total.merge(s));
+            return Ok(CategoryCounts {
+                counts,
+                categories,
+                in_range: true,
+                moments: Some(total.moments(categories, n as u64)),
+            });
+        }
+        return out_of_range(&view, counts, categories, name);
+    }
     let ok = if categories <= 2 {
         // Binary fast path: one sum per row gives both counts.
         let mut ones = vec![0u32; m];
@@ -413,16 +443,41 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
             counts,
             categories,
             in_range: true,
+            moments: None,
         });
     }
-    if let Some(f) = worst_flaw(&view) {
+    out_of_range(&view, counts, categories, name)
+}
+
+/// The result of a pass that met an entry outside `0..categories`: the
+/// matrix's worst flaw as an error, else counts marked out of range.
+fn out_of_range<T: Entry>(
+    view: &ArrayView2<T>,
+    counts: Vec<u32>,
+    categories: usize,
+    name: &str,
+) -> Result<CategoryCounts> {
+    if let Some(f) = worst_flaw(view) {
         return Err(flaw_error(f, name));
     }
     Ok(CategoryCounts {
         counts,
         categories,
         in_range: false,
+        moments: None,
     })
+}
+
+/// The entries of a C-order matrix of 8-byte integers as u64 words (the
+/// bit pattern; negative values become huge ones, flagged by `wide`).
+fn wide_words<'a, T: Entry>(view: &ArrayView2<'a, T>) -> Option<&'a [u64]> {
+    if !T::WIDE || std::mem::size_of::<T>() != 8 || view.ncols() == 0 {
+        return None;
+    }
+    let flat = view.to_slice()?;
+    // SAFETY: WIDE entries are the integer types, and the 8-byte ones (i64,
+    // u64) have the size, alignment and every bit pattern of u64.
+    Some(unsafe { std::slice::from_raw_parts(flat.as_ptr() as *const u64, flat.len()) })
 }
 
 #[cfg(test)]

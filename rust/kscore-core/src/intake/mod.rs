@@ -8,6 +8,8 @@
 //!   counting successes or categories per row.
 //! - `packed`: popcount intake of `numpy.packbits` matrices.
 //! - `planes`: category counts of C-order rows through bit planes.
+//! - `moments`: exact sums and sums of products of per-row counts.
+//! - `wide`: category counts of 8-byte integer rows with their moments.
 //! - `histogram`: distinct per-row counts with frequencies.
 //! - `counts`: per-question `(n, c)` arrays: types and their validation.
 //! - `states`: those pairs deduplicated into a `StateTable`.
@@ -17,9 +19,11 @@ pub mod counts;
 pub mod entry;
 pub mod histogram;
 pub mod matrix;
+pub mod moments;
 pub mod packed;
 pub mod planes;
 pub mod states;
+pub mod wide;
 
 /// The vector code the intake runs in this build on this CPU: `"sse2+avx2"`
 /// or `"sse2"` on x86-64 (AVX2 is detected at run time), `"portable"` on

@@ -1,0 +1,306 @@
+//! Category counts (3 or 4 categories) of C-order rows of 8-byte integers,
+//! and the moments of those counts, in one pass (docs/kernels.md, K11).
+//!
+//! Each entry v adds `1 << 16 v` to its row's u64: four 16-bit fields that
+//! count the values 0..3 (rows of up to 65,535 entries). With AVX2 four rows
+//! are read at once, four entries per instruction; each row's lanes are
+//! folded and the four rows' packed counts land in one vector, whose lanes
+//! also give the sums and pairwise products of categories 1..3 that Bayes@N
+//! needs (`moments`), so no per-row scalar work remains but the stores.
+//! Any value outside `0..categories` (negative ones wrap to huge ones) is
+//! caught by an OR of all entries, or, for 3 categories, by a non-zero
+//! count of 3s.
+
+use crate::intake::moments::CountMoments;
+
+/// Sums and pairwise products of the counts of categories 1..3 over some
+/// rows (products in the order (1,1) (1,2) (1,3) (2,2) (2,3) (3,3)).
+/// A block of at most 2^16 rows of at most 2^16 entries fits u64.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sums {
+    pub rows: u64,
+    pub sums: [u64; 3],
+    pub products: [u64; 6],
+}
+
+impl Sums {
+    pub fn merge(&mut self, o: &Sums) {
+        self.rows += o.rows;
+        self.sums.iter_mut().zip(&o.sums).for_each(|(a, b)| *a += b);
+        self.products.iter_mut().zip(&o.products).for_each(|(a, b)| *a += b);
+    }
+
+    #[inline]
+    fn add_row(&mut self, c: [u64; 3]) {
+        self.rows += 1;
+        self.sums.iter_mut().zip(c).for_each(|(s, x)| *s += x);
+        let mut k = 0;
+        for (i, &x) in c.iter().enumerate() {
+            for &y in &c[i..] {
+                self.products[k] += x * y;
+                k += 1;
+            }
+        }
+    }
+
+    /// The moments of all `categories` counts of rows of `n` entries: those
+    /// of category 0 follow from `c_0 = n - c_1 - c_2 - c_3`.
+    pub fn moments(&self, categories: usize, n: u64) -> CountMoments {
+        let m = self.rows as i128;
+        let n = n as i128;
+        let s = |c: usize| -> i128 {
+            if c == 0 {
+                0
+            } else {
+                self.sums[c - 1] as i128
+            }
+        };
+        let p = |c: usize, d: usize| -> i128 {
+            let (c, d) = (c.min(d), c.max(d));
+            let at = [[0, 1, 2], [1, 3, 4], [2, 4, 5]][c - 1][d - 1];
+            self.products[at] as i128
+        };
+        let s0 = m * n - (1..4).map(s).sum::<i128>();
+        let p0 = |d: usize| n * s(d) - (1..4).map(|e| p(e, d)).sum::<i128>();
+        let p00 = n * s0 - (1..4).map(p0).sum::<i128>();
+        let mut sums = vec![s0 as u64];
+        sums.extend((1..categories).map(|c| s(c) as u64));
+        let mut products = Vec::new();
+        for c in 0..categories {
+            for d in c..categories {
+                products.push(match (c, d) {
+                    (0, 0) => p00,
+                    (0, d) => p0(d),
+                    (c, d) => p(c, d),
+                } as u128);
+            }
+        }
+        CountMoments::from_parts(self.rows, sums, products)
+    }
+}
+
+/// The packed counts of one row (fields of 16 bits for the values 0..3) and
+/// the OR of its entries.
+#[inline(always)]
+fn packed_row(row: &[u64]) -> (u64, u64) {
+    let mut acc = 0u64;
+    let mut or = 0u64;
+    for &v in row {
+        or |= v;
+        acc = acc.wrapping_add(1u64 << ((v & 3) << 4));
+    }
+    (acc, or)
+}
+
+/// Store one row's counts from its packed fields and add it to `sums`;
+/// false if it holds a 3 and only 3 categories are allowed.
+#[inline(always)]
+fn put_row(packed: u64, n: usize, out: &mut [u32], sums: &mut Sums) -> bool {
+    let c = [(packed >> 16) & 0xffff, (packed >> 32) & 0xffff, packed >> 48];
+    out[0] = (n as u64 - c[0] - c[1] - c[2]) as u32;
+    out[1] = c[0] as u32;
+    out[2] = c[1] as u32;
+    if let Some(o) = out.get_mut(3) {
+        *o = c[2] as u32;
+    }
+    sums.add_row(c);
+    out.len() == 4 || c[2] == 0
+}
+
+/// Count the categories of consecutive rows of `n` entries (`n < 2^16`,
+/// 3 or 4 categories, at most 2^16 rows) into `out` and `sums`; false if
+/// some entry lies outside `0..categories` (then `out` is meaningless).
+pub fn count_rows(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Sums) -> bool {
+    debug_assert!(n > 0 && n < 1 << 16 && flat.len() / n <= 1 << 16);
+    #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+    if n % 4 == 0 && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { count_rows_avx2(flat, n, out, sums) };
+    }
+    count_rows_portable(flat, n, out, sums)
+}
+
+/// The portable loop: one row at a time.
+fn count_rows_portable(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Sums) -> bool {
+    if flat.is_empty() {
+        return true;
+    }
+    let c = out.len() / (flat.len() / n).max(1);
+    let mut ok = true;
+    let mut or = 0u64;
+    for (o, row) in out.chunks_exact_mut(c).zip(flat.chunks_exact(n)) {
+        let (packed, row_or) = packed_row(row);
+        or |= row_or;
+        ok &= put_row(packed, n, o, sums);
+    }
+    ok && or >> 2 == 0
+}
+
+/// Four rows at a time (`n % 4 == 0`): see the module note.
+#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+#[target_feature(enable = "avx2")]
+unsafe fn count_rows_avx2(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Sums) -> bool {
+    use std::arch::x86_64::*;
+    let rows = flat.len() / n;
+    let c = out.len() / rows.max(1);
+    let quads = n / 4;
+    let one = _mm256_set1_epi64x(1);
+    let three = _mm256_set1_epi64x(3);
+    let field = _mm256_set1_epi64x(0xffff);
+    let zero = _mm256_setzero_si256();
+    let mut or = zero;
+    let mut threes = zero;
+    let (mut s1, mut s2, mut s3) = (zero, zero, zero);
+    let mut p = [zero; 6];
+    let base = flat.as_ptr() as *const __m256i;
+    let mut r = 0;
+    while r + 4 <= rows {
+        let mut acc = [zero; 4];
+        for (j, a) in acc.iter_mut().enumerate() {
+            // SAFETY: row r + j < rows, and its `quads` vectors of four
+            // entries lie inside `flat` (n = 4 quads).
+            let row = base.add((r + j) * quads);
+            for q in 0..quads {
+                let v = _mm256_loadu_si256(row.add(q));
+                or = _mm256_or_si256(or, v);
+                let shift = _mm256_slli_epi64(_mm256_and_si256(v, three), 4);
+                *a = _mm256_add_epi64(*a, _mm256_sllv_epi64(one, shift));
+            }
+        }
+        // Fold: lane j of `w` is the sum of the four lanes of acc[j].
+        let s01 = _mm256_add_epi64(
+            _mm256_unpacklo_epi64(acc[0], acc[1]),
+            _mm256_unpackhi_epi64(acc[0], acc[1]),
+        );
+        let s23 = _mm256_add_epi64(
+            _mm256_unpacklo_epi64(acc[2], acc[3]),
+            _mm256_unpackhi_epi64(acc[2], acc[3]),
+        );
+        let w = _mm256_add_epi64(
+            _mm256_permute2x128_si256(s01, s23, 0x20),
+            _mm256_permute2x128_si256(s01, s23, 0x31),
+        );
+        let c1 = _mm256_and_si256(_mm256_srli_epi64(w, 16), field);
+        let c2 = _mm256_and_si256(_mm256_srli_epi64(w, 32), field);
+        let c3 = _mm256_srli_epi64(w, 48);
+        threes = _mm256_or_si256(threes, c3);
+        s1 = _mm256_add_epi64(s1, c1);
+        s2 = _mm256_add_epi64(s2, c2);
+        s3 = _mm256_add_epi64(s3, c3);
+        p[0] = _mm256_add_epi64(p[0], _mm256_mul_epu32(c1, c1));
+        p[1] = _mm256_add_epi64(p[1], _mm256_mul_epu32(c1, c2));
+        p[2] = _mm256_add_epi64(p[2], _mm256_mul_epu32(c1, c3));
+        p[3] = _mm256_add_epi64(p[3], _mm256_mul_epu32(c2, c2));
+        p[4] = _mm256_add_epi64(p[4], _mm256_mul_epu32(c2, c3));
+        p[5] = _mm256_add_epi64(p[5], _mm256_mul_epu32(c3, c3));
+        let mut lanes = [0u64; 4];
+        _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, w);
+        for (j, &packed) in lanes.iter().enumerate() {
+            let o = &mut out[(r + j) * c..(r + j + 1) * c];
+            o[0] = (n as u64 - (packed >> 16 & 0xffff) - (packed >> 32 & 0xffff) - (packed >> 48)) as u32;
+            o[1] = (packed >> 16 & 0xffff) as u32;
+            o[2] = (packed >> 32 & 0xffff) as u32;
+            if c == 4 {
+                o[3] = (packed >> 48) as u32;
+            }
+        }
+        r += 4;
+    }
+    let total = |v: __m256i| -> u64 {
+        let mut lanes = [0u64; 4];
+        // SAFETY: a 32-byte store into a 32-byte array.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, v) };
+        lanes.iter().fold(0u64, |a, &b| a.wrapping_add(b))
+    };
+    let or_lanes = |v: __m256i| -> u64 {
+        let mut lanes = [0u64; 4];
+        // SAFETY: as above.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, v) };
+        lanes.iter().fold(0u64, |a, &b| a | b)
+    };
+    let mut block = Sums {
+        rows: r as u64,
+        sums: [total(s1), total(s2), total(s3)],
+        products: [0; 6],
+    };
+    for (t, v) in block.products.iter_mut().zip(p) {
+        *t = total(v);
+    }
+    sums.merge(&block);
+    let ok = or_lanes(or) >> 2 == 0 && (c == 4 || or_lanes(threes) == 0);
+    let tail_ok = count_rows_portable(&flat[r * n..], n, &mut out[r * c..], sums);
+    ok && tail_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(flat: &[u64], n: usize, c: usize) -> (Vec<u32>, bool) {
+        let mut out = vec![0u32; flat.len() / n * c];
+        let mut ok = true;
+        for (o, row) in out.chunks_exact_mut(c).zip(flat.chunks_exact(n)) {
+            for &v in row {
+                match o.get_mut(v as usize) {
+                    Some(x) if v < c as u64 => *x += 1,
+                    _ => ok = false,
+                }
+            }
+        }
+        (out, ok)
+    }
+
+    #[test]
+    fn counts_and_moments_match_a_naive_count() {
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        for c in [3usize, 4] {
+            for n in [1usize, 3, 4, 8, 12, 16, 20, 64, 200] {
+                for rows in [1usize, 3, 4, 5, 9, 64, 257] {
+                    let flat: Vec<u64> = (0..rows * n).map(|_| rnd() % c as u64).collect();
+                    let (want, ok) = naive(&flat, n, c);
+                    assert!(ok);
+                    let mut got = vec![0u32; rows * c];
+                    let mut sums = Sums::default();
+                    assert!(count_rows(&flat, n, &mut got, &mut sums), "{c} {n} {rows}");
+                    assert_eq!(got, want, "{c} {n} {rows}");
+                    let mut portable = vec![0u32; rows * c];
+                    let mut psums = Sums::default();
+                    assert!(count_rows_portable(&flat, n, &mut portable, &mut psums));
+                    assert_eq!((portable, psums), (want.clone(), sums));
+                    let moments = sums.moments(c, n as u64);
+                    assert_eq!(
+                        moments,
+                        CountMoments::of_rows(&want, None, c, n as u64),
+                        "{c} {n} {rows}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn out_of_range_values_are_flagged_anywhere() {
+        // A 3 among 3 categories, a 4, a huge value and a negative one
+        // (wrapped), in the first, a middle and the last row (the AVX2 quads
+        // and the portable tail).
+        for bad in [3u64, 4, 1 << 40, (-1i64) as u64] {
+            for n in [4usize, 5, 16] {
+                for at in [0usize, 7 * n + 2, 10 * n - 1] {
+                    let mut flat = vec![1u64; 10 * n];
+                    flat[at] = bad;
+                    let mut out = vec![0u32; 30];
+                    let ok = count_rows(&flat, n, &mut out, &mut Sums::default());
+                    assert!(!ok, "{bad} at {at}, n = {n}");
+                    let ok4 = count_rows(&flat, n, &mut [0u32; 40], &mut Sums::default());
+                    assert_eq!(ok4, bad == 3, "{bad} at {at}, n = {n}, 4 categories");
+                }
+            }
+        }
+    }
+}
