@@ -11,7 +11,7 @@ __version__: str
 __all__ = [
     "__version__", "Credit", "metric_table", "BinaryBank", "CountStates", "CategoryCounts",
     "ndtri", "_set_parallel_grain", "_vector_paths",
-    "bayes", "avg", "observed_mean", "max_at_k", "max_at_k_posterior",
+    "bayes", "dirichlet_of_matrix", "avg", "observed_mean", "max_at_k", "max_at_k_posterior",
     "posterior_moments", "joint_posterior_moments", "delta_blend", "blend", "geom_posterior",
     "tailpass_state_tails", "tailpass_payoff_moments", "tailpass_endpoint", "tailpass_covariance",
     "tailpass_empirical", "tailpass_draw_tails", "tailpass_add_gamma_tails",
@@ -109,6 +109,10 @@ class CategoryCounts:
     @property
     def trials(self) -> int: ...
     def to_array(self) -> npt.NDArray[np.uint32]: ...
+
+def dirichlet_of_matrix(matrix: object, weights: object, observed: bool) -> tuple[float, float] | None:
+    """Bayes@N (or, with ``observed``, Avg@N) ``(mu, sigma)`` from a 2-D matrix
+    and a contiguous float64 reward vector; None for anything unusual."""
 
 def bayes(
     counts: CategoryCounts, prior: CategoryCounts | None, weights: npt.NDArray[np.float64]

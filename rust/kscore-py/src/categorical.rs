@@ -107,6 +107,48 @@ pub fn bayes(
     })
 }
 
+/// Bayes@N (or, with `observed`, Avg@N) `(mu, sigma)` straight from a 2-D
+/// matrix R and a contiguous float64 reward vector, for the common call
+/// with no R0: one pass, no intermediate Python objects. Returns None for
+/// anything unusual (another dtype or shape of either argument, a flaw or
+/// an out-of-range entry in R, a non-finite or over-long `w`), so that the
+/// caller takes its validating path, which raises scorio's error in
+/// scorio's order; it never raises for bad values itself.
+#[pyfunction]
+pub fn dirichlet_of_matrix(
+    py: Python<'_>,
+    matrix: &Bound<'_, PyAny>,
+    weights: &Bound<'_, PyAny>,
+    observed: bool,
+) -> PyResult<Option<(f64, f64)>> {
+    let (Ok(matrix), Ok(weights)) = (matrix.extract::<Outcomes>(), weights.extract::<PyReadonlyArray1<f64>>()) else {
+        return Ok(None);
+    };
+    let Ok(w) = weights.as_slice() else {
+        return Ok(None);
+    };
+    if w.is_empty() || w.len() > 64 || !w.iter().all(|x| x.is_finite()) {
+        return Ok(None);
+    }
+    on_view!(matrix, view => {
+        let (rows, trials) = view.dim();
+        if rows == 0 || trials == 0 {
+            return Ok(None);
+        }
+        let result = enter(py, move || {
+            let counts = matrix::category_counts(view, w.len(), "R")?;
+            if !counts.in_range {
+                return Ok(None);
+            }
+            let bank = CategoricalBank::new(&counts.counts, None, w.len(), trials, 0)?
+                .with_moments(counts.moments.as_ref());
+            Ok(Some(if observed { dirichlet::avg(&bank, w) } else { dirichlet::bayes(&bank, w) }))
+        });
+        // Errors (a flaw in R) are reported by the validating path.
+        Ok(result.unwrap_or(None))
+    })
+}
+
 /// Avg@N `(a, sigma_a)` from counts of R and rewards.
 #[pyfunction]
 pub fn avg(py: Python<'_>, counts: &CategoryCounts, weights: PyReadonlyArray1<'_, f64>) -> PyResult<(f64, f64)> {

@@ -50,6 +50,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_vector_paths, m)?)?;
     m.add_class::<categorical::CategoryCounts>()?;
     m.add_function(wrap_pyfunction!(categorical::bayes, m)?)?;
+    m.add_function(wrap_pyfunction!(categorical::dirichlet_of_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::avg, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::observed_mean, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::max_at_k, m)?)?;

@@ -140,21 +140,38 @@ fn count_rows_portable(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Sums)
 #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
 #[target_feature(enable = "avx2")]
 unsafe fn count_rows_avx2(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Sums) -> bool {
+    if out.len() == 3 * (flat.len() / n) {
+        count_rows_avx2_c::<3>(flat, n, out, sums)
+    } else {
+        count_rows_avx2_c::<4>(flat, n, out, sums)
+    }
+}
+
+/// `count_rows_avx2` for `C` categories. For valid entries the four 16-bit
+/// fields of a row are exactly its counts of 0, 1, 2 and 3, so four rows'
+/// counts are widened to u32 and stored from the vector: with `C = 3` each
+/// pair of rows is stored as 8 u32 whose last 2 the next store overwrites,
+/// so the last group of rows goes through the portable loop.
+#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+#[target_feature(enable = "avx2")]
+unsafe fn count_rows_avx2_c<const C: usize>(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Sums) -> bool {
     use std::arch::x86_64::*;
     let rows = flat.len() / n;
-    let c = out.len() / rows.max(1);
+    // Rows whose stores stay inside `out` (C = 3 writes 2 u32 past a group).
+    let vector_rows = if C == 3 { rows.saturating_sub(1) } else { rows } / 4 * 4;
     let quads = n / 4;
     let one = _mm256_set1_epi64x(1);
-    let three = _mm256_set1_epi64x(3);
     let field = _mm256_set1_epi64x(0xffff);
+    let drop_fourth = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7);
     let zero = _mm256_setzero_si256();
     let mut or = zero;
     let mut threes = zero;
     let (mut s1, mut s2, mut s3) = (zero, zero, zero);
     let mut p = [zero; 6];
     let base = flat.as_ptr() as *const __m256i;
+    let dst = out.as_mut_ptr();
     let mut r = 0;
-    while r + 4 <= rows {
+    while r < vector_rows {
         let mut acc = [zero; 4];
         for (j, a) in acc.iter_mut().enumerate() {
             // SAFETY: row r + j < rows, and its `quads` vectors of four
@@ -163,8 +180,8 @@ unsafe fn count_rows_avx2(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Su
             for q in 0..quads {
                 let v = _mm256_loadu_si256(row.add(q));
                 or = _mm256_or_si256(or, v);
-                let shift = _mm256_slli_epi64(_mm256_and_si256(v, three), 4);
-                *a = _mm256_add_epi64(*a, _mm256_sllv_epi64(one, shift));
+                // v >= 4 shifts by 64 or more (0) or wraps: caught by `or`.
+                *a = _mm256_add_epi64(*a, _mm256_sllv_epi64(one, _mm256_slli_epi64(v, 4)));
             }
         }
         // Fold: lane j of `w` is the sum of the four lanes of acc[j].
@@ -183,41 +200,47 @@ unsafe fn count_rows_avx2(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Su
         let c1 = _mm256_and_si256(_mm256_srli_epi64(w, 16), field);
         let c2 = _mm256_and_si256(_mm256_srli_epi64(w, 32), field);
         let c3 = _mm256_srli_epi64(w, 48);
-        threes = _mm256_or_si256(threes, c3);
         s1 = _mm256_add_epi64(s1, c1);
         s2 = _mm256_add_epi64(s2, c2);
-        s3 = _mm256_add_epi64(s3, c3);
         p[0] = _mm256_add_epi64(p[0], _mm256_mul_epu32(c1, c1));
         p[1] = _mm256_add_epi64(p[1], _mm256_mul_epu32(c1, c2));
-        p[2] = _mm256_add_epi64(p[2], _mm256_mul_epu32(c1, c3));
         p[3] = _mm256_add_epi64(p[3], _mm256_mul_epu32(c2, c2));
-        p[4] = _mm256_add_epi64(p[4], _mm256_mul_epu32(c2, c3));
-        p[5] = _mm256_add_epi64(p[5], _mm256_mul_epu32(c3, c3));
-        let mut lanes = [0u64; 4];
-        _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, w);
-        for (j, &packed) in lanes.iter().enumerate() {
-            let o = &mut out[(r + j) * c..(r + j + 1) * c];
-            o[0] = (n as u64 - (packed >> 16 & 0xffff) - (packed >> 32 & 0xffff) - (packed >> 48)) as u32;
-            o[1] = (packed >> 16 & 0xffff) as u32;
-            o[2] = (packed >> 32 & 0xffff) as u32;
-            if c == 4 {
-                o[3] = (packed >> 48) as u32;
-            }
+        if C == 4 {
+            s3 = _mm256_add_epi64(s3, c3);
+            p[2] = _mm256_add_epi64(p[2], _mm256_mul_epu32(c1, c3));
+            p[4] = _mm256_add_epi64(p[4], _mm256_mul_epu32(c2, c3));
+            p[5] = _mm256_add_epi64(p[5], _mm256_mul_epu32(c3, c3));
+        } else {
+            threes = _mm256_or_si256(threes, c3);
+        }
+        // Rows r, r + 1 and r + 2, r + 3 as 8 u32 each (fields widened).
+        let lo = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(w));
+        let hi = _mm256_cvtepu16_epi32(_mm256_extracti128_si256(w, 1));
+        // SAFETY: rows r..r + 4 < vector_rows end at C (r + 4) <= out.len(),
+        // and for C = 3 at least one more row (3 u32) follows the group.
+        if C == 4 {
+            _mm256_storeu_si256(dst.add(4 * r) as *mut __m256i, lo);
+            _mm256_storeu_si256(dst.add(4 * r + 8) as *mut __m256i, hi);
+        } else {
+            _mm256_storeu_si256(
+                dst.add(3 * r) as *mut __m256i,
+                _mm256_permutevar8x32_epi32(lo, drop_fourth),
+            );
+            _mm256_storeu_si256(
+                dst.add(3 * r + 6) as *mut __m256i,
+                _mm256_permutevar8x32_epi32(hi, drop_fourth),
+            );
         }
         r += 4;
     }
-    let total = |v: __m256i| -> u64 {
+    let lanes = |v: __m256i| -> [u64; 4] {
         let mut lanes = [0u64; 4];
         // SAFETY: a 32-byte store into a 32-byte array.
         unsafe { _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, v) };
-        lanes.iter().fold(0u64, |a, &b| a.wrapping_add(b))
+        lanes
     };
-    let or_lanes = |v: __m256i| -> u64 {
-        let mut lanes = [0u64; 4];
-        // SAFETY: as above.
-        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, v) };
-        lanes.iter().fold(0u64, |a, &b| a | b)
-    };
+    let total = |v: __m256i| lanes(v).iter().fold(0u64, |a, &b| a.wrapping_add(b));
+    let any = |v: __m256i| lanes(v).iter().fold(0u64, |a, &b| a | b);
     let mut block = Sums {
         rows: r as u64,
         sums: [total(s1), total(s2), total(s3)],
@@ -227,8 +250,8 @@ unsafe fn count_rows_avx2(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Su
         *t = total(v);
     }
     sums.merge(&block);
-    let ok = or_lanes(or) >> 2 == 0 && (c == 4 || or_lanes(threes) == 0);
-    let tail_ok = count_rows_portable(&flat[r * n..], n, &mut out[r * c..], sums);
+    let ok = any(or) >> 2 == 0 && any(threes) == 0;
+    let tail_ok = count_rows_portable(&flat[r * n..], n, &mut out[r * C..], sums);
     ok && tail_ok
 }
 
