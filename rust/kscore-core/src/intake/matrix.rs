@@ -88,6 +88,9 @@ fn count_block_body<T: Entry>(view: &ArrayView2<T>, r0: usize, out: &mut [u32]) 
         return or;
     }
     let n = sub.ncols();
+    if let Some(words) = wide_words(&sub).filter(|_| n % 4 == 0) {
+        return wide::row_sums(words, n, out);
+    }
     if let (Some(flat), true) = (sub.as_slice(), n > 0) {
         // C order: rows are consecutive runs of one slice (no per-row views).
         for (o, row) in out.iter_mut().zip(flat.chunks_exact(n)) {

@@ -1,5 +1,6 @@
 //! Category counts (3 or 4 categories) of C-order rows of 8-byte integers,
-//! and the moments of those counts, in one pass (docs/kernels.md, K11).
+//! and the moments of those counts, in one pass (docs/kernels.md, K11);
+//! and the row sums of binary ones (`row_sums`).
 //!
 //! Each entry v adds `1 << 16 v` to its row's u64: four 16-bit fields that
 //! count the values 0..3 (rows of up to 65,535 entries). With AVX2 four rows
@@ -255,6 +256,78 @@ unsafe fn count_rows_avx2_c<const C: usize>(flat: &[u64], n: usize, out: &mut [u
     ok && tail_ok
 }
 
+/// Row sums of consecutive rows of `n` entries (8-byte integers, binary
+/// outcomes) into `out`; returns the OR of all entries (> 1: not binary).
+/// AVX2 reads four rows at once as in `count_rows`, so rows as short as a
+/// few vectors cost no horizontal sum each.
+pub fn row_sums(flat: &[u64], n: usize, out: &mut [u32]) -> u64 {
+    #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+    if n % 4 == 0 && n > 0 && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { row_sums_avx2(flat, n, out) };
+    }
+    row_sums_portable(flat, n, out)
+}
+
+fn row_sums_portable(flat: &[u64], n: usize, out: &mut [u32]) -> u64 {
+    let mut or = 0u64;
+    for (o, row) in out.iter_mut().zip(flat.chunks_exact(n.max(1))) {
+        let mut sum = 0u64;
+        for &v in row {
+            sum = sum.wrapping_add(v);
+            or |= v;
+        }
+        *o = sum as u32;
+    }
+    or
+}
+
+#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+#[target_feature(enable = "avx2")]
+unsafe fn row_sums_avx2(flat: &[u64], n: usize, out: &mut [u32]) -> u64 {
+    use std::arch::x86_64::*;
+    let rows = out.len().min(flat.len() / n);
+    let quads = n / 4;
+    let zero = _mm256_setzero_si256();
+    let low_halves = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    let mut or = zero;
+    let base = flat.as_ptr() as *const __m256i;
+    let mut r = 0;
+    while r + 4 <= rows {
+        let mut acc = [zero; 4];
+        for (j, a) in acc.iter_mut().enumerate() {
+            // SAFETY: row r + j < rows lies inside `flat` (n = 4 quads).
+            let row = base.add((r + j) * quads);
+            for q in 0..quads {
+                let v = _mm256_loadu_si256(row.add(q));
+                or = _mm256_or_si256(or, v);
+                *a = _mm256_add_epi64(*a, v);
+            }
+        }
+        let s01 = _mm256_add_epi64(
+            _mm256_unpacklo_epi64(acc[0], acc[1]),
+            _mm256_unpackhi_epi64(acc[0], acc[1]),
+        );
+        let s23 = _mm256_add_epi64(
+            _mm256_unpacklo_epi64(acc[2], acc[3]),
+            _mm256_unpackhi_epi64(acc[2], acc[3]),
+        );
+        let w = _mm256_add_epi64(
+            _mm256_permute2x128_si256(s01, s23, 0x20),
+            _mm256_permute2x128_si256(s01, s23, 0x31),
+        );
+        // The four sums' low halves (valid sums are below 2^32).
+        let sums = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(w, low_halves));
+        // SAFETY: rows r..r + 4 lie inside `out`.
+        _mm_storeu_si128(out.as_mut_ptr().add(r) as *mut __m128i, sums);
+        r += 4;
+    }
+    let mut lanes = [0u64; 4];
+    _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, or);
+    let or = lanes.iter().fold(0u64, |a, &b| a | b);
+    or | row_sums_portable(&flat[r * n..rows * n], n, &mut out[r..rows])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,6 +376,22 @@ mod tests {
                         "{c} {n} {rows}"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn row_sums_match_the_portable_loop() {
+        for n in [4usize, 8, 16, 64, 200] {
+            for rows in [1usize, 4, 7, 65] {
+                let flat: Vec<u64> = (0..rows * n).map(|i| ((i * 2_654_435_761) >> 7) as u64 & 1).collect();
+                let want: Vec<u32> = flat.chunks_exact(n).map(|r| r.iter().sum::<u64>() as u32).collect();
+                let mut got = vec![0u32; rows];
+                assert_eq!(row_sums(&flat, n, &mut got), u64::from(flat.contains(&1)));
+                assert_eq!(got, want);
+                let mut bad = flat.clone();
+                bad[rows * n - 1] = 2;
+                assert!(row_sums(&bad, n, &mut got) > 1, "{n} {rows}");
             }
         }
     }
