@@ -46,7 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
                "  kscore leaderboard graded.csv --weights 0,0.5,1 --metric bayes@N\n"
                "  kscore leaderboard results.jsonl --format markdown --output board.md --plot curves.png\n"
                "  kscore leaderboard results.parquet --by subject --cluster passage --format json\n"
-               "\ncells: the classic estimate [interval]; --interval questions (default) is the spread over\n"
+               "\ncells: the classic estimate ±half its interval, e.g. 0.769 ±0.030 (--wide: the whole\n"
+               "interval, 0.7692 [0.7390, 0.7993]); --interval questions (default) is the spread over\n"
                "questions (another question set like this one), --interval posterior the Bayesian\n"
                "credible interval given these questions. Rank ranges come from paired tests.\n"
                "\nexit status: 0 ok, 1 error (or data warnings with --strict), 2 bad usage")
