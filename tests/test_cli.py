@@ -9,6 +9,7 @@ import csv
 import gzip
 import importlib.util
 import json
+import re
 import shutil
 import struct
 import subprocess
@@ -423,3 +424,16 @@ def test_bad_flags(files: dict[str, Path]) -> None:
     no_traceback(res)
     res = kscore("leaderboard", "--help")
     assert res.returncode == 0 and "--model-col" in res.stdout
+
+
+def test_help_shows_the_cells_the_table_prints() -> None:
+    """--help's example cells are the shipped sample's top cell as the
+    compact table and --wide print it (was: ``estimate [interval]``)."""
+    help_text = " ".join(kscore("leaderboard", "--help").stdout.split())
+    compact = re.search(r"cells: the classic estimate ±half its interval, e.g. (\d\.\d{3} ±\d\.\d{3}) "
+                        r"\(--wide: the whole interval, (\d\.\d{4} \[\d\.\d{4}, \d\.\d{4}\])\)", help_text)
+    assert compact, help_text
+    top = [line for line in kscore("leaderboard").stdout.splitlines() if line.lstrip().startswith("1 ")]
+    assert len(top) == 1 and f"  {compact.group(1)}  " in top[0], top
+    wide = kscore("leaderboard", "--wide").stdout
+    assert f" {compact.group(2)} " in wide

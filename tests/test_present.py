@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -63,3 +64,112 @@ def test_fit_never_cuts_a_value() -> None:
     start = out.lines[0].index("model")
     shown = [line[start:].split("  ")[0] for line in out.lines[1:]]
     assert len(set(shown)) == 30 and all(s.startswith("lab/") for s in shown), shown
+
+
+# ------------------------------------------------------------------ long shared prefixes and suffixes
+
+UNICODE = "aeiouxyzé漢字模型ü🚀-_./ "
+
+
+@st.composite
+def related_names(draw: st.DrawFn) -> list[str]:
+    """Long names sharing a prefix and a suffix (unicode among them), some
+    of them prefixes of others (``model``, ``model-v2``, ``model-v2-final``)."""
+    alphabet = draw(st.sampled_from([ALPHABET, UNICODE]))
+    prefix = draw(st.text(alphabet, max_size=30))
+    suffix = draw(st.text(alphabet, max_size=30))
+    middles = draw(st.lists(st.text(alphabet, max_size=12), min_size=1, max_size=30, unique=True))
+    names = [prefix + m + suffix for m in middles]
+    extended = draw(st.lists(st.tuples(st.integers(0, len(names) - 1), st.text(alphabet, min_size=1, max_size=8)),
+                             max_size=6))
+    return list(dict.fromkeys(names + [names[i] + more for i, more in extended]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(names=related_names(), width=st.integers(1, 40))
+def test_related_names_fit_and_stay_distinct(names: list[str], width: int) -> None:
+    out = shorten_names(names, width)
+    assert all(len(s) <= width for s in out), out
+    if width >= 4 or len(names) <= 1:
+        assert len(set(out)) == len(out), (names, out)
+    for name, short in zip(names, out):
+        if len(name) <= width:
+            assert short == name
+
+
+SUFFIX = "-instruct-2025-01-01-final"
+VARIANTS = [f"{size}-{tune}-seed{seed}" for size in ("7b", "8b", "70b") for tune in ("dpo", "sft")
+            for seed in (1, 2, 3)]
+
+
+def shows(short: str, *parts: str) -> bool:
+    return all(p in short for p in parts)
+
+
+@pytest.mark.parametrize("width", [16, 20, 24, 32])
+def test_a_long_shared_suffix_is_left_out(width: int) -> None:
+    """Names differing only in the middle with a long common suffix show
+    where they differ, not the suffix they all share."""
+    names = [f"acme/model-{v}{SUFFIX}" for v in VARIANTS]
+    out = shorten_names(names, width)
+    assert len(set(out)) == len(names) and all(len(s) <= width for s in out), out
+    for short, v in zip(out, VARIANTS):
+        assert shows(short, *v.split("-")), (v, short)  # size, tuning and seed: every differing word
+        assert "final" not in short and "2025" not in short, short  # shared by all: never shown
+        assert short.endswith("…")
+    if width >= 20:
+        assert all(s.startswith("acme/") for s in out), out  # the organisation, where there is room
+
+
+@pytest.mark.parametrize("width", [12, 20])
+def test_a_long_shared_prefix_is_left_out(width: int) -> None:
+    tails = ["alpha", "beta", "gamma-2", "delta-long-tail-3"]
+    names = [f"a-very-long-organisation-name/shared-family-name-{t}" for t in tails]
+    out = shorten_names(names, width)
+    assert len(set(out)) == len(names) and all(len(s) <= width for s in out), out
+    for short, t in zip(out, tails):
+        if len(t) < width - 2:
+            assert short.endswith(t), (t, short)  # the differing end whole
+        assert "organisation-name" not in short and "shared-family" not in short, short
+
+
+def test_long_shared_prefix_and_suffix() -> None:
+    names = [f"organisation/very-long-family-name-{v}{SUFFIX}" for v in VARIANTS]
+    out = shorten_names(names, 24)
+    assert len(set(out)) == len(names) and all(len(s) <= 24 for s in out), out
+    for short, v in zip(out, VARIANTS):
+        assert shows(short, *v.split("-")) and "final" not in short and "very-long" not in short, (v, short)
+
+
+def test_unicode_names() -> None:
+    names = [f"研究所/模型-{size}-指令微调-2025年-最终版" for size in ("七十亿", "八十亿", "一百三十亿")]
+    names += [f"équipe-été/modèle-{v}-réglé-über-lang-🚀" for v in ("α", "β", "γγ")]
+    out = shorten_names(names, 14)
+    assert len(set(out)) == len(names) and all(len(s) <= 14 for s in out), out
+    for short, part in zip(out, ["七十亿", "八十亿", "一百三十亿", "α", "β", "γγ"]):
+        assert part in short, (part, short)
+
+
+@pytest.mark.parametrize("width", range(4, 24))
+def test_names_that_are_prefixes_of_each_other(width: int) -> None:
+    names = ["model", "model-v2", "model-v2-final", "model-v2-final-2", "model-v2-final-2-fixed",
+             "model-v2-final-2-fixed-again-for-real"]
+    out = shorten_names(names, width)
+    assert len(set(out)) == len(names) and all(len(s) <= width for s in out), out
+    assert all(s == n for s, n in zip(out, names) if len(n) <= width)
+
+
+@pytest.mark.parametrize("width", [20, 24, 30])
+def test_two_hundred_long_similar_names(width: int) -> None:
+    """200 names alike but for an organisation, a size and a version, and a
+    long shared suffix: every one shown differently, with its size and its
+    version (what tells it from the names most like it)."""
+    sizes = ["7b", "8b", "13b", "70b", "405b"]
+    names = [f"organisation-{i % 3}/very-long-family-name-{sizes[i % 5]}-instruct-v{i // 5}-preview-2026-11"
+             for i in range(200)]
+    out = shorten_names(names, width)
+    assert len(set(out)) == 200 and all(len(s) <= width for s in out)
+    for i, short in enumerate(out):
+        assert f"{sizes[i % 5]}-" in short or f"-{sizes[i % 5]}" in short, short
+        assert f"v{i // 5}…" in short or f"v{i // 5}-" in short, short
+        assert "2026" not in short and "very-long" not in short, short

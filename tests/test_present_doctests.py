@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["names", "terminal", "model", "text", "markdown", "curves"]
+MODULES = ["names", "terminal", "model", "text", "markdown", "curves", "plot"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import CliError, one_line
-from ._write import check_outputs, refuse_inputs, write_atomic
+from ._write import check_outputs, refuse_inputs, refuse_same, write_atomic
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 SAMPLE = "sample_results.csv.gz"
@@ -45,8 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
                "  kscore leaderboard results.parquet --k 1,8,64 --sort pass@8\n"
                "  kscore leaderboard graded.csv --weights 0,0.5,1 --metric bayes@N\n"
                "  kscore leaderboard results.jsonl --format markdown --output board.md --plot curves.png\n"
+               "  kscore leaderboard results.csv --plot-intervals intervals.svg --top 30\n"
                "  kscore leaderboard results.parquet --by subject --cluster passage --format json\n"
-               "\ncells: the classic estimate [interval]; --interval questions (default) is the spread over\n"
+               "\ncells: the classic estimate ±half its interval, e.g. 0.769 ±0.030 (--wide: the whole\n"
+               "interval, 0.7692 [0.7390, 0.7993]); --interval questions (default) is the spread over\n"
                "questions (another question set like this one), --interval posterior the Bayesian\n"
                "credible interval given these questions. Rank ranges come from paired tests.\n"
                "\nexit status: 0 ok, 1 error (or data warnings with --strict), 2 bad usage")
@@ -64,9 +66,14 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--wide", action="store_true",
                      help="the table with every column and full intervals, however wide (default: compact cells "
                           "that fit the terminal, 80 columns when piped)")
-    out.add_argument("--plot", metavar="FILE.png",
+    out.add_argument("--plot", metavar="FILE",
                      help="draw each model's pass@k curve (k = 1..N) with the band of --interval: one chart up to "
-                          "10 models, a small panel per model beyond")
+                          "10 models, a small panel per model beyond; PNG, SVG or PDF by FILE's extension (.png, "
+                          ".svg, .pdf; PNG without one)")
+    out.add_argument("--plot-intervals", metavar="FILE",
+                     help="draw each model's estimate and interval for every metric, the table's numbers (a forest "
+                          "plot: a row per model in rank order, a panel per metric, the sorting metric first; the "
+                          "figure grows with the models); PNG, SVG or PDF as for --plot")
     add_flags(out)
     cmp = sub.add_parser(
         "compare", help="compare two models, paired on the questions both answered",
@@ -233,9 +240,12 @@ def leaderboard(args: argparse.Namespace) -> int:
     if args.top is not None and args.top < 1:
         raise CliError("--top must be at least 1")
     fmt = _format(args)
-    check_outputs([args.output, args.plot])
+    outputs = [("--output", args.output), ("--plot", args.plot), ("--plot-intervals", args.plot_intervals)]
+    check_outputs([path for _, path in outputs])
+    refuse_same(outputs)
     if args.file is not None:
-        refuse_inputs([("--output", args.output), ("--plot", args.plot)], input_files(args.file))
+        refuse_inputs(outputs, input_files(args.file))
+    plots = {flag: _plot_format(flag, path) for flag, path in outputs[1:] if path}
     t0 = time.perf_counter()
     board = _run(args, err)
     if args.strict and board.warnings:
@@ -243,24 +253,40 @@ def leaderboard(args: argparse.Namespace) -> int:
     t_total = time.perf_counter() - t0
     _report(args, err, board)
     _write_board(Board(board, args.top), fmt, args.output, args.wide)
-    if args.plot:
-        _plot(Path(args.plot), board, args.top)
+    if plots:
+        _plot(args, plots, board)
     if not args.quiet and os.environ.get("KSCORE_TIMING"):
         err.print(f"kscore: total {t_total:.3f} s", markup=False)
     return EXIT_OK
 
 
-def _plot(path: Path, lb: Any, top: int | None) -> None:
-    """``--plot``: the shown models' pass@k curves, drawn by kscore.present.plot
-    (one chart up to 10 models, a small panel per model beyond)."""
+def _plot_format(flag: str, path: str) -> str:
+    """The format a plot is written in, from its extension (checked before
+    any reading, as matplotlib is)."""
     try:
-        from ..present.plot import plot_curves
+        from ..present.plot import plot_format
     except ImportError as exc:  # pragma: no cover - the cli extra installs it
-        raise CliError("--plot needs matplotlib: pip install 'kscore[cli]'") from exc
-    from ..present.from_leaderboard import board_from_leaderboard
+        raise CliError(f"{flag} needs matplotlib: pip install 'kscore[cli]'") from exc
+    try:
+        return plot_format(path)
+    except ValueError:
+        raise CliError(f"{flag} {path}: plots are written as .png, .svg or .pdf (PNG without an extension)") from None
 
-    board = board_from_leaderboard(lb, curves=True, top=top)
-    write_atomic(path, lambda tmp: plot_curves(board, tmp))
+
+def _plot(args: argparse.Namespace, formats: dict[str, str], lb: Any) -> None:
+    """``--plot``: the shown models' pass@k curves (one chart up to 10 models,
+    a small panel per model beyond); ``--plot-intervals``: their estimates and
+    intervals, the table's numbers; both drawn by kscore.present.plot."""
+    from ..present.from_leaderboard import board_from_leaderboard
+    from ..present.plot import plot_curves, plot_intervals
+
+    if args.plot:
+        board = board_from_leaderboard(lb, curves=True, top=args.top)
+        write_atomic(Path(args.plot), lambda tmp: plot_curves(board, tmp, format=formats["--plot"]))
+    if args.plot_intervals:
+        board = board_from_leaderboard(lb, top=args.top)
+        write_atomic(Path(args.plot_intervals),
+                     lambda tmp: plot_intervals(board, tmp, format=formats["--plot-intervals"]))
 
 
 def compare(args: argparse.Namespace) -> int:

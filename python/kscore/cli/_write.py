@@ -46,6 +46,19 @@ def refuse_inputs(outputs: Iterable[tuple[str, str | None]], inputs: Iterable[Pa
                                "(choose another output path)")
 
 
+def refuse_same(outputs: Iterable[tuple[str, str | None]]) -> None:
+    """Raise a one-line error if two outputs (``(flag, path)``) are one file
+    (a device, ``/dev/null``, may take several)."""
+    seen: list[tuple[str, str]] = []
+    for flag, out in outputs:
+        if out is None or _special(Path(out)):
+            continue
+        for other_flag, other in seen:
+            if _same_file(Path(out), Path(other)):
+                raise CliError(f"{other_flag} and {flag} are the same file {out}; each output needs its own")
+        seen.append((flag, out))
+
+
 def _why(exc: OSError) -> str:
     return exc.strerror or str(exc)
 

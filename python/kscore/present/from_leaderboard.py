@@ -28,6 +28,19 @@ def footer(lb: Leaderboard) -> str:
     return f"cells: the classic estimate ±half the {what}; rank: range from paired tests{adj}"
 
 
+def interval_note(lb: Leaderboard) -> str:
+    """What a plot of the values and intervals draws (the table's numbers)."""
+    pct = f"{lb.confidence * 100:g}%"
+    if lb.interval == "posterior":
+        what = (f"the {pct} Bayesian credible interval given these questions (sampling noise only), centred on "
+                "the posterior mean, which can differ from the dot")
+    else:
+        cl = f", clustered by {lb.cluster}" if lb.cluster else ""
+        what = f"its {pct} interval over questions{cl} (what another question set like this one could give)"
+    adj = " with Holm's correction" if lb.adjust == "holm" else ""
+    return f"dot: the classic estimate (the table's value); line: {what}; rank: range from paired tests{adj}"
+
+
 def estimate(v: Value | None) -> Estimate | None:
     """A leaderboard value as the renderers show it (its classic estimate
     and the interval of the board's ``interval``; None: not computed)."""
@@ -87,7 +100,8 @@ def board_from_leaderboard(lb: Leaderboard, curves: bool = False, top: int | Non
     notes = [f"{lb.n_samples:,} samples, {lb.n_questions:,} questions, {shown}; sorted by {lb.sort.name}; "
              "accuracy: mean reward per sample", *lb.warnings]
     board = Board(f"kscore leaderboard: {lb.source}" if title is None else title, [r.model for r in rows],
-                  [r.rank for r in rows], metrics, footer=footer(lb), info=info, sort=lb.sort.name, notes=notes)
+                  [r.rank for r in rows], metrics, footer=footer(lb), info=info, sort=lb.sort.name, notes=notes,
+                  interval_note=interval_note(lb))
     if curves:
         board.curves = leaderboard_curves(lb, board.models)
         board.curve_label = "pass@k"

@@ -84,9 +84,11 @@ class Board:
     ``ranks``: each model's rank range (``(2, 3)``: rank 2 to 3), None where
     unranked; ``sort``: the name of the column the ranking is by;
     ``footer``: one line saying what the numbers and intervals are;
-    ``curves``: per model, None where there is none, ``curve_note`` what
-    their line and band are (shown under them); ``subsets``: the same
-    board for each subset of the data (``--by``), by subset name."""
+    ``interval_note``: what a plot of the values and intervals draws (the
+    footer when empty); ``curves``: per model, None where there is none,
+    ``curve_note`` what their line and band are (shown under them);
+    ``subsets``: the same board for each subset of the data (``--by``), by
+    subset name."""
 
     title: str
     models: list[str]
@@ -101,6 +103,7 @@ class Board:
     pairwise: Pairwise | None = None
     subsets: dict[str, Board] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    interval_note: str = ""
 
     def __post_init__(self) -> None:
         n = len(self.models)

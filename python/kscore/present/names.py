@@ -1,21 +1,45 @@
-"""Model names shortened to a width, in the middle, never ambiguously.
+"""Model names shortened to a width, never ambiguously.
 
 Model names are long and alike (``org/model-7b-instruct-v0.3-dpo-seed1`` and
-``...-seed2``): cutting the end would show two models as the same text. A
-name is cut in the middle (``org/model-7…-seed1``), and where two cut names
-would still read the same, the cut moves to keep the part where they differ,
-with a second ellipsis if needed. Only when two names cannot be told apart in
-the width at all (a width too small for their difference) does a numeric
-suffix ``~1``, ``~2`` keep them distinct.
+``...-seed2``, often a date and ``-final`` after each): cutting the end would
+show two models as the same text, and cutting the middle keeps parts every
+name shares. A name that does not fit keeps, of its words (split at
+``-_/:@+``, spaces and dots not between digits), those where it differs from
+the names most like it, then as many others as fit: those between them, its
+first word (its organisation, up to a ``/``), the words before them, after
+them; each run of words left out is one ``…``, and the end that every name
+to shorten shares (``-instruct-2025-01-01-final``) is never shown::
+
+    acme/llama-3-70b-instruct-2025-01-01-final  ->  acme/llama-3-70b…   (20)
+    organisation-1/very-long-family-name-13b-instruct-v1-preview-2026-11
+        ->  …name-13b-instruct-v1…   (24, among 200 alike)
+
+A name with no similar name, or whose differing words do not fit, is cut in
+the middle (``org/model-7…-seed1``); where two texts would still read the
+same, the cut moves to keep the part where they differ, with a second
+ellipsis if needed. Only when two names cannot be told apart in the width at
+all (a width too small for their difference) does a numeric suffix ``~1``,
+``~2`` keep them distinct.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections import defaultdict
+from bisect import bisect_left, bisect_right
+from collections import Counter, defaultdict
 from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
 
 ELLIPSIS = "…"
+#: Where a name splits into words: runs of ``-_/:@+``, spaces, and dots but
+#: a dot between digits (``Qwen2.5``, ``v0.3`` are one word).
+SEPARATORS = re.compile(r"((?:[-_/:@+\s]|(?<!\d)\.|\.(?!\d))+)")
+#: Up to this many names, every two are compared to find where each differs
+#: from the others; beyond, names are cut in the middle.
+ALL_PAIRS = 2000
 
 
 def shorten_names(names: Sequence[str], width: int) -> list[str]:
@@ -23,20 +47,189 @@ def shorten_names(names: Sequence[str], width: int) -> list[str]:
     names are (names that fit are kept whole).
 
     >>> shorten_names(["org/model-7b-instruct-seed1", "org/model-7b-instruct-seed2", "tiny"], 12)
-    ['org/mo…seed1', 'org/mo…seed2', 'tiny']
+    ['org/…seed1', 'org/…seed2', 'tiny']
+    >>> shorten_names([f"acme/llama-3-{s}-instruct-2025-01-01-final" for s in ("8b", "70b")], 20)
+    ['acme/llama-3-8b…', 'acme/llama-3-70b…']
     """
     if width < 1:
         raise ValueError(f"width must be at least 1; got {width}")
-    out = [_middle(name, width) for name in names]
+    out = list(names)
+    long = [i for i, name in enumerate(names) if len(name) > width]
+    if long:
+        regions = _regions(tuple(names))
+        # The end every name to shorten shares (``-instruct-2025-01-01-final``)
+        # tells none apart: never shown.
+        shared = len(os.path.commonprefix([names[i][::-1] for i in long])) if len(long) > 1 else 0
+        for i in long:
+            out[i] = _condensed(names[i], regions[i], width, shared) or _middle(names[i], width)
     for _ in range(4):  # each round resolves a collision group; a few suffice
         groups = _collisions(names, out)
         if not groups:
             return out
+        shown = Counter(out)
         for group in groups:
-            _separate(names, out, group, width)
+            _separate(names, out, group, width, shown)
+    shown = Counter(out)
     for group in _collisions(names, out):
-        _number(out, group, width)
+        _number(out, group, width, shown)
     return out
+
+
+def _words(name: str) -> tuple[list[str], list[str], list[int]]:
+    """``name``'s words, the separators between them (one fewer) and each
+    word's first character's position; a name starting or ending with a
+    separator has an empty first or last word."""
+    parts = SEPARATORS.split(name)
+    words, seps = parts[0::2], parts[1::2]
+    starts, pos = [], 0
+    for j, word in enumerate(words):
+        starts.append(pos)
+        pos += len(word) + (len(seps[j]) if j < len(seps) else 0)
+    return words, seps, starts
+
+
+@lru_cache(maxsize=16)
+def _regions(names: tuple[str, ...]) -> list[list[tuple[int, int]]]:
+    """For each name, the smallest runs of its words (first, last word
+    index) where it differs from another name: whatever else is dropped,
+    something of each must show for the name to read differently from that
+    name. Every two names are compared (with numpy, a block of names at a
+    time); beyond :data:`ALL_PAIRS` names, none (the names are cut in the
+    middle). Cached: a plot measures the same names at several widths."""
+    distinct = sorted(set(names))
+    n = len(distinct)
+    if n < 2 or n > ALL_PAIRS:
+        return [[] for _ in names]
+    lengths = np.array([len(name) for name in distinct])
+    width = int(lengths.max()) + 1
+    pad = 0x110000  # above every code point: no character equals it
+    ahead = np.full((n, width), pad, dtype=np.uint32)
+    behind = np.full((n, width), pad, dtype=np.uint32)
+    for j, name in enumerate(distinct):
+        codes = np.frombuffer(name.encode("utf-32-le"), dtype=np.uint32)
+        ahead[j, :len(name)] = codes
+        behind[j, :len(name)] = codes[::-1]
+    block = max(1, 4_000_000 // (n * width))
+    found: dict[str, list[tuple[int, int]]] = {}
+    for lo in range(0, n, block):
+        rows = slice(lo, min(n, lo + block))
+        # First differing position from the start and from the end (names
+        # are distinct, and the padding differs from every character).
+        prefix = np.argmax(ahead[rows, None, :] != ahead[None, :, :], axis=2)
+        suffix = np.argmax(behind[rows, None, :] != behind[None, :, :], axis=2)
+        own = lengths[rows, None]
+        a = prefix
+        b = own - np.minimum(suffix, np.minimum(own, lengths[None, :]) - a)
+        # Where the other name has more characters and this one none: the
+        # characters either side of that place.
+        empty = a == b
+        a, b = np.where(empty, np.maximum(a - 1, 0), a), np.where(empty, np.minimum(a + 1, own), b)
+        pairs = a * width + b
+        for k, j in enumerate(range(rows.start, rows.stop)):
+            name = distinct[j]
+            words, _, starts = _words(name)
+            spans = {_differing_words(words, starts, int(x) // width, int(x) % width)
+                     for x in np.unique(np.delete(pairs[k], j))}
+            found[name] = [s for s in spans if not any(t != s and s[0] <= t[0] and t[1] <= s[1] for t in spans)]
+    return [found[name] for name in names]
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """The length of the longest common prefix of ``a`` and ``b``."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:  # by halves: slices compare at C speed
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if a[:mid] == b[:mid] else (lo, mid - 1)
+    return lo
+
+
+def _differing_words(words: list[str], starts: list[int], a: int, b: int) -> tuple[int, int]:
+    """The words (first, last index) overlapping the characters ``a`` to
+    ``b`` of a name split into ``words`` starting at ``starts``: where it
+    differs from another name; the words either side when only separators
+    differ."""
+    first = bisect_right(starts, a) - 1  # the word (or the separator after it) holding a
+    if first >= 0 and a >= starts[first] + len(words[first]):
+        first += 1  # a falls in the separator after it
+    last = bisect_left(starts, b) - 1  # the last word starting before b
+    hit = [j for j in range(max(0, first), last + 1) if words[j]]
+    if not hit:  # only separators differ: the words either side of them
+        hit = [j for j in (first - 1, last + 1) if 0 <= j < len(words)]
+    return (min(hit), max(hit)) if hit else (0, len(words) - 1)
+
+
+def _render(words: list[str], seps: list[str], kept: set[int]) -> str:
+    """The kept words with the separators between two kept ones (a ``/``
+    beside a kept word too), each run of left-out words one ellipsis."""
+    out: list[str] = []
+    for j, word in enumerate(words):
+        if j in kept:
+            out.append(word)
+        elif not out or out[-1] != ELLIPSIS:
+            out.append(ELLIPSIS)
+        if j < len(seps) and j in kept:
+            if j + 1 in kept:
+                out.append(seps[j])
+            elif "/" in seps[j]:
+                out.append("/")  # org/…
+    return "".join(out)
+
+
+def _stab(words: list[str], regions: list[tuple[int, int]]) -> set[int]:
+    """A few words that show something of every region: a region's first and
+    last words hold its first and last differing characters (the words
+    between may be shared), so one of them is kept: the word ending the most
+    regions not yet shown first, then the nearest to the words kept (fewer
+    ellipses), then the last."""
+    left = set(regions)
+    kept: set[int] = set()
+    while left:
+        count: dict[int, int] = defaultdict(int)
+        for a, b in left:
+            for j in {a, b}:
+                count[j] += 1
+        best = max(count, key=lambda j: (count[j], -min((abs(j - k) for k in kept), default=0), j))
+        kept.add(best)
+        left = {(a, b) for a, b in left if best not in (a, b)}
+    return kept
+
+
+def _condensed(name: str, regions: list[tuple[int, int]], width: int, shared: int = 0) -> str | None:
+    """``name`` with a word of each of its ``regions`` (:func:`_stab`), then
+    as many others as fit in ``width``: the words between those, the first
+    word (through an ``org/``), the words just before them, just after (but
+    never one in its last ``shared`` characters, an end all names share),
+    some of those between; None when the regions' words alone do not fit."""
+    words, seps, starts = _words(name)
+    if regions in ([], [(0, len(words) - 1)]):
+        return None  # no other name, or none sharing a word: nothing to leave out first
+    kept = _stab(words, regions)
+    if len(_render(words, seps, kept)) > width:
+        return None
+
+    def add(more: Sequence[int]) -> bool:
+        trial = kept | set(more)
+        if len(_render(words, seps, trial)) > width:
+            return False
+        kept.update(more)
+        return True
+
+    first, last = min(kept), max(kept)
+    gaps = [list(range(a + 1, b)) for a, b in zip(sorted(kept), sorted(kept)[1:]) if b > a + 1]
+    for gap in sorted(gaps, key=lambda g: sum(len(words[j]) + 1 for j in g)):
+        add(gap)
+    if first > 0:  # the first word, or the words before a "/" (an organisation)
+        org = next((j for j, sep in enumerate(seps[:first]) if "/" in sep), 0)
+        add(range(0, min(org, first - 1) + 1))
+    tail = next((j for j, start in enumerate(starts) if start >= len(name) - shared), len(words))
+    # Outwards word by word until one does not fit, then into the gaps left:
+    # always a word beside one kept (never a lone word between two ellipses).
+    for side, outwards in ((range(first - 1, -1, -1), True), (range(last + 1, max(last + 1, tail)), True),
+                           (range(first, last), False)):
+        for j in side:
+            if j not in kept and (j - 1 in kept or j + 1 in kept) and not add([j]) and outwards:
+                break
+    return _render(words, seps, kept)
 
 
 def _middle(name: str, width: int, head: int | None = None) -> str:
@@ -60,17 +253,18 @@ def _collisions(names: Sequence[str], out: list[str]) -> list[list[int]]:
     return [g for g in by_text.values() if len({names[i] for i in g}) > 1]
 
 
-def _separate(names: Sequence[str], out: list[str], group: list[int], width: int) -> None:
+def _separate(names: Sequence[str], out: list[str], group: list[int], width: int, shown: Counter[str]) -> None:
     """Re-cut a group of colliding names so that each shows where it differs
     from the others: by moving the single cut, else by keeping only the
     tokens where they differ (``org…8b…dpo…03``), else with a window around
-    the first differing character between two ellipses."""
+    the first differing character between two ellipses. ``shown``: how many
+    times each text is shown (kept up to date)."""
     members = [names[i] for i in group]
     distinct = len(set(members))
-    taken = {text for j, text in enumerate(out) if j not in group}
+    own = Counter(out[i] for i in group)
 
     def fits(texts: list[str]) -> bool:
-        return len(set(texts)) == distinct and not taken.intersection(texts)
+        return len(set(texts)) == distinct and not any(shown[t] > own[t] for t in texts)
 
     for head in range(width):
         texts = [_middle(n, width, head) for n in members]
@@ -81,6 +275,8 @@ def _separate(names: Sequence[str], out: list[str], group: list[int], width: int
         if not fits(texts):
             texts = [_window(n, [m for m in members if m != n], width) for n in members]
     for i, text in zip(group, texts):
+        shown[out[i]] -= 1
+        shown[text] += 1
         out[i] = text
 
 
@@ -123,24 +319,21 @@ def _window(name: str, others: Sequence[str], width: int) -> str:
     return name[:front] + ELLIPSIS + middle + ELLIPSIS + name[len(name) - back:]
 
 
-def _common_prefix(a: str, b: str) -> int:
-    i = 0
-    while i < min(len(a), len(b)) and a[i] == b[i]:
-        i += 1
-    return i
-
-
-def _number(out: list[str], group: list[int], width: int) -> None:
+def _number(out: list[str], group: list[int], width: int, shown: Counter[str]) -> None:
     """Last resort: ``~1``, ``~2``, ... replace the end of each text, with
-    numbers that no other text shows."""
-    taken = {text for j, text in enumerate(out) if j not in group}
+    numbers that no other text shows (``shown``: how many times each text
+    is shown, kept up to date)."""
+    own = Counter(out[i] for i in group)  # the texts of the group not yet numbered
     n = 0
     for i in group:
         while True:
             n += 1
             tag = f"~{n}"
             text = out[i][: max(0, width - len(tag))] + tag
-            if text not in taken:
-                break
-        taken.add(text)
-        out[i] = text[-width:]
+            if len(text) > width or shown[text] <= own[text]:
+                break  # (a width narrower than the number: cut, not distinct)
+        text = text[-width:]
+        own[out[i]] -= 1
+        shown[out[i]] -= 1
+        shown[text] += 1
+        out[i] = text

@@ -61,9 +61,9 @@ def fit(columns: Sequence[Column], width: int, min_name: int = 12) -> Fitted:
     ...         Column("extra", ["x", "y"], importance=5)]
     >>> out = fit(cols, 30)
     >>> print("\\n".join(out.lines)); out.hidden
-    model                   pass@1
-    a-very-l…-name-1  0.500 ±0.010
-    a-very-l…-name-2  0.400 ±0.011
+    model                 pass@1
+    a…model-name-1  0.500 ±0.010
+    a…model-name-2  0.400 ±0.011
     ['extra']
     """
     shown = list(columns)
