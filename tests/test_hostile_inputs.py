@@ -285,6 +285,27 @@ def test_broadcast_billion_rows_reads_one_row() -> None:
     assert sigma == pytest.approx(sigma1 / math.sqrt(1e9), rel=1e-9)
 
 
+
+def test_broadcast_billion_rows_categorical() -> None:
+    """The categorical functions on one row broadcast to 1e9 rows: Bayes@N
+    and Avg (and their intervals) need only the count moments, taken from
+    the one row times M (the one-row values, sigma over sqrt(M)); Max@k,
+    which counts row by row, refuses with a clear ValueError before
+    allocating anything (12 GB of counts)."""
+    row = np.array([0, 1, 2, 2, 1, 0, 2, 2, 1, 1, 0, 2, 2, 2, 1, 0])
+    w = np.array([0.0, 0.5, 1.0])
+    R = np.broadcast_to(row, (10**9, 16))
+    one = row[None, :]
+    for name in ("bayes", "avg"):
+        mu, sigma = getattr(K, name)(R, w)
+        mu1, sigma1 = getattr(S, name)(one, w)
+        assert mu == pytest.approx(mu1, rel=1e-12)
+        assert sigma == pytest.approx(sigma1 / math.sqrt(1e9), rel=1e-9)
+        assert getattr(K, name + "_ci")(R, w)[:2] == (mu, sigma)
+    for call in (lambda: K.max_at_k(R, 4, w), lambda: K.max_at_k_ci(R, 4, w)):
+        with pytest.raises(ValueError, match="zero row stride"):
+            call()
+
 # --- the fuzzer -----------------------------------------------------------
 
 DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64", ">i8", "float16", "float32", "float64",

@@ -8,6 +8,7 @@ use kscore_core::categorical::bank::{CategoricalBank, Levels};
 use kscore_core::categorical::{dirichlet, maxk, maxk_posterior};
 use kscore_core::error::Error;
 use kscore_core::intake::matrix::{self, CategoryCounts as CoreCounts};
+use kscore_core::intake::moments::CountMoments;
 
 use crate::enter::enter;
 use crate::matrix::{on_view, Outcomes};
@@ -135,13 +136,23 @@ pub fn dirichlet_of_matrix(
         if rows == 0 || trials == 0 {
             return Ok(None);
         }
+        // One row repeated (np.broadcast_to): its moments times M, so even
+        // 1e9 rows cost one row's read (the moments are all Bayes@N needs).
+        let repeated = rows > 1 && view.strides()[0] == 0;
+        if repeated && w.len() > dirichlet::MOMENT_CATEGORIES {
+            return Ok(None);
+        }
         let result = enter(py, move || {
+            let view = if repeated { view.slice_move(ndarray::s![..1, ..]) } else { view };
             let counts = matrix::category_counts(view, w.len(), "R")?;
             if !counts.in_range {
                 return Ok(None);
             }
-            let bank = CategoricalBank::new(&counts.counts, None, w.len(), trials, 0)?
-                .with_moments(counts.moments.as_ref());
+            let c = w.len();
+            let own = counts.moments.clone().or_else(|| repeated.then(|| CountMoments::of_rows(&counts.counts, None, c, trials as u64)));
+            let moments = own.map(|m| if repeated { m.repeated(rows as u64) } else { m });
+            let mut bank = CategoricalBank::new(&counts.counts, None, c, trials, 0)?.with_moments(moments.as_ref());
+            bank.rows = rows;
             Ok(Some(if observed { dirichlet::avg(&bank, w) } else { dirichlet::bayes(&bank, w) }))
         });
         // Errors (a flaw in R) are reported by the validating path.

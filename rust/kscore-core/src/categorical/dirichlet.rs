@@ -132,7 +132,7 @@ fn total_spread(bank: &CategoricalBank, w: &[f64], total: u64, with_prior: bool)
 
 /// Banks of up to this many categories take Bayes@N's sums from the count
 /// moments (`C (C + 1) / 2` products per row); wider ones go row by row.
-const MOMENT_CATEGORIES: usize = 16;
+pub const MOMENT_CATEGORIES: usize = 16;
 
 /// The moments of the counts `n (+ n0)` over the bank: the intake's when it
 /// computed them (no prior), else one pass over the counts.

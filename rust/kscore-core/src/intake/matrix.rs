@@ -231,6 +231,10 @@ pub fn binary_count_histogram<T: Entry>(view: ArrayView2<T>) -> Result<Vec<u64>>
     Ok(hist)
 }
 
+/// Category counts materialised for a matrix of one repeated row at most
+/// (1 GiB of u32); `dirichlet_of_matrix` needs none (docs/kernels.md, K11).
+pub const MAX_REPEATED_COUNTS: usize = 1 << 28;
+
 /// Per-row counts of each category `0..categories` (row-major, M x categories).
 #[derive(Debug, Clone)]
 pub struct CategoryCounts {
@@ -353,7 +357,16 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
         return Err(Error::value("categories must be >= 1"));
     }
     if m > 1 && view.strides()[0] == 0 {
-        // One row repeated (`np.broadcast_to`): count it once, then copy.
+        // One row repeated (`np.broadcast_to`): count it once, then copy,
+        // unless the copies would not fit (1e9 rows of 3 categories are
+        // 12 GB): then a clear error, before anything is allocated.
+        if m.saturating_mul(categories) > MAX_REPEATED_COUNTS {
+            let gb = (m as f64) * (categories as f64) * 4e-9;
+            return Err(Error::value(format!(
+                "{name} repeats one row {m} times (a zero row stride, as np.broadcast_to makes); its \
+                 category counts row by row would need {gb:.1} GB: pass the distinct rows instead"
+            )));
+        }
         let one = category_counts(view.slice(s![..1, ..]), categories, name)?;
         return Ok(CategoryCounts {
             counts: one.counts.repeat(m),

@@ -129,6 +129,16 @@ impl CountMoments {
             )
     }
 
+    /// The moments of these rows repeated `times` times each.
+    pub fn repeated(&self, times: u64) -> CountMoments {
+        CountMoments {
+            categories: self.categories,
+            rows: self.rows * times,
+            sums: self.sums.iter().map(|&s| s * times).collect(),
+            products: self.products.iter().map(|&p| p * times as u128).collect(),
+        }
+    }
+
     /// The moments of `x + 1` (every count plus one pseudo-count):
     /// `Σ (x_c + 1) = S_c + M`, `Σ (x_c + 1)(x_d + 1) = P_cd + S_c + S_d + M`.
     pub fn plus_one(&self) -> CountMoments {
@@ -194,6 +204,9 @@ mod tests {
         assert_eq!(p.sums, vec![9, 7, 6]);
         assert_eq!(p.product(0, 0), 4 + 49); // (1+1)^2 + (0+0)^2 + (5+2)^2
         let one = m.plus_one();
+        assert_eq!(m.repeated(3).sums, vec![18, 18, 18]);
+        assert_eq!(m.repeated(3).product(1, 2), 3 * 14);
+        assert_eq!(m.repeated(3).rows, 9);
         assert_eq!(one.sums, vec![9, 9, 9]);
         // Σ (x0 + 1)(x1 + 1) = (2)(3) + (1)(5) + (6)(1)
         assert_eq!(one.product(0, 1), 6 + 5 + 6);
