@@ -876,3 +876,34 @@ def test_no_nan_or_inf_in_a_board_from_odd_but_valid_rows(tmp_path: Path) -> Non
         for key, value in r.items():
             if value and key not in ("rank", "model"):
                 assert math.isfinite(float(value)), (key, value)
+
+
+@pytest.mark.parametrize("suffix, header", [
+    ("csv", "model,question,correct,correct"),       # the outcome column twice
+    ("tsv", "model\tquestion\tcorrect\tModel"),       # the model column twice, in another case
+    ("csv.gz", "question,model,correct,question"),   # compressed, the question column twice
+])
+def test_duplicated_header_column_is_refused(tmp_path: Path, suffix: str, header: str) -> None:
+    """A header naming a column twice: DuckDB renames the second copy, so the
+    leaderboard would read the first without a word. Refused in one line
+    naming the file, the column and both positions; the file is unchanged."""
+    sep = "\t" if suffix == "tsv" else ","
+    body = "\n".join(sep.join(row) for row in [["a", "1", "1", "0"], ["b", "1", "0", "1"]]) + "\n"
+    data = (header + "\n" + body).encode()
+    path = tmp_path / f"results.{suffix}"
+    path.write_bytes(gzip.compress(data) if suffix.endswith(".gz") else data)
+    names = header.split(sep)
+    second, twice = next((i, n) for i, n in enumerate(names) if n.lower() in [m.lower() for m in names[:i]])
+    first = [m.lower() for m in names].index(twice.lower())
+    line = fails(kscore("leaderboard", path, watch=tmp_path), str(path), f"column '{twice}' twice")
+    assert f"(columns {first + 1} and {second + 1})" in line
+
+
+def test_distinct_header_columns_alike_are_read(tmp_path: Path) -> None:
+    """Names that only look alike (``correct`` and ``correct_1``) are two
+    columns: read as usual."""
+    path = tmp_path / "results.csv"
+    path.write_text("model,question,correct,correct_1\na,1,1,0\na,2,0,1\nb,1,1,1\nb,2,0,0\n")
+    ran = kscore("leaderboard", path, "--format", "csv", watch=tmp_path)
+    assert ran.rc == 0, ran
+    assert board(ran)["a"]["pass@1"] == "0.5"

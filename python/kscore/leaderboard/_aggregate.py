@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from ._columns import ColumnNames, resolve_columns
 from ._counts import Counts
+from ._diagnose_read import duplicate_header
 from ._issues import Issues, LeaderboardError
 from ._source import Source
 from ._sql import RowSql, literal, outcome_expr, sample_is_integer, value
@@ -44,6 +45,9 @@ class Cells:
 
 def describe(source: Source) -> list[tuple[str, str]]:
     """Column names and DuckDB types of the source."""
+    problem = duplicate_header(source)
+    if problem is not None:
+        raise LeaderboardError(problem)
     rel = source.run("SELECT * FROM {src} LIMIT 0")
     return [(str(n), str(t)) for n, t in zip(rel.columns, rel.types)]
 

@@ -86,6 +86,28 @@ def _csv_line(path: Path, delimiter: str) -> str | None:
     return None
 
 
+def duplicate_header(source: Source) -> str | None:
+    """The first CSV/TSV header naming a column twice (DuckDB would rename the
+    second and the leaderboard silently read the first), or None. Names are
+    compared as DuckDB compares identifiers, ignoring case."""
+    if source.kind not in ("csv", "tsv"):
+        return None
+    delimiter = "\t" if source.kind == "tsv" else ","
+    for path in source.files:
+        try:
+            with _open_text(path) as fh:
+                head = next(csv.reader(fh, delimiter=delimiter), None)
+        except (UnicodeDecodeError, csv.Error, *_READ_ERRORS):
+            continue  # reported by the read itself
+        seen: dict[str, int] = {}
+        for i, name in enumerate(head or [], start=1):
+            first = seen.setdefault(name.strip().lower(), i)
+            if first != i:
+                return (f"{path}: the header names column '{name}' twice (columns {first} and {i}); "
+                        "rename one")
+    return None
+
+
 def json_line(path: Path) -> str | None:
     try:
         with _open_text(path) as fh:
