@@ -29,7 +29,7 @@ work = {}
 for label, (m, n, k) in shapes.items():
     R = (rng.random((m, n)) < 0.6).astype(np.int64)
     C = rng.integers(0, 3, (m, n))
-    w = [0.0, 0.5, 1.0]
+    w = np.array([0.0, 0.5, 1.0])
     work[f"pass_at_k {label}"] = (lambda R=R, k=k: K.pass_at_k(R, k))
     work[f"maj_at_k {label}"] = (lambda R=R, k=k: K.maj_at_k(R, k))
     work[f"mg_pass_at_k {label}"] = (lambda R=R, k=k: K.mg_pass_at_k(R, k))
@@ -47,7 +47,7 @@ work["pass_at_k_ci 1e6x64 bool"] = lambda: K.pass_at_k_ci(big, 8)
 big_int8 = big.astype(np.int8)
 work["pass_at_k 1e6x64 int8"] = lambda: K.pass_at_k(big_int8, 32)
 four = rng.integers(0, 4, (10**6, 64)).astype(np.int8)
-w4 = [0.0, 0.3, 0.6, 1.0]
+w4 = np.array([0.0, 0.3, 0.6, 1.0])
 work["max_at_k 1e6x64 int8 4 cats"] = lambda: K.max_at_k(four, 32, w4)
 work["bayes 1e6x64 int8 4 cats"] = lambda: K.bayes(four, w4)
 work["max_at_k_ci 1e6x64 int8 4 cats"] = lambda: K.max_at_k_ci(four, 32, w4)
