@@ -24,6 +24,7 @@ from scorio import eval as se
 
 pa = pytest.importorskip("pyarrow")
 pytest.importorskip("rich")
+pytest.importorskip("duckdb")  # the leaderboard's engine (cli extra)
 import pyarrow.parquet as pq  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

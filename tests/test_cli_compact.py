@@ -14,6 +14,7 @@ import pytest
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
+pytest.importorskip("duckdb")  # the leaderboard's engine (cli extra)
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -29,6 +29,7 @@ from kscore.present.model import Board
 
 pytest.importorskip("pyarrow")
 pytest.importorskip("rich")
+pytest.importorskip("duckdb")  # the leaderboard's engine (cli extra)
 
 
 def results(folder: Path, n_models: int, questions: int = 20, samples: int = 8) -> Path:

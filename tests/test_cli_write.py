@@ -65,6 +65,7 @@ def test_output_through_a_symlink_or_hard_link_or_other_spelling_is_refused(resu
 
 
 def test_a_failed_write_leaves_the_previous_output_and_no_temporary_file(results: Path, tmp_path: Path) -> None:
+    pytest.importorskip("duckdb")  # the leaderboard's engine (cli extra)
     out = tmp_path / "board.json"
     out.write_text("previous leaderboard\n")
     res = kscore("leaderboard", results, "--output", out, fsize=200)  # the JSON is longer than 200 bytes
@@ -78,6 +79,7 @@ def test_a_failed_write_leaves_the_previous_output_and_no_temporary_file(results
 
 
 def test_progress_shows_when_forced_and_not_when_piped_or_quiet(results: Path) -> None:
+    pytest.importorskip("duckdb")  # the leaderboard's engine (cli extra)
     res = kscore("leaderboard", results, "--format", "csv", "--progress")
     assert res.returncode == 0, res.stderr
     assert "Reading" in res.stderr and "100%" in res.stderr

@@ -88,6 +88,7 @@ def test_rows_ordered_by_model_group_as_sorting_would() -> None:
 
 def test_pairwise_products_run_on_one_blas_thread() -> None:
     threadpoolctl = pytest.importorskip("threadpoolctl")
+    pytest.importorskip("duckdb")  # the leaderboard's engine (cli extra)
     with one_thread(1e12):
         assert all(x["num_threads"] == 1 for x in threadpoolctl.threadpool_info() if x["user_api"] == "blas")
     board = kscore.leaderboard(grid(20, 2000, 4, 2, seed=4), metrics="pass@1")

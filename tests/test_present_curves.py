@@ -14,6 +14,7 @@ import kscore
 from kscore.present.from_leaderboard import board_from_leaderboard
 
 pa = pytest.importorskip("pyarrow")
+pytest.importorskip("duckdb")  # the leaderboard's engine (cli extra)
 
 
 def _table(seed: int = 3) -> object:

@@ -138,6 +138,7 @@ def test_cli_writes_the_page_with_every_model_and_the_matrix(tmp_path: Path) -> 
     """``kscore leaderboard --format html`` on the shipped sample: the page a
     browser renders names every model, every metric, the pairwise matrix on
     the ranking metric and the footer's interval."""
+    pytest.importorskip("duckdb")  # the leaderboard's engine (cli extra)
     import json
     import sys
 

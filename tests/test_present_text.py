@@ -83,6 +83,7 @@ def test_board_lengths_are_checked() -> None:
 
 
 def test_from_leaderboard() -> None:
+    pytest.importorskip("duckdb")  # the leaderboard's engine (cli extra)
     rng = np.random.default_rng(1)
     rows = [(f"lab/a-long-model-name-{m}-instruct", q, bool(rng.random() < 0.3 + m / 10))
             for m in range(5) for q in range(40) for _ in range(8)]
