@@ -137,6 +137,45 @@ fn count_rows_portable(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Sums)
     ok && or >> 2 == 0
 }
 
+/// Rows `r..r + 4` of `quads` vectors each, every entry through `term` and
+/// summed per row, and folded: lane j of the result is row r + j's sum.
+/// Every entry is ORed into `or`. The caller guarantees the rows exist.
+#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn four_rows(
+    base: *const std::arch::x86_64::__m256i,
+    r: usize,
+    quads: usize,
+    or: &mut std::arch::x86_64::__m256i,
+    term: impl Fn(std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i,
+) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    let mut acc = [_mm256_setzero_si256(); 4];
+    for (j, a) in acc.iter_mut().enumerate() {
+        // SAFETY: row r + j's `quads` vectors lie inside the caller's slice.
+        let row = unsafe { base.add((r + j) * quads) };
+        for q in 0..quads {
+            // SAFETY: as above.
+            let v = unsafe { _mm256_loadu_si256(row.add(q)) };
+            *or = _mm256_or_si256(*or, v);
+            *a = _mm256_add_epi64(*a, term(v));
+        }
+    }
+    let s01 = _mm256_add_epi64(
+        _mm256_unpacklo_epi64(acc[0], acc[1]),
+        _mm256_unpackhi_epi64(acc[0], acc[1]),
+    );
+    let s23 = _mm256_add_epi64(
+        _mm256_unpacklo_epi64(acc[2], acc[3]),
+        _mm256_unpackhi_epi64(acc[2], acc[3]),
+    );
+    _mm256_add_epi64(
+        _mm256_permute2x128_si256(s01, s23, 0x20),
+        _mm256_permute2x128_si256(s01, s23, 0x31),
+    )
+}
+
 /// Four rows at a time (`n % 4 == 0`): see the module note.
 #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
 #[target_feature(enable = "avx2")]
@@ -173,31 +212,11 @@ unsafe fn count_rows_avx2_c<const C: usize>(flat: &[u64], n: usize, out: &mut [u
     let dst = out.as_mut_ptr();
     let mut r = 0;
     while r < vector_rows {
-        let mut acc = [zero; 4];
-        for (j, a) in acc.iter_mut().enumerate() {
-            // SAFETY: row r + j < rows, and its `quads` vectors of four
-            // entries lie inside `flat` (n = 4 quads).
-            let row = base.add((r + j) * quads);
-            for q in 0..quads {
-                let v = _mm256_loadu_si256(row.add(q));
-                or = _mm256_or_si256(or, v);
-                // v >= 4 shifts by 64 or more (0) or wraps: caught by `or`.
-                *a = _mm256_add_epi64(*a, _mm256_sllv_epi64(one, _mm256_slli_epi64(v, 4)));
-            }
-        }
-        // Fold: lane j of `w` is the sum of the four lanes of acc[j].
-        let s01 = _mm256_add_epi64(
-            _mm256_unpacklo_epi64(acc[0], acc[1]),
-            _mm256_unpackhi_epi64(acc[0], acc[1]),
-        );
-        let s23 = _mm256_add_epi64(
-            _mm256_unpacklo_epi64(acc[2], acc[3]),
-            _mm256_unpackhi_epi64(acc[2], acc[3]),
-        );
-        let w = _mm256_add_epi64(
-            _mm256_permute2x128_si256(s01, s23, 0x20),
-            _mm256_permute2x128_si256(s01, s23, 0x31),
-        );
+        // SAFETY: rows r..r + 4 < rows lie inside `flat`. An entry v >= 4
+        // shifts by 64 or more (0) or wraps: caught by `or`.
+        let w = four_rows(base, r, quads, &mut or, |v| {
+            _mm256_sllv_epi64(one, _mm256_slli_epi64(v, 4))
+        });
         let c1 = _mm256_and_si256(_mm256_srli_epi64(w, 16), field);
         let c2 = _mm256_and_si256(_mm256_srli_epi64(w, 32), field);
         let c3 = _mm256_srli_epi64(w, 48);
@@ -294,28 +313,8 @@ unsafe fn row_sums_avx2(flat: &[u64], n: usize, out: &mut [u32]) -> u64 {
     let base = flat.as_ptr() as *const __m256i;
     let mut r = 0;
     while r + 4 <= rows {
-        let mut acc = [zero; 4];
-        for (j, a) in acc.iter_mut().enumerate() {
-            // SAFETY: row r + j < rows lies inside `flat` (n = 4 quads).
-            let row = base.add((r + j) * quads);
-            for q in 0..quads {
-                let v = _mm256_loadu_si256(row.add(q));
-                or = _mm256_or_si256(or, v);
-                *a = _mm256_add_epi64(*a, v);
-            }
-        }
-        let s01 = _mm256_add_epi64(
-            _mm256_unpacklo_epi64(acc[0], acc[1]),
-            _mm256_unpackhi_epi64(acc[0], acc[1]),
-        );
-        let s23 = _mm256_add_epi64(
-            _mm256_unpacklo_epi64(acc[2], acc[3]),
-            _mm256_unpackhi_epi64(acc[2], acc[3]),
-        );
-        let w = _mm256_add_epi64(
-            _mm256_permute2x128_si256(s01, s23, 0x20),
-            _mm256_permute2x128_si256(s01, s23, 0x31),
-        );
+        // SAFETY: rows r..r + 4 < rows lie inside `flat`.
+        let w = four_rows(base, r, quads, &mut or, |v| v);
         // The four sums' low halves (valid sums are below 2^32).
         let sums = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(w, low_halves));
         // SAFETY: rows r..r + 4 lie inside `out`.
