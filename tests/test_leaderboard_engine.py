@@ -128,3 +128,53 @@ def test_codes_are_sorted_names_and_cells_ordered() -> None:
     chunked = pa.Table.from_batches([pa.record_batch({"m": pa.array(x, pa.string())}) for x in parts])
     names, codes = _aggregate.codes(chunked, "m")
     assert names == ["a", "q", "z"] and codes.tolist() == [2, 0, 1, 0, -1]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "csv.gz", "csv.zst"])
+def test_one_csv_file_is_sniffed_once(tmp_path: Path, fmt: str) -> None:
+    """DuckDB's sniffer runs once (sniff_csv); every read_csv after it
+    declares what it found (auto_detect = false): the same board as the
+    table's, CRLF line ends and a date column included."""
+    import gzip
+
+    from kscore.leaderboard import _source
+
+    data = rows(4)
+    sep = "\t" if fmt == "tsv" else ","
+    lines = [sep.join(["model", "question", "sample", "correct", "day"])]
+    lines += [sep.join([m, q, str(s), str(v), f"{13 + s}/02/2024"]) for m, q, s, v in data]
+    text = ("\r\n".join(lines) + "\r\n").encode()
+    path = tmp_path / f"r.{fmt}"
+    if fmt == "csv.gz":
+        text = gzip.compress(text)
+    elif fmt == "csv.zst":
+        sink = pa.BufferOutputStream()
+        with pa.CompressedOutputStream(sink, "zstd") as f:
+            f.write(text)
+        text = sink.getvalue().to_pybytes()
+    path.write_bytes(text)
+    scans: list[str] = []
+    run = _source.Source.run
+
+    def spy(self: Any, sql: str, filename: bool = False, row_number: bool = False) -> Any:
+        scans.append(self.scan(filename, row_number))
+        return run(self, sql, filename, row_number)
+
+    _source.Source.run = spy  # type: ignore[method-assign]
+    try:
+        got = kscore.leaderboard(path, metrics="pass@1,bayes@N")
+    finally:
+        _source.Source.run = run  # type: ignore[method-assign]
+    ref = kscore.leaderboard(table(data), metrics="pass@1,bayes@N")
+    assert counts_of(got) == counts_of(ref)
+    assert scans and all("auto_detect = false" in s and "'day': 'DATE'" in s and "dateformat = '%d/%m/%Y'" in s
+                         for s in scans)
+
+
+def test_several_csv_files_keep_matching_columns_by_name(tmp_path: Path) -> None:
+    """DuckDB sniffs each of several files and matches their columns by
+    name (declared columns would be taken by position)."""
+    (tmp_path / "a.csv").write_text("model,question,sample,correct\na,q1,0,1\na,q2,0,0\n")
+    (tmp_path / "b.csv").write_text("question,sample,correct,model\nq1,0,0,b\nq2,0,0,b\n")
+    board = kscore.leaderboard(tmp_path, metrics="pass@1")
+    assert counts_of(board) == {("a", "q1"): [0, 1], ("a", "q2"): [1, 0], ("b", "q1"): [1, 0], ("b", "q2"): [1, 0]}

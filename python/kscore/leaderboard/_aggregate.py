@@ -43,7 +43,9 @@ class Cells:
 
 
 def describe(source: Source) -> list[tuple[str, str]]:
-    """Column names and DuckDB types of the source."""
+    """Column names and DuckDB types of the source (a single CSV/TSV file
+    sniffed once, :meth:`Source.sniff`)."""
+    source.sniff()
     rel = source.run("SELECT * FROM {src} LIMIT 0")
     return [(str(n), str(t)) for n, t in zip(rel.columns, rel.types)]
 
