@@ -42,11 +42,12 @@ def counts_of(board: kscore.Leaderboard) -> dict[tuple[str, str], list[int]]:
     return {(c.models[m], c.questions[q]): list(map(int, cat)) for m, q, cat in zip(c.model, c.question, c.categories)}
 
 
-def check(tmp_path: Path, t: Any, proven: bool, **kw: Any) -> kscore.Leaderboard:
-    """The Parquet file's board equals the table's; ``proven``: the lean count ran."""
+def check(tmp_path: Path, t: Any, proven: bool, seen: list[str] | None = None, **kw: Any) -> kscore.Leaderboard:
+    """The Parquet file's board equals the table's; ``proven``: the lean count
+    ran; ``seen`` gets the aggregation queries."""
     path = tmp_path / "r.parquet"
     pq.write_table(t, path, row_group_size=50)
-    seen: list[str] = []
+    seen = seen if seen is not None else []
     query = _aggregate._query
 
     def spy(r: Any) -> str:
@@ -63,20 +64,38 @@ def check(tmp_path: Path, t: Any, proven: bool, **kw: Any) -> kscore.Leaderboard
     assert counts_of(got) == counts_of(ref)
     assert [w.split(": ", 1)[1] for w in got.warnings] == [w.split(": ", 1)[1] for w in ref.warnings]
     assert [r.model for r in got.rows] == [r.model for r in ref.rows]
-    assert ("count_if" not in seen[0]) == proven
+    assert (" AS bad" not in seen[0]) == proven  # the checked count counts rows with a problem
     return got
 
 
-@pytest.mark.parametrize("n_samples", [1, 10, 31, 32, 40])
+@pytest.mark.parametrize("n_samples", [1, 10, 31, 32, 40, 100])
 def test_binary_any_sample_count(tmp_path: Path, n_samples: int) -> None:
-    # 2 bits a sample id: ids 0..31 fit the 64-bit mask (0..30 a signed one).
-    check(tmp_path, table(rows(n_samples)), proven=n_samples <= 32, metrics="pass@1,bayes@N")
+    # 2 bits a sample id: ids 0..31 fit the 64-bit mask (0..30 a signed one);
+    # more ids are counted on a bitstring.
+    seen: list[str] = []
+    check(tmp_path, table(rows(n_samples)), proven=True, metrics="pass@1,bayes@N", seen=seen)
+    assert ("bitstring_agg" in seen[0]) == (n_samples > 32)
 
 
-@pytest.mark.parametrize("n_samples", [5, 21, 22])
+@pytest.mark.parametrize("n_samples", [5, 21, 22, 70])
 def test_graded_outcomes(tmp_path: Path, n_samples: int) -> None:
-    check(tmp_path, table(rows(n_samples, categories=3)), proven=3 * n_samples <= 64, weights="0,0.5,1",
+    check(tmp_path, table(rows(n_samples, categories=3)), proven=True, weights="0,0.5,1",
           metrics="pass@1,bayes@N")
+
+
+def test_sample_ids_past_the_bitstring_are_counted_exactly(tmp_path: Path) -> None:
+    data = rows(3)
+    data[4] = (data[4][0], data[4][1], _aggregate.BITSTRING_IDS, data[4][3])
+    check(tmp_path, table(data), proven=False, metrics="pass@1")
+
+
+@pytest.mark.parametrize("n_samples", [40, 100])
+def test_repeated_ids_past_the_mask_are_named_like_the_checked_count(tmp_path: Path, n_samples: int) -> None:
+    data = rows(n_samples)
+    data.insert(20, data[3])  # repeats (m-a, q00, 3)
+    board = check(tmp_path, table(data), proven=True, metrics="pass@1")
+    assert any("1 duplicate row" in w and "row 21" in w and "repeats row 4" in w for w in board.warnings)
+    assert sum(board.counts.n) == len(data) - 1
 
 
 def test_boolean_outcomes_and_no_sample_column(tmp_path: Path) -> None:
