@@ -28,6 +28,16 @@ every process, which the installed DuckDB, Polars and pandas never do.
 Run with ``python -m pytest benches/bench_leaderboard.py -s`` (needs pandas,
 which is not a dependency of kscore: ``pip install pandas``). No timing is
 asserted; the figures are printed and recorded in the summary table.
+
+The billion-row run (not a test: one run, measured by hand) reads a dataset
+of Parquet files, one per model, that DuckDB writes model by model (memory
+stays bounded whatever the size; 1e9 rows of 100 samples take 0.3 GB on
+disk and some 10 minutes on a shared 2-core machine)::
+
+    python benches/bench_leaderboard.py DIR --models 100 --questions 100000 --samples 100
+    /usr/bin/time -v kscore leaderboard 'DIR/*.parquet' --format csv -o board.csv --quiet
+
+(docs/leaderboard.md, *Speed*, has the figures.)
 """
 
 from __future__ import annotations
@@ -139,6 +149,39 @@ def make_table(n_models: int, n_questions: int, n_samples: int, seed: int) -> An
     })
 
 
+def write_dataset(out: Path, n_models: int, n_questions: int, n_samples: int, seed: int = 3) -> list[Path]:
+    """``n_models`` Parquet files under ``out``, ``model-NNN.parquet``, with
+    the columns of :func:`make_table` (model, question_id, sample, correct)
+    and outcomes from the same kind of item-response model, abilities and
+    difficulties drawn from hashes of the ids (reproducible, no state to
+    hold); written by DuckDB one model at a time, so that memory does not
+    grow with the rows."""
+    import duckdb
+
+    out.mkdir(parents=True, exist_ok=True)
+    width = max(5, len(str(n_questions - 1)))
+    con = duckdb.connect()
+    con.execute("SET preserve_insertion_order = false")
+
+    def normal(x: str, salt: int) -> str:  # Box-Muller on two hashes of x
+        u1 = f"((hash({x}, {seed}, {salt}) % 4294967291) + 1) / 4294967296.0"
+        u2 = f"(hash({x}, {seed}, {salt + 1}) % 4294967291) / 4294967296.0"
+        return f"(sqrt(-2 * ln({u1})) * cos(2 * pi() * {u2}))"
+
+    files = []
+    for m in range(n_models):
+        path = out / f"model-{m:03d}.parquet"
+        theta = normal(str(m), 0)
+        q = f"(i // {n_samples})"
+        p = f"1 / (1 + exp(-({theta} - 1.5 * {normal(q, 2)})))"
+        u = f"((hash(i, {m}, {seed}, 4) % 4294967291) / 4294967296.0)"
+        con.execute(f"COPY (SELECT 'model-{m:03d}' AS model, 'q' || lpad(CAST({q} AS VARCHAR), {width}, '0') "
+                    f"AS question_id, CAST(i % {n_samples} AS SMALLINT) AS sample, CAST({u} < {p} AS TINYINT) "
+                    f"AS correct FROM range({n_questions * n_samples}) t(i)) TO '{path}' (FORMAT parquet)")
+        files.append(path)
+    return files
+
+
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     import compileall
@@ -224,3 +267,20 @@ def _has(module: str) -> bool:
     import importlib.util
 
     return importlib.util.find_spec(module) is not None
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Write a long-format Parquet dataset, one file per model "
+                                     "(the billion-row run: 100 x 100000 x 100).")
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--models", type=int, default=100)
+    parser.add_argument("--questions", type=int, default=100_000)
+    parser.add_argument("--samples", type=int, default=100)
+    args = parser.parse_args()
+    t0 = time.perf_counter()
+    written = write_dataset(args.out, args.models, args.questions, args.samples)
+    size = sum(f.stat().st_size for f in written)
+    print(f"{len(written)} files, {args.models * args.questions * args.samples:,} rows, {size / 1e9:.1f} GB, "
+          f"{time.perf_counter() - t0:.0f} s")

@@ -42,11 +42,12 @@ def counts_of(board: kscore.Leaderboard) -> dict[tuple[str, str], list[int]]:
     return {(c.models[m], c.questions[q]): list(map(int, cat)) for m, q, cat in zip(c.model, c.question, c.categories)}
 
 
-def check(tmp_path: Path, t: Any, proven: bool, **kw: Any) -> kscore.Leaderboard:
-    """The Parquet file's board equals the table's; ``proven``: the lean count ran."""
+def check(tmp_path: Path, t: Any, proven: bool, seen: list[str] | None = None, **kw: Any) -> kscore.Leaderboard:
+    """The Parquet file's board equals the table's; ``proven``: the lean count
+    ran; ``seen`` gets the aggregation queries."""
     path = tmp_path / "r.parquet"
     pq.write_table(t, path, row_group_size=50)
-    seen: list[str] = []
+    seen = seen if seen is not None else []
     query = _aggregate._query
 
     def spy(r: Any) -> str:
@@ -63,20 +64,38 @@ def check(tmp_path: Path, t: Any, proven: bool, **kw: Any) -> kscore.Leaderboard
     assert counts_of(got) == counts_of(ref)
     assert [w.split(": ", 1)[1] for w in got.warnings] == [w.split(": ", 1)[1] for w in ref.warnings]
     assert [r.model for r in got.rows] == [r.model for r in ref.rows]
-    assert ("count_if" not in seen[0]) == proven
+    assert (" AS bad" not in seen[0]) == proven  # the checked count counts rows with a problem
     return got
 
 
-@pytest.mark.parametrize("n_samples", [1, 10, 31, 32, 40])
+@pytest.mark.parametrize("n_samples", [1, 10, 31, 32, 40, 100])
 def test_binary_any_sample_count(tmp_path: Path, n_samples: int) -> None:
-    # 2 bits a sample id: ids 0..31 fit the 64-bit mask (0..30 a signed one).
-    check(tmp_path, table(rows(n_samples)), proven=n_samples <= 32, metrics="pass@1,bayes@N")
+    # 2 bits a sample id: ids 0..31 fit the 64-bit mask (0..30 a signed one);
+    # more ids are counted on a bitstring.
+    seen: list[str] = []
+    check(tmp_path, table(rows(n_samples)), proven=True, metrics="pass@1,bayes@N", seen=seen)
+    assert ("bitstring_agg" in seen[0]) == (n_samples > 32)
 
 
-@pytest.mark.parametrize("n_samples", [5, 21, 22])
+@pytest.mark.parametrize("n_samples", [5, 21, 22, 70])
 def test_graded_outcomes(tmp_path: Path, n_samples: int) -> None:
-    check(tmp_path, table(rows(n_samples, categories=3)), proven=3 * n_samples <= 64, weights="0,0.5,1",
+    check(tmp_path, table(rows(n_samples, categories=3)), proven=True, weights="0,0.5,1",
           metrics="pass@1,bayes@N")
+
+
+def test_sample_ids_past_the_bitstring_are_counted_exactly(tmp_path: Path) -> None:
+    data = rows(3)
+    data[4] = (data[4][0], data[4][1], _aggregate.BITSTRING_IDS, data[4][3])
+    check(tmp_path, table(data), proven=False, metrics="pass@1")
+
+
+@pytest.mark.parametrize("n_samples", [40, 100])
+def test_repeated_ids_past_the_mask_are_named_like_the_checked_count(tmp_path: Path, n_samples: int) -> None:
+    data = rows(n_samples)
+    data.insert(20, data[3])  # repeats (m-a, q00, 3)
+    board = check(tmp_path, table(data), proven=True, metrics="pass@1")
+    assert any("1 duplicate row" in w and "row 21" in w and "repeats row 4" in w for w in board.warnings)
+    assert sum(board.counts.n) == len(data) - 1
 
 
 def test_boolean_outcomes_and_no_sample_column(tmp_path: Path) -> None:
@@ -128,3 +147,53 @@ def test_codes_are_sorted_names_and_cells_ordered() -> None:
     chunked = pa.Table.from_batches([pa.record_batch({"m": pa.array(x, pa.string())}) for x in parts])
     names, codes = _aggregate.codes(chunked, "m")
     assert names == ["a", "q", "z"] and codes.tolist() == [2, 0, 1, 0, -1]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "csv.gz", "csv.zst"])
+def test_one_csv_file_is_sniffed_once(tmp_path: Path, fmt: str) -> None:
+    """DuckDB's sniffer runs once (sniff_csv); every read_csv after it
+    declares what it found (auto_detect = false): the same board as the
+    table's, CRLF line ends and a date column included."""
+    import gzip
+
+    from kscore.leaderboard import _source
+
+    data = rows(4)
+    sep = "\t" if fmt == "tsv" else ","
+    lines = [sep.join(["model", "question", "sample", "correct", "day"])]
+    lines += [sep.join([m, q, str(s), str(v), f"{13 + s}/02/2024"]) for m, q, s, v in data]
+    text = ("\r\n".join(lines) + "\r\n").encode()
+    path = tmp_path / f"r.{fmt}"
+    if fmt == "csv.gz":
+        text = gzip.compress(text)
+    elif fmt == "csv.zst":
+        sink = pa.BufferOutputStream()
+        with pa.CompressedOutputStream(sink, "zstd") as f:
+            f.write(text)
+        text = sink.getvalue().to_pybytes()
+    path.write_bytes(text)
+    scans: list[str] = []
+    run = _source.Source.run
+
+    def spy(self: Any, sql: str, filename: bool = False, row_number: bool = False) -> Any:
+        scans.append(self.scan(filename, row_number))
+        return run(self, sql, filename, row_number)
+
+    _source.Source.run = spy  # type: ignore[method-assign]
+    try:
+        got = kscore.leaderboard(path, metrics="pass@1,bayes@N")
+    finally:
+        _source.Source.run = run  # type: ignore[method-assign]
+    ref = kscore.leaderboard(table(data), metrics="pass@1,bayes@N")
+    assert counts_of(got) == counts_of(ref)
+    assert scans and all("auto_detect = false" in s and "'day': 'DATE'" in s and "dateformat = '%d/%m/%Y'" in s
+                         for s in scans)
+
+
+def test_several_csv_files_keep_matching_columns_by_name(tmp_path: Path) -> None:
+    """DuckDB sniffs each of several files and matches their columns by
+    name (declared columns would be taken by position)."""
+    (tmp_path / "a.csv").write_text("model,question,sample,correct\na,q1,0,1\na,q2,0,0\n")
+    (tmp_path / "b.csv").write_text("question,sample,correct,model\nq1,0,0,b\nq2,0,0,b\n")
+    board = kscore.leaderboard(tmp_path, metrics="pass@1")
+    assert counts_of(board) == {("a", "q1"): [0, 1], ("a", "q2"): [1, 0], ("b", "q1"): [1, 0], ("b", "q2"): [1, 0]}
