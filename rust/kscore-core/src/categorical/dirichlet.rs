@@ -27,30 +27,22 @@ const CHUNK: usize = 4096;
 /// Estimated cost of one chunk of rows (a few categories each).
 const CHUNK_NS: usize = 20 * CHUNK;
 
-/// Ordered parallel compensated sums of `f(row)` over all rows, for two
-/// per-row quantities at once.
-fn sum_rows(rows: usize, f: impl Fn(usize) -> (f64, f64) + Sync) -> (f64, f64) {
-    let parts: Vec<(Neumaier, Neumaier)> = (0..rows.div_ceil(CHUNK))
+/// Ordered parallel compensated sum of `f(row)` over all rows.
+fn sum_rows(rows: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
+    let parts: Vec<Neumaier> = (0..rows.div_ceil(CHUNK))
         .into_par_iter()
         .with_min_len(par::min_len(CHUNK_NS))
         .map(|b| {
-            let mut a = Neumaier::new();
-            let mut v = Neumaier::new();
+            let mut acc = Neumaier::new();
             for i in b * CHUNK..((b + 1) * CHUNK).min(rows) {
-                let (x, y) = f(i);
-                a.add(x);
-                v.add(y);
+                acc.add(f(i));
             }
-            (a, v)
+            acc
         })
         .collect();
-    let mut a = Neumaier::new();
-    let mut v = Neumaier::new();
-    for (x, y) in parts {
-        a.merge(x);
-        v.merge(y);
-    }
-    (a.value(), v.value())
+    let mut acc = Neumaier::new();
+    parts.into_iter().for_each(|p| acc.merge(p));
+    acc.value()
 }
 
 /// Exact per-category totals over all rows: `Σ_α n_αc` (plus `Σ_α n0_αc`
@@ -113,21 +105,17 @@ fn row_spread(nu: impl Fn(usize) -> f64, w: &[f64], inv_t: f64) -> f64 {
 fn total_spread(bank: &CategoricalBank, w: &[f64], total: u64, with_prior: bool) -> f64 {
     let c = bank.categories;
     let inv_t = 1.0 / total as f64;
-    let (spread, _) = match bank.prior.filter(|_| with_prior) {
+    match bank.prior.filter(|_| with_prior) {
         None => sum_rows(bank.rows, |i| {
             let row = &bank.counts[i * c..(i + 1) * c];
-            (row_spread(|j| row[j] as f64 + 1.0, w, inv_t), 0.0)
+            row_spread(|j| row[j] as f64 + 1.0, w, inv_t)
         }),
         Some(prior) => sum_rows(bank.rows, |i| {
             let row = &bank.counts[i * c..(i + 1) * c];
             let pri = &prior[i * c..(i + 1) * c];
-            (
-                row_spread(|j| (row[j] as u64 + pri[j] as u64 + 1) as f64, w, inv_t),
-                0.0,
-            )
+            row_spread(|j| (row[j] as u64 + pri[j] as u64 + 1) as f64, w, inv_t)
         }),
-    };
-    spread
+    }
 }
 
 /// Banks of up to this many categories take Bayes@N's sums from the count
