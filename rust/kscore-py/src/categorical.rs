@@ -152,6 +152,8 @@ pub fn dirichlet_of_matrix(
             let own = counts.moments.clone().or_else(|| repeated.then(|| CountMoments::of_rows(&counts.counts, None, c, trials as u64)));
             let moments = own.map(|m| if repeated { m.repeated(rows as u64) } else { m });
             let mut bank = CategoricalBank::new(&counts.counts, None, c, trials, 0)?.with_moments(moments.as_ref());
+            // M rows (one row of counts when repeated): with the moments given and
+            // at most MOMENT_CATEGORIES categories, no kernel reads counts by row.
             bank.rows = rows;
             Ok(Some(if observed { dirichlet::avg(&bank, w) } else { dirichlet::bayes(&bank, w) }))
         });
