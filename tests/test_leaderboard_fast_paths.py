@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -224,3 +225,47 @@ def test_column_sums_in_blocks_are_sequential_sums(n_models: int, n_questions: i
     assert np.array_equal(column_sums(table, states_t, per_column=True) + 0.0, want_2d)
     both = column_sums(np.stack([table[0], table[1]], axis=1), states_t) + 0.0  # two values per state at once
     assert np.array_equal(both[:, 0], want_1d) and np.array_equal(both[:, 1], column_sums(table[1], states_t) + 0.0)
+
+
+def _hugepage_advice() -> bool:
+    """numpy's current setting (read by setting it back)."""
+    from kscore.leaderboard._pages import _setter
+
+    setter = _setter()
+    assert setter is not None
+    now = bool(setter(True))
+    setter(now)
+    return now
+
+
+@pytest.mark.parametrize("before", [True, False])
+def test_the_job_runs_on_small_pages_and_restores_numpys_setting(before: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kscore.leaderboard import LeaderboardError, _pages
+    from kscore.leaderboard import _run as run
+
+    seen: list[bool] = []
+    real = run.scores  # type: ignore[attr-defined]
+
+    def spy(*args: Any, **kwargs: Any) -> Scores:
+        seen.append(_hugepage_advice())
+        out: Scores = real(*args, **kwargs)
+        return out
+
+    setter = _pages._setter()
+    assert setter is not None
+    old = setter(before)
+    try:
+        monkeypatch.setattr(run, "scores", spy)
+        kscore.leaderboard(grid(3, 20, 8, 2, seed=1), metrics="pass@1")
+        with pytest.raises(LeaderboardError):
+            kscore.leaderboard(grid(3, 20, 8, 2, seed=1), metrics="pass@1", confidence=2.0)
+        assert seen == [False]  # off inside the job
+        assert _hugepage_advice() is before  # restored after it, also after an error
+        # Overlapping jobs: the setting comes back only when the last one leaves.
+        with _pages.small_pages():
+            with _pages.small_pages():
+                assert _hugepage_advice() is False
+            assert _hugepage_advice() is False
+        assert _hugepage_advice() is before
+    finally:
+        setter(old)

@@ -291,7 +291,8 @@ def order_cells(m: IntArray, q: IntArray, n_questions: int, columns: list[IntArr
     Q = max(n_questions, 1)
     N = len(m)
     L = int(m.max()) + 1 if N else 0
-    key = m * Q + q
+    key = m * Q
+    key += q
     out = np.empty((len(columns), N), np.int64)
     if N and N == L * Q and columns:
         out[0].fill(-1)

@@ -143,7 +143,7 @@ def pairwise(sc: Scores, name: str, models: list[str], confidence: float) -> Pai
     """Paired comparisons of every pair of ``models`` on metric ``name``."""
     X, W, cl = dense(sc, name, models)
     with one_thread(float(X.shape[0]) ** 2 * X.shape[1]):
-        res = paired(X, W, cl)
+        res = paired(X, W, cl, overwrite=True)  # (X is dense()'s own)
     diff, se, n = res["diff"], res["se"], res["n"]
     z = z_value(confidence)
     with np.errstate(invalid="ignore", divide="ignore"):

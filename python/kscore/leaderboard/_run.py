@@ -24,6 +24,7 @@ from ._dask import is_dask_collection, leaderboard_counts
 from ._diagnose import diagnose
 from ._issues import Issues, LeaderboardError
 from ._metrics import INTERVALS, Scores, compute, scores
+from ._pages import on_small_pages
 from ._progress import Progress
 from ._rank import rank, scored_models, sort_rows
 from ._result import Leaderboard
@@ -153,6 +154,7 @@ def _coverage(counts: Counts, pm: PerModel, issues: Issues) -> None:
         issues.warn(f"... and {len(missing) - 10} more models with missing questions")
 
 
+@on_small_pages
 def leaderboard(
     source: object,
     *,

@@ -148,7 +148,8 @@ def grid_se(values: FloatArray, states_t: npt.NDArray[np.integer[Any]], cnt: Int
     return mean, np.sqrt(var)
 
 
-def paired(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None) -> dict[str, Any]:
+def paired(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
+           overwrite: bool = False) -> dict[str, Any]:
     """Every pair of rows of ``X`` (models x questions, ``W`` marking the
     questions each model has): ``diff[i, j]``, the mean of ``x_i - x_j`` over
     the questions both have, its paired cluster-robust standard error
@@ -157,7 +158,9 @@ def paired(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None) ->
     All pairs at once from matrix products (no per-pair loop; with clusters,
     a few small products per cluster). Each question's mean over models is
     subtracted first: the differences are unchanged and the sums of squares
-    lose less to cancellation."""
+    lose less to cancellation. ``overwrite``: ``X`` (every question known)
+    may be centred in place, sparing a copy as large as it (80 MB for 100
+    models x 100 000 questions)."""
     L, Q = X.shape
     full = bool(W.all())
     # Every model has every question: the masks change nothing and are left out.
@@ -165,7 +168,11 @@ def paired(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None) ->
     cnt = np.full(Q, float(L)) if full else Wf.sum(axis=0)
     mu = np.divide(X.sum(axis=0) if full else np.where(W, X, 0.0).sum(axis=0), cnt, out=np.zeros_like(cnt),
                    where=cnt > 0)
-    X0 = X - mu if full else np.where(W, X - mu, 0.0)
+    if full and overwrite:
+        X0 = X
+        X0 -= mu
+    else:
+        X0 = X - mu if full else np.where(W, X - mu, 0.0)
     if full:
         n = np.full((L, L), float(X.shape[1]))
         s = X0.sum(axis=1)
@@ -179,7 +186,7 @@ def paired(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None) ->
         if cluster is None:
             G = X0 @ X0.T
             if full:
-                s2 = (X0 * X0).sum(axis=1)
+                s2 = np.diagonal(G)  # (each row's sum of squares, rounded as the products beside it)
                 sd2 = s2[:, None] + s2[None, :] - 2.0 * G
             else:
                 B = (X0 * X0) @ Wf.T
