@@ -683,6 +683,63 @@ def test_one_pass_call_equals_the_counted_bank(dtype: Any, categories: int, shap
         assert abs(ours[1] - theirs[1]) <= 1e-12 * abs(theirs[1]) + 1e-15
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("categories", [2, 3, 4, 5, 9])
+@pytest.mark.parametrize("shape", [(1, 4), (9, 7), (37, 200), (5003, 8)])
+def test_max_at_k_one_pass_call_equals_the_counted_bank(dtype: Any, categories: int, shape: tuple[int, int]) -> None:
+    """Max@k's fast call (category counts folded into the level histograms
+    block by block, `_kscore.max_at_k_of_matrix`) gives the counted bank's
+    number bit for bit on C-order rows of every dtype (5003 rows: past one
+    block), declines other layouts (None), and matches scorio."""
+    from kscore import _kscore
+    from kscore.eval._categorical import prepare_bank
+
+    rng = np.random.default_rng(categories * 1000 + shape[0])
+    top = 1 if dtype is np.bool_ else categories - 1
+    R = rng.integers(0, top + 1, size=shape).astype(dtype)
+    w = np.linspace(-0.5, 1.5, categories) ** 2  # levels out of category order, one tie
+    bank = prepare_bank(R, w)
+    for k in sorted({2, shape[1] // 2 + 1, shape[1]} - {1}):
+        if k > shape[1]:
+            continue
+        want = _kscore.max_at_k(bank.counts, bank.weights, k)
+        assert _kscore.max_at_k_of_matrix(R, w, k) == want
+        assert _kscore.max_at_k_of_matrix(np.asfortranarray(R), w, k) in (None, want)
+        assert _kscore.max_at_k_of_matrix(np.repeat(R, 2, axis=1)[:, ::2], w, k) is None
+        assert ke.max_at_k(R, k, w) == want
+        theirs = se.max_at_k(R, k, w)
+        assert abs(want - theirs) <= 1e-15 + 1e-12 * abs(theirs)
+
+
+@pytest.mark.parametrize(("R", "w", "k"), [
+    (np.array([[0, 1, 2, 2]]), np.array([0.0, 0.5, 1.0]), 0),     # k below 1
+    (np.array([[0, 1, 2, 2]]), np.array([0.0, 0.5, 1.0]), 5),     # k above N
+    (np.array([[0, 1, 2, 2]]), np.array([0.0, 0.5, 1.0]), 1),     # k = 1 (the observed mean)
+    (np.array([[0, 1, 2, 2]]), np.array([0.0, 0.5, 1.0]), True),  # a bool k
+    (np.array([[0, 1, 2, 2]]), np.array([0.0, 0.5, 1.0]), 2.0),   # a float k
+    (np.array([[0, 1, 2, 2]]), np.array([0.5, 0.5, 0.5]), 2),     # one reward level
+    (np.array([[0, 1, 3, 2]]), np.array([0.0, 0.5, 1.0]), 2),     # out of range
+    (np.array([[0.0, np.nan, 2.0, 1.0]]), np.array([0.0, 0.5, 1.0]), 2),  # NaN
+    (np.array([[0, 1, 2, 2]]), np.array([0, 1, 2]), 2),           # w not float64
+    (np.zeros((0, 4), dtype=np.int64), np.array([0.0, 0.5, 1.0]), 2),  # no rows
+])
+def test_max_at_k_one_pass_call_leaves_the_unusual_to_the_validating_path(R: Any, w: Any, k: Any) -> None:
+    """What the fast call does not take gives None, never an error; the public
+    function then behaves as scorio: the same result, or the same exception
+    type and message."""
+    from kscore import _kscore
+
+    assert _kscore.max_at_k_of_matrix(R, w, k) is None
+    try:
+        want = se.max_at_k(R, k, w)
+    except Exception as exc:  # noqa: BLE001 - compared below
+        with pytest.raises(type(exc)) as got:
+            ke.max_at_k(R, k, w)
+        assert str(got.value) == str(exc)
+    else:
+        assert abs(ke.max_at_k(R, k, w) - want) <= 1e-15 + 1e-12 * abs(want)
+
+
 @pytest.mark.parametrize("R, w", [
     (np.array([[0, 1, 3]]), np.array([0.0, 0.5, 1.0])),          # out of range (a 3 among 3)
     (np.array([[0, 1, -1, 2]]), np.array([0.0, 0.5, 1.0])),      # negative

@@ -114,6 +114,10 @@ def dirichlet_of_matrix(matrix: object, weights: object, observed: bool) -> tupl
     """Bayes@N (or, with ``observed``, Avg@N) ``(mu, sigma)`` from a 2-D matrix
     and a contiguous float64 reward vector; None for anything unusual."""
 
+def max_at_k_of_matrix(matrix: object, weights: object, k: object) -> float | None:
+    """Finite-bank Max@k from a 2-D matrix, a contiguous float64 reward vector
+    and 2 <= k <= N, in one pass; None for anything unusual."""
+
 def bayes(
     counts: CategoryCounts, prior: CategoryCounts | None, weights: npt.NDArray[np.float64]
 ) -> tuple[float, float]:

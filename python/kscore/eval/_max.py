@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import _kscore
 from .._inputs import validate_finite_k, validate_latent_k
 from .._interval import normal_ci
@@ -55,6 +57,12 @@ def max_at_k(R: Any, k: int, w: Any = None) -> float:
         >>> round(max_at_k(R, 2, w=np.array([0.0, 0.5, 1.0])), 6)
         0.85
     """
+    if type(R) is np.ndarray and type(w) is np.ndarray and type(k) is int:
+        # The common call, in one pass; None sends anything unusual to the
+        # validating path below (scorio's errors, in scorio's order).
+        fast = _kscore.max_at_k_of_matrix(R, w, k)
+        if fast is not None:
+            return fast
     bank = prepare_bank(R, w)
     k = validate_finite_k(bank.counts.trials, k)
     if k == 1:

@@ -122,15 +122,10 @@ pub fn dirichlet_of_matrix(
     weights: &Bound<'_, PyAny>,
     observed: bool,
 ) -> PyResult<Option<(f64, f64)>> {
-    let (Ok(matrix), Ok(weights)) = (matrix.extract::<Outcomes>(), weights.extract::<PyReadonlyArray1<f64>>()) else {
+    let Some((matrix, weights)) = fast_arguments(matrix, weights) else {
         return Ok(None);
     };
-    let Ok(w) = weights.as_slice() else {
-        return Ok(None);
-    };
-    if w.is_empty() || w.len() > 64 || !w.iter().all(|x| x.is_finite()) {
-        return Ok(None);
-    }
+    let w = weights.as_slice()?;
     on_view!(matrix, view => {
         let (rows, trials) = view.dim();
         if rows == 0 || trials == 0 {
@@ -158,6 +153,44 @@ pub fn dirichlet_of_matrix(
             Ok(Some(if observed { dirichlet::avg(&bank, w) } else { dirichlet::bayes(&bank, w) }))
         });
         // Errors (a flaw in R) are reported by the validating path.
+        Ok(result.unwrap_or(None))
+    })
+}
+
+/// The matrix and rewards of a one-call fast path: a 2-D outcome array
+/// and a contiguous float64 vector of 1 to 64 finite rewards; None for
+/// anything else (the caller's validating path raises scorio's error).
+fn fast_arguments<'py>(
+    matrix: &Bound<'py, PyAny>,
+    weights: &Bound<'py, PyAny>,
+) -> Option<(Outcomes<'py>, PyReadonlyArray1<'py, f64>)> {
+    let matrix = matrix.extract::<Outcomes>().ok()?;
+    let weights = weights.extract::<PyReadonlyArray1<f64>>().ok()?;
+    let w = weights.as_slice().ok()?;
+    (!w.is_empty() && w.len() <= 64 && w.iter().all(|x| x.is_finite())).then_some((matrix, weights))
+}
+
+/// Finite-bank Max@k straight from a 2-D matrix R, contiguous float64
+/// rewards and 2 <= k <= N, its category counts folded into the level
+/// histograms block by block (`maxk::max_at_k_of_rows`). None for anything
+/// unusual, as `dirichlet_of_matrix`: the caller's validating path raises.
+#[pyfunction]
+pub fn max_at_k_of_matrix(
+    py: Python<'_>,
+    matrix: &Bound<'_, PyAny>,
+    weights: &Bound<'_, PyAny>,
+    k: &Bound<'_, PyAny>,
+) -> PyResult<Option<f64>> {
+    let (Some((matrix, weights)), Ok(k)) = (fast_arguments(matrix, weights), k.extract::<u64>()) else {
+        return Ok(None);
+    };
+    let w = weights.as_slice()?;
+    on_view!(matrix, view => {
+        let trials = view.ncols() as u64;
+        if view.nrows() == 0 || k < 2 || k > trials {
+            return Ok(None);
+        }
+        let result = enter(py, move || maxk::max_at_k_of_rows(view, &Levels::from_weights(w)?, k));
         Ok(result.unwrap_or(None))
     })
 }

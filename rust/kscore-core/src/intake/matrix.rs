@@ -465,6 +465,50 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
     out_of_range(&view, counts, categories, name)
 }
 
+/// Category counts of a C-order matrix block by block, each block folded
+/// into a per-task accumulator (`fold(acc, counts)`, the block's counts
+/// row-major `rows x categories`) and the accumulators merged: the counts
+/// are never held for the whole matrix, only a block's (about 256 KiB of
+/// input, its counts in L2) at a time. For kernels that need only a small
+/// summary of the counts (Max@k's level histograms; docs/kernels.md, K12),
+/// this spares writing the counts of every row and reading them back.
+/// Merging must not depend on the order (integer tables). None for another
+/// layout, no rows or entries, more than 16 categories, an entry outside
+/// `0..categories` or a flaw (the caller takes `category_counts`, which
+/// reports it).
+pub fn fold_category_counts<T: Entry, A: Send>(
+    view: ArrayView2<T>,
+    categories: usize,
+    identity: impl Fn() -> A + Sync + Send,
+    fold: impl Fn(&mut A, &[u32]) + Sync + Send,
+    merge: impl Fn(A, A) -> A + Sync + Send,
+) -> Option<A> {
+    let (m, n) = view.dim();
+    let flat = view.to_slice()?;
+    if m == 0 || n == 0 || !(1..=16).contains(&categories) {
+        return None;
+    }
+    let block = block_rows(n, std::mem::size_of::<T>()).min(m);
+    let (acc, ok) = (0..m.div_ceil(block))
+        .into_par_iter()
+        .with_min_len(block_min_len(block, n * categories, std::mem::size_of::<T>()))
+        .fold(
+            || (identity(), vec![0u32; block * categories], true),
+            |(mut acc, mut buf, ok), b| {
+                let rows = block.min(m - b * block);
+                let out = &mut buf[..rows * categories];
+                let good = ok && rows_categories(&flat[b * block * n..(b * block + rows) * n], n, categories, out);
+                if good {
+                    fold(&mut acc, out);
+                }
+                (acc, buf, good)
+            },
+        )
+        .map(|(acc, _, ok)| (acc, ok))
+        .reduce(|| (identity(), true), |(a, oa), (b, ob)| (merge(a, b), oa && ob));
+    ok.then_some(acc)
+}
+
 /// The result of a pass that met an entry outside `0..categories`: the
 /// matrix's worst flaw as an error, else counts marked out of range.
 fn out_of_range<T: Entry>(
