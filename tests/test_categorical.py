@@ -711,6 +711,35 @@ def test_max_at_k_one_pass_call_equals_the_counted_bank(dtype: Any, categories: 
         assert abs(want - theirs) <= 1e-15 + 1e-12 * abs(theirs)
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int64, np.uint16, np.float64])
+@pytest.mark.parametrize("categories", [2, 3, 4, 6])
+@pytest.mark.parametrize("shape", [(40, 6), (5003, 8), (300, 50)])
+def test_max_at_k_ci_one_pass_call_equals_the_counted_bank(dtype: Any, categories: int,
+                                                           shape: tuple[int, int]) -> None:
+    """The posterior's fast call (counts folded into the level tables) gives
+    the counted bank's ``(mu, sigma)`` bit for bit where the tables apply,
+    None elsewhere, and ``max_at_k_ci`` matches scorio either way."""
+    from kscore import _kscore
+    from kscore.eval._categorical import prepare_bank
+
+    rng = np.random.default_rng(categories * 7 + shape[0])
+    top = 1 if dtype is np.bool_ else categories - 1
+    R = rng.integers(0, top + 1, size=shape).astype(dtype)
+    w = np.linspace(-0.5, 1.5, categories) ** 2
+    bank = prepare_bank(R, w)
+    for k in (2, 5, 64):
+        want = _kscore.max_at_k_posterior(bank.counts, None, bank.weights, k)
+        got = _kscore.max_at_k_posterior_of_matrix(R, w, k)
+        assert got is None or got == want
+        ours = ke.max_at_k_ci(R, k, w)
+        theirs = se.max_at_k_ci(R, k, w)
+        assert ours[:2] == want
+        for a, b in zip(ours, theirs):
+            assert abs(a - b) <= 1e-15 + 1e-12 * abs(b)
+    if shape == (5003, 8):
+        assert _kscore.max_at_k_posterior_of_matrix(R, w, 3) is not None  # the tables apply here
+
+
 @pytest.mark.parametrize(("R", "w", "k"), [
     (np.array([[0, 1, 2, 2]]), np.array([0.0, 0.5, 1.0]), 0),     # k below 1
     (np.array([[0, 1, 2, 2]]), np.array([0.0, 0.5, 1.0]), 5),     # k above N
@@ -730,6 +759,9 @@ def test_max_at_k_one_pass_call_leaves_the_unusual_to_the_validating_path(R: Any
     from kscore import _kscore
 
     assert _kscore.max_at_k_of_matrix(R, w, k) is None
+    if not (isinstance(k, int) and k >= 2 and len(R) and R.max() <= 2 and w.dtype == np.float64
+            and len(set(w.tolist())) > 1):
+        assert _kscore.max_at_k_posterior_of_matrix(R, w, k) is None
     try:
         want = se.max_at_k(R, k, w)
     except Exception as exc:  # noqa: BLE001 - compared below

@@ -118,6 +118,10 @@ def max_at_k_of_matrix(matrix: object, weights: object, k: object) -> float | No
     """Finite-bank Max@k from a 2-D matrix, a contiguous float64 reward vector
     and 2 <= k <= N, in one pass; None for anything unusual."""
 
+def max_at_k_posterior_of_matrix(matrix: object, weights: object, k: object) -> tuple[float, float] | None:
+    """Latent Max@k ``(mu, sigma)`` from a 2-D matrix, a contiguous float64
+    reward vector and k >= 2, in one pass; None for anything unusual."""
+
 def bayes(
     counts: CategoryCounts, prior: CategoryCounts | None, weights: npt.NDArray[np.float64]
 ) -> tuple[float, float]:

@@ -124,6 +124,13 @@ def max_at_k_ci(
     k = validate_latent_k(k)
     if k == 1:
         return bayes_ci(R, w=w, R0=R0, confidence=confidence, bounds=bounds)
+    if R0 is None and type(R) is np.ndarray and type(w) is np.ndarray:
+        # The common call, in one pass (as in max_at_k).
+        fast = _kscore.max_at_k_posterior_of_matrix(R, w, k)
+        if fast is not None:
+            rewards = w.tolist()
+            return normal_ci(*fast, confidence, bounds if bounds is not None else
+                             (float(min(rewards)), float(max(rewards))))
     bank = prepare_bank(R, w, R0)
     if k > _U64_MAX:  # the core takes a u64 and refuses k >= 2**63 with this message
         raise ValueError(f"k is too large for the posterior moments; got k={k}")

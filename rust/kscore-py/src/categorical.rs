@@ -195,6 +195,31 @@ pub fn max_at_k_of_matrix(
     })
 }
 
+/// Latent Max@k `(mu, sigma)` straight from a 2-D matrix R (no R0),
+/// contiguous float64 rewards and k >= 2, its category counts folded into
+/// the level tables block by block (`maxk_posterior::max_at_k_posterior_of_rows`).
+/// None for anything unusual or where the tables do not apply, as
+/// `dirichlet_of_matrix`: the caller's validating path takes it.
+#[pyfunction]
+pub fn max_at_k_posterior_of_matrix(
+    py: Python<'_>,
+    matrix: &Bound<'_, PyAny>,
+    weights: &Bound<'_, PyAny>,
+    k: &Bound<'_, PyAny>,
+) -> PyResult<Option<(f64, f64)>> {
+    let (Some((matrix, weights)), Ok(k)) = (fast_arguments(matrix, weights), k.extract::<u64>()) else {
+        return Ok(None);
+    };
+    let w = weights.as_slice()?;
+    on_view!(matrix, view => {
+        if k < 2 {
+            return Ok(None);
+        }
+        let result = enter(py, move || maxk_posterior::max_at_k_posterior_of_rows(view, &Levels::from_weights(w)?, k));
+        Ok(result.unwrap_or(None))
+    })
+}
+
 /// Avg@N `(a, sigma_a)` from counts of R and rewards.
 #[pyfunction]
 pub fn avg(py: Python<'_>, counts: &CategoryCounts, weights: PyReadonlyArray1<'_, f64>) -> PyResult<(f64, f64)> {

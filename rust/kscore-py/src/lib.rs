@@ -56,6 +56,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(categorical::max_at_k, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::max_at_k_of_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::max_at_k_posterior, m)?)?;
+    m.add_function(wrap_pyfunction!(categorical::max_at_k_posterior_of_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(posterior::posterior_moments, m)?)?;
     m.add_function(wrap_pyfunction!(posterior::joint_posterior_moments, m)?)?;
     m.add_function(wrap_pyfunction!(posterior::delta_blend, m)?)?;

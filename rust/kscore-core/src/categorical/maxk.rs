@@ -33,7 +33,7 @@ pub fn max_at_k(bank: &CategoricalBank, levels: &Levels, k: u64) -> Result<f64> 
     if levels.len() == 1 {
         return Ok(levels.values[0]);
     }
-    let lh = LevelHistograms::new(levels, bank.categories, n);
+    let lh = LevelHistograms::new(levels, bank.categories, n as usize + 1, false);
     let hist = (0..bank.rows.div_ceil(CHUNK))
         .into_par_iter()
         .with_min_len(par::min_len(CHUNK * lh.cost_per_row()))
@@ -64,7 +64,7 @@ pub fn max_at_k_of_rows<T: Entry>(view: ArrayView2<T>, levels: &Levels, k: u64) 
     if levels.len() == 1 {
         return Ok(None);
     }
-    let lh = LevelHistograms::new(levels, categories, n);
+    let lh = LevelHistograms::new(levels, categories, n as usize + 1, false);
     let hist = fold_category_counts(
         view,
         categories,
@@ -85,7 +85,7 @@ fn check(n: u64, categories: usize, levels: &Levels, k: u64) -> Result<()> {
     Ok(())
 }
 
-fn add_tables(mut a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
+pub(crate) fn add_tables(mut a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
     a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
     a
 }
@@ -126,19 +126,23 @@ fn from_histograms(hist: &[u64], levels: &Levels, n: u64, k: u64, rows: usize) -
 }
 
 /// Per level l < L - 1, the histogram of the rows' cumulative counts F_l
-/// (`width` = N + 1 slots per level, level-major). F_l is a masked sum of
-/// the row's counts (`below[l][c]` all ones where category c's level is at
-/// most l), and the histograms (a few hundred bytes for N = 64) stay in L1
+/// (`width` slots per level, level-major: F in `0..width`) and, with
+/// `pairs`, per pair of levels i < j the joint histogram of (F_i, F_j)
+/// (`width²` slots per pair, after the levels; the posterior's covariances,
+/// `maxk_posterior`). F_l is a masked sum of the row's counts (`below[l][c]`
+/// all ones where category c's level is at most l), and the tables (a few
+/// hundred bytes for N = 64, 100 KB with pairs of 3 levels) stay in cache
 /// while the rows stream past: on a 1e6 x 64 bank of 4 categories several
 /// times faster than a table of distinct rows (2 MB of slots hit at random).
-struct LevelHistograms {
+pub(crate) struct LevelHistograms {
     below: Vec<u32>,
     categories: usize,
-    width: usize,
+    pub(crate) width: usize,
+    pairs: bool,
 }
 
 impl LevelHistograms {
-    fn new(levels: &Levels, categories: usize, n: u64) -> Self {
+    pub(crate) fn new(levels: &Levels, categories: usize, width: usize, pairs: bool) -> Self {
         let below = (0..levels.len() - 1)
             .flat_map(|l| {
                 levels
@@ -150,21 +154,39 @@ impl LevelHistograms {
         LevelHistograms {
             below,
             categories,
-            width: n as usize + 1,
+            width,
+            pairs,
         }
     }
 
-    fn empty(&self) -> Vec<u64> {
-        vec![0u64; self.below.len() / self.categories * self.width]
+    /// L - 1: the levels below the top.
+    pub(crate) fn levels(&self) -> usize {
+        self.below.len() / self.categories
+    }
+
+    /// Slots of all the tables.
+    pub(crate) fn len(&self) -> usize {
+        let l = self.levels();
+        l * self.width
+            + if self.pairs {
+                l * (l - 1) / 2 * self.width * self.width
+            } else {
+                0
+            }
+    }
+
+    pub(crate) fn empty(&self) -> Vec<u64> {
+        vec![0u64; self.len()]
     }
 
     /// Estimated nanoseconds per row.
-    fn cost_per_row(&self) -> usize {
-        1 + self.below.len() / 4
+    pub(crate) fn cost_per_row(&self) -> usize {
+        let l = self.levels();
+        1 + l / 2 + if self.pairs { l * l } else { 0 }
     }
 
     /// Adds the rows of `counts` (row-major, `categories` per row).
-    fn add(&self, counts: &[u32], hist: &mut [u64]) {
+    pub(crate) fn add(&self, counts: &[u32], hist: &mut [u64]) {
         match self.categories {
             1 => self.add_fixed::<1>(counts, hist),
             2 => self.add_fixed::<2>(counts, hist),
@@ -175,20 +197,39 @@ impl LevelHistograms {
             7 => self.add_fixed::<7>(counts, hist),
             8 => self.add_fixed::<8>(counts, hist),
             c => {
+                let mut f = vec![0usize; self.levels()];
                 for row in counts.chunks_exact(c) {
-                    for (l, mask) in self.below.chunks_exact(c).enumerate() {
-                        let f: u32 = row.iter().zip(mask).map(|(&x, &m)| x & m).sum();
-                        hist[l * self.width + f as usize] += 1;
+                    for (fl, mask) in f.iter_mut().zip(self.below.chunks_exact(c)) {
+                        *fl = row.iter().zip(mask).map(|(&x, &m)| x & m).sum::<u32>() as usize;
                     }
+                    self.count(&f, hist);
                 }
             }
         }
     }
 
-    /// `add` for rows of C counts, as fixed-size arrays: two tables, even
-    /// and odd rows, where the rows outnumber the slots (neighbouring rows
-    /// often land in the same slot, and one table would chain their
-    /// increments).
+    /// One row's F_l into the tables.
+    #[inline(always)]
+    fn count(&self, f: &[usize], hist: &mut [u64]) {
+        let width = self.width;
+        for (l, &x) in f.iter().enumerate() {
+            hist[l * width + x] += 1;
+        }
+        if self.pairs {
+            let mut at = f.len() * width;
+            for (i, &a) in f.iter().enumerate() {
+                for &b in &f[i + 1..] {
+                    hist[at + a * width + b] += 1;
+                    at += width * width;
+                }
+            }
+        }
+    }
+
+    /// `add` for rows of C counts, as fixed-size arrays. Without pairs: two
+    /// tables, even and odd rows, where the rows outnumber the slots
+    /// (neighbouring rows often land in the same slot, and one table would
+    /// chain their increments).
     fn add_fixed<const C: usize>(&self, counts: &[u32], hist: &mut [u64]) {
         let below: Vec<[u32; C]> = self
             .below
@@ -199,6 +240,17 @@ impl LevelHistograms {
         let f = |row: &[u32], mask: &[u32; C]| -> usize {
             row.iter().zip(mask).map(|(&x, &m)| x & m).sum::<u32>() as usize
         };
+        if self.pairs {
+            let mut fs = [0usize; 8];
+            let fs = &mut fs[..below.len()];
+            for row in counts.chunks_exact(C) {
+                for (fl, mask) in fs.iter_mut().zip(&below) {
+                    *fl = f(row, mask);
+                }
+                self.count(fs, hist);
+            }
+            return;
+        }
         if counts.len() / C < 2 * hist.len() {
             for row in counts.chunks_exact(C) {
                 for (l, mask) in below.iter().enumerate() {

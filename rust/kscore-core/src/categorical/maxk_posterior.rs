@@ -22,9 +22,14 @@
 
 use rayon::prelude::*;
 
+use ndarray::ArrayView2;
+
 use crate::categorical::bank::{CategoricalBank, Levels};
+use crate::categorical::maxk::{add_tables, LevelHistograms};
 use crate::categorical::rewards::Rewards;
 use crate::error::{Error, Result};
+use crate::intake::entry::Entry;
+use crate::intake::matrix::fold_category_counts;
 use crate::numeric::sum::{Fsum, Neumaier};
 use crate::par;
 use crate::posterior::beta_moments;
@@ -129,9 +134,42 @@ pub fn max_at_k_posterior(bank: &CategoricalBank, levels: &Levels, k: u64) -> Re
     if nl == 1 {
         return Ok((levels.values[0], 0.0));
     }
-    let width = nl - 1;
     let rows = bank.rows;
 
+    if let Some(lh) = tables_for(levels, bank.categories, bank.trials + bank.prior_trials, rows) {
+        let c = bank.categories;
+        let hist = (0..rows.div_ceil(CHUNK))
+            .into_par_iter()
+            .with_min_len(par::min_len(CHUNK * lh.cost_per_row()))
+            .fold(
+                || (lh.empty(), Vec::new()),
+                |(mut h, mut sum), b| {
+                    let at = b * CHUNK * c..((b + 1) * CHUNK).min(rows) * c;
+                    match bank.prior {
+                        None => lh.add(&bank.counts[at], &mut h),
+                        Some(prior) => {
+                            // Γ counts the prior's trials too.
+                            sum.clear();
+                            sum.extend(bank.counts[at.clone()].iter().zip(&prior[at]).map(|(&x, &y)| x + y));
+                            lh.add(&sum, &mut h);
+                        }
+                    }
+                    (h, sum)
+                },
+            )
+            .map(|(h, _)| h)
+            .reduce(|| lh.empty(), add_tables);
+        return from_tables(&hist, &lh, levels, k, bank.total(), rows);
+    }
+    from_distinct(bank, levels, k)
+}
+
+/// `(μ, σ)` from the bank's distinct Γ vectors, one row moment per vector
+/// (any number of trials; the tables' way past 2^17 slots).
+fn from_distinct(bank: &CategoricalBank, levels: &Levels, k: u64) -> Result<(f64, f64)> {
+    let nl = levels.len();
+    let width = nl - 1;
+    let rows = bank.rows;
     let (keys, freqs) = distinct_cumulative(bank, levels, width);
     let key = |d: usize| &keys[d * width..(d + 1) * width];
 
@@ -198,6 +236,169 @@ pub fn max_at_k_posterior(bank: &CategoricalBank, levels: &Levels, k: u64) -> Re
         rw.scale * (smax * sq.value().sqrt() / rows as f64)
     };
     Ok((mu, sigma))
+}
+
+/// Rows per parallel task of the table path.
+const CHUNK: usize = 4096;
+
+/// The level tables (`maxk::LevelHistograms` with pairs) of a bank of
+/// `rows` rows whose counts per row sum to `trials` (N + D), where they are
+/// worth it: at most 2^17 slots (1 MB, kept in cache while the rows stream
+/// past), and not many more than the rows (a small bank reads its few
+/// distinct rows faster than it would clear and scan the tables).
+fn tables_for(levels: &Levels, categories: usize, trials: usize, rows: usize) -> Option<LevelHistograms> {
+    let lh = LevelHistograms::new(levels, categories, trials + 1, true);
+    (lh.len() <= 1 << 17 && lh.len() <= 4 * rows).then_some(lh)
+}
+
+/// Latent Max@k `(μ, σ)` straight from a C-order outcome matrix, its
+/// counts folded block by block into the level tables (`intake::matrix::
+/// fold_category_counts`): the same integers as the bank's tables, so the
+/// same numbers as `max_at_k_posterior` of its bank. None where the
+/// tables do not apply or the intake declines (the caller counts the bank,
+/// which reports any flaw).
+pub fn max_at_k_posterior_of_rows<T: Entry>(
+    view: ArrayView2<T>,
+    levels: &Levels,
+    k: u64,
+) -> Result<Option<(f64, f64)>> {
+    let (rows, n) = view.dim();
+    let categories = levels.of_category.len();
+    if k < 1 || k.checked_mul(2).is_none() || levels.len() < 2 || n == 0 {
+        return Ok(None);
+    }
+    let Some(lh) = tables_for(levels, categories, n, rows) else {
+        return Ok(None);
+    };
+    let Some(hist) = fold_category_counts(
+        view,
+        categories,
+        || lh.empty(),
+        |h, counts| lh.add(counts, h),
+        add_tables,
+    ) else {
+        return Ok(None);
+    };
+    from_tables(&hist, &lh, levels, k, (categories + n) as u64, rows).map(Some)
+}
+
+/// `(μ, σ)` of `rows` rows from their level tables. Row α's cumulative
+/// concentration at level l is `Γ_l = F_l + g_l` (`g_l` the categories at
+/// level l or below: each adds its +1), so each log moment is evaluated once
+/// per distinct Γ (or pair) present, and the sums over rows of the row means
+/// and variances (K13) are sums over the tables: the mean of
+/// `gap_l (1 - E[A_l^k])` per level, and the variance
+/// `Σ_l gap_l² Var(A_l^k) + 2 Σ_{i<j} gap_i gap_j Cov(A_i^k, A_j^k)`.
+fn from_tables(
+    hist: &[u64],
+    lh: &LevelHistograms,
+    levels: &Levels,
+    k: u64,
+    total: u64,
+    rows: usize,
+) -> Result<(f64, f64)> {
+    let (l1, width) = (lh.levels(), lh.width);
+    let g: Vec<u64> = (0..l1)
+        .map(|l| levels.of_category.iter().filter(|&&c| c <= l).count() as u64)
+        .collect();
+    let level = |l: usize| &hist[l * width..(l + 1) * width];
+    // The pair tables, in the order of `LevelHistograms::count`.
+    let mut pair_tables = Vec::new();
+    for i in 0..l1 {
+        for j in i + 1..l1 {
+            pair_tables.push((i, j));
+        }
+    }
+    let pair = |p: usize| &hist[l1 * width + p * width * width..l1 * width + (p + 1) * width * width];
+
+    let mut singles: Vec<u64> = (0..l1)
+        .flat_map(|l| {
+            let gl = g[l];
+            level(l)
+                .iter()
+                .enumerate()
+                .filter(|(_, &h)| h > 0)
+                .map(move |(f, _)| f as u64 + gl)
+        })
+        .collect();
+    singles.sort_unstable();
+    singles.dedup();
+    let mut pairs: Vec<(u64, u64)> = pair_tables
+        .iter()
+        .enumerate()
+        .flat_map(|(p, &(i, j))| {
+            let (gi, gj) = (g[i], g[j]);
+            pair(p)
+                .iter()
+                .enumerate()
+                .filter(|(_, &h)| h > 0)
+                .map(move |(at, _)| ((at / width) as u64 + gi, (at % width) as u64 + gj))
+        })
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    let terms = 3 * k as usize + 1;
+    let single_logs: Vec<(f64, f64)> = singles
+        .par_iter()
+        .with_min_len(par::min_len(40 * terms))
+        .map_init(Fsum::new, |acc, &gm| {
+            log_power_moments(gm as f64, (total - gm) as f64, k, acc)
+        })
+        .collect();
+    let pair_logs: Vec<f64> = pairs
+        .par_iter()
+        .with_min_len(par::min_len(20 * terms))
+        .map_init(Fsum::new, |acc, &(gi, gj)| {
+            log_power_moment(gi as f64, (gj - gi) as f64, k, acc)
+        })
+        .collect();
+    let single = |gm: u64| single_logs[singles.binary_search(&gm).expect("every Γ is tabled")];
+
+    let rw = Rewards::new(&levels.values);
+    let gaps = rw.gaps();
+    let (low, high) = (rw.normalized[0], rw.normalized[l1]);
+    let mut mean_sum = Neumaier::new();
+    let mut var_sum = Neumaier::new();
+    for l in 0..l1 {
+        let mut m = Neumaier::new();
+        let mut v = Neumaier::new();
+        for (f, &h) in level(l).iter().enumerate().filter(|(_, &h)| h > 0) {
+            let (lk, l2k) = single(f as u64 + g[l]);
+            m.add(h as f64 * -lk.exp_m1());
+            v.add(h as f64 * covariance_from_logs(l2k, lk, lk)?);
+        }
+        mean_sum.add(gaps[l] * m.value());
+        var_sum.add(gaps[l] * gaps[l] * v.value());
+    }
+    for (&(gi, gj), &log_pair) in pairs.iter().zip(&pair_logs) {
+        // Every table holding this pair of Γ's (levels i < j with those offsets).
+        let (li, lj) = (single(gi), single(gj));
+        let cov = covariance_from_logs(lj.1 + log_pair, li.0, lj.0)?;
+        for (p, &(i, j)) in pair_tables.iter().enumerate() {
+            let (Some(fi), Some(fj)) = (gi.checked_sub(g[i]), gj.checked_sub(g[j])) else {
+                continue;
+            };
+            if fi as usize >= width || fj as usize >= width {
+                continue;
+            }
+            let h = pair(p)[fi as usize * width + fj as usize];
+            if h > 0 {
+                var_sum.add(2.0 * gaps[i] * gaps[j] * h as f64 * cov);
+            }
+        }
+    }
+    let mu = rw.restore((low + mean_sum.value() / rows as f64).clamp(low, high));
+    let mut variance = var_sum.value();
+    if variance < 0.0 {
+        if variance >= -EPS64 * rows as f64 {
+            variance = 0.0;
+        } else {
+            return Err(Error::FloatingPoint(
+                "Max@k posterior variance is materially negative".into(),
+            ));
+        }
+    }
+    Ok((mu, rw.scale * (variance.sqrt() / rows as f64)))
 }
 
 /// The distinct cumulative Γ vectors of the bank's rows (`width` per
@@ -305,6 +506,68 @@ mod tests {
         let (mu, sigma) = max_at_k_posterior(&bank, &lv, k).unwrap();
         assert!((mu - mean).abs() < 1e-15);
         assert!((sigma - var.sqrt()).abs() < 1e-14);
+    }
+
+    /// The tables (from the bank, with and without a prior, and straight
+    /// from the matrix) against the distinct Γ vectors: the same sums in
+    /// another order, so equal to rounding; bank and matrix bit for bit.
+    #[test]
+    fn tables_equal_distinct_rows() {
+        use crate::intake::matrix::category_counts;
+        let mut state = 11u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for (m, n, w) in [
+            (400usize, 16usize, vec![0.0, 0.5, 1.0]),
+            (3000, 8, vec![0.2, -1.0, 0.2, 3.0]),
+            (900, 12, vec![0.0, 1.0, 0.25, 0.5, 2.0]),
+            (700, 30, vec![1.0, 0.0]),
+        ] {
+            let c = w.len();
+            let r =
+                ndarray::Array2::from_shape_fn((m, n), |(i, _)| ((next() % 97) as usize * (i % 5 + 1) / 97 % c) as u8);
+            let counts = category_counts(r.view(), c, "R").unwrap();
+            // A prior of D = 2 trials per row, in a category that varies by row.
+            let prior: Vec<u32> = (0..m * c).map(|j| if (j / c) % c == j % c { 2 } else { 0 }).collect();
+            let d = 2u32;
+            let lv = Levels::from_weights(&w).unwrap();
+            for k in [1u64, 3, 40] {
+                let bank = CategoricalBank::new(&counts.counts, None, c, n, 0).unwrap();
+                let tables = max_at_k_posterior(&bank, &lv, k).unwrap();
+                assert!(tables_for(&lv, c, n, m).is_some());
+                let distinct = from_distinct(&bank, &lv, k).unwrap();
+                assert!(
+                    (tables.0 - distinct.0).abs() <= 1e-14 * distinct.0.abs().max(1e-300),
+                    "{tables:?} {distinct:?}"
+                );
+                assert!(
+                    (tables.1 - distinct.1).abs() <= 1e-13 * distinct.1,
+                    "{tables:?} {distinct:?}"
+                );
+                let direct = max_at_k_posterior_of_rows(r.view(), &lv, k)
+                    .unwrap()
+                    .expect("tables fit");
+                assert_eq!(
+                    (direct.0.to_bits(), direct.1.to_bits()),
+                    (tables.0.to_bits(), tables.1.to_bits())
+                );
+                let with = CategoricalBank::new(&counts.counts, Some(&prior), c, n, d as usize).unwrap();
+                assert!(tables_for(&lv, c, n + d as usize, m).is_some());
+                let (a, b) = (
+                    max_at_k_posterior(&with, &lv, k).unwrap(),
+                    from_distinct(&with, &lv, k).unwrap(),
+                );
+                assert!(
+                    (a.0 - b.0).abs() <= 1e-14 * b.0.abs() && (a.1 - b.1).abs() <= 1e-13 * b.1,
+                    "{a:?} {b:?}"
+                );
+                assert!((a.0 - tables.0).abs() > 1e-9, "the prior moves the posterior");
+            }
+        }
     }
 
     #[test]
