@@ -67,6 +67,51 @@ fn covariance_from_logs(log_cross: f64, log_left: f64, log_right: f64) -> Result
     Ok(log_cross.exp() * -difference.exp_m1())
 }
 
+/// The log moments a bank needs, each once: for each Γ present, `log E[A^k]`
+/// and `log E[A^2k]` of `A ~ Beta(Γ, T - Γ)`, and for each pair `Γ_i < Γ_j`
+/// present, `log E[B^k]` of `B ~ Beta(Γ_i, Γ_j - Γ_i)`; computed in parallel.
+struct LogMoments {
+    singles: Vec<u64>,
+    single_logs: Vec<(f64, f64)>,
+    pairs: Vec<(u64, u64)>,
+    pair_logs: Vec<f64>,
+}
+
+impl LogMoments {
+    /// From the sorted distinct Γ's and pairs.
+    fn new(singles: Vec<u64>, pairs: Vec<(u64, u64)>, total: u64, k: u64) -> Self {
+        let terms = 3 * k as usize + 1;
+        let single_logs = singles
+            .par_iter()
+            .with_min_len(par::min_len(40 * terms))
+            .map_init(Fsum::new, |acc, &g| {
+                log_power_moments(g as f64, (total - g) as f64, k, acc)
+            })
+            .collect();
+        let pair_logs = pairs
+            .par_iter()
+            .with_min_len(par::min_len(20 * terms))
+            .map_init(Fsum::new, |acc, &(gi, gj)| {
+                log_power_moment(gi as f64, (gj - gi) as f64, k, acc)
+            })
+            .collect();
+        LogMoments {
+            singles,
+            single_logs,
+            pairs,
+            pair_logs,
+        }
+    }
+
+    fn single(&self, g: u64) -> (f64, f64) {
+        self.single_logs[self.singles.binary_search(&g).expect("every Γ is tabled")]
+    }
+
+    fn pair(&self, gi: u64, gj: u64) -> f64 {
+        self.pair_logs[self.pairs.binary_search(&(gi, gj)).expect("every pair is tabled")]
+    }
+}
+
 /// Normalised `(mean, variance)` of one row from its cumulative Γ (l < L-1),
 /// given `log E[A^k], log E[A^2k]` for `A ~ Beta(Γ, T - Γ)` (`single`) and
 /// `log E[B^k]` for `B ~ Beta(Γ_i, Γ_j - Γ_i)` (`pair`).
@@ -187,23 +232,9 @@ fn from_distinct(bank: &CategoricalBank, levels: &Levels, k: u64) -> Result<(f64
         .collect();
     pairs.sort_unstable();
     pairs.dedup();
-    let terms = 3 * k as usize + 1;
-    let single_logs: Vec<(f64, f64)> = singles
-        .par_iter()
-        .with_min_len(par::min_len(40 * terms))
-        .map_init(Fsum::new, |acc, &g| {
-            log_power_moments(g as f64, (total - g) as f64, k, acc)
-        })
-        .collect();
-    let pair_logs: Vec<f64> = pairs
-        .par_iter()
-        .with_min_len(par::min_len(20 * terms))
-        .map_init(Fsum::new, |acc, &(gi, gj)| {
-            log_power_moment(gi as f64, (gj - gi) as f64, k, acc)
-        })
-        .collect();
-    let single = |g: u64| single_logs[singles.binary_search(&g).expect("every Γ is tabled")];
-    let pair = |gi: u64, gj: u64| pair_logs[pairs.binary_search(&(gi, gj)).expect("every pair is tabled")];
+    let logs = LogMoments::new(singles, pairs, total, k);
+    let single = |g: u64| logs.single(g);
+    let pair = |gi: u64, gj: u64| logs.pair(gi, gj);
 
     let rw = Rewards::new(&levels.values);
     let gaps = rw.gaps();
@@ -337,22 +368,8 @@ fn from_tables(
         .collect();
     pairs.sort_unstable();
     pairs.dedup();
-    let terms = 3 * k as usize + 1;
-    let single_logs: Vec<(f64, f64)> = singles
-        .par_iter()
-        .with_min_len(par::min_len(40 * terms))
-        .map_init(Fsum::new, |acc, &gm| {
-            log_power_moments(gm as f64, (total - gm) as f64, k, acc)
-        })
-        .collect();
-    let pair_logs: Vec<f64> = pairs
-        .par_iter()
-        .with_min_len(par::min_len(20 * terms))
-        .map_init(Fsum::new, |acc, &(gi, gj)| {
-            log_power_moment(gi as f64, (gj - gi) as f64, k, acc)
-        })
-        .collect();
-    let single = |gm: u64| single_logs[singles.binary_search(&gm).expect("every Γ is tabled")];
+    let logs = LogMoments::new(singles, pairs, total, k);
+    let single = |gm: u64| logs.single(gm);
 
     let rw = Rewards::new(&levels.values);
     let gaps = rw.gaps();
@@ -370,7 +387,7 @@ fn from_tables(
         mean_sum.add(gaps[l] * m.value());
         var_sum.add(gaps[l] * gaps[l] * v.value());
     }
-    for (&(gi, gj), &log_pair) in pairs.iter().zip(&pair_logs) {
+    for (&(gi, gj), &log_pair) in logs.pairs.iter().zip(&logs.pair_logs) {
         // Every table holding this pair of Γ's (levels i < j with those offsets).
         let (li, lj) = (single(gi), single(gj));
         let cov = covariance_from_logs(lj.1 + log_pair, li.0, lj.0)?;
