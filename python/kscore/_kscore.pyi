@@ -11,7 +11,8 @@ __version__: str
 __all__ = [
     "__version__", "Credit", "metric_table", "BinaryBank", "CountStates", "CategoryCounts",
     "ndtri", "_set_parallel_grain", "_vector_paths",
-    "bayes", "dirichlet_of_matrix", "avg", "observed_mean", "max_at_k", "max_at_k_posterior",
+    "bayes", "dirichlet_of_matrix", "avg", "observed_mean", "max_at_k", "max_at_k_of_matrix",
+    "max_at_k_posterior", "max_at_k_posterior_of_matrix",
     "posterior_moments", "joint_posterior_moments", "delta_blend", "blend", "geom_posterior",
     "tailpass_state_tails", "tailpass_payoff_moments", "tailpass_endpoint", "tailpass_covariance",
     "tailpass_empirical", "tailpass_draw_tails", "tailpass_add_gamma_tails",
