@@ -707,8 +707,9 @@ def test_max_at_k_one_pass_call_equals_the_counted_bank(dtype: Any, categories: 
         assert _kscore.max_at_k_of_matrix(np.asfortranarray(R), w, k) in (None, want)
         assert _kscore.max_at_k_of_matrix(np.repeat(R, 2, axis=1)[:, ::2], w, k) is None
         assert ke.max_at_k(R, k, w) == want
-        theirs = se.max_at_k(R, k, w)
-        assert abs(want - theirs) <= 1e-15 + 1e-12 * abs(theirs)
+        if shape[0] <= 1000:  # (scorio is slow on the larger banks)
+            theirs = se.max_at_k(R, k, w)
+            assert abs(want - theirs) <= 1e-15 + 1e-12 * abs(theirs)
 
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int64, np.uint16, np.float64])
@@ -732,10 +733,11 @@ def test_max_at_k_ci_one_pass_call_equals_the_counted_bank(dtype: Any, categorie
         got = _kscore.max_at_k_posterior_of_matrix(R, w, k)
         assert got is None or got == want
         ours = ke.max_at_k_ci(R, k, w)
-        theirs = se.max_at_k_ci(R, k, w)
         assert ours[:2] == want
-        for a, b in zip(ours, theirs):
-            assert abs(a - b) <= 1e-15 + 1e-12 * abs(b)
+        if shape[0] <= 300 and k <= 5:  # (scorio takes seconds on the larger banks)
+            theirs = se.max_at_k_ci(R, k, w)
+            for a, b in zip(ours, theirs):
+                assert abs(a - b) <= 1e-15 + 1e-12 * abs(b)
     if shape == (5003, 8):
         assert _kscore.max_at_k_posterior_of_matrix(R, w, 3) is not None  # the tables apply here
 
