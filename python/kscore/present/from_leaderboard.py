@@ -16,29 +16,31 @@ if TYPE_CHECKING:
     from ..leaderboard._metrics import Value
 
 
-def footer(lb: Leaderboard) -> str:
-    """What the cells and ranks are, for the interval the board was made with."""
+def _interval(lb: Leaderboard) -> str:
+    """The board's interval in words."""
     pct = f"{lb.confidence * 100:g}%"
     if lb.interval == "posterior":
-        what = f"{pct} Bayesian credible interval given these questions (sampling noise only)"
-    else:
-        cl = f", clustered by {lb.cluster}" if lb.cluster else ""
-        what = f"{pct} interval over questions{cl} (what another question set like this one could give)"
-    adj = " with Holm's correction" if lb.adjust == "holm" else ""
-    return f"cells: the classic estimate ±half the {what}; rank: range from paired tests{adj}"
+        return f"{pct} Bayesian credible interval given these questions (sampling noise only)"
+    cl = f", clustered by {lb.cluster}" if lb.cluster else ""
+    return f"{pct} interval over questions{cl} (what another question set like this one could give)"
+
+
+def _ranks(lb: Leaderboard) -> str:
+    return "rank: range from paired tests" + (" with Holm's correction" if lb.adjust == "holm" else "")
+
+
+def footer(lb: Leaderboard) -> str:
+    """What the cells and ranks are, for the interval the board was made with."""
+    return f"cells: the classic estimate ±half the {_interval(lb)}; {_ranks(lb)}"
 
 
 def interval_note(lb: Leaderboard) -> str:
     """What a plot of the values and intervals draws (the table's numbers)."""
-    pct = f"{lb.confidence * 100:g}%"
     if lb.interval == "posterior":
-        what = (f"the {pct} Bayesian credible interval given these questions (sampling noise only), centred on "
-                "the posterior mean, which can differ from the dot")
+        what = f"the {_interval(lb)}, centred on the posterior mean, which can differ from the dot"
     else:
-        cl = f", clustered by {lb.cluster}" if lb.cluster else ""
-        what = f"its {pct} interval over questions{cl} (what another question set like this one could give)"
-    adj = " with Holm's correction" if lb.adjust == "holm" else ""
-    return f"dot: the classic estimate (the table's value); line: {what}; rank: range from paired tests{adj}"
+        what = f"its {_interval(lb)}"
+    return f"dot: the classic estimate (the table's value); line: {what}; {_ranks(lb)}"
 
 
 def estimate(v: Value | None) -> Estimate | None:

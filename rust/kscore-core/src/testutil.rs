@@ -22,3 +22,20 @@ pub fn beta_binomial(n: u64, a: f64, b: f64) -> Vec<f64> {
     }
     p
 }
+
+/// Straightforward per-row category counts of `n`-entry rows: (counts,
+/// every entry a category below `c`) — the reference of the intake tests.
+pub fn naive_counts<T: Copy + Into<u64>>(xs: &[T], n: usize, c: usize) -> (Vec<u32>, bool) {
+    let mut out = vec![0u32; xs.len() / n * c];
+    let mut ok = true;
+    for (o, row) in out.chunks_exact_mut(c).zip(xs.chunks_exact(n)) {
+        for &x in row {
+            let v: u64 = x.into();
+            match o.get_mut(v as usize) {
+                Some(slot) if v < c as u64 => *slot += 1,
+                _ => ok = false,
+            }
+        }
+    }
+    (out, ok)
+}

@@ -384,7 +384,7 @@ pub fn category_counts<T: Entry>(view: ArrayView2<T>, categories: usize, name: &
         });
     }
     let block = block_rows(n, std::mem::size_of::<T>());
-    if let Some(words) = wide_words(&view).filter(|_| (3..=4).contains(&categories) && n < 1 << 16) {
+    if let Some(words) = wide_count_words(&view, categories) {
         let parts: Vec<(bool, wide::Sums)> = counts
             .par_chunks_mut(block * categories)
             .with_min_len(block_min_len(block, n * categories, 8))
@@ -491,7 +491,7 @@ pub fn fold_category_counts<T: Entry, A: Send>(
     let block = block_rows(n, std::mem::size_of::<T>()).min(m);
     // 8-byte integer rows of 3 or 4 categories: the four-rows-at-a-time
     // count `category_counts` uses (its moments are not needed here).
-    let words = wide_words(&view).filter(|_| (3..=4).contains(&categories) && n < 1 << 16);
+    let words = wide_count_words(&view, categories);
     let count = |rows: std::ops::Range<usize>, out: &mut [u32]| match words {
         Some(w) => wide::count_rows(&w[rows.start * n..rows.end * n], n, out, &mut wide::Sums::default()),
         None => rows_categories(&flat[rows.start * n..rows.end * n], n, categories, out),
@@ -533,6 +533,13 @@ fn out_of_range<T: Entry>(
         in_range: false,
         moments: None,
     })
+}
+
+/// The 8-byte integer words of a C-order matrix that `wide::count_rows`
+/// counts (3 or 4 categories, rows of fewer than 2^16 entries: its 16-bit
+/// fields), or None.
+fn wide_count_words<'a, T: Entry>(view: &ArrayView2<'a, T>, categories: usize) -> Option<&'a [u64]> {
+    wide_words(view).filter(|_| (3..=4).contains(&categories) && view.ncols() < 1 << 16)
 }
 
 /// The entries of a C-order matrix of 8-byte integers as u64 words (the

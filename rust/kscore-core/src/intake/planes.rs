@@ -274,24 +274,10 @@ mod simd {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Straightforward counts: (counts, every entry a category below c).
-    fn naive(xs: &[u8], n: usize, c: usize) -> (Vec<u32>, bool) {
-        let mut out = vec![0u32; xs.len() / n * c];
-        let mut ok = true;
-        for (o, row) in out.chunks_mut(c).zip(xs.chunks_exact(n)) {
-            for &x in row {
-                match o.get_mut(x as usize) {
-                    Some(s) => *s += 1,
-                    None => ok = false,
-                }
-            }
-        }
-        (out, ok)
-    }
+    use crate::testutil::naive_counts;
 
     fn check<P: Planes>(xs: &[u8], n: usize, c: usize) {
-        let (expect, ok) = naive(xs, n, c);
+        let (expect, ok) = naive_counts(xs, n, c);
         let mut got = vec![0u32; expect.len()];
         let verdict = match c {
             0..=4 => plane_rows_body::<u8, 2, P>(xs, n, c, &mut got),
@@ -310,7 +296,7 @@ mod tests {
         {
             check::<simd::Sse2>(xs, n, c);
             if std::arch::is_x86_feature_detected!("avx2") {
-                let (expect, ok) = naive(xs, n, c);
+                let (expect, ok) = naive_counts(xs, n, c);
                 let mut got = vec![0u32; expect.len()];
                 // SAFETY: AVX2 and POPCNT are present (checked).
                 let verdict = if std::arch::is_x86_feature_detected!("popcnt") {

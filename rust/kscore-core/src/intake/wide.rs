@@ -330,20 +330,7 @@ unsafe fn row_sums_avx2(flat: &[u64], n: usize, out: &mut [u32]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn naive(flat: &[u64], n: usize, c: usize) -> (Vec<u32>, bool) {
-        let mut out = vec![0u32; flat.len() / n * c];
-        let mut ok = true;
-        for (o, row) in out.chunks_exact_mut(c).zip(flat.chunks_exact(n)) {
-            for &v in row {
-                match o.get_mut(v as usize) {
-                    Some(x) if v < c as u64 => *x += 1,
-                    _ => ok = false,
-                }
-            }
-        }
-        (out, ok)
-    }
+    use crate::testutil::naive_counts;
 
     #[test]
     fn counts_and_moments_match_a_naive_count() {
@@ -358,7 +345,7 @@ mod tests {
             for n in [1usize, 3, 4, 8, 12, 16, 20, 64, 200] {
                 for rows in [1usize, 3, 4, 5, 9, 64, 257] {
                     let flat: Vec<u64> = (0..rows * n).map(|_| rnd() % c as u64).collect();
-                    let (want, ok) = naive(&flat, n, c);
+                    let (want, ok) = naive_counts(&flat, n, c);
                     assert!(ok);
                     let mut got = vec![0u32; rows * c];
                     let mut sums = Sums::default();
