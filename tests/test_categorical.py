@@ -362,6 +362,32 @@ def banks(draw: st.DrawFn) -> tuple[Any, Any, Any, int]:
     return R, w, R0, k
 
 
+@pytest.mark.parametrize(
+    ("m", "n", "w", "with_r0"),
+    [
+        (1200, 6, [0.0, 0.3, 0.6, 1.0], False),  # 3 levels: C(9, 3) = 84 joint slots
+        (1500, 5, [0.5, -1.0, 0.5, 2.0, 0.1], True),  # ties, out of order, a prior
+        (900, 9, [0.0, 1.0, 0.25], True),
+        (700, 7, [1.0, 0.0], False),  # one level below the top
+    ],
+)
+def test_max_at_k_ci_on_banks_counted_jointly(m: int, n: int, w: list[float], with_r0: bool) -> None:
+    """Banks with at least 8 rows per slot of the joint table of the rows'
+    cumulative level counts: the posterior's level and pair tables are its
+    marginals (docs/kernels.md, K13). Same numbers as scorio, with and
+    without R0, on the one-call and the validating path (R0 takes the
+    latter)."""
+    rng = np.random.default_rng(m + n)
+    c = len(w)
+    # Skewed rows, so that some cumulative vectors repeat and some are rare.
+    p = rng.dirichlet(np.ones(c), size=m)
+    R = np.array([rng.choice(c, size=n, p=row) for row in p], dtype=np.int64)
+    R0 = rng.integers(0, c, size=(m, 2)) if with_r0 else None
+    for k in (2, 5, 40):
+        check_ci(ke.max_at_k_ci(R, k, w, R0), se.max_at_k_ci(R, k, w, R0), n=n, m=m, degree=2 * k,
+                 scale=reward_scale(w), bounds=(min(w), max(w)))
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(banks())
 def test_random_banks(bank: tuple[Any, Any, Any, int]) -> None:

@@ -159,6 +159,15 @@ impl LevelHistograms {
         }
     }
 
+    pub(crate) fn categories(&self) -> usize {
+        self.categories
+    }
+
+    /// `below[l * C + c]`: all ones where category c's level is at most l.
+    pub(crate) fn masks(&self) -> &[u32] {
+        &self.below
+    }
+
     /// L - 1: the levels below the top.
     pub(crate) fn levels(&self) -> usize {
         self.below.len() / self.categories

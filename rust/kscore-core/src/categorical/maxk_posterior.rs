@@ -25,6 +25,7 @@ use rayon::prelude::*;
 use ndarray::ArrayView2;
 
 use crate::categorical::bank::{CategoricalBank, Levels};
+use crate::categorical::joint::{JointCounts, JointTable};
 use crate::categorical::maxk::{add_tables, LevelHistograms};
 use crate::categorical::rewards::Rewards;
 use crate::error::{Error, Result};
@@ -181,30 +182,30 @@ pub fn max_at_k_posterior(bank: &CategoricalBank, levels: &Levels, k: u64) -> Re
     }
     let rows = bank.rows;
 
-    if let Some(lh) = tables_for(levels, bank.categories, bank.trials + bank.prior_trials, rows) {
+    if let Some(t) = tables_for(levels, bank.categories, bank.trials + bank.prior_trials, rows) {
         let c = bank.categories;
-        let hist = (0..rows.div_ceil(CHUNK))
+        let acc = (0..rows.div_ceil(CHUNK))
             .into_par_iter()
-            .with_min_len(par::min_len(CHUNK * lh.cost_per_row()))
+            .with_min_len(par::min_len(CHUNK * t.cost_per_row()))
             .fold(
-                || (lh.empty(), Vec::new()),
+                || (t.empty(), Vec::new()),
                 |(mut h, mut sum), b| {
                     let at = b * CHUNK * c..((b + 1) * CHUNK).min(rows) * c;
                     match bank.prior {
-                        None => lh.add(&bank.counts[at], &mut h),
+                        None => t.add(&bank.counts[at], &mut h),
                         Some(prior) => {
                             // Γ counts the prior's trials too.
                             sum.clear();
                             sum.extend(bank.counts[at.clone()].iter().zip(&prior[at]).map(|(&x, &y)| x + y));
-                            lh.add(&sum, &mut h);
+                            t.add(&sum, &mut h);
                         }
                     }
                     (h, sum)
                 },
             )
             .map(|(h, _)| h)
-            .reduce(|| lh.empty(), add_tables);
-        return from_tables(&hist, &lh, levels, k, bank.total(), rows);
+            .reduce(|| t.empty(), Tables::merge);
+        return from_tables(&t.histograms(acc), &t.lh, levels, k, bank.total(), rows);
     }
     from_distinct(bank, levels, k)
 }
@@ -276,10 +277,66 @@ const CHUNK: usize = 4096;
 /// `rows` rows whose counts per row sum to `trials` (N + D), where they are
 /// worth it: at most 2^17 slots (1 MB, kept in cache while the rows stream
 /// past), and not many more than the rows (a small bank reads its few
-/// distinct rows faster than it would clear and scan the tables).
-fn tables_for(levels: &Levels, categories: usize, trials: usize, rows: usize) -> Option<LevelHistograms> {
+/// distinct rows faster than it would clear and scan the tables). Counted
+/// through the joint table (`joint`) where that one is small enough.
+fn tables_for(levels: &Levels, categories: usize, trials: usize, rows: usize) -> Option<Tables> {
     let lh = LevelHistograms::new(levels, categories, trials + 1, true);
-    (lh.len() <= 1 << 17 && lh.len() <= 4 * rows).then_some(lh)
+    (lh.len() <= 1 << 17 && lh.len() <= 4 * rows).then(|| Tables {
+        joint: JointTable::new(&lh, rows),
+        lh,
+    })
+}
+
+/// The level and pair tables, counted directly or as the joint table's
+/// marginals.
+struct Tables {
+    lh: LevelHistograms,
+    joint: Option<JointTable>,
+}
+
+enum Counts {
+    Direct(Vec<u64>),
+    Joint(JointCounts),
+}
+
+impl Tables {
+    fn empty(&self) -> Counts {
+        match &self.joint {
+            Some(j) => Counts::Joint(j.empty()),
+            None => Counts::Direct(self.lh.empty()),
+        }
+    }
+
+    fn cost_per_row(&self) -> usize {
+        match &self.joint {
+            Some(_) => 1 + self.lh.levels(),
+            None => self.lh.cost_per_row(),
+        }
+    }
+
+    fn add(&self, counts: &[u32], acc: &mut Counts) {
+        match (&self.joint, acc) {
+            (Some(j), Counts::Joint(a)) => j.add(counts, a),
+            (_, Counts::Direct(h)) => self.lh.add(counts, h),
+            (None, Counts::Joint(_)) => unreachable!("joint counts come from a joint table"),
+        }
+    }
+
+    fn merge(a: Counts, b: Counts) -> Counts {
+        match (a, b) {
+            (Counts::Joint(a), Counts::Joint(b)) => Counts::Joint(JointTable::merge(a, b)),
+            (Counts::Direct(a), Counts::Direct(b)) => Counts::Direct(add_tables(a, b)),
+            _ => unreachable!("one kind of counts a call"),
+        }
+    }
+
+    fn histograms(&self, acc: Counts) -> Vec<u64> {
+        match (&self.joint, acc) {
+            (Some(j), Counts::Joint(a)) => j.histograms(a, &self.lh),
+            (_, Counts::Direct(h)) => h,
+            (None, Counts::Joint(_)) => unreachable!("joint counts come from a joint table"),
+        }
+    }
 }
 
 /// Latent Max@k `(μ, σ)` straight from a C-order outcome matrix, its
@@ -298,19 +355,19 @@ pub fn max_at_k_posterior_of_rows<T: Entry>(
     if k < 1 || k.checked_mul(2).is_none() || levels.len() < 2 || n == 0 {
         return Ok(None);
     }
-    let Some(lh) = tables_for(levels, categories, n, rows) else {
+    let Some(t) = tables_for(levels, categories, n, rows) else {
         return Ok(None);
     };
-    let Some(hist) = fold_category_counts(
+    let Some(acc) = fold_category_counts(
         view,
         categories,
-        || lh.empty(),
-        |h, counts| lh.add(counts, h),
-        add_tables,
+        || t.empty(),
+        |h, counts| t.add(counts, h),
+        Tables::merge,
     ) else {
         return Ok(None);
     };
-    from_tables(&hist, &lh, levels, k, (categories + n) as u64, rows).map(Some)
+    from_tables(&t.histograms(acc), &t.lh, levels, k, (categories + n) as u64, rows).map(Some)
 }
 
 /// `(μ, σ)` of `rows` rows from their level tables. Row α's cumulative
