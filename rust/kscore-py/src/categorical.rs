@@ -138,12 +138,25 @@ pub fn dirichlet_of_matrix(
             return Ok(None);
         }
         let result = enter(py, move || {
+            let c = w.len();
+            // The moments folded block by block, where the count does not
+            // give them itself: no M x C counts written.
+            if !repeated && c <= dirichlet::MOMENT_CATEGORIES {
+                if let Some(moments) = matrix::category_moments(view, c) {
+                    // One placeholder row: with the moments given and at most
+                    // MOMENT_CATEGORIES categories, no kernel reads counts by row.
+                    let placeholder = vec![0u32; c];
+                    let mut bank = CategoricalBank::new(&placeholder, None, c, trials, 0)?;
+                    bank.rows = rows;
+                    let bank = bank.with_moments(Some(&moments));
+                    return Ok(Some(if observed { dirichlet::avg(&bank, w) } else { dirichlet::bayes(&bank, w) }));
+                }
+            }
             let view = if repeated { view.slice_move(ndarray::s![..1, ..]) } else { view };
             let counts = matrix::category_counts(view, w.len(), "R")?;
             if !counts.in_range {
                 return Ok(None);
             }
-            let c = w.len();
             let own = counts.moments.clone().or_else(|| repeated.then(|| CountMoments::of_rows(&counts.counts, None, c, trials as u64)));
             let moments = own.map(|m| if repeated { m.repeated(rows as u64) } else { m });
             let mut bank = CategoricalBank::new(&counts.counts, None, c, trials, 0)?.with_moments(moments.as_ref());

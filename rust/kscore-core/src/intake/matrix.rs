@@ -516,6 +516,28 @@ pub fn fold_category_counts<T: Entry, A: Send>(
     ok.then_some(acc)
 }
 
+/// The count moments (docs/kernels.md, K11) of a C-order matrix's rows,
+/// with its counts folded block by block (`fold_category_counts`), never
+/// written out: Bayes@N and Avg need only these. None where that fold
+/// declines, and for 8-byte integer rows of 3 or 4 categories, whose
+/// count (`category_counts`) yields the moments in the same pass.
+pub fn category_moments<T: Entry>(view: ArrayView2<T>, categories: usize) -> Option<CountMoments> {
+    if wide_count_words(&view, categories).is_some() {
+        return None;
+    }
+    let n = view.ncols() as u64;
+    fold_category_counts(
+        view,
+        categories,
+        || CountMoments::zero(categories),
+        |m, counts| m.add_block(counts, n),
+        |mut a, b| {
+            a.merge(&b);
+            a
+        },
+    )
+}
+
 /// The result of a pass that met an entry outside `0..categories`: the
 /// matrix's worst flaw as an error, else counts marked out of range.
 fn out_of_range<T: Entry>(
@@ -558,6 +580,43 @@ fn wide_words<'a, T: Entry>(view: &ArrayView2<'a, T>) -> Option<&'a [u64]> {
 mod tests {
     use super::*;
     use ndarray::{array, Array2, ShapeBuilder};
+
+    /// The folded moments are those of the written counts, across blocks
+    /// and for every entry type the fold takes; 8-byte rows of 3-4
+    /// categories, other layouts and entries outside 0..C are declined.
+    #[test]
+    fn folded_moments_are_the_counts_moments() {
+        let mut state = 5u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for (m, n, c) in [
+            (3usize, 5usize, 2usize),
+            (70_000, 8, 3),
+            (5000, 16, 4),
+            (300, 200, 9),
+            (9000, 3, 16),
+        ] {
+            let r = Array2::from_shape_fn((m, n), |_| (next() % c as u64) as u8);
+            let counts = category_counts(r.view(), c, "R").unwrap();
+            let want = CountMoments::of_rows(&counts.counts, None, c, n as u64);
+            assert_eq!(category_moments(r.view(), c), Some(want.clone()), "m={m} n={n} c={c}");
+            assert_eq!(category_moments(r.mapv(i32::from).view(), c), Some(want.clone()));
+            assert_eq!(category_moments(r.mapv(f64::from).view(), c), Some(want.clone()));
+            let wide = r.mapv(i64::from);
+            assert_eq!(category_moments(wide.view(), c).is_none(), (3..=4).contains(&c));
+            if !(3..=4).contains(&c) {
+                assert_eq!(category_moments(wide.view(), c), Some(want));
+            }
+        }
+        let mut r = Array2::from_shape_fn((50, 6), |(i, j)| ((i + j) % 3) as u8);
+        assert!(category_moments(r.t(), 3).is_none());
+        r[[31, 4]] = 3;
+        assert!(category_moments(r.view(), 3).is_none());
+    }
 
     #[test]
     fn counts_rows_in_every_layout() {

@@ -96,29 +96,7 @@ impl CountMoments {
             .with_min_len(par::min_len(CHUNK * row_ns))
             .map(|b| {
                 let span = b * CHUNK * categories..((b + 1) * CHUNK).min(rows) * categories;
-                let (x, p) = (&counts[span.clone()], prior.map(|p| &p[span]));
-                match categories {
-                    2 if small => chunk_moments::<2>(x, p),
-                    3 if small => chunk_moments::<3>(x, p),
-                    4 if small => chunk_moments::<4>(x, p),
-                    5 if small => chunk_moments::<5>(x, p),
-                    6 if small => chunk_moments::<6>(x, p),
-                    7 if small => chunk_moments::<7>(x, p),
-                    8 if small => chunk_moments::<8>(x, p),
-                    _ => {
-                        let mut acc = CountMoments::zero(categories);
-                        let mut row = vec![0u64; categories];
-                        for (i, xs) in x.chunks_exact(categories).enumerate() {
-                            row.iter_mut().zip(xs).for_each(|(a, &n)| *a = n as u64);
-                            if let Some(p) = p {
-                                let ps = &p[i * categories..(i + 1) * categories];
-                                row.iter_mut().zip(ps).for_each(|(a, &n)| *a += n as u64);
-                            }
-                            acc.add_row(&row);
-                        }
-                        acc
-                    }
-                }
+                Self::of_block(&counts[span.clone()], prior.map(|p| &p[span]), categories, small)
             })
             .reduce(
                 || CountMoments::zero(categories),
@@ -127,6 +105,39 @@ impl CountMoments {
                     a
                 },
             )
+    }
+
+    /// Adds the rows of one block of counts (row-major, no prior), in this
+    /// thread: a block of the intake's fold (`intake::matrix::category_moments`).
+    pub fn add_block(&mut self, counts: &[u32], max_count: u64) {
+        self.merge(&Self::of_block(counts, None, self.categories, max_count < 1 << 16));
+    }
+
+    /// The moments of a chunk of rows (`small`: counts below 2^16, so that
+    /// the chunk's products fit u64 lanes).
+    fn of_block(x: &[u32], p: Option<&[u32]>, categories: usize, small: bool) -> Self {
+        match categories {
+            2 if small => chunk_moments::<2>(x, p),
+            3 if small => chunk_moments::<3>(x, p),
+            4 if small => chunk_moments::<4>(x, p),
+            5 if small => chunk_moments::<5>(x, p),
+            6 if small => chunk_moments::<6>(x, p),
+            7 if small => chunk_moments::<7>(x, p),
+            8 if small => chunk_moments::<8>(x, p),
+            _ => {
+                let mut acc = CountMoments::zero(categories);
+                let mut row = vec![0u64; categories];
+                for (i, xs) in x.chunks_exact(categories).enumerate() {
+                    row.iter_mut().zip(xs).for_each(|(a, &n)| *a = n as u64);
+                    if let Some(p) = p {
+                        let ps = &p[i * categories..(i + 1) * categories];
+                        row.iter_mut().zip(ps).for_each(|(a, &n)| *a += n as u64);
+                    }
+                    acc.add_row(&row);
+                }
+                acc
+            }
+        }
     }
 
     /// The moments of these rows repeated `times` times each.
