@@ -49,3 +49,20 @@ def test_binary_intake_same_bytes(compare: Callable[..., None]) -> None:
     # reading the same 64 MB of int8.
     compare("pass_at_k 1e6x64 int8 binary, k=32 (the binary intake on the same bytes)",
             lambda: ke.pass_at_k(BIN8, 32), ("scorio", lambda: se.pass_at_k(BIN8, 32)))
+
+
+def test_max_at_k_ci_4_categories(compare: Callable[..., None]) -> None:
+    # scorio's latent Max@k loops over rows in Python: 194 s here (stop 20), not rerun.
+    compare("max_at_k_ci 1e6x64 int8, 4 categories, k=32 (scorio: 194 s, not run)",
+            lambda: ke.max_at_k_ci(CAT4, 32, W4), None)
+
+
+def test_binary_interval_same_bytes(compare: Callable[..., None]) -> None:
+    compare("pass_at_k_ci 1e6x64 int8 binary, k=32 (the binary interval on the same bytes)",
+            lambda: ke.pass_at_k_ci(BIN8, 32), ("scorio", lambda: se.pass_at_k_ci(BIN8, 32)))
+
+
+@pytest.mark.parametrize("name", ["bayes", "bayes_ci"])
+def test_bayes_4_categories(name: str, compare: Callable[..., None]) -> None:
+    compare(f"{name} 1e6x64 int8, 4 categories", lambda: getattr(ke, name)(CAT4, W4),
+            ("scorio", lambda: getattr(se, name)(CAT4, W4)))
