@@ -39,3 +39,14 @@ pub fn naive_counts<T: Copy + Into<u64>>(xs: &[T], n: usize, c: usize) -> (Vec<u
     }
     (out, ok)
 }
+
+/// A xorshift64 stream from `seed` (non-zero): reproducible test inputs.
+pub fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}

@@ -207,13 +207,7 @@ mod tests {
     /// spill into the u64 slots and a merge of two halves.
     #[test]
     fn marginals_are_the_direct_tables() {
-        let mut state = 3u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::testutil::xorshift(3);
         for c in 1..=8usize {
             for n in [1usize, 2, 5, 9] {
                 let weights: Vec<f64> = (0..c).map(|i| ((i * 5 + 3) % c) as f64).collect();

@@ -357,13 +357,7 @@ mod tests {
     #[test]
     fn matrix_path_equals_the_bank() {
         use crate::intake::matrix::category_counts;
-        let mut state = 7u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::testutil::xorshift(7);
         for (m, n, c) in [
             (1usize, 5usize, 3usize),
             (9000, 16, 4),

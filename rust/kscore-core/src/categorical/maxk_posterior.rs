@@ -588,13 +588,7 @@ mod tests {
     #[test]
     fn tables_equal_distinct_rows() {
         use crate::intake::matrix::category_counts;
-        let mut state = 11u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::testutil::xorshift(11);
         for (m, n, w) in [
             (400usize, 16usize, vec![0.0, 0.5, 1.0]),
             (3000, 8, vec![0.2, -1.0, 0.2, 3.0]),

@@ -586,13 +586,7 @@ mod tests {
     /// categories, other layouts and entries outside 0..C are declined.
     #[test]
     fn folded_moments_are_the_counts_moments() {
-        let mut state = 5u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::testutil::xorshift(5);
         for (m, n, c) in [
             (3usize, 5usize, 2usize),
             (70_000, 8, 3),
