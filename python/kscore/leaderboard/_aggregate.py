@@ -269,7 +269,7 @@ def codes(table: Any, name: str) -> tuple[list[str], IntArray]:
         elif len(idx):
             width = idx.type.bit_width // 8
             raw32 = np.frombuffer(idx.buffers()[1], np.dtype(f"i{width}"), count=len(idx) + idx.offset)[idx.offset:]
-            np.take(rank, raw32, out=out[at:at + len(idx)])
+            np.take(rank, raw32, out=out[at:at + len(idx)], mode="clip")  # valid indices; "raise" would buffer out
         at += len(idx)
     names = arrow_call("take", dictionary, sort).to_pylist()  # (pa.array of numpy would import pandas)
     return [str(x) for x in names], out
@@ -305,7 +305,7 @@ def order_cells(m: IntArray, q: IntArray, n_questions: int, columns: list[IntArr
     keys = key[order]
     m_sorted = keys // Q
     for i, col in enumerate(columns):
-        np.take(col, order, out=out[i])
+        np.take(col, order, out=out[i], mode="clip")  # a permutation; "raise" would buffer out
     return m_sorted, keys - m_sorted * Q, out
 
 

@@ -119,11 +119,11 @@ def column_sums(table: FloatArray, states_t: npt.NDArray[np.integer[Any]], per_c
         b = min(a + rows, Q)
         idx = states_t[a:b] if offset is None else states_t[a:b] + offset
         if acc is None:
-            np.take(flat, idx, axis=0, out=buf[1:1 + b - a])
+            np.take(flat, idx, axis=0, out=buf[1:1 + b - a], mode="clip")
             acc = buf[1:1 + b - a].sum(axis=0)
         else:
             buf[0] = acc
-            np.take(flat, idx, axis=0, out=buf[1:1 + b - a])
+            np.take(flat, idx, axis=0, out=buf[1:1 + b - a], mode="clip")
             acc = buf[:1 + b - a].sum(axis=0)
     return acc if acc is not None else np.zeros((L, *inner))
 
