@@ -183,6 +183,17 @@ fn fast_arguments<'py>(
     (!w.is_empty() && w.len() <= 64 && w.iter().all(|x| x.is_finite())).then_some((matrix, weights))
 }
 
+/// `fast_arguments` and a budget k that is a non-negative integer (the
+/// Max@k bindings; each checks its own bounds on k).
+fn fast_arguments_with_k<'py>(
+    matrix: &Bound<'py, PyAny>,
+    weights: &Bound<'py, PyAny>,
+    k: &Bound<'py, PyAny>,
+) -> Option<(Outcomes<'py>, PyReadonlyArray1<'py, f64>, u64)> {
+    let (matrix, weights) = fast_arguments(matrix, weights)?;
+    Some((matrix, weights, k.extract::<u64>().ok()?))
+}
+
 /// Finite-bank Max@k straight from a 2-D matrix R, contiguous float64
 /// rewards and 2 <= k <= N, its category counts folded into the level
 /// histograms block by block (`maxk::max_at_k_of_rows`). None for anything
@@ -194,7 +205,7 @@ pub fn max_at_k_of_matrix(
     weights: &Bound<'_, PyAny>,
     k: &Bound<'_, PyAny>,
 ) -> PyResult<Option<f64>> {
-    let (Some((matrix, weights)), Ok(k)) = (fast_arguments(matrix, weights), k.extract::<u64>()) else {
+    let Some((matrix, weights, k)) = fast_arguments_with_k(matrix, weights, k) else {
         return Ok(None);
     };
     let w = weights.as_slice()?;
@@ -220,7 +231,7 @@ pub fn max_at_k_posterior_of_matrix(
     weights: &Bound<'_, PyAny>,
     k: &Bound<'_, PyAny>,
 ) -> PyResult<Option<(f64, f64)>> {
-    let (Some((matrix, weights)), Ok(k)) = (fast_arguments(matrix, weights), k.extract::<u64>()) else {
+    let Some((matrix, weights, k)) = fast_arguments_with_k(matrix, weights, k) else {
         return Ok(None);
     };
     let w = weights.as_slice()?;

@@ -14,7 +14,7 @@
 //! table is larger than the rows justify (or C > 8), the caller counts the
 //! level and pair tables directly (`maxk::LevelHistograms`).
 
-use crate::categorical::maxk::LevelHistograms;
+use crate::categorical::maxk::{below_level, LevelHistograms};
 
 /// At most this many slots (256 KiB of u32): the table stays in the
 /// second-level cache while the rows stream past.
@@ -125,7 +125,7 @@ impl JointTable {
         let below: [[u32; C]; L] = std::array::from_fn(|l| std::array::from_fn(|c| self.below[l * C + c]));
         let rank: [&[u32]; L] = std::array::from_fn(|l| &self.rank[l * self.width..(l + 1) * self.width]);
         for row in counts.chunks_exact(C) {
-            let f: [usize; L] = std::array::from_fn(|l| (0..C).map(|c| row[c] & below[l][c]).sum::<u32>() as usize);
+            let f: [usize; L] = std::array::from_fn(|l| below_level(row, &below[l]));
             assert!(f[L - 1] < self.width, "a row's counts exceed its trials");
             let mut at = 0usize;
             for l in 0..L {

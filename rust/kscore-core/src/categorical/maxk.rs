@@ -125,6 +125,15 @@ fn from_histograms(hist: &[u64], levels: &Levels, n: u64, k: u64, rows: usize) -
     rw.restore(low + total.value() / rows as f64)
 }
 
+/// A row's F_l: its counts masked by `below` (all ones for the categories
+/// at level l or below) and summed; with C fixed (`[u32; C]` masks) the
+/// loop unrolls (the level histograms' and the joint table's rows; wider
+/// rows take the same sum over slices, `LevelHistograms::add`).
+#[inline(always)]
+pub(crate) fn below_level<const C: usize>(row: &[u32], below: &[u32; C]) -> usize {
+    row.iter().zip(below).map(|(&x, &m)| x & m).sum::<u32>() as usize
+}
+
 /// Per level l < L - 1, the histogram of the rows' cumulative counts F_l
 /// (`width` slots per level, level-major: F in `0..width`) and, with
 /// `pairs`, per pair of levels i < j the joint histogram of (F_i, F_j)
@@ -246,9 +255,7 @@ impl LevelHistograms {
             .map(|m| m.try_into().expect("C masks"))
             .collect();
         let width = self.width;
-        let f = |row: &[u32], mask: &[u32; C]| -> usize {
-            row.iter().zip(mask).map(|(&x, &m)| x & m).sum::<u32>() as usize
-        };
+        let f = below_level::<C>;
         if self.pairs {
             let mut fs = [0usize; 8];
             let fs = &mut fs[..below.len()];
