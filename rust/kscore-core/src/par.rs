@@ -14,6 +14,9 @@
 //! fixed-order sum. `set_grain` lets tests check both sides bit for bit.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, TryLockError};
+
+use rayon::prelude::*;
 
 /// Estimated single-core nanoseconds below which a piece of work is not
 /// split off. Measured on the 2-core development machine (docs/threads.md):
@@ -56,6 +59,53 @@ pub fn intake_ns(bytes: usize) -> usize {
     bytes / 10
 }
 
+/// Folds the items `0..items` (`with_min_len(min_len)`) into one
+/// accumulator per pool thread that takes part, and merges those: `fold`
+/// returns false to stop early (then None). Why: rayon's own `fold` makes
+/// an accumulator for every piece it splits off (about twenty a call on a
+/// large matrix), and a table of hundreds of KB costs fresh pages, zeroed
+/// by the kernel, each time (docs/threads.md, "Accumulators"). The merge
+/// order is not fixed, so accumulators must merge exactly (integer tables).
+pub fn fold_per_thread<A: Send>(
+    items: usize,
+    min_len: usize,
+    identity: impl Fn() -> A + Sync + Send,
+    fold: impl Fn(&mut A, usize) -> bool + Sync + Send,
+    merge: impl Fn(A, A) -> A,
+) -> Option<A> {
+    let threads = rayon::current_num_threads();
+    // One slot per pool thread and one for a caller outside the pool.
+    let slots: Vec<Mutex<Option<A>>> = (0..=threads).map(|_| Mutex::new(None)).collect();
+    // Items met while their thread's slot is held (only if `fold` itself
+    // waited on the pool and the thread took another item meanwhile).
+    let spare: Mutex<Vec<A>> = Mutex::new(Vec::new());
+    let ok = (0..items).into_par_iter().with_min_len(min_len.max(1)).all(|i| {
+        let at = rayon::current_thread_index()
+            .filter(|&t| t < threads)
+            .unwrap_or(threads);
+        match slots[at].try_lock() {
+            Ok(mut slot) => fold(slot.get_or_insert_with(&identity), i),
+            Err(TryLockError::Poisoned(e)) => fold(e.into_inner().get_or_insert_with(&identity), i),
+            Err(TryLockError::WouldBlock) => {
+                let mut acc = identity();
+                let good = fold(&mut acc, i);
+                spare.lock().unwrap_or_else(|e| e.into_inner()).push(acc);
+                good
+            }
+        }
+    });
+    if !ok {
+        return None;
+    }
+    let spare = spare.into_inner().unwrap_or_else(|e| e.into_inner());
+    slots
+        .into_iter()
+        .filter_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .chain(spare)
+        .reduce(merge)
+        .or_else(|| Some(identity()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,5 +118,57 @@ mod tests {
         assert_eq!(min_len(0), g);
         assert!(min_len(g / 3) * (g / 3) >= g);
         assert!(worth_splitting(2 * g) && !worth_splitting(g));
+    }
+
+    #[test]
+    fn per_thread_fold_sees_every_item_once() {
+        for (items, min_len) in [(0, 1), (1, 1), (1000, 1), (1000, 7), (1000, 5000)] {
+            let got = fold_per_thread(
+                items,
+                min_len,
+                Vec::new,
+                |v: &mut Vec<usize>, i| {
+                    v.push(i);
+                    true
+                },
+                |mut a, b| {
+                    a.extend(b);
+                    a
+                },
+            )
+            .expect("no item stops it");
+            let mut got = got;
+            got.sort_unstable();
+            assert_eq!(got, (0..items).collect::<Vec<_>>());
+        }
+        assert!(fold_per_thread(
+            100,
+            1,
+            || 0u64,
+            |s, i| {
+                *s += i as u64;
+                i != 57
+            },
+            |a, b| a + b
+        )
+        .is_none());
+    }
+
+    #[test]
+    fn per_thread_fold_survives_nested_parallel_work() {
+        // A fold that waits on the pool may take another item on the same
+        // thread while its slot is held: that item gets a spare accumulator.
+        let sum = fold_per_thread(
+            64,
+            1,
+            || 0u64,
+            |s, i| {
+                let inner: u64 = (0..1000u32).into_par_iter().with_min_len(1).map(u64::from).sum();
+                *s += inner + i as u64;
+                true
+            },
+            |a, b| a + b,
+        );
+        assert_eq!(sum, Some(64 * 499_500 + 63 * 64 / 2));
     }
 }

@@ -4,8 +4,6 @@
 //! `intake::matrix::category_counts`; everything downstream (Bayes@N, Avg, Max@k)
 //! reads this struct and never the matrices.
 
-use rayon::prelude::*;
-
 use crate::error::{Error, Result};
 use crate::intake::moments::CountMoments;
 use crate::par;
@@ -104,20 +102,20 @@ impl<'a> CategoricalBank<'a> {
         const CHUNK: usize = 1 << 14;
         let freq = if par::worth_splitting(self.rows * 4) {
             // One table per thread, added at the end.
-            (0..self.rows.div_ceil(CHUNK))
-                .into_par_iter()
-                .fold(
-                    || vec![0u64; slots],
-                    |mut f, b| {
-                        self.count_slots(b * CHUNK..((b + 1) * CHUNK).min(self.rows), prior, base, &mut f);
-                        f
-                    },
-                )
-                .reduce_with(|mut a, b| {
+            par::fold_per_thread(
+                self.rows.div_ceil(CHUNK),
+                1,
+                || vec![0u64; slots],
+                |f, b| {
+                    self.count_slots(b * CHUNK..((b + 1) * CHUNK).min(self.rows), prior, base, f);
+                    true
+                },
+                |mut a, b| {
                     a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
                     a
-                })
-                .unwrap_or_else(|| vec![0u64; slots])
+                },
+            )
+            .expect("counting slots never stops early")
         } else {
             let mut f = vec![0u64; slots];
             self.count_slots(0..self.rows, prior, base, &mut f);

@@ -184,27 +184,27 @@ pub fn max_at_k_posterior(bank: &CategoricalBank, levels: &Levels, k: u64) -> Re
 
     if let Some(t) = tables_for(levels, bank.categories, bank.trials + bank.prior_trials, rows) {
         let c = bank.categories;
-        let acc = (0..rows.div_ceil(CHUNK))
-            .into_par_iter()
-            .with_min_len(par::min_len(CHUNK * t.cost_per_row()))
-            .fold(
-                || (t.empty(), Vec::new()),
-                |(mut h, mut sum), b| {
-                    let at = b * CHUNK * c..((b + 1) * CHUNK).min(rows) * c;
-                    match bank.prior {
-                        None => t.add(&bank.counts[at], &mut h),
-                        Some(prior) => {
-                            // Γ counts the prior's trials too.
-                            sum.clear();
-                            sum.extend(bank.counts[at.clone()].iter().zip(&prior[at]).map(|(&x, &y)| x + y));
-                            t.add(&sum, &mut h);
-                        }
+        let acc = par::fold_per_thread(
+            rows.div_ceil(CHUNK),
+            par::min_len(CHUNK * t.cost_per_row()),
+            || (t.empty(), Vec::new()),
+            |(h, sum), b| {
+                let at = b * CHUNK * c..((b + 1) * CHUNK).min(rows) * c;
+                match bank.prior {
+                    None => t.add(&bank.counts[at], h),
+                    Some(prior) => {
+                        // Γ counts the prior's trials too.
+                        sum.clear();
+                        sum.extend(bank.counts[at.clone()].iter().zip(&prior[at]).map(|(&x, &y)| x + y));
+                        t.add(sum, h);
                     }
-                    (h, sum)
-                },
-            )
-            .map(|(h, _)| h)
-            .reduce(|| t.empty(), Tables::merge);
+                }
+                true
+            },
+            |(a, sum), (b, _)| (Tables::merge(a, b), sum),
+        )
+        .map(|(h, _)| h)
+        .expect("counting tables never stops early");
         return from_tables(&t.histograms(acc), &t.lh, levels, k, bank.total(), rows);
     }
     from_distinct(bank, levels, k)

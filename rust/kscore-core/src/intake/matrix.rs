@@ -496,24 +496,22 @@ pub fn fold_category_counts<T: Entry, A: Send>(
         Some(w) => wide::count_rows(&w[rows.start * n..rows.end * n], n, out, &mut wide::Sums::default()),
         None => rows_categories(&flat[rows.start * n..rows.end * n], n, categories, out),
     };
-    let (acc, ok) = (0..m.div_ceil(block))
-        .into_par_iter()
-        .with_min_len(block_min_len(block, n * categories, std::mem::size_of::<T>()))
-        .fold(
-            || (identity(), vec![0u32; block * categories], true),
-            |(mut acc, mut buf, ok), b| {
-                let rows = block.min(m - b * block);
-                let out = &mut buf[..rows * categories];
-                let good = ok && count(b * block..b * block + rows, out);
-                if good {
-                    fold(&mut acc, out);
-                }
-                (acc, buf, good)
-            },
-        )
-        .map(|(acc, _, ok)| (acc, ok))
-        .reduce(|| (identity(), true), |(a, oa), (b, ob)| (merge(a, b), oa && ob));
-    ok.then_some(acc)
+    par::fold_per_thread(
+        m.div_ceil(block),
+        block_min_len(block, n * categories, std::mem::size_of::<T>()),
+        || (identity(), vec![0u32; block * categories]),
+        |(acc, buf), b| {
+            let rows = block.min(m - b * block);
+            let out = &mut buf[..rows * categories];
+            let good = count(b * block..b * block + rows, out);
+            if good {
+                fold(acc, out);
+            }
+            good
+        },
+        |(a, buf), (b, _)| (merge(a, b), buf),
+    )
+    .map(|(acc, _)| acc)
 }
 
 /// The count moments (docs/kernels.md, K11) of a C-order matrix's rows,
