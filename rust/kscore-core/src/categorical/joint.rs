@@ -11,10 +11,10 @@
 //! One slot per row in the joint table (47 905 slots, 190 KB of u32, at
 //! those sizes) costs L table lookups and one increment, and the level
 //! and pair tables are its marginals, summed once per call. Where the
-//! table is larger than the rows justify (or C > 8), the caller counts the
+//! table is larger than the rows justify (or L > 8), the caller counts the
 //! level and pair tables directly (`maxk::LevelHistograms`).
 
-use crate::categorical::maxk::{below_level, LevelHistograms};
+use crate::categorical::maxk::LevelHistograms;
 
 /// At most this many slots (256 KiB of u32): the table stays in the
 /// second-level cache while the rows stream past.
@@ -24,11 +24,8 @@ pub(crate) const MAX_SLOTS: usize = 1 << 16;
 /// summing its marginals cost a few slot visits each, a row one increment.
 pub(crate) const ROWS_PER_SLOT: usize = 8;
 
-/// The ranks and masks of one bank's joint table.
+/// The ranks of one bank's joint table.
 pub(crate) struct JointTable {
-    /// `below[l * C + c]`: all ones where category c's level is at most l.
-    below: Vec<u32>,
-    categories: usize,
     levels: usize,
     width: usize,
     /// `rank[l * width + f] = C(f + l, l + 1)`.
@@ -54,11 +51,11 @@ fn choose(n: usize, k: usize) -> Option<usize> {
 
 impl JointTable {
     /// The table of the level tables `lh` describes (at least one level below
-    /// the top), if C <= 8, it has at most `MAX_SLOTS` slots and there are at
-    /// least `ROWS_PER_SLOT` rows per slot.
+    /// the top), if there are at most 8 such levels, it has at most
+    /// `MAX_SLOTS` slots and there are at least `ROWS_PER_SLOT` rows per slot.
     pub(crate) fn new(lh: &LevelHistograms, rows: usize) -> Option<Self> {
-        let (categories, levels, width) = (lh.categories(), lh.levels(), lh.width);
-        if categories > 8 || levels == 0 {
+        let (levels, width) = (lh.levels(), lh.width);
+        if !(1..=8).contains(&levels) {
             return None;
         }
         // Non-decreasing vectors of `levels` values below `width`.
@@ -70,8 +67,6 @@ impl JointTable {
             .flat_map(|l| (0..width).map(move |f| choose(f + l, l + 1).expect("within the slots") as u32))
             .collect();
         Some(JointTable {
-            below: lh.masks().to_vec(),
-            categories,
             levels,
             width,
             rank,
@@ -87,50 +82,37 @@ impl JointTable {
         }
     }
 
-    /// Adds the rows of `counts` (row-major, C counts a row, each row's
-    /// counts summing to less than the width).
-    pub(crate) fn add(&self, counts: &[u32], acc: &mut JointCounts) {
-        let rows = (counts.len() / self.categories) as u64;
+    /// Adds the rows of `fs` (their F vectors, `levels` a row, each below
+    /// the width).
+    pub(crate) fn add(&self, fs: &[u32], acc: &mut JointCounts) {
+        let rows = (fs.len() / self.levels) as u64;
         if acc.rows + rows > u32::MAX as u64 {
             acc.spill();
         }
         acc.rows += rows;
-        match self.categories {
-            1 => self.add_c::<1>(counts, &mut acc.slots),
-            2 => self.add_c::<2>(counts, &mut acc.slots),
-            3 => self.add_c::<3>(counts, &mut acc.slots),
-            4 => self.add_c::<4>(counts, &mut acc.slots),
-            5 => self.add_c::<5>(counts, &mut acc.slots),
-            6 => self.add_c::<6>(counts, &mut acc.slots),
-            7 => self.add_c::<7>(counts, &mut acc.slots),
-            _ => self.add_c::<8>(counts, &mut acc.slots),
-        }
-    }
-
-    fn add_c<const C: usize>(&self, counts: &[u32], slots: &mut [u32]) {
         match self.levels {
-            1 => self.add_cl::<C, 1>(counts, slots),
-            2 => self.add_cl::<C, 2>(counts, slots),
-            3 => self.add_cl::<C, 3>(counts, slots),
-            4 => self.add_cl::<C, 4>(counts, slots),
-            5 => self.add_cl::<C, 5>(counts, slots),
-            6 => self.add_cl::<C, 6>(counts, slots),
-            _ => self.add_cl::<C, 7>(counts, slots),
+            1 => self.add_l::<1>(fs, &mut acc.slots),
+            2 => self.add_l::<2>(fs, &mut acc.slots),
+            3 => self.add_l::<3>(fs, &mut acc.slots),
+            4 => self.add_l::<4>(fs, &mut acc.slots),
+            5 => self.add_l::<5>(fs, &mut acc.slots),
+            6 => self.add_l::<6>(fs, &mut acc.slots),
+            7 => self.add_l::<7>(fs, &mut acc.slots),
+            _ => self.add_l::<8>(fs, &mut acc.slots),
         }
     }
 
     /// One increment a row, at the rank of its F vector. F is non-decreasing
-    /// (each level's mask covers the one below), so F_L < width bounds them all.
-    fn add_cl<const C: usize, const L: usize>(&self, counts: &[u32], slots: &mut [u32]) {
-        let below: [[u32; C]; L] = std::array::from_fn(|l| std::array::from_fn(|c| self.below[l * C + c]));
+    /// (each level's categories include the ones below), so F_L < width
+    /// bounds them all.
+    fn add_l<const L: usize>(&self, fs: &[u32], slots: &mut [u32]) {
         let rank: [&[u32]; L] = std::array::from_fn(|l| &self.rank[l * self.width..(l + 1) * self.width]);
-        for row in counts.chunks_exact(C) {
-            let f: [usize; L] = std::array::from_fn(|l| below_level(row, &below[l]));
-            assert!(f[L - 1] < self.width, "a row's counts exceed its trials");
+        for f in fs.chunks_exact(L) {
+            assert!((f[L - 1] as usize) < self.width, "a row's counts exceed its trials");
             let mut at = 0usize;
             for l in 0..L {
                 // SAFETY: f[l] <= f[L - 1] < width, the length of rank[l].
-                at += unsafe { *rank[l].get_unchecked(f[l]) } as usize;
+                at += unsafe { *rank[l].get_unchecked(f[l] as usize) } as usize;
             }
             // The rank of a non-decreasing vector below the width is below
             // the slot count; `slots` has that length (checked by indexing).
@@ -220,7 +202,7 @@ mod tests {
                     }
                     let lh = LevelHistograms::new(&lv, c, n + 1, true);
                     let Some(joint) = JointTable::new(&lh, usize::MAX / 16) else {
-                        assert!(c > 8 || choose(n + lv.len() - 1, lv.len() - 1).unwrap() > MAX_SLOTS);
+                        assert!(lv.len() - 1 > 8 || choose(n + lv.len() - 1, lv.len() - 1).unwrap() > MAX_SLOTS);
                         continue;
                     };
                     let rows = 3000;
@@ -233,14 +215,16 @@ mod tests {
                         }
                     }
                     let mut direct = lh.empty();
-                    lh.add(&counts, &mut direct);
-                    let (head, tail) = counts.split_at(1234 * c);
+                    let mut fs = Vec::new();
+                    lh.add_counts(&counts, &mut fs, &mut direct);
+                    let l = lh.levels();
+                    let (head, tail) = fs.split_at(1234 * l);
                     let mut a = joint.empty();
                     joint.add(head, &mut a);
                     a.spill();
-                    joint.add(&tail[..700 * c], &mut a);
+                    joint.add(&tail[..700 * l], &mut a);
                     let mut b = joint.empty();
-                    joint.add(&tail[700 * c..], &mut b);
+                    joint.add(&tail[700 * l..], &mut b);
                     let merged = JointTable::merge(a, b);
                     assert_eq!(joint.histograms(merged, &lh), direct, "c={c} n={n} w={w:?}");
                 }

@@ -9,8 +9,6 @@
 //! bank; each row then costs L - 1 multiply-adds. Rewards are summed in
 //! normalised units (`rewards`), the offset being the lowest level.
 
-use rayon::prelude::*;
-
 use ndarray::ArrayView2;
 
 use crate::categorical::bank::{CategoricalBank, Levels};
@@ -19,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::finite::credit::Credit;
 use crate::finite::expectation;
 use crate::intake::entry::Entry;
-use crate::intake::matrix::fold_category_counts;
+use crate::intake::matrix::{fold_level_counts, levels_of_counts};
 use crate::numeric::sum::Neumaier;
 use crate::par;
 
@@ -34,25 +32,24 @@ pub fn max_at_k(bank: &CategoricalBank, levels: &Levels, k: u64) -> Result<f64> 
         return Ok(levels.values[0]);
     }
     let lh = LevelHistograms::new(levels, bank.categories, n as usize + 1, false);
-    let hist = (0..bank.rows.div_ceil(CHUNK))
-        .into_par_iter()
-        .with_min_len(par::min_len(CHUNK * lh.cost_per_row()))
-        .fold(
-            || lh.empty(),
-            |mut h, b| {
-                lh.add(
-                    &bank.counts[b * CHUNK * bank.categories..((b + 1) * CHUNK).min(bank.rows) * bank.categories],
-                    &mut h,
-                );
-                h
-            },
-        )
-        .reduce(|| lh.empty(), add_tables);
+    let c = bank.categories;
+    let hist = par::fold_per_thread(
+        bank.rows.div_ceil(CHUNK),
+        par::min_len(CHUNK * lh.cost_per_row()),
+        || (lh.empty(), Vec::new()),
+        |(h, fs), b| {
+            lh.add_counts(&bank.counts[b * CHUNK * c..((b + 1) * CHUNK).min(bank.rows) * c], fs, h);
+            true
+        },
+        |(a, fs), (b, _)| (add_tables(a, b), fs),
+    )
+    .map(|(h, _)| h)
+    .expect("counting levels never stops early");
     Ok(from_histograms(&hist, levels, n, k, bank.rows))
 }
 
 /// Max@k straight from a C-order outcome matrix (`intake::matrix::
-/// fold_category_counts`: its counts are folded into the level histograms
+/// fold_level_counts`: its level counts are folded into the histograms
 /// block by block, never written out): the same integers, so the same
 /// number as `max_at_k` of its bank. None where the intake declines (a
 /// layout, an entry or a width it does not take: the caller counts the
@@ -65,11 +62,12 @@ pub fn max_at_k_of_rows<T: Entry>(view: ArrayView2<T>, levels: &Levels, k: u64) 
         return Ok(None);
     }
     let lh = LevelHistograms::new(levels, categories, n as usize + 1, false);
-    let hist = fold_category_counts(
+    let hist = fold_level_counts(
         view,
-        categories,
+        &levels.of_category,
+        lh.levels(),
         || lh.empty(),
-        |h, counts| lh.add(counts, h),
+        |h, fs| lh.add(fs, h),
         add_tables,
     );
     Ok(hist.map(|h| from_histograms(&h, levels, n, k, rows)))
@@ -125,61 +123,42 @@ fn from_histograms(hist: &[u64], levels: &Levels, n: u64, k: u64, rows: usize) -
     rw.restore(low + total.value() / rows as f64)
 }
 
-/// A row's F_l: its counts masked by `below` (all ones for the categories
-/// at level l or below) and summed; with C fixed (`[u32; C]` masks) the
-/// loop unrolls (the level histograms' and the joint table's rows; wider
-/// rows take the same sum over slices, `LevelHistograms::add`).
-#[inline(always)]
-pub(crate) fn below_level<const C: usize>(row: &[u32], below: &[u32; C]) -> usize {
-    row.iter().zip(below).map(|(&x, &m)| x & m).sum::<u32>() as usize
-}
-
 /// Per level l < L - 1, the histogram of the rows' cumulative counts F_l
 /// (`width` slots per level, level-major: F in `0..width`) and, with
 /// `pairs`, per pair of levels i < j the joint histogram of (F_i, F_j)
 /// (`width²` slots per pair, after the levels; the posterior's covariances,
-/// `maxk_posterior`). F_l is a masked sum of the row's counts (`below[l][c]`
-/// all ones where category c's level is at most l), and the tables (a few
-/// hundred bytes for N = 64, 100 KB with pairs of 3 levels) stay in cache
-/// while the rows stream past: on a 1e6 x 64 bank of 4 categories several
-/// times faster than a table of distinct rows (2 MB of slots hit at random).
+/// `maxk_posterior`). The rows come as their F vectors (the intake's
+/// `fold_level_counts`, or a bank's counts through `add_counts`), and the
+/// tables (a few hundred bytes for N = 64, 100 KB with pairs of 3 levels)
+/// stay in cache while the rows stream past: on a 1e6 x 64 bank of 4
+/// categories several times faster than a table of distinct rows (2 MB of
+/// slots hit at random).
 pub(crate) struct LevelHistograms {
-    below: Vec<u32>,
-    categories: usize,
+    /// The level of each category.
+    level_of: Vec<usize>,
+    levels: usize,
     pub(crate) width: usize,
     pairs: bool,
 }
 
 impl LevelHistograms {
     pub(crate) fn new(levels: &Levels, categories: usize, width: usize, pairs: bool) -> Self {
-        let below = (0..levels.len() - 1)
-            .flat_map(|l| {
-                levels
-                    .of_category
-                    .iter()
-                    .map(move |&c| if c <= l { u32::MAX } else { 0 })
-            })
-            .collect();
+        debug_assert_eq!(levels.of_category.len(), categories);
         LevelHistograms {
-            below,
-            categories,
+            level_of: levels.of_category.clone(),
+            levels: levels.len() - 1,
             width,
             pairs,
         }
     }
 
     pub(crate) fn categories(&self) -> usize {
-        self.categories
-    }
-
-    /// `below[l * C + c]`: all ones where category c's level is at most l.
-    pub(crate) fn masks(&self) -> &[u32] {
-        &self.below
+        self.level_of.len()
     }
 
     /// L - 1: the levels below the top.
     pub(crate) fn levels(&self) -> usize {
-        self.below.len() / self.categories
+        self.levels
     }
 
     /// Slots of all the tables.
@@ -203,91 +182,61 @@ impl LevelHistograms {
         1 + l / 2 + if self.pairs { l * l } else { 0 }
     }
 
-    /// Adds the rows of `counts` (row-major, `categories` per row).
-    pub(crate) fn add(&self, counts: &[u32], hist: &mut [u64]) {
-        match self.categories {
-            1 => self.add_fixed::<1>(counts, hist),
-            2 => self.add_fixed::<2>(counts, hist),
-            3 => self.add_fixed::<3>(counts, hist),
-            4 => self.add_fixed::<4>(counts, hist),
-            5 => self.add_fixed::<5>(counts, hist),
-            6 => self.add_fixed::<6>(counts, hist),
-            7 => self.add_fixed::<7>(counts, hist),
-            8 => self.add_fixed::<8>(counts, hist),
-            c => {
-                let mut f = vec![0usize; self.levels()];
-                for row in counts.chunks_exact(c) {
-                    for (fl, mask) in f.iter_mut().zip(self.below.chunks_exact(c)) {
-                        *fl = row.iter().zip(mask).map(|(&x, &m)| x & m).sum::<u32>() as usize;
+    /// The F vectors of rows of category counts (`categories` a row) into
+    /// `fs` (a buffer kept between calls).
+    pub(crate) fn levels_of(&self, counts: &[u32], fs: &mut Vec<u32>) {
+        fs.resize(counts.len() / self.categories() * self.levels, 0);
+        levels_of_counts(counts, &self.level_of, self.levels, fs);
+    }
+
+    /// `add` for rows of category counts.
+    pub(crate) fn add_counts(&self, counts: &[u32], fs: &mut Vec<u32>, hist: &mut [u64]) {
+        self.levels_of(counts, fs);
+        self.add(fs, hist);
+    }
+
+    /// Adds the rows of `fs` (their F vectors, `levels()` a row). Without
+    /// pairs: two tables, even and odd rows, where the rows outnumber the
+    /// slots (neighbouring rows often land in the same slot, and one table
+    /// would chain their increments).
+    pub(crate) fn add(&self, fs: &[u32], hist: &mut [u64]) {
+        let (l, width) = (self.levels, self.width);
+        if self.pairs {
+            for f in fs.chunks_exact(l) {
+                for (i, &x) in f.iter().enumerate() {
+                    hist[i * width + x as usize] += 1;
+                }
+                let mut at = l * width;
+                for (i, &a) in f.iter().enumerate() {
+                    for &b in &f[i + 1..] {
+                        hist[at + a as usize * width + b as usize] += 1;
+                        at += width * width;
                     }
-                    self.count(&f, hist);
                 }
-            }
-        }
-    }
-
-    /// One row's F_l into the tables.
-    #[inline(always)]
-    fn count(&self, f: &[usize], hist: &mut [u64]) {
-        let width = self.width;
-        for (l, &x) in f.iter().enumerate() {
-            hist[l * width + x] += 1;
-        }
-        if self.pairs {
-            let mut at = f.len() * width;
-            for (i, &a) in f.iter().enumerate() {
-                for &b in &f[i + 1..] {
-                    hist[at + a * width + b] += 1;
-                    at += width * width;
-                }
-            }
-        }
-    }
-
-    /// `add` for rows of C counts, as fixed-size arrays. Without pairs: two
-    /// tables, even and odd rows, where the rows outnumber the slots
-    /// (neighbouring rows often land in the same slot, and one table would
-    /// chain their increments).
-    fn add_fixed<const C: usize>(&self, counts: &[u32], hist: &mut [u64]) {
-        let below: Vec<[u32; C]> = self
-            .below
-            .chunks_exact(C)
-            .map(|m| m.try_into().expect("C masks"))
-            .collect();
-        let width = self.width;
-        let f = below_level::<C>;
-        if self.pairs {
-            let mut fs = [0usize; 8];
-            let fs = &mut fs[..below.len()];
-            for row in counts.chunks_exact(C) {
-                for (fl, mask) in fs.iter_mut().zip(&below) {
-                    *fl = f(row, mask);
-                }
-                self.count(fs, hist);
             }
             return;
         }
-        if counts.len() / C < 2 * hist.len() {
-            for row in counts.chunks_exact(C) {
-                for (l, mask) in below.iter().enumerate() {
-                    hist[l * width + f(row, mask)] += 1;
+        if fs.len() / l < 2 * hist.len() {
+            for f in fs.chunks_exact(l) {
+                for (i, &x) in f.iter().enumerate() {
+                    hist[i * width + x as usize] += 1;
                 }
             }
             return;
         }
         let mut tables = vec![0u64; 2 * hist.len()];
         let (even, odd) = tables.split_at_mut(hist.len());
-        let mut pairs = counts.chunks_exact(2 * C);
+        let mut pairs = fs.chunks_exact(2 * l);
         for pair in &mut pairs {
-            let (a, b) = pair.split_at(C);
-            for (l, mask) in below.iter().enumerate() {
-                even[l * width + f(a, mask)] += 1;
-                odd[l * width + f(b, mask)] += 1;
+            let (a, b) = pair.split_at(l);
+            for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
+                even[i * width + x as usize] += 1;
+                odd[i * width + y as usize] += 1;
             }
         }
-        for row in pairs.remainder().chunks_exact(C) {
-            for (l, mask) in below.iter().enumerate() {
-                even[l * width + f(row, mask)] += 1;
+        for f in pairs.remainder().chunks_exact(l) {
+            for (i, &x) in f.iter().enumerate() {
+                even[i * width + x as usize] += 1;
             }
         }
         for ((h, &x), &y) in hist.iter_mut().zip(even.iter()).zip(odd.iter()) {

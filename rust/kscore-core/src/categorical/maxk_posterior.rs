@@ -30,7 +30,7 @@ use crate::categorical::maxk::{add_tables, LevelHistograms};
 use crate::categorical::rewards::Rewards;
 use crate::error::{Error, Result};
 use crate::intake::entry::Entry;
-use crate::intake::matrix::fold_category_counts;
+use crate::intake::matrix::fold_level_counts;
 use crate::numeric::sum::{Fsum, Neumaier};
 use crate::par;
 use crate::posterior::beta_moments;
@@ -187,23 +187,24 @@ pub fn max_at_k_posterior(bank: &CategoricalBank, levels: &Levels, k: u64) -> Re
         let acc = par::fold_per_thread(
             rows.div_ceil(CHUNK),
             par::min_len(CHUNK * t.cost_per_row()),
-            || (t.empty(), Vec::new()),
-            |(h, sum), b| {
+            || (t.empty(), Vec::new(), Vec::new()),
+            |(h, sum, fs), b| {
                 let at = b * CHUNK * c..((b + 1) * CHUNK).min(rows) * c;
                 match bank.prior {
-                    None => t.add(&bank.counts[at], h),
+                    None => t.lh.levels_of(&bank.counts[at], fs),
                     Some(prior) => {
                         // Γ counts the prior's trials too.
                         sum.clear();
                         sum.extend(bank.counts[at.clone()].iter().zip(&prior[at]).map(|(&x, &y)| x + y));
-                        t.add(sum, h);
+                        t.lh.levels_of(sum, fs);
                     }
                 }
+                t.add(fs, h);
                 true
             },
-            |(a, sum), (b, _)| (Tables::merge(a, b), sum),
+            |(a, sum, fs), (b, _, _)| (Tables::merge(a, b), sum, fs),
         )
-        .map(|(h, _)| h)
+        .map(|(h, _, _)| h)
         .expect("counting tables never stops early");
         return from_tables(&t.histograms(acc), &t.lh, levels, k, bank.total(), rows);
     }
@@ -314,10 +315,11 @@ impl Tables {
         }
     }
 
-    fn add(&self, counts: &[u32], acc: &mut Counts) {
+    /// Adds rows given as their F vectors (`lh.levels()` a row).
+    fn add(&self, fs: &[u32], acc: &mut Counts) {
         match (&self.joint, acc) {
-            (Some(j), Counts::Joint(a)) => j.add(counts, a),
-            (_, Counts::Direct(h)) => self.lh.add(counts, h),
+            (Some(j), Counts::Joint(a)) => j.add(fs, a),
+            (_, Counts::Direct(h)) => self.lh.add(fs, h),
             (None, Counts::Joint(_)) => unreachable!("joint counts come from a joint table"),
         }
     }
@@ -340,8 +342,8 @@ impl Tables {
 }
 
 /// Latent Max@k `(μ, σ)` straight from a C-order outcome matrix, its
-/// counts folded block by block into the level tables (`intake::matrix::
-/// fold_category_counts`): the same integers as the bank's tables, so the
+/// level counts folded block by block into the level tables (`intake::matrix::
+/// fold_level_counts`): the same integers as the bank's tables, so the
 /// same numbers as `max_at_k_posterior` of its bank. None where the
 /// tables do not apply or the intake declines (the caller counts the bank,
 /// which reports any flaw).
@@ -358,11 +360,12 @@ pub fn max_at_k_posterior_of_rows<T: Entry>(
     let Some(t) = tables_for(levels, categories, n, rows) else {
         return Ok(None);
     };
-    let Some(acc) = fold_category_counts(
+    let Some(acc) = fold_level_counts(
         view,
-        categories,
+        &levels.of_category,
+        t.lh.levels(),
         || t.empty(),
-        |h, counts| t.add(counts, h),
+        |h, fs| t.add(fs, h),
         Tables::merge,
     ) else {
         return Ok(None);

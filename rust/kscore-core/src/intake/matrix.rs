@@ -483,35 +483,130 @@ pub fn fold_category_counts<T: Entry, A: Send>(
     fold: impl Fn(&mut A, &[u32]) + Sync + Send,
     merge: impl Fn(A, A) -> A + Sync + Send,
 ) -> Option<A> {
-    let (m, n) = view.dim();
-    let flat = view.to_slice()?;
-    if m == 0 || n == 0 || !(1..=16).contains(&categories) {
-        return None;
+    let flat = foldable(&view, categories)?;
+    let count = block_counter(&view, flat, categories);
+    fold_blocks(
+        &view,
+        categories,
+        categories,
+        0,
+        |rows, out, _| count(rows, out),
+        identity,
+        fold,
+        merge,
+    )
+}
+
+/// Cumulative level counts of a C-order matrix block by block, folded like
+/// `fold_category_counts`: per row, `F_l` = the entries whose category's
+/// level (`level_of[c]`) is at most l, for the `levels` levels below the
+/// top (Max@k needs only these; docs/kernels.md, K12). One-byte and other
+/// narrow entries are counted per level straight from the bytes
+/// (`planes::level_rows`) where the CPU allows; otherwise, and for 8-byte
+/// integers (whose category count runs in their own lanes), categories
+/// are counted and summed per level. None where `fold_category_counts`
+/// declines.
+pub fn fold_level_counts<T: Entry, A: Send>(
+    view: ArrayView2<T>,
+    level_of: &[usize],
+    levels: usize,
+    identity: impl Fn() -> A + Sync + Send,
+    fold: impl Fn(&mut A, &[u32]) + Sync + Send,
+    merge: impl Fn(A, A) -> A + Sync + Send,
+) -> Option<A> {
+    let categories = level_of.len();
+    let flat = foldable(&view, categories)?;
+    let n = view.ncols();
+    if !T::WIDE && planes::level_rows_available(categories, levels) {
+        let count = |rows: std::ops::Range<usize>, out: &mut [u32], _: &mut [u32]| {
+            planes::level_rows(&flat[rows.start * n..rows.end * n], n, level_of, levels, out) == Some(true)
+        };
+        return fold_blocks(&view, categories, levels, 0, count, identity, fold, merge);
     }
-    let block = block_rows(n, std::mem::size_of::<T>()).min(m);
+    let count = block_counter(&view, flat, categories);
+    let by_levels = |rows: std::ops::Range<usize>, out: &mut [u32], tmp: &mut [u32]| {
+        let tmp = &mut tmp[..rows.len() * categories];
+        count(rows, tmp) && {
+            levels_of_counts(tmp, level_of, levels, out);
+            true
+        }
+    };
+    fold_blocks(&view, categories, levels, categories, by_levels, identity, fold, merge)
+}
+
+/// Per row of category counts (`counts`, `level_of.len()` a row), the
+/// cumulative level counts `F_l` for l < `levels` into `out` (`levels` a
+/// row): each count added to its category's level, then summed upwards.
+pub fn levels_of_counts(counts: &[u32], level_of: &[usize], levels: usize, out: &mut [u32]) {
+    let c = level_of.len();
+    for (row, f) in counts.chunks_exact(c).zip(out.chunks_exact_mut(levels)) {
+        f.fill(0);
+        for (&x, &l) in row.iter().zip(level_of) {
+            if let Some(slot) = f.get_mut(l) {
+                *slot += x;
+            }
+        }
+        for l in 1..levels {
+            f[l] += f[l - 1];
+        }
+    }
+}
+
+/// The entries of a C-order matrix that `fold_category_counts` can take.
+fn foldable<'a, T: Entry>(view: &ArrayView2<'a, T>, categories: usize) -> Option<&'a [T]> {
+    let flat = view.to_slice()?;
+    let (m, n) = view.dim();
+    (m > 0 && n > 0 && (1..=16).contains(&categories)).then_some(flat)
+}
+
+/// The category count of a range of rows of `flat` (`categories` a row).
+fn block_counter<'a, T: Entry>(
+    view: &ArrayView2<'a, T>,
+    flat: &'a [T],
+    categories: usize,
+) -> impl Fn(std::ops::Range<usize>, &mut [u32]) -> bool + Sync + Send + 'a {
+    let n = view.ncols();
     // 8-byte integer rows of 3 or 4 categories: the four-rows-at-a-time
     // count `category_counts` uses (its moments are not needed here).
-    let words = wide_count_words(&view, categories);
-    let count = |rows: std::ops::Range<usize>, out: &mut [u32]| match words {
+    let words = wide_count_words(view, categories);
+    move |rows: std::ops::Range<usize>, out: &mut [u32]| match words {
         Some(w) => wide::count_rows(&w[rows.start * n..rows.end * n], n, out, &mut wide::Sums::default()),
         None => rows_categories(&flat[rows.start * n..rows.end * n], n, categories, out),
-    };
+    }
+}
+
+/// Blocks of about 256 KiB of a matrix's rows, each counted by `count`
+/// (rows, `width` slots a row out, `scratch` slots a row of scratch) and
+/// folded into one accumulator per thread; None if a count fails.
+#[allow(clippy::too_many_arguments)]
+fn fold_blocks<T: Entry, A: Send>(
+    view: &ArrayView2<T>,
+    categories: usize,
+    width: usize,
+    scratch: usize,
+    count: impl Fn(std::ops::Range<usize>, &mut [u32], &mut [u32]) -> bool + Sync + Send,
+    identity: impl Fn() -> A + Sync + Send,
+    fold: impl Fn(&mut A, &[u32]) + Sync + Send,
+    merge: impl Fn(A, A) -> A + Sync + Send,
+) -> Option<A> {
+    let (m, n) = view.dim();
+    let block = block_rows(n, std::mem::size_of::<T>()).min(m);
     par::fold_per_thread(
         m.div_ceil(block),
         block_min_len(block, n * categories, std::mem::size_of::<T>()),
-        || (identity(), vec![0u32; block * categories]),
-        |(acc, buf), b| {
+        || (identity(), vec![0u32; block * width], vec![0u32; block * scratch]),
+        |(acc, buf, tmp), b| {
             let rows = block.min(m - b * block);
-            let out = &mut buf[..rows * categories];
-            let good = count(b * block..b * block + rows, out);
+            let out = &mut buf[..rows * width];
+            let good = count(b * block..b * block + rows, out, tmp);
             if good {
                 fold(acc, out);
             }
             good
         },
-        |(a, buf), (b, _)| (merge(a, b), buf),
+        |(a, buf, tmp), (b, _, _)| (merge(a, b), buf, tmp),
     )
-    .map(|(acc, _)| acc)
+    .map(|(acc, _, _)| acc)
 }
 
 /// The count moments (docs/kernels.md, K11) of a C-order matrix's rows,
