@@ -500,11 +500,11 @@ pub fn fold_category_counts<T: Entry, A: Send>(
 /// Cumulative level counts of a C-order matrix block by block, folded like
 /// `fold_category_counts`: per row, `F_l` = the entries whose category's
 /// level (`level_of[c]`) is at most l, for the `levels` levels below the
-/// top (Max@k needs only these; docs/kernels.md, K12). One-byte and other
-/// narrow entries are counted per level straight from the bytes
-/// (`planes::level_rows`) where the CPU allows; otherwise, and for 8-byte
-/// integers (whose category count runs in their own lanes), categories
-/// are counted and summed per level. None where `fold_category_counts`
+/// top (Max@k needs only these; docs/kernels.md, K12). One-byte entries
+/// and floats are counted per level straight from the bytes
+/// (`planes::level_rows`) where the CPU allows; otherwise, and for
+/// integers wider than a byte (whose category count runs in their own
+/// lanes), categories are counted and summed per level. None where `fold_category_counts`
 /// declines.
 pub fn fold_level_counts<T: Entry, A: Send>(
     view: ArrayView2<T>,
