@@ -4,9 +4,16 @@ as numpy makes them, side by side with scorio 0.2.3 in one run.
 
 Every figure is the median of single calls in a process whose thread pool has
 already been used (the state a real program is in), timed back to back and
-with 1 ms of idle time between calls (both libraries, compared alike). Categorical functions get 3-category
-matrices of the same shapes. A second table sets each point metric beside
-``np.count_nonzero(R, axis=1)`` on the same matrix (the floor: reading R once).
+with 1 ms of idle time between calls (both libraries, compared alike).
+Categorical functions get 3-category matrices of the same shapes. A second
+table sets each point metric beside ``np.count_nonzero(R, axis=1)`` on the
+same matrix (the floor: reading R once).
+
+The two sides of every comparison take turns in one loop
+(``conftest.interleaved_medians``): blocks of back-to-back calls, or single
+calls 1 ms apart, alternating, so both see the same state of the shared
+machine; timed in separate loops, the same spaced call drifts 1.5-3x within
+a minute here.
 
 Run: ``python -m pytest benches/bench_small.py`` (about two minutes).
 """
@@ -23,7 +30,7 @@ from scorio import eval as se
 import kscore.counts as kc
 from kscore import eval as ke
 
-from conftest import median_time, record
+from conftest import interleaved_medians, record
 
 rng = np.random.default_rng(7)
 
@@ -96,12 +103,15 @@ def test_typical_size(name: str, shape: str) -> None:
     m, n, k = SHAPES[shape]
     fn = calls(BANKS[shape], CATS[shape], k)[name]
     group = f"{name} {shape} k={k}"
-    record(group, "scorio", median_time(lambda: fn(se), calls=150))
-    record(group, "kscore", median_time(lambda: fn(ke), calls=1500))
-    record(group, "kscore, 1 ms apart", median_time(lambda: fn(ke), calls=150, gap_s=1e-3))
+    kscore, scorio = interleaved_medians([lambda: fn(ke), lambda: fn(se)], [300, 30], rounds=5, budget_s=10.0)
+    record(group, "scorio", scorio)
+    record(group, "kscore", kscore)
     # Both libraries spaced alike: a caller idle 1 ms between calls pays the
     # cold caches and clocks of this shared machine in either.
-    record(group, "scorio, 1 ms apart", median_time(lambda: fn(se), calls=60, gap_s=1e-3, budget_s=5.0))
+    kscore, scorio = interleaved_medians([lambda: fn(ke), lambda: fn(se)], [2, 1], rounds=75, gap_s=1e-3,
+                                         budget_s=8.0)
+    record(group, "kscore, 1 ms apart", kscore)
+    record(group, "scorio, 1 ms apart", scorio)
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
@@ -115,18 +125,23 @@ def test_several_k_in_a_row(name: str, shape: str) -> None:
         return [getattr(mod, name)(R, k) for k in ks]
 
     group = f"{name} {shape} k={','.join(map(str, ks))} in a row"
-    record(group, "scorio", median_time(lambda: loop(se), calls=100))
-    record(group, "kscore", median_time(lambda: loop(ke), calls=500))
+    kscore, scorio = interleaved_medians([lambda: loop(ke), lambda: loop(se)], [100, 20], rounds=5, budget_s=10.0)
+    record(group, "scorio", scorio)
+    record(group, "kscore", kscore)
 
 
 def test_harness_164_problems() -> None:
     n = np.full(164, 200)
     c = rng.integers(0, 201, size=164)
     group = "estimate_pass_at_k 164 problems n=200 k=10"
-    record(group, "np.count_nonzero floor (164x200 int64)",
-           median_time(lambda: np.count_nonzero(BANKS["164x200"], axis=1), calls=1500))
-    record(group, "kscore", median_time(lambda: kc.estimate_pass_at_k(n, c, 10), calls=1500))
-    record(group, "kscore, 1 ms apart", median_time(lambda: kc.estimate_pass_at_k(n, c, 10), calls=150, gap_s=1e-3))
+    floor = lambda: np.count_nonzero(BANKS["164x200"], axis=1)  # noqa: E731
+    kscore = lambda: kc.estimate_pass_at_k(n, c, 10)  # noqa: E731
+    timed, floor_timed = interleaved_medians([kscore, floor], [300, 300], rounds=5)
+    record(group, "np.count_nonzero floor (164x200 int64)", floor_timed)
+    record(group, "kscore", timed)
+    timed, floor_timed = interleaved_medians([kscore, floor], [1, 1], rounds=150, gap_s=1e-3)
+    record(group, "np.count_nonzero floor, 1 ms apart", floor_timed)
+    record(group, "kscore, 1 ms apart", timed)
 
 
 # Matrices up to 64 KB against the cost of reading them once.
@@ -142,7 +157,8 @@ def test_against_count_nonzero(name: str, m: int, n: int, dtype: type) -> None:
     k = min(4, n)
     fn = calls(R, C, k)[name]
     group = f"{name} {m}x{n} {np.dtype(dtype).name} vs count_nonzero"
-    for gap, label in ((0.0, ""), (1e-3, ", 1 ms apart")):
-        record(group, "count_nonzero" + label,
-               median_time(lambda: np.count_nonzero(R, axis=1), calls=150 if gap else 1500, gap_s=gap))
-        record(group, "kscore" + label, median_time(lambda: fn(ke), calls=150 if gap else 1500, gap_s=gap))
+    pair = [lambda: fn(ke), lambda: np.count_nonzero(R, axis=1)]
+    for calls_, rounds, gap, label in (([300, 300], 5, 0.0, ""), ([1, 1], 150, 1e-3, ", 1 ms apart")):
+        kscore, floor = interleaved_medians(pair, calls_, rounds=rounds, gap_s=gap)
+        record(group, "count_nonzero" + label, floor)
+        record(group, "kscore" + label, kscore)
