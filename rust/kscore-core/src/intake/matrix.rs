@@ -611,14 +611,34 @@ fn fold_blocks<T: Entry, A: Send>(
 
 /// The count moments (docs/kernels.md, K11) of a C-order matrix's rows,
 /// with its counts folded block by block (`fold_category_counts`), never
-/// written out: Bayes@N and Avg need only these. None where that fold
-/// declines, and for 8-byte integer rows of 3 or 4 categories, whose
-/// count (`category_counts`) yields the moments in the same pass.
+/// written out: Bayes@N and Avg need only these. 8-byte integer rows of 3
+/// or 4 categories sum them in the counting pass itself (`wide::row_moments`).
+/// None where the count declines or meets an entry outside `0..categories`.
 pub fn category_moments<T: Entry>(view: ArrayView2<T>, categories: usize) -> Option<CountMoments> {
-    if wide_count_words(&view, categories).is_some() {
-        return None;
-    }
     let n = view.ncols() as u64;
+    if let Some(words) = wide_count_words(&view, categories) {
+        let m = view.nrows();
+        let block = block_rows(view.ncols(), 8);
+        let sums = (0..m.div_ceil(block))
+            .into_par_iter()
+            .with_min_len(block_min_len(block, view.ncols() * categories, 8))
+            .map(|b| {
+                let rows = b * block..(b * block + block).min(m);
+                let mut sums = wide::Sums::default();
+                let ok = wide::row_moments(
+                    &words[rows.start * n as usize..rows.end * n as usize],
+                    n as usize,
+                    categories,
+                    &mut sums,
+                );
+                ok.then_some(sums)
+            })
+            .try_reduce(wide::Sums::default, |mut a, b| {
+                a.merge(&b);
+                Some(a)
+            })?;
+        return Some(sums.moments(categories, n));
+    }
     fold_category_counts(
         view,
         categories,
@@ -675,8 +695,9 @@ mod tests {
     use ndarray::{array, Array2, ShapeBuilder};
 
     /// The folded moments are those of the written counts, across blocks
-    /// and for every entry type the fold takes; 8-byte rows of 3-4
-    /// categories, other layouts and entries outside 0..C are declined.
+    /// and for every entry type, 8-byte rows of 3-4 categories (summed in
+    /// the count itself) included; other layouts and entries outside 0..C
+    /// are declined.
     #[test]
     fn folded_moments_are_the_counts_moments() {
         let mut next = crate::testutil::xorshift(5);
@@ -693,16 +714,22 @@ mod tests {
             assert_eq!(category_moments(r.view(), c), Some(want.clone()), "m={m} n={n} c={c}");
             assert_eq!(category_moments(r.mapv(i32::from).view(), c), Some(want.clone()));
             assert_eq!(category_moments(r.mapv(f64::from).view(), c), Some(want.clone()));
-            let wide = r.mapv(i64::from);
-            assert_eq!(category_moments(wide.view(), c).is_none(), (3..=4).contains(&c));
-            if !(3..=4).contains(&c) {
-                assert_eq!(category_moments(wide.view(), c), Some(want));
-            }
+            assert_eq!(category_moments(r.mapv(i64::from).view(), c), Some(want.clone()));
+            assert_eq!(category_moments(r.mapv(u64::from).view(), c), Some(want));
         }
         let mut r = Array2::from_shape_fn((50, 6), |(i, j)| ((i + j) % 3) as u8);
         assert!(category_moments(r.t(), 3).is_none());
         r[[31, 4]] = 3;
         assert!(category_moments(r.view(), 3).is_none());
+        // 8-byte rows that `wide` counts (n % 4 == 0 on AVX2, else
+        // portable), a bad entry in the last block of several.
+        for n in [8usize, 6] {
+            let mut w = Array2::from_shape_fn((40_000, n), |(i, j)| ((i + j) % 3) as i64);
+            assert!(category_moments(w.view(), 3).is_some());
+            w[[39_999, n - 1]] = -1;
+            assert!(category_moments(w.view(), 3).is_none(), "n = {n}");
+            assert!(category_moments(w.view(), 4).is_none(), "n = {n}");
+        }
     }
 
     #[test]

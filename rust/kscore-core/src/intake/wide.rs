@@ -93,19 +93,22 @@ fn packed_row(row: &[u64]) -> (u64, u64) {
     (acc, or)
 }
 
-/// Store one row's counts from its packed fields and add it to `sums`;
-/// false if it holds a 3 and only 3 categories are allowed.
+/// Store one row's counts from its packed fields (when `out` is given,
+/// `categories` slots) and add it to `sums`; false if it holds a 3 and
+/// only 3 categories are allowed.
 #[inline(always)]
-fn put_row(packed: u64, n: usize, out: &mut [u32], sums: &mut Sums) -> bool {
+fn put_row(packed: u64, n: usize, categories: usize, out: Option<&mut [u32]>, sums: &mut Sums) -> bool {
     let c = [(packed >> 16) & 0xffff, (packed >> 32) & 0xffff, packed >> 48];
-    out[0] = (n as u64 - c[0] - c[1] - c[2]) as u32;
-    out[1] = c[0] as u32;
-    out[2] = c[1] as u32;
-    if let Some(o) = out.get_mut(3) {
-        *o = c[2] as u32;
+    if let Some(out) = out {
+        out[0] = (n as u64 - c[0] - c[1] - c[2]) as u32;
+        out[1] = c[0] as u32;
+        out[2] = c[1] as u32;
+        if let Some(o) = out.get_mut(3) {
+            *o = c[2] as u32;
+        }
     }
     sums.add_row(c);
-    out.len() == 4 || c[2] == 0
+    categories == 4 || c[2] == 0
 }
 
 /// Count the categories of consecutive rows of `n` entries (`n < 2^16`,
@@ -121,6 +124,37 @@ pub fn count_rows(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Sums) -> b
     count_rows_portable(flat, n, out, sums)
 }
 
+/// The moments of the category counts of consecutive rows of `n` entries
+/// (as `count_rows`) into `sums`, without writing any row's counts: all
+/// Bayes@N and Avg need. False if some entry lies outside `0..categories`.
+pub fn row_moments(flat: &[u64], n: usize, categories: usize, sums: &mut Sums) -> bool {
+    debug_assert!(n > 0 && n < 1 << 16 && flat.len() / n <= 1 << 16 && (3..=4).contains(&categories));
+    #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+    if n % 4 == 0 && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above); with STORE
+        // false nothing is written to `out`.
+        return unsafe {
+            match categories {
+                3 => count_rows_avx2_c::<3, false>(flat, n, &mut [], sums),
+                _ => count_rows_avx2_c::<4, false>(flat, n, &mut [], sums),
+            }
+        };
+    }
+    row_moments_portable(flat, n, categories, sums)
+}
+
+/// `row_moments` one row at a time.
+fn row_moments_portable(flat: &[u64], n: usize, categories: usize, sums: &mut Sums) -> bool {
+    let mut ok = true;
+    let mut or = 0u64;
+    for row in flat.chunks_exact(n) {
+        let (packed, row_or) = packed_row(row);
+        or |= row_or;
+        ok &= put_row(packed, n, categories, None, sums);
+    }
+    ok && or >> 2 == 0
+}
+
 /// The portable loop: one row at a time.
 fn count_rows_portable(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Sums) -> bool {
     if flat.is_empty() {
@@ -132,7 +166,7 @@ fn count_rows_portable(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Sums)
     for (o, row) in out.chunks_exact_mut(c).zip(flat.chunks_exact(n)) {
         let (packed, row_or) = packed_row(row);
         or |= row_or;
-        ok &= put_row(packed, n, o, sums);
+        ok &= put_row(packed, n, c, Some(o), sums);
     }
     ok && or >> 2 == 0
 }
@@ -152,12 +186,14 @@ unsafe fn four_rows(
 ) -> std::arch::x86_64::__m256i {
     use std::arch::x86_64::*;
     let mut acc = [_mm256_setzero_si256(); 4];
-    for (j, a) in acc.iter_mut().enumerate() {
-        // SAFETY: row r + j's `quads` vectors lie inside the caller's slice.
-        let row = unsafe { base.add((r + j) * quads) };
-        for q in 0..quads {
+    // The four rows side by side, one vector of each a step: one loop of
+    // `quads` steps (not four), four independent chains.
+    // SAFETY: rows r..r + 4's `quads` vectors lie inside the caller's slice.
+    let row = unsafe { base.add(r * quads) };
+    for q in 0..quads {
+        for (j, a) in acc.iter_mut().enumerate() {
             // SAFETY: as above.
-            let v = unsafe { _mm256_loadu_si256(row.add(q)) };
+            let v = unsafe { _mm256_loadu_si256(row.add(j * quads + q)) };
             *or = _mm256_or_si256(*or, v);
             *a = _mm256_add_epi64(*a, term(v));
         }
@@ -181,9 +217,9 @@ unsafe fn four_rows(
 #[target_feature(enable = "avx2")]
 unsafe fn count_rows_avx2(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Sums) -> bool {
     if out.len() == 3 * (flat.len() / n) {
-        count_rows_avx2_c::<3>(flat, n, out, sums)
+        count_rows_avx2_c::<3, true>(flat, n, out, sums)
     } else {
-        count_rows_avx2_c::<4>(flat, n, out, sums)
+        count_rows_avx2_c::<4, true>(flat, n, out, sums)
     }
 }
 
@@ -191,14 +227,20 @@ unsafe fn count_rows_avx2(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Su
 /// fields of a row are exactly its counts of 0, 1, 2 and 3, so four rows'
 /// counts are widened to u32 and stored from the vector: with `C = 3` each
 /// pair of rows is stored as 8 u32 whose last 2 the next store overwrites,
-/// so the last group of rows goes through the portable loop.
+/// so the last group of rows goes through the portable loop. Without
+/// `STORE` only `sums` is kept (`out` is not touched; it may be empty).
 #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
 #[target_feature(enable = "avx2")]
-unsafe fn count_rows_avx2_c<const C: usize>(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Sums) -> bool {
+unsafe fn count_rows_avx2_c<const C: usize, const STORE: bool>(
+    flat: &[u64],
+    n: usize,
+    out: &mut [u32],
+    sums: &mut Sums,
+) -> bool {
     use std::arch::x86_64::*;
     let rows = flat.len() / n;
     // Rows whose stores stay inside `out` (C = 3 writes 2 u32 past a group).
-    let vector_rows = if C == 3 { rows.saturating_sub(1) } else { rows } / 4 * 4;
+    let vector_rows = if C == 3 && STORE { rows.saturating_sub(1) } else { rows } / 4 * 4;
     let quads = n / 4;
     let one = _mm256_set1_epi64x(1);
     let field = _mm256_set1_epi64x(0xffff);
@@ -232,6 +274,10 @@ unsafe fn count_rows_avx2_c<const C: usize>(flat: &[u64], n: usize, out: &mut [u
             p[5] = _mm256_add_epi64(p[5], _mm256_mul_epu32(c3, c3));
         } else {
             threes = _mm256_or_si256(threes, c3);
+        }
+        if !STORE {
+            r += 4;
+            continue;
         }
         // Rows r, r + 1 and r + 2, r + 3 as 8 u32 each (fields widened).
         let lo = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(w));
@@ -271,7 +317,11 @@ unsafe fn count_rows_avx2_c<const C: usize>(flat: &[u64], n: usize, out: &mut [u
     }
     sums.merge(&block);
     let ok = any(or) >> 2 == 0 && any(threes) == 0;
-    let tail_ok = count_rows_portable(&flat[r * n..], n, &mut out[r * C..], sums);
+    let tail_ok = if STORE {
+        count_rows_portable(&flat[r * n..], n, &mut out[r * C..], sums)
+    } else {
+        row_moments_portable(&flat[r * n..], n, C, sums)
+    };
     ok && tail_ok
 }
 
@@ -355,6 +405,9 @@ mod tests {
                     let mut psums = Sums::default();
                     assert!(count_rows_portable(&flat, n, &mut portable, &mut psums));
                     assert_eq!((portable, psums), (want.clone(), sums));
+                    let mut only = Sums::default();
+                    assert!(row_moments(&flat, n, c, &mut only));
+                    assert_eq!(only, sums, "moments only: {c} {n} {rows}");
                     let moments = sums.moments(c, n as u64);
                     assert_eq!(
                         moments,
@@ -397,6 +450,11 @@ mod tests {
                     assert!(!ok, "{bad} at {at}, n = {n}");
                     let ok4 = count_rows(&flat, n, &mut [0u32; 40], &mut Sums::default());
                     assert_eq!(ok4, bad == 3, "{bad} at {at}, n = {n}, 4 categories");
+                    assert!(
+                        !row_moments(&flat, n, 3, &mut Sums::default()),
+                        "{bad} at {at}, n = {n}"
+                    );
+                    assert_eq!(row_moments(&flat, n, 4, &mut Sums::default()), bad == 3);
                 }
             }
         }
