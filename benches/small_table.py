@@ -44,7 +44,31 @@ def main(path: str) -> None:
         if group.startswith("estimate_pass_at_k"):
             print()
             print(f"{group}: " + ", ".join(f"{n} {us(t)}" for n, t in rows.items()))
+    print()
+    for line in targets(res):
+        print(line)
 
+
+def targets(res: dict[str, dict[str, float]]) -> list[str]:
+    """Issue 9's targets, cell by cell: at least 10x scorio for a point
+    metric and 20x for an interval (back to back), within 2x of
+    np.count_nonzero for a point metric on a small matrix (back to back and
+    1 ms apart), within 3x of it for estimate_pass_at_k."""
+    checks: list[tuple[bool, str]] = []
+    for group, rows in res.items():
+        if "vs count_nonzero" in group or group.startswith("estimate_pass_at_k"):
+            bound = 2.0 if "vs count_nonzero" in group else 3.0
+            for label in ("", ", 1 ms apart"):
+                floor = next(t for name, t in rows.items() if "count_nonzero" in name and name.endswith(label)
+                             and (label or "apart" not in name))
+                ratio = rows["kscore" + label] / floor
+                checks.append((ratio <= bound, f"{group}{label}: {ratio:.2f}x count_nonzero (at most {bound:g}x)"))
+        elif "scorio" in rows:
+            need = 20.0 if group.split()[0].endswith("_ci") else 10.0
+            ratio = rows["scorio"] / rows["kscore"]
+            checks.append((ratio >= need, f"{group}: {ratio:.1f}x scorio (at least {need:g}x)"))
+    met = sum(ok for ok, _ in checks)
+    return [f"targets met: {met} of {len(checks)} cells"] + ["  miss: " + text for ok, text in checks if not ok]
 
 if __name__ == "__main__":
     main(sys.argv[1])

@@ -20,6 +20,8 @@ def z_value(confidence: Any) -> float:
     if not (0.0 < confidence < 1.0):
         raise ValueError(f"confidence must be in (0,1); got {confidence}")
     p = 0.5 + 0.5 * confidence
+    if type(p) is float:  # the common call, without numpy's ABC check
+        return _kscore.ndtri(p)
     if isinstance(p, np.floating) and p.dtype.itemsize != 8:
         if p.dtype.itemsize > 8:
             raise TypeError(
@@ -40,6 +42,12 @@ def normal_ci(
         b_lo, b_hi = bounds
         if b_lo > b_hi:
             raise ValueError("bounds must satisfy bounds[0] <= bounds[1]")
-        lo = min(max(lo, b_lo), b_hi)
-        hi = min(max(hi, b_lo), b_hi)
+        # min(max(x, b_lo), b_hi) spelled out: the same comparisons
+        # (b_lo > x, then b_hi < x) in the same order, so NaN bounds are
+        # ignored and a bad bound raises the same TypeError, without the
+        # cost of four builtin calls (0.4 us of a 2-5 us call).
+        lo = b_lo if b_lo > lo else lo
+        lo = b_hi if b_hi < lo else lo
+        hi = b_lo if b_lo > hi else hi
+        hi = b_hi if b_hi < hi else hi
     return float(mu), float(sigma), float(lo), float(hi)
