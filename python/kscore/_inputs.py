@@ -7,6 +7,7 @@ counts successes, so the matrix is read once and never copied.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -95,6 +96,8 @@ def binary_bank(R: object) -> _kscore.BinaryBank:
 
 
 def integral_scalar(value: object, *, name: str, stop: str = ".") -> int:
+    if type(value) is int:  # the common call, without numpy's ABC checks
+        return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ValueError(f"{name} must be an integer; got {value!r}{stop}")
     return int(value)
@@ -171,10 +174,20 @@ def spectrum_weights(weights: object, k: int) -> npt.NDArray[np.float64]:
 
 
 def mg_spectrum_weights(k: int) -> npt.NDArray[np.float64]:
-    """GeoSpectrum* default: ``2/k`` at 1-based positions ``r >= ceil(k/2) + 1``."""
+    """GeoSpectrum* default: ``2/k`` at 1-based positions ``r >= ceil(k/2) + 1``.
+    Made once per k up to 1024 (1 us of a 5 us call on a 20 x 8 matrix;
+    at most 2 MB kept), read-only."""
+    return _mg_spectrum_weights(k) if k <= 1024 else _make_mg_spectrum_weights(k)
+
+
+def _make_mg_spectrum_weights(k: int) -> npt.NDArray[np.float64]:
     weights = np.zeros(k, dtype=np.float64)
     weights[(k + 1) // 2 :] = 2.0 / k
+    weights.flags.writeable = False
     return weights
+
+
+_mg_spectrum_weights = functools.lru_cache(maxsize=256)(_make_mg_spectrum_weights)
 
 
 def resolve_lambda(lam: Any, lambda_: Any = None) -> float:

@@ -46,9 +46,16 @@ def real_powers(a: Any, b: Any) -> bool:
     return isinstance(a, _REAL) and isinstance(b, _REAL)
 
 
+# The default powers (a = b = 1/2) with their text made once: formatting
+# two floats took 0.5 us of a 5 us call on a 20 x 8 matrix.
+_HALVES = (0.5, 0.5, "0.5", "0.5")
+
+
 def blend_args(a: Any, b: Any) -> tuple[float, float, str, str]:
     """Real powers as the core takes them: values, then their text as Python
     prints them (for scorio's messages)."""
+    if type(a) is float and type(b) is float and a == 0.5 and b == 0.5:
+        return _HALVES
     return float(a), float(b), f"{a}", f"{b}"
 
 
