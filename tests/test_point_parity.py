@@ -178,3 +178,21 @@ def test_subnormal_spectrum_weights_round_once() -> None:
     w = np.array([5e-324])
     assert ke.threshold_spectrum_at_k(R, 1, w) == se.threshold_spectrum_at_k(R, 1, w) == 0.0
     assert ke.geo_spectrum_at_k(R, 1, 0.96875, w) == se.geo_spectrum_at_k(R, 1, 0.96875, w) == 0.0
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 8, 1024, 1025, 1500])
+def test_geo_spectrum_star_default_weights_made_once_per_k(k: int) -> None:
+    # The default weights are cached for k <= 1024: the cached array is the
+    # formula's, read-only, and the same call twice (and the ci variant)
+    # agrees with scorio whichever side of the cache k falls.
+    from kscore._inputs import mg_spectrum_weights
+
+    w = mg_spectrum_weights(k)
+    want = np.array([2.0 / k if r >= k // 2 + (k % 2) else 0.0 for r in range(k)])
+    assert np.array_equal(w, want) and not w.flags.writeable
+    with pytest.raises(ValueError):
+        w[0] = 1.0
+    R = np.random.default_rng(k).random((6, k)) < 0.6
+    for _ in range(2):
+        assert close(ke.geo_spectrum_star_at_k(R, k), se.geo_spectrum_star_at_k(R, k))
+    assert mg_spectrum_weights(k) is mg_spectrum_weights(k) or k > 1024
