@@ -1,7 +1,9 @@
 """Print Markdown tables from a run of bench_small.py.
 
 ``KSCORE_BENCH_JSON=small.json python -m pytest benches/bench_small.py``
-then ``python benches/small_table.py small.json``.
+then ``python benches/small_table.py small.json`` (every table and the
+targets met), or ``python benches/small_table.py --readme small.json``
+(the README's table).
 """
 
 from __future__ import annotations
@@ -12,6 +14,30 @@ import sys
 
 def us(t: float) -> str:
     return f"{t * 1e6:.1f} us" if t < 1e-3 else f"{t * 1e3:.2f} ms"
+
+
+SHAPES = ("30x64", "500x8", "164x200", "5000x16")
+
+
+def readme_table(res: dict[str, dict[str, float]]) -> list[str]:
+    """The README's table: one row per function, kscore / scorio (ratio)
+    per shape, back to back; then the several-k-in-a-row workloads."""
+    cells: dict[str, dict[str, str]] = {}
+    for group, rows in res.items():
+        if "scorio" not in rows or "vs count_nonzero" in group:
+            continue
+        name, shape, *rest = group.split()
+        label = f"`{name}`"
+        if "in a row" in group:
+            label += f", k = {rest[0].removeprefix('k=').replace(',', ', ')} in a row"
+        s, k = rows["scorio"], rows["kscore"]
+        cells.setdefault(label, {})[shape] = f"{us(k)} / {us(s)} ({s / k:.0f}x)"
+    head = "| function | 30 x 64, k = 8 | 500 x 8, k = 4 | 164 x 200, k = 10 | 5000 x 16, k = 4 |"
+    lines = [head, "|---|---|---|---|---|"]
+    order = sorted(cells, key=lambda label: "in a row" in label)  # stable: run order within each part
+    for label in order:
+        lines.append(f"| {label} | " + " | ".join(cells[label].get(shape, "") for shape in SHAPES) + " |")
+    return lines
 
 
 def main(path: str) -> None:
@@ -71,4 +97,7 @@ def targets(res: dict[str, dict[str, float]]) -> list[str]:
     return [f"targets met: {met} of {len(checks)} cells"] + ["  miss: " + text for ok, text in checks if not ok]
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--readme":
+        print("\n".join(readme_table(json.load(open(sys.argv[2])))))
+    else:
+        main(sys.argv[1])

@@ -90,6 +90,10 @@ CALLS: dict[str, Callable[[], Any]] = {
     "bayes_int8": lambda: ke.bayes(C.astype(np.int8), W4, C0.astype(np.int8)),
     "max_at_k_uint8": lambda: ke.max_at_k(C.astype(np.uint8), 24, W4),
     "avg_float64": lambda: ke.avg(C.astype(np.float64), W4),
+    # int64 rows of 3-4 categories without R0: the count moments summed in
+    # the counting pass, block by block (no per-row counts).
+    "bayes_int64": lambda: ke.bayes(C.astype(np.int64), W4),
+    "avg_ci_int64_3_categories": lambda: ke.avg_ci(np.minimum(C, 2).astype(np.int64), W4[:3]),
 }
 
 
