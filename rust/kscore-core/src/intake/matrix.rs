@@ -615,30 +615,25 @@ fn fold_blocks<T: Entry, A: Send>(
 /// or 4 categories sum them in the counting pass itself (`wide::row_moments`).
 /// None where the count declines or meets an entry outside `0..categories`.
 pub fn category_moments<T: Entry>(view: ArrayView2<T>, categories: usize) -> Option<CountMoments> {
-    let n = view.ncols() as u64;
+    let (m, n) = view.dim();
     if let Some(words) = wide_count_words(&view, categories) {
-        let m = view.nrows();
-        let block = block_rows(view.ncols(), 8);
-        let sums = (0..m.div_ceil(block))
-            .into_par_iter()
-            .with_min_len(block_min_len(block, view.ncols() * categories, 8))
-            .map(|b| {
+        let block = block_rows(n, 8);
+        let sums = par::fold_per_thread(
+            m.div_ceil(block),
+            block_min_len(block, n * categories, 8),
+            wide::Sums::default,
+            |sums, b| {
                 let rows = b * block..(b * block + block).min(m);
-                let mut sums = wide::Sums::default();
-                let ok = wide::row_moments(
-                    &words[rows.start * n as usize..rows.end * n as usize],
-                    n as usize,
-                    categories,
-                    &mut sums,
-                );
-                ok.then_some(sums)
-            })
-            .try_reduce(wide::Sums::default, |mut a, b| {
+                wide::row_moments(&words[rows.start * n..rows.end * n], n, categories, sums)
+            },
+            |mut a, b| {
                 a.merge(&b);
-                Some(a)
-            })?;
-        return Some(sums.moments(categories, n));
+                a
+            },
+        )?;
+        return Some(sums.moments(categories, n as u64));
     }
+    let n = n as u64;
     fold_category_counts(
         view,
         categories,
