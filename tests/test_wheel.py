@@ -50,7 +50,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    import ziglang  # type: ignore[import-untyped]
+    import ziglang
 
     out = tmp_path_factory.mktemp("dist")
     env = dict(os.environ)
