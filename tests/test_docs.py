@@ -200,6 +200,25 @@ def test_leaderboard_doc_quotes_the_benchmarks_page() -> None:
     assert not stray, f"docs/leaderboard.md quotes figures docs/benchmarks.md does not: {stray}"
 
 
+# The two set-up commands, as the README has always given them (issue 30: unchanged).
+SETUP = ["pip install '.[cli]' && kscore leaderboard", "pip install '.[test]' && python -m pytest"]
+
+
+def test_user_readme_is_short_and_keeps_the_setup_commands() -> None:
+    """The README a user reads (the draft while it is one, then README.md):
+    at most 200 lines, the two set-up commands unchanged as bash blocks, and
+    links to the documentation that resolve."""
+    draft = ROOT / "docs" / "README_draft.md"
+    readme = draft if draft.exists() else ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 200, len(text.splitlines())
+    shell = [b.source.strip() for b in blocks(readme) if b.lang == "bash"]
+    assert all(command in shell for command in SETUP), shell[:2]
+    shown = re.sub(r"<!--.*?-->", "", text, flags=re.S)  # the placeholders' links are the lead's to fill in
+    for target in re.findall(r"\]\(((?:docs/)?[\w./-]+\.md)(?:#[\w-]+)?\)", shown):
+        assert (ROOT / target).is_file(), f"{readme.name} links to {target}, which does not exist"
+
+
 def test_changelog_is_included_in_the_site() -> None:
     page = (ROOT / "docs" / "changelog.md").read_text(encoding="utf-8")
     assert '--8<-- "CHANGELOG.md"' in page
