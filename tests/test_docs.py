@@ -251,6 +251,22 @@ def test_site_builds_strictly(tmp_path: Path) -> None:
         assert (site / page).is_file(), page
     api = (site / "api" / "eval" / "index.html").read_text(encoding="utf-8")
     assert "pass_at_k_ci" in api and "Chen" in api  # generated from the docstrings
+    assert 'class="arithmatex"' in api and ":math:" not in api and ":func:" not in api  # docs/_ext/griffe_rst.py
     core = (site / "api" / "core" / "index.html").read_text(encoding="utf-8")
     assert "BinaryBank" in core  # from the compiled module's typed stub
     assert "Keep a Changelog" in (site / "changelog" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(_mkdocs() is None, reason="griffe (mkdocstrings[python]) is not installed (pip install '.[docs]')")
+def test_rst_markup_extension_examples() -> None:
+    """docs/_ext/griffe_rst.py, which turns the docstrings' RST roles into
+    Markdown for the API reference, does what its examples say."""
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    try:
+        module = importlib.import_module("griffe_rst")
+    finally:
+        sys.path.remove(str(ROOT / "docs" / "_ext"))
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0, result
+    block = module.markdown("Text:\n\n.. math::\n\n    a = b\n    + c\n\nAfter.")
+    assert block == "Text:\n\n$$\na = b\n+ c\n$$\n\nAfter."
