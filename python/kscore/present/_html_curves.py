@@ -102,7 +102,8 @@ class Frame:
         """Grid lines at the value ticks, the two axis lines with tick marks,
         the ticks' labels and (with ``titles``) each axis's title. Each tick
         is a ``<text class="tx">`` (k) or ``<text class="ty">`` (value) whose
-        ``x`` or ``y`` is where the tick is."""
+        ``x`` or ``y`` is where the tick is (the page's style centres the
+        former and right-aligns the latter)."""
         ys = value_ticks(self.y0, self.y1, value_labels)
         marks, labelled = k_ticks(self.k_max, k_labels)
         grid = "".join(f"M{self.left} {self.y(v)}H{self.right}" for v in ys)
@@ -110,14 +111,14 @@ class Frame:
         ticks += "".join(f"M{self.left} {self.y(v)}h-3" for v in ys)
         out = [f'<path class="g" d="{grid}"/>',
                f'<path class="axl" d="M{self.left} {self.top}V{self.bottom}H{self.right}{ticks}"/>']
-        out += [f'<text class="ax tx" x="{self.x(k)}" y="{self.bottom + 12}" text-anchor="middle">{k}</text>'
+        out += [f'<text class="ax tx" x="{self.x(k)}" y="{self.bottom + 12}">{k}</text>'
                 for k in labelled]
-        out += [f'<text class="ax ty" x="{self.left - 5}" y="{self.y(v)}" dy="3" text-anchor="end">{v:g}</text>'
+        out += [f'<text class="ax ty" x="{self.left - 5}" y="{self.y(v)}" dy="3">{v:g}</text>'
                 for v in ys]
         if titles:
             mid_x, mid_y = (self.left + self.right) // 2, (self.top + self.bottom) // 2
-            out.append(f'<text class="at" x="{mid_x}" y="{self.h - 3}" text-anchor="middle">{K_TITLE}</text>')
-            out.append(f'<text class="at" transform="translate(11 {mid_y}) rotate(-90)" text-anchor="middle">'
+            out.append(f'<text class="at" x="{mid_x}" y="{self.h - 3}">{K_TITLE}</text>')
+            out.append(f'<text class="at" transform="translate(11 {mid_y}) rotate(-90)">'
                        f"{escape(label)}</text>")
         return "".join(out)
 

@@ -4,9 +4,9 @@ script only; a Content-Security-Policy forbids any load), with the ranked
 table (intervals as bars, sortable by any column), the curves with bands,
 the pairwise comparison matrix, the subsets and the footer's explanation.
 
-Its size grows with the data: about 95 bytes per table cell, 0.7 kB per
+Its size grows with the data: about 95 bytes per table cell, 0.95 kB per
 curve and 30 bytes per pair of models (200 models x 20 metrics with curves
-and the 200 x 200 matrix: 1.1 MB, of which the matrix is 0.6 MB).
+and the 200 x 200 matrix: 1.2 MB, of which the matrix is 0.6 MB).
 """
 
 from __future__ import annotations
