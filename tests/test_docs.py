@@ -174,16 +174,17 @@ def test_marks_are_read(tmp_path: Path) -> None:
         run_page(page)
 
 
-def test_every_page_is_in_the_nav_or_excluded() -> None:
-    """A page of docs/ that the nav does not list is unreachable on the site;
-    the integrations' pages may land before their nav line is uncommented."""
+def test_every_page_is_in_the_nav() -> None:
+    """A page of docs/ that the nav does not list is unreachable on the site
+    (and the strict build refuses it): each page is one line of mkdocs.yml's
+    nav. The integrations' pages have their line there, commented out until
+    the page lands."""
     nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     listed = set(re.findall(r"^\s*-\s[^:\n]+:\s*(\S+\.md)\s*$", nav, re.MULTILINE))
-    commented = set(re.findall(r"^\s*#\s*-\s[^:\n]+:\s*(\S+\.md)\s*$", nav, re.MULTILINE))
-    pages = {str(p.relative_to(ROOT / "docs")) for p in (ROOT / "docs").rglob("*.md")}
+    pages = {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")}
     assert listed <= pages, f"the nav lists pages that do not exist: {sorted(listed - pages)}"
-    unlisted = pages - listed - commented - {"README_draft.md"}
-    assert not unlisted, f"pages of docs/ not in mkdocs.yml's nav: {sorted(unlisted)}"
+    unlisted = pages - listed - {"README_draft.md"}
+    assert not unlisted, f"pages of docs/ not in mkdocs.yml's nav (uncomment or add their line): {sorted(unlisted)}"
 
 
 # A time or a size quoted in the prose: "2.86 s", "712 MB", "4.51 ms".
