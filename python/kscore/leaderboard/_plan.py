@@ -26,9 +26,9 @@ independent, so within parts add). Its standard error ``se`` is the
 board's (cluster-robust with clusters); the minimum detectable difference
 at power ``1 - beta`` of the two-sided paired test at level ``alpha`` is
 ``(z_{1-alpha/2} + z_{1-beta}) se``. With ``n'`` questions and ``r`` times
-the samples per question, ``se^2`` becomes ``deff (B + W / r) / n'``
-(``B``, ``W``: the between and within variances of ``d_i``; ``deff``: the
-clustering's design effect, ``se^2 / (s_d^2 / n)``, kept), which gives the
+the samples per question, ``se^2`` becomes ``se^2 (n / n') (B + W / r) /
+(B + W)`` (``B``, ``W``: the between and within variances of ``d_i``; the
+clustering's design effect is kept as it is), which gives the
 questions, or the samples per question, that make the observed difference
 detectable, and which of the two costs fewer samples per model."""
 
@@ -290,21 +290,21 @@ def _pairs(models: list[str], X: FloatArray, V: FloatArray, N: FloatArray, q_clu
                 se = se_iid
             within = np.where(np.any(M & np.isnan(VD), axis=1), np.nan, np.where(M, VD, 0.0).sum(axis=1) / nf)
             between = np.maximum(total - within, 0.0)
-            deff = np.where(se_iid > 0, (se / se_iid) ** 2, 1.0)
             samples = np.where(M, 0.5 * (N[a:b] + N[a + 1:b + 1]), 0.0).sum(axis=1) / nf
         flips = fewest_flips(D, M)
         for p in range(b - a):
             out.append(_pair(models[a + p], models[a + p + 1], int(n[p]), float(samples[p]), float(d[p]),
-                             float(se[p]), float(within[p]), float(between[p]), float(deff[p]), zz,
+                             float(se[p]), float(within[p]), float(between[p]), zz,
                              int(flips.k[p]), [(names[int(i)], float(t)) for i, t in
                                                zip(flips.top[p], flips.top_d[p]) if i >= 0 and t > 0]))
     return out
 
 
 def _pair(upper: str, lower: str, n: int, K: float, d: float, se: float, within: float, between: float,
-          deff: float, zz: float, k: int, influential: list[tuple[str, float]]) -> PairPlan:
+          zz: float, k: int, influential: list[tuple[str, float]]) -> PairPlan:
     detectable = zz * se
-    floor = zz * math.sqrt(deff * between / n) if n > 0 and between == between else float("nan")
+    total = between + within  # se^2(n', r) = se^2 (n / n') (B + W / r) / (B + W)
+    floor = detectable * math.sqrt(between / total) if total > 0 else float("nan")
     q_need: int | None = None
     s_need: int | None = None
     cheaper: str | None = None
@@ -316,7 +316,7 @@ def _pair(upper: str, lower: str, n: int, K: float, d: float, se: float, within:
             q_need = int(math.ceil(n * (detectable / abs(d)) ** 2 - 1e-9))
             extra["questions"] = int(round((q_need - n) * K))
             target = d * d / (zz * zz)  # the variance of the mean difference that detects d
-            room = n * target / deff - between
+            room = total * target / (se * se) - between
             if within == within and within > 0 and room > 0:
                 s_need = int(math.ceil(K * within / room - 1e-9))
                 extra["samples"] = int(round(n * (s_need - K)))

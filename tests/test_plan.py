@@ -1,0 +1,218 @@
+"""Design diagnostics (kscore.leaderboard._plan, docs/rankings.md *Plan*):
+the within-question variance against its definition and Miller's unbiased
+estimate, the plan's numbers against a direct computation, the split of
+variance and the power claim checked by simulation."""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import kscore
+from kscore import counts as kc
+from kscore.leaderboard import Counts, LeaderboardError
+from kscore.leaderboard._plan import within_variance
+from kscore.leaderboard._spec import Metric
+
+BINARY = np.array([0.0, 1.0])
+
+
+def board_of(p: np.ndarray, K: int, rng: np.random.Generator, clusters: np.ndarray | None = None) -> Counts:
+    """Models (rows of ``p``: each question's chance of a right answer)
+    with ``K`` samples per question."""
+    L, Q = p.shape
+    c = rng.binomial(K, np.clip(p, 0.0, 1.0)).ravel()
+    cats = np.stack([K - c, c], axis=1).astype(np.int64)
+    attrs: dict[str, list[str | None]] = {}
+    if clusters is not None:
+        attrs["passage"] = [f"g{int(x)}" for x in clusters]
+    return Counts([f"m{i}" for i in range(L)], [f"q{i:03d}" for i in range(Q)], np.repeat(np.arange(L), Q),
+                  np.tile(np.arange(Q), L), cats, attrs)
+
+
+def test_within_variance_of_the_mean_is_millers_unbiased_estimate() -> None:
+    # pass@1 / avg@n: s^2 / n with s^2 the samples' variance (ddof 1).
+    for n in range(2, 9):
+        for c in range(n + 1):
+            x = np.r_[np.zeros(n - c), np.ones(c)]
+            v = within_variance(np.array([[n - c, c]]), Metric("pass_at_k", 1), BINARY)
+            assert math.isclose(float(v[0]), float(np.var(x, ddof=1)) / n, rel_tol=1e-12, abs_tol=1e-15)
+    # Rewards: three categories, avg@n.
+    w = np.array([0.0, 0.5, 1.0])
+    cats = np.array([[2, 1, 3], [0, 4, 1], [1, 0, 0], [0, 2, 0]])
+    v = within_variance(cats, Metric("avg_at_n", 0), w)
+    for row, got in zip(cats, v):
+        x = np.repeat(w, row)
+        want = float(np.var(x, ddof=1)) / len(x) if len(x) > 1 else float("nan")
+        assert (math.isnan(want) and math.isnan(got)) or math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-15)
+
+
+def test_within_variance_is_the_jackknife_of_the_estimator_over_samples() -> None:
+    # pass@3 and maj@3: the leave-one-sample-out definition, by brute force over the samples.
+    for metric, fn in ((Metric("pass_at_k", 3), kc.pass_at_k), (Metric("maj_at_k", 3), kc.maj_at_k)):
+        for n in range(4, 9):
+            for c in range(n + 1):
+                x = np.r_[np.zeros(n - c, np.int64), np.ones(c, np.int64)]
+                loo = np.array([float(fn(np.array([n - 1]), np.array([int(np.delete(x, i).sum())]), 3)[0])
+                                for i in range(n)])
+                want = (n - 1) / n * float(np.sum((loo - loo.mean()) ** 2))
+                got = float(within_variance(np.array([[n - c, c]]), metric, BINARY)[0])
+                assert math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-15), (metric, n, c)
+    # Too few samples for the metric with one left out: unknown, not a number.
+    assert np.isnan(within_variance(np.array([[1, 2]]), Metric("pass_at_k", 3), BINARY)[0])
+    assert np.isnan(within_variance(np.array([[0, 1]]), Metric("pass_at_k", 1), BINARY)[0])
+
+
+def test_plan_numbers_equal_a_direct_computation() -> None:
+    rng = np.random.default_rng(3)
+    L, Q, K = 5, 80, 4
+    base = rng.uniform(0.1, 0.9, Q)
+    p = np.clip(base[None, :] + np.linspace(0.1, -0.1, L)[:, None] + rng.normal(0, 0.1, (L, Q)), 0, 1)
+    clusters = np.arange(Q) // 4
+    counts = board_of(p, K, rng, clusters)
+    for cluster in (None, "passage"):
+        board = kscore.leaderboard(counts, metrics="pass@1", cluster=cluster)
+        pl = board.plan(power=0.8)
+        order = [r.model for r in board.rows]
+        x = (counts.categories[:, 1] / K).reshape(L, Q)
+        za, zb = stats.norm.ppf(0.975), stats.norm.ppf(0.8)
+        for m in pl.models:
+            xi = x[int(m.model[1:])]
+            within = float(np.mean(xi * (1 - xi) * K / (K - 1) / K))
+            assert math.isclose(m.within, within, rel_tol=1e-9)
+            assert math.isclose(m.between, max(float(np.var(xi, ddof=1)) - within, 0.0), rel_tol=1e-9, abs_tol=1e-15)
+            assert math.isclose(m.se, float(np.std(xi, ddof=1)) / math.sqrt(Q), rel_tol=1e-9)
+        for pp, (a, b) in zip(pl.pairs, zip(order, order[1:])):
+            assert (pp.upper, pp.lower) == (a, b)
+            d = x[int(a[1:])] - x[int(b[1:])]
+            cmp = board.compare(a, b)  # the board's paired standard error (clustered with clusters)
+            assert math.isclose(pp.diff, float(d.mean()), rel_tol=1e-9, abs_tol=1e-15)
+            assert math.isclose(pp.se, cmp.sigma, rel_tol=1e-9)
+            assert math.isclose(pp.detectable, (za + zb) * cmp.sigma, rel_tol=1e-9)
+            xa, xb = x[int(a[1:])], x[int(b[1:])]
+            W = float(np.mean((xa * (1 - xa) + xb * (1 - xb)) / (K - 1)))
+            B = max(float(np.var(d, ddof=1)) - W, 0.0)
+            assert math.isclose(pp.within, W, rel_tol=1e-9) and math.isclose(pp.between, B, abs_tol=1e-12)
+            if pp.diff > 0 and not pp.resolved:
+                # The fewest questions, and samples per question, whose projected
+                # standard error detects the observed difference.
+                def mde(n: float, r: float) -> float:
+                    return float((za + zb) * cmp.sigma * math.sqrt(Q / n * (B + W / r) / (B + W)))
+                assert pp.questions_needed is not None
+                assert mde(pp.questions_needed, 1.0) <= pp.diff * (1 + 1e-9) < mde(pp.questions_needed - 1, 1.0)
+                if pp.samples_needed is not None:
+                    r = pp.samples_needed / K
+                    assert mde(Q, r) <= pp.diff * (1 + 1e-9) < mde(Q, (pp.samples_needed - 1) / K)
+                    extra = {"questions": (pp.questions_needed - Q) * K, "samples": Q * (pp.samples_needed - K)}
+                    assert pp.extra_samples == extra
+                    assert pp.cheaper == min(extra, key=lambda k: (extra[k], k != "questions"))
+                else:
+                    assert mde(Q, 1e12) > pp.diff
+
+
+def test_variance_split_is_unbiased_over_simulated_boards() -> None:
+    # Var(theta) and E[p (1 - p) / K] known: the estimates average to them.
+    rng = np.random.default_rng(11)
+    S, Q, K = 400, 50, 4
+    theta = rng.beta(2, 2, (S, Q))
+    counts = board_of(theta, K, rng)
+    # Each "model" is its own board (its own questions), as in test_leaderboard_stats.
+    counts = Counts(counts.models, [f"q{i}" for i in range(S * Q)], counts.model,
+                    counts.question + Q * counts.model, counts.categories)
+    pl = kscore.leaderboard(counts, metrics="pass@1").plan()
+    within = np.array([m.within for m in pl.models])
+    total = np.array([m.between + m.within for m in pl.models])
+    true_between = 1 / 20  # Beta(2, 2): a b / ((a + b)^2 (a + b + 1))
+    true_within = (0.5 - (true_between + 0.25)) / K  # E[p (1 - p)] / K
+    assert abs(within.mean() - true_within) < 4 * within.std() / math.sqrt(S)
+    assert abs(total.mean() - (true_between + true_within)) < 4 * total.std() / math.sqrt(S)
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_the_detectable_difference_is_found_80_percent_of_the_time(clustered: bool) -> None:
+    # A near-tie: the reported detectable difference (median over pilot boards)
+    # made the true difference, the paired test at 95% finds it in about 80%
+    # of fresh boards.
+    rng = np.random.default_rng(7 + clustered)
+    Q, K = 200, 4
+    clusters = np.arange(Q) // 5 if clustered else None
+
+    def simulate(delta: float) -> Any:
+        if clustered:
+            g = rng.uniform(0.25, 0.75, Q // 5).repeat(5)
+            shared = rng.normal(0, 0.06, Q // 5).repeat(5)  # the pair's difference varies by passage too
+            theta = np.clip(g + rng.uniform(-0.1, 0.1, Q), 0.2, 0.8)
+            p = np.stack([theta + delta / 2 + shared / 2, theta - delta / 2 - shared / 2])
+        else:
+            theta = rng.uniform(0.25, 0.75, Q)
+            p = np.stack([theta + delta / 2 + rng.uniform(-0.1, 0.1, Q), theta - delta / 2 + rng.uniform(-0.1, 0.1, Q)])
+        return kscore.leaderboard(board_of(p, K, rng, clusters), metrics="pass@1",
+                                  cluster="passage" if clustered else None)
+
+    pilots = [simulate(0.02) for _ in range(200)]
+    mde = float(np.median([b.plan().pairs[0].detectable for b in pilots]))
+    found = []
+    for _ in range(400):
+        b = simulate(mde)
+        a = "m0" if b.rows[0].model == "m0" else b.rows[1].model
+        c = b.compare("m0", "m1")
+        found.append(c.p < 0.05 and c.diff > 0 and a == "m0")
+    power = float(np.mean(found))
+    # 400 boards: the binomial sd of 0.8 is 0.02.
+    assert 0.73 <= power <= 0.87, (power, mde)
+
+
+def test_plan_to_dict_is_json_and_words_name_the_choice() -> None:
+    import json
+
+    rng = np.random.default_rng(1)
+    theta = rng.uniform(0.3, 0.7, 60)
+    p = np.stack([theta + 0.02, theta, theta - 0.2])
+    board = kscore.leaderboard(board_of(p, 2, rng), metrics="pass@1")
+    pl = board.plan()
+    doc = json.loads(json.dumps(pl.to_dict()))
+    assert [x["model"] for x in doc["models"]] == [r.model for r in board.rows]
+    assert len(doc["pairs"]) == 2
+    text = "\n".join(pl.lines())
+    assert "answer sampling" in text and "80% power" in text
+    with pytest.raises(LeaderboardError, match="power"):
+        board.plan(power=1.0)
+
+
+def test_one_model_and_identical_models() -> None:
+    rng = np.random.default_rng(2)
+    p = np.full((2, 10), 0.5)
+    counts = board_of(p, 3, rng)
+    same = Counts(counts.models, counts.questions, counts.model, counts.question,
+                  np.tile(counts.categories[:10], (2, 1)))
+    pl = kscore.leaderboard(same, metrics="pass@1").plan()
+    pair = pl.pairs[0]
+    assert pair.diff == 0 and pair.flip is None and pair.questions_needed is None and pair.cheaper is None
+    one = Counts(["a"], counts.questions, np.zeros(10, np.int64), np.arange(10), counts.categories[:10])
+    assert kscore.leaderboard(one, metrics="pass@1").plan().pairs == []
+    for words in kscore.leaderboard(same, metrics="pass@1").plan().lines():
+        assert "nan" not in words
+
+
+def test_brute_force_flip_agrees_on_a_board() -> None:
+    # The plan's flip counts, on a small board, against every subset.
+    rng = np.random.default_rng(4)
+    Q, K = 9, 2
+    theta = rng.uniform(0.2, 0.8, Q)
+    p = np.stack([theta + 0.1, theta, theta - 0.05])
+    counts = board_of(p, K, rng)
+    board = kscore.leaderboard(counts, metrics="pass@1")
+    x = (counts.categories[:, 1] / K).reshape(3, Q)
+    for pp in board.plan().pairs:
+        d = x[int(pp.upper[1:])] - x[int(pp.lower[1:])]
+        best = None
+        for k in range(Q):
+            if any(np.delete(d, list(s)).sum() < -1e-12 for s in combinations(range(Q), k)):
+                best = k
+                break
+        assert pp.flip == best
