@@ -72,7 +72,8 @@ def test_wilson_covers_at_least_93_percent(seed: int) -> None:
     hit, width = coverage(counts, metric, truth, "wilson", cl)
     normal, normal_width = coverage(counts, metric, truth, "questions", cl)
     assert hit >= 0.93, (hit, normal)
-    assert width < 1.6 * normal_width + 0.05, (width, normal_width)
+    if normal >= 0.9:  # where the normal interval nearly holds, the price in width is small
+        assert width < 1.3 * normal_width, (width, normal_width)
     if mean in (0.05, 0.9, 0.97):  # at the ends the normal interval undercovers badly
         assert normal < 0.9, normal
 
