@@ -157,6 +157,9 @@ class Plan:
     models: list[ModelSpread]
     pairs: list[PairPlan]
     fragile: list[tuple[str, int]] = field(default_factory=list)
+    #: Why the normal interval over questions is unreliable on this board
+    #: (few questions or clusters, an estimate near an end), or None.
+    small_board: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (None for NaN)."""
@@ -179,6 +182,7 @@ class Plan:
                        "summary": pair_words(p, self)}
                       for p in self.pairs],
             "fragile_questions": [{"question": q, "pairs": c} for q, c in self.fragile],
+            "small_board": self.small_board,
             "summary": summary_words(self),
         }
 
@@ -235,7 +239,31 @@ def plan(board: Leaderboard, metric: str | Metric | None = None, power: float = 
     spreads = _spreads(models, X, V, N)
     pairs = _pairs(models, X, V, N, q_cluster, c.questions, board.confidence, power)
     fragile = _fragile(pairs)
-    return Plan(m.name, board.confidence, power, board.cluster, spreads, pairs, fragile)
+    return Plan(m.name, board.confidence, power, board.cluster, spreads, pairs, fragile,
+                _small_board(board, m, w, sc))
+
+
+def _small_board(board: Leaderboard, m: Metric, w: FloatArray, sc: Any) -> str | None:
+    """The first model whose normal interval over questions is unreliable
+    (_small.unreliable), in words; None where none is or the board already
+    uses another interval."""
+    if board.interval != "questions":
+        return None
+    from ._metrics import bounds_of
+    from ._small import model_groups, unreliable
+
+    _, groups, _ = model_groups(sc)
+    at = {name: i for i, name in enumerate(sc.counts.models)}
+    unit = "clusters" if sc.cluster is not None else "questions"
+    for r in board.rows:
+        v = r.values.get(m.name)
+        if v is None:
+            continue
+        why = unreliable(v.estimate, v.sigma, int(groups[at[r.model]]), board.confidence, bounds_of(m, w), unit)
+        if why is not None:
+            return (f"the normal interval over questions is unreliable here ({r.model}: {why}); "
+                    "--interval wilson (interval=\"wilson\") holds its level on small boards (docs/rankings.md)")
+    return None
 
 
 def _spreads(models: list[str], X: FloatArray, V: FloatArray, N: FloatArray) -> list[ModelSpread]:
@@ -418,4 +446,6 @@ def plan_lines(pl: Plan) -> list[str]:
     out += [f"  {pair_words(p, pl)}" for p in pl.pairs]
     if pl.fragile:
         out += ["", "questions that flip the most pairs: " + ", ".join(f"{q} ({c})" for q, c in pl.fragile)]
+    if pl.small_board:
+        out += ["", f"note: {pl.small_board}"]
     return out
