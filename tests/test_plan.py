@@ -101,8 +101,9 @@ def test_plan_numbers_equal_a_direct_computation() -> None:
             if pp.diff > 0 and not pp.resolved:
                 # The fewest questions, and samples per question, whose projected
                 # standard error detects the observed difference.
-                def mde(n: float, r: float) -> float:
-                    return float((za + zb) * cmp.sigma * math.sqrt(Q / n * (B + W / r) / (B + W)))
+                def mde(n: float, r: float, z: float = za + zb, se: float = cmp.sigma, B: float = B,
+                        W: float = W) -> float:
+                    return float(z * se * math.sqrt(Q / n * (B + W / r) / (B + W)))
                 assert pp.questions_needed is not None
                 assert mde(pp.questions_needed, 1.0) <= pp.diff * (1 + 1e-9) < mde(pp.questions_needed - 1, 1.0)
                 if pp.samples_needed is not None:

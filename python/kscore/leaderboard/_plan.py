@@ -342,14 +342,15 @@ def _pair(upper: str, lower: str, n: int, K: float, d: float, se: float, within:
             q_need, s_need = n, int(round(K))
         else:
             q_need = int(math.ceil(n * (detectable / abs(d)) ** 2 - 1e-9))
-            extra["questions"] = int(round((q_need - n) * K))
+            q_extra = int(round((q_need - n) * K))
+            extra["questions"] = q_extra
             target = d * d / (zz * zz)  # the variance of the mean difference that detects d
             room = total * target / (se * se) - between
             if within == within and within > 0 and room > 0:
                 s_need = int(math.ceil(K * within / room - 1e-9))
                 extra["samples"] = int(round(n * (s_need - K)))
-            cheaper = "questions" if extra["samples"] is None or extra["questions"] <= extra["samples"] \
-                else "samples"
+            s_extra = extra["samples"]
+            cheaper = "questions" if s_extra is None or q_extra <= s_extra else "samples"
     return PairPlan(upper, lower, n, K, d, se, within, between, detectable, floor, q_need, s_need, cheaper, extra,
                     None if k < 0 else k, influential)
 
