@@ -217,3 +217,19 @@ def test_brute_force_flip_agrees_on_a_board() -> None:
                 best = k
                 break
         assert pp.flip == best
+
+
+def test_small_board_note_and_groups() -> None:
+    rng = np.random.default_rng(6)
+    theta = rng.uniform(0.3, 0.7, 40)
+    counts = board_of(np.stack([theta + 0.05, theta]), 2, rng, np.arange(40) % 2)
+    small = kscore.leaderboard(counts, metrics="pass@1").plan()
+    assert small.small_board is not None and "40 questions" in small.small_board
+    assert kscore.leaderboard(counts, metrics="pass@1", interval="wilson").plan().small_board is None
+    grouped = kscore.leaderboard(counts, metrics="pass@1", by="passage")
+    for g in grouped.groups:
+        pl = g.plan()
+        assert pl.pairs[0].questions == 20
+        x = (counts.categories[:, 1] / 2).reshape(2, 40)[:, np.arange(40) % 2 == int(str(g.group)[1:])]
+        order = [int(r.model[1:]) for r in g.rows]
+        assert math.isclose(pl.pairs[0].diff, float((x[order[0]] - x[order[1]]).mean()), abs_tol=1e-15)
