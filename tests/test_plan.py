@@ -16,7 +16,8 @@ from scipy import stats
 import kscore
 from kscore import counts as kc
 from kscore.leaderboard import Counts, LeaderboardError
-from kscore.leaderboard._plan import within_variance
+from kscore.leaderboard._metrics import question_estimates
+from kscore.leaderboard._within import jackknife, within_variance
 from kscore.leaderboard._spec import Metric
 
 BINARY = np.array([0.0, 1.0])
@@ -52,7 +53,7 @@ def test_within_variance_of_the_mean_is_millers_unbiased_estimate() -> None:
         assert (math.isnan(want) and math.isnan(got)) or math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-15)
 
 
-def test_within_variance_is_the_jackknife_of_the_estimator_over_samples() -> None:
+def test_jackknife_is_its_definition_over_samples() -> None:
     # pass@3 and maj@3: the leave-one-sample-out definition, by brute force over the samples.
     for metric, fn in ((Metric("pass_at_k", 3), kc.pass_at_k), (Metric("maj_at_k", 3), kc.maj_at_k)):
         for n in range(4, 9):
@@ -61,11 +62,48 @@ def test_within_variance_is_the_jackknife_of_the_estimator_over_samples() -> Non
                 loo = np.array([float(fn(np.array([n - 1]), np.array([int(np.delete(x, i).sum())]), 3)[0])
                                 for i in range(n)])
                 want = (n - 1) / n * float(np.sum((loo - loo.mean()) ** 2))
-                got = float(within_variance(np.array([[n - c, c]]), metric, BINARY)[0])
+                got = float(jackknife(np.array([[n - c, c]]), metric, BINARY)[0])
                 assert math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-15), (metric, n, c)
+                if n < 6:  # fewer than 2k samples: no unbiased estimate; the jackknife is used
+                    assert within_variance(np.array([[n - c, c]]), metric, BINARY)[0] == got
     # Too few samples for the metric with one left out: unknown, not a number.
     assert np.isnan(within_variance(np.array([[1, 2]]), Metric("pass_at_k", 3), BINARY)[0])
     assert np.isnan(within_variance(np.array([[0, 1]]), Metric("pass_at_k", 1), BINARY)[0])
+
+
+U_METRICS = [Metric("pass_at_k", 1), Metric("pass_at_k", 3), Metric("pass_hat_k", 2), Metric("maj_at_k", 3),
+             Metric("g_pass_at_k_tau", 3, 0.5), Metric("mg_pass_at_k", 4), Metric("auc_at_k", 3)]
+
+
+@pytest.mark.parametrize("metric", U_METRICS, ids=lambda m: m.name)
+def test_within_variance_is_unbiased_by_exact_enumeration(metric: Metric) -> None:
+    # For c ~ Binomial(n, p): E[estimate] = Var(f(n, c)), summed over every c.
+    k = metric.k
+    for n in range(2 * k, 2 * k + 5):
+        cats = np.stack([n - np.arange(n + 1), np.arange(n + 1)], axis=1)
+        f = question_estimates(cats, metric, BINARY)
+        est = within_variance(cats, metric, BINARY)
+        for p in (0.07, 0.37, 0.5, 0.81):
+            pmf = stats.binom.pmf(np.arange(n + 1), n, p)
+            true = float(pmf @ (f - pmf @ f) ** 2)
+            assert math.isclose(float(pmf @ est), true, rel_tol=1e-9, abs_tol=1e-14), (n, p)
+
+
+def test_mean_reward_and_bayes_are_unbiased_by_exact_enumeration() -> None:
+    # Three categories with rewards: every outcome of n samples enumerated.
+    w = np.array([0.0, 0.3, 1.0])
+    probs = np.array([0.5, 0.2, 0.3])
+    for n in (2, 3, 5):
+        cats = np.array([(a, b, n - a - b) for a in range(n + 1) for b in range(n + 1 - a)])
+        pmf = stats.multinomial.pmf(cats, n, probs)
+        for metric in (Metric("avg_at_n", 0), Metric("bayes")):
+            f = question_estimates(cats, metric, w)
+            true = float(pmf @ (f - pmf @ f) ** 2)
+            assert math.isclose(float(pmf @ within_variance(cats, metric, w)), true, rel_tol=1e-12)
+        for row in cats:  # avg@n: s^2 / n, as Miller writes it
+            x = np.repeat(w, row)
+            got = float(within_variance(row[None], Metric("avg_at_n", 0), w)[0])
+            assert math.isclose(got, float(np.var(x, ddof=1)) / n, rel_tol=1e-12, abs_tol=1e-15)
 
 
 def test_plan_numbers_equal_a_direct_computation() -> None:
@@ -233,3 +271,23 @@ def test_small_board_note_and_groups() -> None:
         x = (counts.categories[:, 1] / 2).reshape(2, 40)[:, np.arange(40) % 2 == int(str(g.group)[1:])]
         order = [int(r.model[1:]) for r in g.rows]
         assert math.isclose(pl.pairs[0].diff, float((x[order[0]] - x[order[1]]).mean()), abs_tol=1e-15)
+
+
+@pytest.mark.parametrize(("metric", "K"), [("pass@1", 2), ("pass@2", 4)])
+def test_more_samples_shrink_the_standard_error_as_projected(metric: str, K: int) -> None:
+    # The plan's projection se^2 (B + W / r) / (B + W), from boards with K
+    # samples, against the standard errors of boards drawn with r K samples
+    # (medians over simulated boards; pass@2 is a U-statistic: to first order).
+    rng = np.random.default_rng(21)
+    Q, r = 150, 4
+    theta = rng.uniform(0.3, 0.7, Q)  # fixed questions: only the answers are drawn again
+
+    def pair(samples: int) -> Any:
+        p = np.stack([theta + 0.03 + rng.normal(0, 0.12, Q), theta + rng.normal(0, 0.12, Q)])
+        return kscore.leaderboard(board_of(p, samples, rng), metrics=metric).plan().pairs[0]
+
+    few = [pair(K) for _ in range(150)]
+    many = [pair(r * K) for _ in range(150)]
+    projected = np.median([p.se * math.sqrt((p.between + p.within / r) / (p.between + p.within)) for p in few])
+    seen = float(np.median([p.se for p in many]))
+    assert abs(projected / seen - 1) < 0.08, (projected, seen)

@@ -10,15 +10,13 @@ its answers are samples (within). By the law of total variance,
 ``Var(x_i) = Var_i(theta_i) + E_i[Var(x_i | i)]``; the sample variance of
 the ``x_i`` estimates the whole, and the mean over questions of an
 unbiased estimate of ``Var(x_i | i)`` its within part, so the between part
-is their difference (at least 0). ``Var(x_i | i)`` is estimated by the
-jackknife over the question's samples from its category counts alone (the
-estimate with one sample of category ``j`` left out, ``c_j`` times each):
-for the mean reward (pass@1, avg@n) that is exactly ``s^2 / n``, the
-unbiased estimate Miller uses (``s^2``: the samples' variance, ``ddof=1``);
-for the other metrics (U-statistics such as pass@k) it is the jackknife's
-slightly conservative estimate (Efron and Stein). More samples per question
-divide the within part (for pass@k to first order), more questions divide
-both.
+is their difference (at least 0). ``Var(x_i | i)`` is estimated from the
+question's category counts alone (_within.py): for the mean reward
+(pass@1, avg@n) ``s^2 / n``, the unbiased estimate Miller uses (``s^2``:
+the samples' variance, ``ddof=1``), and unbiased for Bayes@N and the
+U-statistics (pass@k, maj@k, ...) where a question has at least ``2k``
+samples; the jackknife otherwise. More samples per question divide the
+within part (for pass@k to first order), more questions divide both.
 
 **Power** (Miller section 5). For an adjacent pair, the paired difference
 ``d_i = x_Ai - x_Bi`` has the same split (the two models' answers are
@@ -43,46 +41,16 @@ import numpy.typing as npt
 
 from .._interval import z_value
 from ._issues import LeaderboardError
-from ._metrics import question_estimates
 from ._robust import fewest_flips
 from ._spec import Metric
 from ._states import distinct_states
+from ._within import within_variance
 
 if TYPE_CHECKING:
     from ._result import Leaderboard
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-
-
-def within_variance(cats: IntArray, metric: Metric, w: FloatArray) -> FloatArray:
-    """The jackknife estimate of the variance of the metric's per-question
-    estimate given the question (its answer-sampling noise), one per row of
-    category counts ``cats``: NaN where a question has one sample, or too
-    few for the metric with one left out.
-
-    Examples:
-        >>> v = within_variance(np.array([[1, 3]]), Metric("pass_at_k", 1), np.array([0.0, 1.0]))
-        >>> round(float(v[0]), 6)  # s^2 / n = (3 * 1 / (4 * 3)) / 4
-        0.0625
-    """
-    n = cats.sum(axis=1)
-    nf = n.astype(np.float64)
-    loo = np.full(cats.shape, np.nan)
-    for j in range(cats.shape[1]):
-        has = cats[:, j] > 0
-        if has.any():
-            minus = cats[has].copy()
-            minus[:, j] -= 1
-            loo[has, j] = question_estimates(minus, metric, w)
-    weights = cats.astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.nansum(weights * np.where(cats > 0, loo, 0.0), axis=1) / nf
-        dev = np.where(cats > 0, loo - mean[:, None], 0.0)
-        var = (nf - 1.0) / nf * np.sum(weights * dev * dev, axis=1)
-        unknown = np.any((cats > 0) & np.isnan(loo), axis=1) | (n < 2)
-    out: FloatArray = np.where(unknown, np.nan, np.maximum(var, 0.0))
-    return out
 
 
 @dataclass
