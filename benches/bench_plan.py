@@ -65,7 +65,7 @@ def run(rounds: int = 5) -> dict[str, float]:
     for _ in range(rounds):
         t, lb = timed(lambda: kscore.leaderboard(counts, metrics="pass@1"))
         times["leaderboard 1k"].append(t)
-        times["plan 1k"].append(timed(lambda: lb.plan())[0])
+        times["plan 1k"].append(timed(lb.plan)[0])
         times["leaderboard 1k wilson"].append(timed(lambda: kscore.leaderboard(counts, metrics="pass@1",
                                                                                interval="wilson"))[0])
         times["plan core 10k"].append(timed(lambda: (_spreads(names, X, V, N),

@@ -17,8 +17,8 @@ import kscore
 from kscore import counts as kc
 from kscore.leaderboard import Counts, LeaderboardError
 from kscore.leaderboard._metrics import question_estimates
-from kscore.leaderboard._within import jackknife, within_variance
 from kscore.leaderboard._spec import Metric
+from kscore.leaderboard._within import jackknife, within_variance
 
 BINARY = np.array([0.0, 1.0])
 
