@@ -291,3 +291,23 @@ def test_more_samples_shrink_the_standard_error_as_projected(metric: str, K: int
     projected = np.median([p.se * math.sqrt((p.between + p.within / r) / (p.between + p.within)) for p in few])
     seen = float(np.median([p.se for p in many]))
     assert abs(projected / seen - 1) < 0.08, (projected, seen)
+
+
+def test_ragged_board_and_one_sample_per_question() -> None:
+    rng = np.random.default_rng(8)
+    theta = rng.uniform(0.2, 0.8, 30)
+    counts = board_of(np.stack([theta + 0.1, theta, theta - 0.01]), 1, rng)
+    keep = ~((counts.model == 1) & (counts.question < 10))  # m1 lacks 10 questions
+    ragged = Counts(counts.models, counts.questions, counts.model[keep], counts.question[keep],
+                    counts.categories[keep])
+    board = kscore.leaderboard(ragged, metrics="pass@1")
+    pl = board.plan()
+    x = counts.categories[:, 1].reshape(3, 30).astype(float)
+    for pp in pl.pairs:
+        a, b = int(pp.upper[1:]), int(pp.lower[1:])
+        common = np.arange(30) >= (10 if 1 in (a, b) else 0)
+        assert pp.questions == int(common.sum())
+        assert math.isclose(pp.diff, float((x[a] - x[b])[common].mean()), abs_tol=1e-15)
+        assert math.isnan(pp.within) and pp.samples_needed is None  # one sample: no within-question spread
+    text = "\n".join(pl.lines())
+    assert "nan" not in text and "unknown" in text

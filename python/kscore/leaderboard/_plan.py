@@ -361,6 +361,8 @@ def pair_words(p: PairPlan, pl: Plan) -> str:
     pct = f"{pl.power * 100:g}%"
     head = (f"{p.upper} over {p.lower}: ahead by {_g(p.diff)} on {p.questions:,} common questions; the smallest "
             f"difference this board detects {pct} of the time is {_g(p.detectable)}")
+    if p.questions < 2 or p.diff != p.diff:
+        return f"{p.upper} over {p.lower}: {p.questions} common question(s), too few to compare them"
     if p.diff <= 0:
         need = "the two are tied on their common questions"
     elif p.resolved:
@@ -368,11 +370,15 @@ def pair_words(p: PairPlan, pl: Plan) -> str:
     else:
         ways = []
         if p.questions_needed is not None:
-            ways.append(f"{_n(p.questions_needed)} questions at {p.samples:.3g} samples each "
+            each = f"{p.samples:.3g} sample{'' if p.samples == 1 else 's'} each"
+            ways.append(f"{_n(p.questions_needed)} questions at {each} "
                         f"(+{_n(p.extra_samples['questions'] or 0)} samples per model)")
         if p.samples_needed is not None:
             ways.append(f"{p.samples_needed:,} samples per question on these {p.questions:,} questions "
                         f"(+{_n(p.extra_samples['samples'] or 0)} samples per model)")
+        elif p.within != p.within:
+            ways.append("more samples per question by an amount unknown here (one sample per question, or too "
+                        "few for the metric, tells nothing of the answers' own spread)")
         else:
             ways.append(f"no number of samples per question on these questions (the questions alone leave "
                         f"{_g(p.floor)} undetectable)")
