@@ -25,7 +25,7 @@ class Board:
 
     @property
     def groups(self) -> list[Board]:
-        return [Board(g, self.top) for g in self.lb.groups]
+        return [Board(g, self.top, self.plan) for g in self.lb.groups]
 
 
 class CsvWriter:
@@ -160,6 +160,8 @@ def _json_board(board: Board) -> dict[str, Any]:
         ],
         "pairwise": lb.pairs.to_dict() if lb.pairs is not None else None,
     }
+    if board.plan:
+        doc["plan"] = lb.plan().to_dict()
     return doc
 
 
@@ -183,8 +185,6 @@ def to_json(board: Board) -> str:
     if lb.by is not None:
         doc["by"] = lb.by
         doc["groups"] = [{"group": g.lb.group} | _json_board(g) for g in board.groups]
-    if board.plan:
-        doc["plan"] = lb.plan().to_dict()
     doc["warnings"] = lb.warnings
     return json.dumps(doc, indent=2) + "\n"
 
@@ -277,8 +277,9 @@ def compact_table(board: Board, width: int) -> str:
 
 def render(board: Board, fmt: str) -> str:
     text = _render(board, fmt)
-    if board.plan and fmt in ("table", "markdown"):
-        return text + "\n" + "\n".join(one_line(x) for x in board.lb.plan().lines()) + "\n"
+    if board.plan and fmt == "markdown":
+        lines = board.lb.plan().lines()
+        return text + "\n" + "\n".join([f"## Plan: {_md(lines[0])}", "", *(_md_line(x) for x in lines[1:])]) + "\n"
     return text
 
 

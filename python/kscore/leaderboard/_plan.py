@@ -347,13 +347,16 @@ def _g(x: float) -> str:
 
 def model_words(m: ModelSpread) -> str:
     """One model's spread in words."""
-    if m.sampling_share != m.sampling_share:
+    if m.questions < 2:
+        part = "one question: no spread over questions to split"
+    elif m.sampling_share != m.sampling_share:
         part = "the share of answer sampling is unknown (one sample per question, or too few for the metric)"
     else:
         pct = round(100 * m.sampling_share)
         part = (f"{pct}% of the spread of its per-question scores is answer sampling (more samples per question "
                 f"shrink it), {100 - pct}% is questions differing (only more questions shrink it)")
-    return f"{m.model}: {_g(m.estimate)} ± {_g(m.se)} (standard error, {m.questions:,} questions); {part}"
+    q = f"{m.questions:,} question{'' if m.questions == 1 else 's'}"
+    return f"{m.model}: {_g(m.estimate)} ± {_g(m.se)} (standard error, {q}); {part}"
 
 
 def pair_words(p: PairPlan, pl: Plan) -> str:
@@ -396,16 +399,17 @@ def pair_words(p: PairPlan, pl: Plan) -> str:
 
 def summary_words(pl: Plan) -> str:
     """The board's plan in one sentence."""
-    open_pairs = [p for p in pl.pairs if p.diff > 0 and not p.resolved]
     if not pl.pairs:
         return "one model: no pair to plan"
+    open_pairs = [p for p in pl.pairs if p.diff > 0 and not p.resolved and p.questions >= 2]
+    resolved = sum(p.resolved for p in pl.pairs)
     q = sum(p.cheaper == "questions" for p in open_pairs)
     s = sum(p.cheaper == "samples" for p in open_pairs)
     fragile = sum(p.flip is not None and p.flip <= max(1, p.questions // 100) for p in pl.pairs)
     shares = [m.sampling_share for m in pl.models if m.sampling_share == m.sampling_share]
     share = f"answer sampling is {100 * float(np.median(shares)):.0f}% of a model's spread (median); " \
         if shares else ""
-    return (f"{share}{len(pl.pairs) - len(open_pairs)} of {len(pl.pairs)} adjacent pairs differ by at least what "
+    return (f"{share}{resolved} of {len(pl.pairs)} adjacent pairs differ by at least what "
             f"the board detects at {pl.power * 100:g}% power; for the others more questions buy more for {q} and "
             f"more samples per question for {s}; {fragile} pair(s) flip when 1% of their questions (at least one) "
             "are dropped")
