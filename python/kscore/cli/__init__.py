@@ -1,5 +1,5 @@
-"""The ``kscore`` command line: ``kscore leaderboard [FILE]`` and
-``kscore compare A B [FILE]``.
+"""The ``kscore`` command line: ``kscore leaderboard [FILE]``,
+``kscore compare A B [FILE]`` and ``kscore plan [FILE]``.
 
 Needs the ``cli`` extra (``pip install 'kscore[cli]'``: pyarrow, rich,
 matplotlib); the package itself depends on numpy only, so these are
