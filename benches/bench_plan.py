@@ -8,11 +8,12 @@ Workloads (fixed seed, counts tables, no reading):
 - 1,000 models x 500 questions x 8 samples (500,000 cells): the
   leaderboard (pass@1, its default intervals and all paired comparisons),
   then its plan; the leaderboard with ``interval="wilson"``;
-- 10,000 models x 200 questions: the plan's own work on the models x
-  questions grid (``_plan._spreads`` and ``_plan._pairs``, adjacent pairs
-  only), which is what grows with the models (the leaderboard's L x L
-  paired comparisons at 10,000 models are the ``scale`` work's, not timed
-  here).
+- 10,000 models x 200 questions x 8 samples: the whole ``plan()`` on a
+  board built without its L x L paired comparisons (the leaderboard's
+  rows from ``_metrics.compute``: those comparisons at 10,000 models are
+  the ``scale`` work's, not timed here), and the plan's own work on the
+  models x questions grid (``_plan._spreads`` and ``_plan._pairs``,
+  adjacent pairs only).
 
 Run ``python benches/bench_plan.py`` or ``python -m pytest
 benches/bench_plan.py -s``. No timing is asserted; the figures are printed
@@ -48,10 +49,26 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - t, out
 
 
+def unpaired_board(counts: Counts) -> Any:
+    """A pass@1 Leaderboard of ``counts`` without the paired comparisons."""
+    from kscore.leaderboard import Leaderboard
+    from kscore.leaderboard._metrics import compute, scores
+    from kscore.leaderboard._rank import sort_rows
+    from kscore.leaderboard._spec import parse_metrics
+
+    w = np.array([0.0, 1.0])
+    chosen = parse_metrics(["pass@1"], [1])
+    sc = scores(counts, chosen, w, None)
+    rows = sort_rows(compute(sc, chosen, w, 0.95, "questions"), chosen[0])
+    return Leaderboard(rows, chosen, chosen[0], 0.95, "bench", len(counts.questions), 0, [0.0, 1.0], counts,
+                       scores=sc)
+
+
 def run(rounds: int = 5) -> dict[str, float]:
     from kscore.leaderboard._plan import _pairs, _spreads
 
     counts = board(1000, 500, 8)
+    big = unpaired_board(board(10_000, 200, 8, seed=2))
     rng = np.random.default_rng(1)
     L, Q = 10_000, 200
     X = np.clip(rng.beta(2, 2, Q)[None, :] + rng.normal(0, 0.1, (L, Q)), 0, 1)
@@ -61,13 +78,14 @@ def run(rounds: int = 5) -> dict[str, float]:
     names = [f"m{i}" for i in range(L)]
     qnames = [f"q{i}" for i in range(Q)]
     times: dict[str, list[float]] = {k: [] for k in ("leaderboard 1k", "plan 1k", "leaderboard 1k wilson",
-                                                     "plan core 10k")}
+                                                     "plan 10k", "plan core 10k")}
     for _ in range(rounds):
         t, lb = timed(lambda: kscore.leaderboard(counts, metrics="pass@1"))
         times["leaderboard 1k"].append(t)
         times["plan 1k"].append(timed(lb.plan)[0])
         times["leaderboard 1k wilson"].append(timed(lambda: kscore.leaderboard(counts, metrics="pass@1",
                                                                                interval="wilson"))[0])
+        times["plan 10k"].append(timed(big.plan)[0])
         times["plan core 10k"].append(timed(lambda: (_spreads(names, X, V, N),
                                                      _pairs(names, X, V, N, None, qnames, 0.95, 0.8)))[0])
     return {k: statistics.median(v) for k, v in times.items()}
