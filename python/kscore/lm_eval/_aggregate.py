@@ -75,8 +75,8 @@ def aggregate(items: Sequence[Any]) -> float:
     Examples:
         >>> from kscore.leaderboard import Metric
         >>> pass2 = Metric("pass_at_k", 2)
-        >>> aggregate([Outcomes([1, 0, 0, 0], pass2), Outcomes([1, 1, 0, 0], pass2)])  # (1/2 + 5/6) / 2
-        0.6666666666666666
+        >>> round(aggregate([Outcomes([1, 0, 0, 0], pass2), Outcomes([1, 1, 0, 0], pass2)]), 12)  # (1/2 + 5/6) / 2
+        0.666666666667
     """
     return float(np.mean(_estimates(items)[1]))
 

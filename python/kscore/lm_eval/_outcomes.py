@@ -68,7 +68,8 @@ def grade(responses: Sequence[Any], target: Any, **options: Any) -> list[int]:
             hit = exact_match_hf_evaluate(predictions=[r], references=[str(target)], **options)["exact_match"]
             out.append(int(hit == 1.0))
         else:
-            raise ValueError(f"kscore.lm_eval: repeat {i} is {str(r)[:60]!r}; expected a response string or a 0/1 grade")
+            raise ValueError(f"kscore.lm_eval: repeat {i} is {str(r)[:60]!r}; "
+                             "expected a response string or a 0/1 grade")
     return out
 
 
