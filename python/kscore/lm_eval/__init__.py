@@ -23,9 +23,24 @@ The values and standard errors equal ``kscore leaderboard``'s on the run's
 
 from __future__ import annotations
 
+import sys
+
 from ._compat import REQUIRES, check
 
-__version_checked__ = check()
+
+def _run_as_main() -> bool:
+    """Whether this import is ``python -m kscore.lm_eval`` locating its ``__main__``."""
+    argv = getattr(sys, "orig_argv", [])
+    return "-m" in argv[:-1] and argv[argv.index("-m") + 1] == __name__
+
+
+try:
+    __version_checked__ = check()
+except ImportError as exc:
+    if _run_as_main():  # the command line: one line on stderr, exit status 2, no traceback
+        print(f"kscore: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    raise
 
 from ._aggregate import Outcomes, aggregate, standard_error  # noqa: E402  (after the version check)
 from ._outcomes import grade, outcomes  # noqa: E402

@@ -7,14 +7,12 @@ import sys
 
 
 def main() -> None:
-    """Run lm_eval's command line with kscore registered; a missing or
-    incompatible lm_eval is one line on stderr and exit status 2."""
-    try:
-        import kscore.lm_eval  # noqa: F401  (registers)
-    except ImportError as exc:
-        print(f"kscore: error: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+    """Run lm_eval's command line with kscore registered (the package's
+    import, which runs first, answers a missing or incompatible lm_eval with
+    one line on stderr and exit status 2)."""
     from lm_eval.__main__ import cli_evaluate
+
+    import kscore.lm_eval  # noqa: F401  (registers)
 
     sys.argv[0] = "lm_eval"
     cli_evaluate()
