@@ -259,6 +259,10 @@ def test_bad_documents() -> None:
     with pytest.raises(ValueError, match="exactly one gold answer; it has 2"):
         m.compute_sample(doc=Doc(query="q", choices=["a", "b"], gold_index=[0, 1]),
                          model_response=ModelResponse(text=["a", "a", "a"]))
+    lowered = kl.sampling_metric("pass@3", n=3)(sample_params={"n": 2})  # lighteval's way to change n
+    with pytest.raises(ValueError, match="pass@3 needs at least 3 samples per document; n is 2"):
+        lowered.compute_sample(doc=Doc(query="q", choices=["a"], gold_index=0),
+                               model_response=ModelResponse(text=["a", "b"]))
     with pytest.raises(ValueError, match="a document has 2 samples; n is 3"):
         m.compute_sample(doc=Doc(query="q", choices=["a"], gold_index=0), model_response=ModelResponse(text=["a", "b"]))
 

@@ -253,6 +253,16 @@ def test_bad_repeats_and_items() -> None:
         kle.aggregate([four, kle.Outcomes([1, 1, 1, 1], Metric("pass_at_k", 2))])
 
 
+def test_outcomes_survive_pickling() -> None:
+    """lm_eval gathers per-document values across ranks by pickling them."""
+    import pickle
+
+    o = kle.outcomes(references=["1"], predictions=[["1", "2", "1"]], metrics="g-pass@3_0.5")["g-pass@3_0.5"]
+    back = pickle.loads(pickle.dumps(o))
+    assert type(back) is kle.Outcomes and back == [1, 0, 1] and back.metric == Metric("g_pass_at_k_tau", 3, 0.5)
+    assert kle.aggregate([back, o]) == kle.aggregate([o, o])
+
+
 def test_graded_repeats_and_exact_match_options() -> None:
     out = kle.outcomes(references=[4], predictions=[[True, 0, 1.0, "4", " 4"]], metrics="pass@1")["pass@1"]
     assert list(out) == [1, 0, 1, 1, 0]

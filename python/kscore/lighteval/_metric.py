@@ -98,6 +98,10 @@ class KscoreSampling(SamplingMetric, SampleLevelComputation):  # type: ignore[mi
         """Each metric's estimate on this document."""
         graded = self.outcomes(doc, model_response)
         n, c = len(graded), sum(graded)
+        short = [m for m in self.metrics if m.budget > n]
+        if short:  # n lowered after construction (lighteval's sample_params): refuse rather than report NaN
+            raise ValueError(f"kscore.lighteval: {short[0].name} needs at least {short[0].budget} samples per "
+                             f"document; n is {n}")
         cats = np.array([[n - c, c]], dtype=np.int64)
         return {m.name: float(question_estimates(cats, m, _BINARY)[0]) for m in self.metrics}
 
