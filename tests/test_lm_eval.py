@@ -166,8 +166,10 @@ def real_run(tmp_path_factory: pytest.TempPathFactory, board: np.ndarray) -> tup
     # lm_eval's own exact_match on the first repeat: its standard error must stay lm_eval's.
     write_task(tmp, "kscore_first", "First:", "  - metric: exact_match\n    aggregation: mean\n"
                                               "    higher_is_better: true\n", filters="")
-    os.environ.update(OFFLINE)
-    return run(tmp, board, ["kscore_toy", "kscore_case", "kscore_first"])
+    with pytest.MonkeyPatch.context() as mp:
+        for k, v in OFFLINE.items():
+            mp.setenv(k, v)
+        return run(tmp, board, ["kscore_toy", "kscore_case", "kscore_first"])
 
 
 @pytest.mark.parametrize("spec", SPECS.split(","))
@@ -219,10 +221,11 @@ def test_no_stderr_when_bootstrap_is_off() -> None:
     assert stderr_for_metric(mean, 100) is mean_stderr
 
 
-def test_take_first_is_refused(tmp_path: Path, board: np.ndarray) -> None:
+def test_take_first_is_refused(tmp_path: Path, board: np.ndarray, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "data.jsonl").write_text(json.dumps({"question": "q0", "answer": answer(0)}) + "\n")
     write_task(tmp_path, "kscore_first_only", "Q:", "  - metric: kscore\n    aggregation: kscore\n", filters="")
-    os.environ.update(OFFLINE)
+    for k, v in OFFLINE.items():
+        monkeypatch.setenv(k, v)
     with pytest.raises(ValueError, match=r"^kscore.lm_eval: .*filter_list that keeps every repeat") as e:
         run(tmp_path, board, ["kscore_first_only"])
     assert "\n" not in str(e.value)
