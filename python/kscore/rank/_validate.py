@@ -1,0 +1,99 @@
+"""Checks of scorio.rank 0.2.3's inputs, with its exception types and
+messages, in its order (``scorio.rank._base.validate_input`` and the
+argument checks of ``bayes`` and ``thompson``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+
+def response_tensor(R: Any, binary_only: bool = True) -> npt.NDArray[np.int_]:  # noqa: N803
+    """``R`` as an ``(L, M, N)`` int array (a 2-D ``(L, M)`` is ``N = 1``).
+
+    Bool and 0/1 floats are accepted; with ``binary_only`` every entry must
+    be 0 or 1, else any integer (floats stay binary-only). At least two
+    models, one question and one trial.
+    """
+    array = np.asarray(R)
+    if array.ndim == 2:
+        array = array[:, :, np.newaxis]
+    elif array.ndim != 3:
+        raise ValueError(
+            "Input R must be a 2D array of shape (L, M) or 3D array of shape (L, M, N), "
+            f"got shape {array.shape}"
+        )
+    dtype = array.dtype
+    if np.issubdtype(dtype, np.bool_):
+        array = array.astype(int, copy=False)
+    else:
+        if not np.issubdtype(dtype, np.number):
+            raise ValueError(f"Input R must be numeric, got dtype {dtype}")
+        if np.issubdtype(dtype, np.complexfloating):
+            raise ValueError("Input R must contain real-valued outcomes")
+        if dtype.kind in "iu":
+            # Integers are finite; 0/1 from the extremes (no boolean temporaries).
+            binary = array.size == 0 or (array.min() >= 0 and array.max() <= 1)
+        else:
+            if not np.isfinite(array).all():
+                raise ValueError("Input R must not contain NaN or Inf values")
+            binary = bool(np.all((array == 0) | (array == 1)))
+        if np.issubdtype(dtype, np.floating):
+            if not binary:
+                raise ValueError(
+                    "Float inputs must be binary values (0.0 or 1.0). "
+                    "Use integer dtype for multiclass outcomes."
+                )
+        elif binary_only and not binary:
+            raise ValueError("Input R must contain only binary values (0 or 1)")
+        array = array.astype(int, copy=False)
+    L, M, N = array.shape
+    if L < 2:
+        raise ValueError(f"Need at least 2 models to rank, got L={L}")
+    if M < 1:
+        raise ValueError(f"Need at least 1 question, got M={M}")
+    if N < 1:
+        raise ValueError(f"Need at least 1 trial, got N={N}")
+    return array
+
+
+def quantile_value(quantile: Any) -> float:
+    """``quantile`` as a float strictly inside (0, 1)."""
+    try:
+        q = float(quantile)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"quantile must be in (0, 1); got {quantile}") from exc
+    if not np.isfinite(q) or not (0.0 < q < 1.0):
+        raise ValueError(f"quantile must be in (0, 1); got {q}")
+    return q
+
+
+_R0_VALUES = "R0 must contain real, finite integer-valued outcomes"
+
+
+def prior_outcomes(R0: Any, L: int, M: int) -> npt.NDArray[np.int_]:  # noqa: N803
+    """``R0`` as an int array, shared ``(M, D)`` or per model ``(L, M, D)``."""
+    array = np.asarray(R0)
+    if np.issubdtype(array.dtype, np.bool_):
+        array = array.astype(int, copy=False)
+    else:
+        if not np.issubdtype(array.dtype, np.number) or np.issubdtype(array.dtype, np.complexfloating):
+            raise ValueError(_R0_VALUES)
+        if not np.isfinite(array).all():
+            raise ValueError(_R0_VALUES)
+        if not np.equal(array, np.floor(array)).all():
+            raise ValueError(_R0_VALUES)
+        array = array.astype(int, copy=False)
+    if array.ndim == 2:
+        if array.shape[0] != M:
+            raise ValueError(f"Shared R0 must have shape (M={M}, D), got {array.shape}")
+    elif array.ndim == 3:
+        if array.shape[0] != L or array.shape[1] != M:
+            raise ValueError(f"Model-specific R0 must have shape (L={L}, M={M}, D), got {array.shape}")
+    else:
+        raise ValueError(
+            f"R0 must be shape (M, D) or (L, M, D); got ndim={array.ndim} with shape {array.shape}"
+        )
+    return array
