@@ -109,6 +109,9 @@ def test_bayes_categorical_priors_and_quantiles(seed: int) -> None:
         for q in (None, 0.05, 0.5, 0.975):
             both("bayes", R, w, R0, q)
     both("bayes", R, w.tolist(), shared.tolist())
+    binary = (R > 0).astype(int)
+    both("bayes", binary, None, shared > 0, 0.1)
+    both("bayes", binary, None, (own > 0).astype(np.int8))
     both("bayes", R, w, quantile=np.float32(0.25))
 
 
@@ -235,6 +238,9 @@ def test_bad_bayes_arguments() -> None:
         ((R, w, np.full((4, 2), 7)), {}),  # R0 out of range
         ((R, w, np.full((4, 2), -1)), {}),
         ((R, np.array([0.0, 1.0]), np.full((4, 2), 7)), {}),  # R's error first
+        ((binary_then_not[:1].repeat(3, axis=0) * 0 + 1, None, np.full((4, 2), 2)), {}),  # R0 not binary
+        ((R, w, np.stack([np.zeros((4, 2), int), np.zeros((4, 2), int), np.full((4, 2), 3)])), {}),  # model 2's R0
+        ((R, [0.0, 0.5]), {}),
     ]
     for args, kwargs in cases:
         same_error(kr.bayes, sr.bayes, *args, **kwargs)

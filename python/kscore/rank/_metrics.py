@@ -27,6 +27,9 @@ from ._validate import prior_outcomes, quantile_value, response_tensor
 #: ``ranking``, or ``(ranking, scores)`` with ``return_scores=True``.
 RankResult = npt.NDArray[Any] | tuple[npt.NDArray[Any], npt.NDArray[np.float64]]
 
+_BINARY = np.array([0.0, 1.0])
+_BINARY.setflags(write=False)
+
 _Budgeted = Literal["pass_at_k", "pass_hat_k", "g_pass_at_k_tau", "mg_pass_at_k"]
 
 
@@ -124,15 +127,27 @@ def bayes(
     def prior_of(model: int) -> npt.NDArray[np.int_] | None:
         return prior if prior is None or prior.ndim == 2 else prior[model]
 
+    # Rewards as one float64 vector for every model's call (its one-call
+    # path); the user's own w if anything fails, so that the first failing
+    # model raises scorio's error in scorio's order.
     weights: Any = w
-    if w is not None:
-        try:
-            weights = normalize_weights(w)  # once, not per model
-        except ValueError:
-            weights = w  # the first model's call raises scorio's error, in its order
+    try:
+        if w is not None:
+            weights = normalize_weights(w)
+        elif tensor.min() >= 0 and tensor.max() <= 1:
+            weights = _BINARY
+    except ValueError:
+        weights = w
     moments = np.empty((L, 2))
-    for model in range(L):
-        moments[model] = _eval.bayes(tensor[model], weights, prior_of(model))
+    try:
+        for model in range(L):
+            moments[model] = _eval.bayes(tensor[model], weights, prior_of(model))
+    except Exception:
+        if weights is w:
+            raise
+        for model in range(L):
+            _eval.bayes(tensor[model], w, prior_of(model))
+        raise
     if q is None:
         scores = moments[:, 0].copy()
     else:
