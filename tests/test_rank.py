@@ -80,12 +80,17 @@ def test_metric_rankers_match_scorio(shape: tuple[int, int, int], seed: int) -> 
             both("g_pass_at_k_tau", R, k, tau)
 
 
-@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int32, np.float32, np.float64])
+DTYPES: list[Any] = [np.bool_, np.int8, np.uint8, np.int16, np.int32, np.uint64, ">i8", np.float32, np.float64]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_dtypes_and_matrices(dtype: Any) -> None:
     rng = np.random.default_rng(3)
     R = binary_tensor(rng, 6, 9, 5).astype(dtype)
     for name, args in (("avg", ()), ("pass_at_k", (2,)), ("mg_pass_at_k", (3,)), ("bayes", ())):
         both(name, R, *args)
+        both(name, np.asfortranarray(R), *args)
+    both("thompson", R, n_samples=200, exact=True)
     # (L, M) is N = 1.
     both("avg", R[:, :, 0])
     both("pass_hat_k", R[:, :, 0], 1)
@@ -109,6 +114,8 @@ def test_bayes_categorical_priors_and_quantiles(seed: int) -> None:
         for q in (None, 0.05, 0.5, 0.975):
             both("bayes", R, w, R0, q)
     both("bayes", R, w.tolist(), shared.tolist())
+    both("bayes", R.astype(np.int8), w, own.astype(np.uint16), 0.3)
+    both("bayes", R.astype(np.uint64), w, shared)
     binary = (R > 0).astype(int)
     both("bayes", binary, None, shared > 0, 0.1)
     both("bayes", binary, None, (own > 0).astype(np.int8))

@@ -39,7 +39,7 @@ def _result(scores: npt.NDArray[np.float64], method: str, return_scores: bool) -
 
 
 def _budgeted_scores(
-    R: npt.NDArray[np.int_], metric: _Budgeted, one: Callable[[npt.NDArray[np.int_]], float], k: Any, tau: Any = None
+    R: npt.NDArray[Any], metric: _Budgeted, one: Callable[[npt.NDArray[Any]], float], k: Any, tau: Any = None
 ) -> npt.NDArray[np.float64]:
     """The metric of every model; the first model's kscore.eval call first,
     which raises scorio's error for a bad k or tau (all models share N)."""

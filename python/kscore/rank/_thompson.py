@@ -123,7 +123,7 @@ def thompson(
 
     L, M, N = tensor.shape
     rng = np.random.default_rng(seed)
-    successes = tensor.reshape(L, -1).sum(axis=1).astype(float)
+    successes = np.count_nonzero(tensor.reshape(L, -1), axis=1).astype(float)  # binary: exact counts
     total = float(M * N)
     alphas = alpha + successes
     betas = beta + (total - successes)

@@ -10,8 +10,10 @@ import numpy as np
 import numpy.typing as npt
 
 
-def response_tensor(R: Any, binary_only: bool = True) -> npt.NDArray[np.int_]:  # noqa: N803
-    """``R`` as an ``(L, M, N)`` int array (a 2-D ``(L, M)`` is ``N = 1``).
+def response_tensor(R: Any, binary_only: bool = True) -> npt.NDArray[Any]:  # noqa: N803
+    """``R`` as an ``(L, M, N)`` array (a 2-D ``(L, M)`` is ``N = 1``) of the
+    values scorio's int cast gives: the dtypes the Rust intake reads exactly
+    are kept (no copy), others are cast to int as scorio does.
 
     Bool and 0/1 floats are accepted; with ``binary_only`` every entry must
     be 0 or 1, else any integer (floats stay binary-only). At least two
@@ -26,9 +28,7 @@ def response_tensor(R: Any, binary_only: bool = True) -> npt.NDArray[np.int_]:  
             f"got shape {array.shape}"
         )
     dtype = array.dtype
-    if np.issubdtype(dtype, np.bool_):
-        array = array.astype(int, copy=False)
-    else:
+    if not np.issubdtype(dtype, np.bool_):
         if not np.issubdtype(dtype, np.number):
             raise ValueError(f"Input R must be numeric, got dtype {dtype}")
         if np.issubdtype(dtype, np.complexfloating):
@@ -48,7 +48,8 @@ def response_tensor(R: Any, binary_only: bool = True) -> npt.NDArray[np.int_]:  
                 )
         elif binary_only and not binary:
             raise ValueError("Input R must contain only binary values (0 or 1)")
-        array = array.astype(int, copy=False)
+        if array.dtype not in _IN_PLACE:
+            array = array.astype(int, copy=False)
     L, M, N = array.shape
     if L < 2:
         raise ValueError(f"Need at least 2 models to rank, got L={L}")
@@ -69,6 +70,13 @@ def quantile_value(quantile: Any) -> float:
         raise ValueError(f"quantile must be in (0, 1); got {q}")
     return q
 
+
+# Valid entries of these dtypes read as the same integers in kscore's intake
+# as after scorio's int cast (uint64 is cast: scorio wraps values >= 2**63).
+_IN_PLACE = frozenset(
+    np.dtype(t)
+    for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.float32, np.float64)
+)
 
 _R0_VALUES = "R0 must contain real, finite integer-valued outcomes"
 
