@@ -5,8 +5,9 @@ scorio draws ``rng.beta(alphas, betas)`` (one value per model) ``n_samples``
 times in a Python loop and ranks each draw with a double argsort. numpy's
 Generator fills a ``(T, L)`` request with the same sequence of draws, row
 after row, so the draws here come in blocks of rows from the same generator
-(the same numbers, bit for bit), and each row's ranks are the inverse of its
-sort order, which is what the double argsort computes.
+(the same numbers, bit for bit), and each model's rank in a draw is its
+place in the draw's sort order plus one, which is what the double argsort
+computes; the ranks are summed per model with ``bincount``.
 """
 
 from __future__ import annotations
@@ -30,19 +31,19 @@ Floats = npt.NDArray[np.float64]
 def _rank_sums(rng: np.random.Generator, alphas: Floats, betas: Floats, draws: int) -> Floats:
     """Sum over ``draws`` posterior draws of each model's rank (1 = highest)."""
     L = alphas.size
-    sums = np.zeros(L, dtype=np.int64)
+    sums = np.zeros(L, dtype=np.float64)
     rows_per_block = max(1, _BLOCK_DRAWS // L)
-    positions = np.arange(1, L + 1, dtype=np.int64)
+    positions = np.arange(1, L + 1, dtype=np.float64)
     done = 0
     while done < draws:
         rows = min(rows_per_block, draws - done)
         samples = rng.beta(alphas, betas, size=(rows, L))
+        # order[t, p] is the model at place p of draw t: its rank is p + 1.
+        # Sums of integers below 2**53, so exact in any order.
         order = np.argsort(-samples, axis=1)
-        ranks = np.empty_like(order)
-        np.put_along_axis(ranks, order, np.broadcast_to(positions, order.shape), axis=1)
-        sums += ranks.sum(axis=0)
+        sums += np.bincount(order.ravel(), weights=np.broadcast_to(positions, order.shape).ravel(), minlength=L)
         done += rows
-    return sums.astype(np.float64)
+    return sums
 
 
 def _average_equal_posteriors(scores: Floats, alphas: Floats, betas: Floats) -> Floats:
