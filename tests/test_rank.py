@@ -143,6 +143,25 @@ def test_thompson_defaults_and_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     both("thompson", same, exact=True)
 
 
+def test_budget_and_threshold_types() -> None:
+    R = binary_tensor(np.random.default_rng(8), 5, 6, 5)
+    for k in (np.int8(2), np.uint64(3), np.int64(5)):
+        both("pass_at_k", R, k)
+        both("mg_pass_at_k", R, k)
+        both("g_pass_at_k_tau", R, k, np.float32(0.6))
+    both("g_pass_at_k_tau", R, 3, np.array(0.5))
+    both("g_pass_at_k_tau", R, 3, 1)
+    # A float32 tau: scorio's threshold in float32 (0.6f * 5 is 3.0, and 0.6f
+    # equals 3/5 in float32), not in double (3.0000001, so 4).
+    three_of_five = np.zeros((3, 4, 5), dtype=int)
+    three_of_five[:, :, :3] = 1
+    three_of_five[1, 0] = 1
+    for tau in (np.float32(0.6), np.float32(0.2), np.float16(0.4), np.float32(1.0), np.float32(0.0)):
+        both("g_pass_at_k_tau", three_of_five, 5, tau)
+        both("g_pass_at_k_tau", three_of_five, np.int64(5), tau)
+        both("g_pass_at_k_tau", R, 5, tau)
+
+
 def test_scores_within_the_tie_tolerance() -> None:
     """Models tied by scorio's 1e-12 rule (not by equal scores) rank alike:
     pass@1 of M = 3 and of M = 6 gives the same thirds by different roundings."""
