@@ -61,7 +61,7 @@ def both(name: str, *args: Any, exact: bool = False, **kwargs: Any) -> None:
         assert plain.dtype == theirs[0].dtype
 
 
-SHAPES = [(2, 1, 1), (3, 5, 1), (5, 12, 4), (8, 30, 6), (12, 40, 10), (4, 7, 16)]
+SHAPES = [(2, 1, 1), (3, 5, 1), (5, 12, 4), (8, 30, 6), (12, 40, 10), (4, 7, 16), (90, 6, 3)]
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -175,12 +175,16 @@ def test_scores_within_the_tie_tolerance() -> None:
     both("avg", R)
 
 
-@pytest.mark.parametrize("seed", range(30))
-def test_tie_rules_on_near_ties(seed: int) -> None:
-    """Chains of scores 0.4e-12..1.6e-12 apart: grouped by their run's head."""
-    rng = np.random.default_rng(seed)
-    base = rng.choice([0.25, 0.5, 1.0 / 3.0], size=12)
-    jitter = rng.choice([0.0, 0.4e-12, 0.7e-12, 1.0e-12, 1.6e-12, 3e-12], size=12)
+@pytest.mark.parametrize("small", [0, 64, 10_000], ids=["numpy", "default", "python"])
+@pytest.mark.parametrize("size", [1, 2, 12, 65, 300])
+@pytest.mark.parametrize("seed", range(8))
+def test_tie_rules_on_near_ties(seed: int, size: int, small: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chains of scores 0.4e-12..1.6e-12 apart: grouped by their run's head,
+    in both implementations (plain Python up to _SMALL scores, numpy above)."""
+    monkeypatch.setattr(_ties, "_SMALL", small)
+    rng = np.random.default_rng([seed, size])
+    base = rng.choice([0.25, 0.5, 1.0 / 3.0, -0.0, 0.0, 7.0], size=size)
+    jitter = rng.choice([0.0, 0.4e-12, 0.7e-12, 1.0e-12, 1.6e-12, 3e-12], size=size)
     scores = base + jitter
     expected = scorio_rank_scores(scores)
     for method in METHODS:

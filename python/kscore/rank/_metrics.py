@@ -23,7 +23,7 @@ from .. import counts as _counts
 from .. import eval as _eval
 from ..eval._categorical import normalize_weights
 from ._ties import RankMethod, rank_scores
-from ._validate import prior_outcomes, quantile_value, response_tensor
+from ._validate import is_binary, prior_outcomes, quantile_value, response_tensor
 
 #: ``ranking``, or ``(ranking, scores)`` with ``return_scores=True``.
 RankResult = npt.NDArray[Any] | tuple[npt.NDArray[Any], npt.NDArray[np.float64]]
@@ -154,20 +154,19 @@ def bayes(
     try:
         if w is not None:
             weights = normalize_weights(w)
-        elif tensor.min() >= 0 and tensor.max() <= 1:
+        elif is_binary(tensor):
             weights = _BINARY
     except ValueError:
         weights = w
-    moments = np.empty((L, 2))
     try:
-        for model in range(L):
-            moments[model] = _eval.bayes(tensor[model], weights, prior_of(model))
+        pairs = [_eval.bayes(tensor[model], weights, prior_of(model)) for model in range(L)]
     except Exception:
         if weights is w:
             raise
         for model in range(L):
             _eval.bayes(tensor[model], w, prior_of(model))
         raise
+    moments = np.array(pairs, dtype=np.float64)
     if q is None:
         scores = moments[:, 0].copy()
     else:

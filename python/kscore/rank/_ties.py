@@ -20,6 +20,8 @@ RankMethod = Literal["competition", "competition_max", "dense", "avg"]
 
 TOL = 1e-12
 _METHODS = frozenset({"competition", "competition_max", "dense", "avg"})
+#: Up to this many scores, plain Python (a dozen numpy calls cost more).
+_SMALL = 64
 
 
 Ranks = npt.NDArray[np.int64] | npt.NDArray[np.float64]
@@ -37,6 +39,8 @@ def rank_scores(scores: npt.ArrayLike, method: str, tol: float = TOL) -> Ranks:
     if method not in _METHODS:
         raise KeyError(method)  # as scorio's dict of the four rules
     values = np.asarray(scores, dtype=float)
+    if values.size <= _SMALL and not np.isnan(values).any():
+        return _rank_small(values.tolist(), method, tol)
     order = np.argsort(-values, kind="stable")
     ordered = values[order]
     # Group heads: a run starts wherever a score is farther than tol from the
@@ -70,3 +74,30 @@ def rank_scores(scores: npt.ArrayLike, method: str, tol: float = TOL) -> Ranks:
     ranks = np.empty(ordered.size, dtype=np.int64)
     ranks[order] = sorted_ranks
     return ranks
+
+
+def _rank_small(values: list[float], method: str, tol: float) -> Ranks:
+    """``rank_scores`` of a few scores (no NaN) in plain Python: the same
+    runs, walked in descending order, each joined while within tol of its head."""
+    order = sorted(range(len(values)), key=values.__getitem__, reverse=True)
+    ranks: list[float] = [0.0] * len(values)
+    start, run, head = 0, 0, values[order[0]] if order else 0.0
+    for place in range(1, len(order) + 1):
+        if place < len(order) and abs(values[order[place]] - head) <= tol:
+            continue
+        # The run of places start .. place - 1 ends here.
+        if method == "competition":
+            rank: float = start + 1
+        elif method == "competition_max":
+            rank = place
+        elif method == "dense":
+            rank = run + 1
+        else:
+            rank = (start + 1 + place) / 2.0
+        for i in order[start:place]:
+            ranks[i] = rank
+        if place < len(order):
+            start, run, head = place, run + 1, values[order[place]]
+    if method == "avg":
+        return np.array(ranks, dtype=np.float64)
+    return np.array(ranks, dtype=np.int64)

@@ -34,20 +34,22 @@ def response_tensor(R: Any, binary_only: bool = True) -> npt.NDArray[Any]:  # no
         if np.issubdtype(dtype, np.complexfloating):
             raise ValueError("Input R must contain real-valued outcomes")
         if dtype.kind in "iu":
-            # Integers are finite; 0/1 from the extremes (no boolean temporaries).
-            binary = array.size == 0 or (array.min() >= 0 and array.max() <= 1)
+            # Integers are finite; 0/1 from the extremes (no boolean temporaries),
+            # and only where asked.
+            if binary_only and not _binary_integers(array):
+                raise ValueError("Input R must contain only binary values (0 or 1)")
         else:
             if not np.isfinite(array).all():
                 raise ValueError("Input R must not contain NaN or Inf values")
             binary = bool(np.all((array == 0) | (array == 1)))
-        if np.issubdtype(dtype, np.floating):
-            if not binary:
-                raise ValueError(
-                    "Float inputs must be binary values (0.0 or 1.0). "
-                    "Use integer dtype for multiclass outcomes."
-                )
-        elif binary_only and not binary:
-            raise ValueError("Input R must contain only binary values (0 or 1)")
+            if np.issubdtype(dtype, np.floating):
+                if not binary:
+                    raise ValueError(
+                        "Float inputs must be binary values (0.0 or 1.0). "
+                        "Use integer dtype for multiclass outcomes."
+                    )
+            elif binary_only and not binary:
+                raise ValueError("Input R must contain only binary values (0 or 1)")
         if array.dtype not in _IN_PLACE:
             array = array.astype(int, copy=False)
     L, M, N = array.shape
@@ -58,6 +60,20 @@ def response_tensor(R: Any, binary_only: bool = True) -> npt.NDArray[Any]:  # no
     if N < 1:
         raise ValueError(f"Need at least 1 trial, got N={N}")
     return array
+
+
+def _binary_integers(array: npt.NDArray[Any]) -> bool:
+    """Every entry of an integer array is 0 or 1."""
+    return array.size == 0 or bool((array.dtype.kind == "u" or array.min() >= 0) and array.max() <= 1)
+
+
+def is_binary(array: npt.NDArray[Any]) -> bool:
+    """Every entry of a validated ``response_tensor`` is 0 or 1."""
+    if array.dtype == np.bool_:
+        return True
+    if array.dtype.kind in "iu":
+        return _binary_integers(array)
+    return bool(np.all((array == 0) | (array == 1)))
 
 
 def quantile_value(quantile: Any) -> float:
