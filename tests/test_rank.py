@@ -18,7 +18,7 @@ from scorio.utils import rank_scores as scorio_rank_scores
 import kscore.rank as kr
 from kscore.rank import _metrics, _thompson, _ties
 
-from .conftest import same_error
+from .conftest import outcome, same_error
 
 METHODS = ["competition", "competition_max", "dense", "avg"]
 SCORE_TOL = 1e-12
@@ -310,3 +310,21 @@ def test_public_names() -> None:
     for name in kr.__all__:
         fn: Callable[..., Any] = getattr(kr, name)
         assert fn.__doc__ and ">>>" in fn.__doc__
+
+
+def test_exotic_dtypes_as_scorio() -> None:
+    """Whatever scorio does with them, kscore does: the same ranks or the same error."""
+    base = np.array([[[1, 0], [0, 1]], [[0, 0], [1, 1]], [[1, 1], [1, 0]]])
+    for R in (
+        base.astype("m8[s]"), base.astype("M8[s]"), base.astype(object), base.astype(np.float16),
+        base.astype(np.longdouble), base.astype(">f8"), base.astype("U1"),
+        np.zeros((3, 2, 2), dtype=[("a", "i4")]),
+    ):
+        for name, args in (("avg", ()), ("pass_at_k", (1,)), ("bayes", ()), ("thompson", (50,))):
+            ours = outcome(getattr(kr, name), R, *args, return_scores=True)
+            theirs = outcome(getattr(sr, name), R, *args, return_scores=True)
+            assert ours[0] == theirs[0], (R.dtype, name, ours, theirs)
+            if ours[0] == "ok":
+                check(ours[1], theirs[1], exact=name == "thompson")
+            else:
+                assert ours == theirs

@@ -28,12 +28,13 @@ def response_tensor(R: Any, binary_only: bool = True) -> npt.NDArray[Any]:  # no
             f"got shape {array.shape}"
         )
     dtype = array.dtype
-    if not np.issubdtype(dtype, np.bool_):
-        if not np.issubdtype(dtype, np.number):
+    kind = dtype.kind  # scorio's issubdtype tests, by kind: numbers are "iufcm"
+    if kind != "b":
+        if kind not in _NUMBER_KINDS:
             raise ValueError(f"Input R must be numeric, got dtype {dtype}")
-        if np.issubdtype(dtype, np.complexfloating):
+        if kind == "c":
             raise ValueError("Input R must contain real-valued outcomes")
-        if dtype.kind in "iu":
+        if kind in "iu":
             # Integers are finite; 0/1 from the extremes (no boolean temporaries),
             # and only where asked.
             if binary_only and not _binary_integers(array):
@@ -42,7 +43,7 @@ def response_tensor(R: Any, binary_only: bool = True) -> npt.NDArray[Any]:  # no
             if not np.isfinite(array).all():
                 raise ValueError("Input R must not contain NaN or Inf values")
             binary = bool(np.all((array == 0) | (array == 1)))
-            if np.issubdtype(dtype, np.floating):
+            if kind == "f":
                 if not binary:
                     raise ValueError(
                         "Float inputs must be binary values (0.0 or 1.0). "
@@ -63,8 +64,10 @@ def response_tensor(R: Any, binary_only: bool = True) -> npt.NDArray[Any]:  # no
 
 
 def _binary_integers(array: npt.NDArray[Any]) -> bool:
-    """Every entry of an integer array is 0 or 1."""
-    return array.size == 0 or bool((array.dtype.kind == "u" or array.min() >= 0) and array.max() <= 1)
+    """Every entry of an integer array is 0 or 1: one pass, the largest entry
+    read as unsigned (negative entries read as huge ones)."""
+    unsigned = array.view(np.dtype(f"{array.dtype.byteorder}u{array.dtype.itemsize}"))
+    return array.size == 0 or bool(unsigned.max() <= 1)
 
 
 def is_binary(array: npt.NDArray[Any]) -> bool:
@@ -86,6 +89,8 @@ def quantile_value(quantile: Any) -> float:
         raise ValueError(f"quantile must be in (0, 1); got {q}")
     return q
 
+
+_NUMBER_KINDS = frozenset("iufcm")
 
 # Valid entries of these dtypes read as the same integers in kscore's intake
 # as after scorio's int cast (uint64 is cast: scorio wraps values >= 2**63).
