@@ -87,8 +87,9 @@ def test_repeated_rows_and_tiny_shapes() -> None:
     row = rng.integers(0, 3, size=(1, 16))
     R = np.broadcast_to(row, (50, 16))
     R0 = np.broadcast_to(rng.integers(0, 3, size=(1, 3)), (50, 3))
+    same = rng.integers(0, 3, size=(20, 6))
     for r, r0 in ((R, R0), (np.ascontiguousarray(R), R0), (R, np.ascontiguousarray(R0)),
-                  (np.array([[2]]), np.array([[0]]))):
+                  (np.array([[2]]), np.array([[0]])), (same, same)):  # R0 the very array R
         fast = _kscore.dirichlet_of_matrix(r, w, False, r0)
         assert fast is not None and bits(fast) == bits(validating_path(r, w, r0))
 
