@@ -11,7 +11,6 @@ A budget ``k`` or a ``tau`` that the metric refuses raises the
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -46,11 +45,6 @@ def _budgeted_scores(
     which raises scorio's error for a bad k or tau (all models share N)."""
     one(R[0])
     L = R.shape[0]
-    if tau is not None and type(tau) not in (float, int, np.float64):
-        # scorio finds the threshold in tau's own type (a float32 0.6 times
-        # 5 rounds to 3.0 and compares equal to 3/5); the batch reads tau as
-        # a double, so it gets the threshold j as j / k.
-        tau = _threshold(tau, int(k)) / int(k)
     try:
         scores = np.asarray(_counts.model_scores(R, metric, k, tau=tau), dtype=np.float64)
         if scores.shape == (L,):
@@ -59,16 +53,6 @@ def _budgeted_scores(
         pass
     # An argument kscore.eval takes in a form the batch does not: model by model.
     return np.array([one(R[model]) for model in range(L)], dtype=np.float64)
-
-
-def _threshold(tau: Any, k: int) -> int:
-    """scorio's G-Pass@k_tau threshold ``max(1, ceil(tau k))``, computed in
-    numpy's arithmetic for tau's type: ``floor(tau k)``, plus one when tau
-    lies above that count over k."""
-    threshold = math.floor(tau * k)
-    if tau > threshold / k:
-        threshold += 1
-    return max(1, int(threshold))
 
 
 def avg(R: Any, method: RankMethod = "competition", return_scores: bool = False) -> RankResult:  # noqa: N803
