@@ -1,0 +1,112 @@
+r"""The exact distribution of verl's majority vote over n draws with replacement.
+
+verl's ``calc_maj_val`` counts the votes of a resample in the order the
+answers are first seen, takes ``max`` over those counts (so a tie goes to
+the answer seen first) and returns the value of the first response of the
+winning answer. For draws with replacement the resample is an exchangeable
+sequence, so given the vote counts every tied answer is equally likely to
+be seen first: the tie rule is a fair coin among the tied answers. And given
+the answers drawn, each draw of answer ``a`` is a uniform response of ``a``,
+so the value returned is a uniform response of the winning answer.
+
+So the probability that response ``j`` (answer ``a``, group size ``s_a``) is
+the value is ``P(a wins) / s_a``, and ``P(a wins)`` depends only on the
+group sizes (the *partition* of N). With ``q_i = s_i / N``, exponential
+generating functions give, for each number of draws ``n``,
+
+.. math::
+    P_n(a) = n! \sum_{m \ge 1} \frac{q_a^m}{m!} \int_0^1 [x^{n-m}]
+    \prod_{i \ne a} \Bigl(\sum_{c<m} \frac{(q_i x)^c}{c!} + y \frac{(q_i x)^m}{m!}\Bigr) dy
+
+(``m`` is the winning count, ``y`` marks the answers tied with ``a`` and
+its integral is the fair tie-break ``1 / (1 + ties)``). The integrand is a
+polynomial of degree ``G - 1`` in ``y`` (G answers), integrated exactly by
+Gauss-Legendre with ``ceil(G / 2)`` nodes; every coefficient is positive, so
+no cancellation: the result is exact to a few ulps (the tests check it to
+1e-12 against every resample of small cases). One partition costs well
+under a millisecond for N = 16 and is cached.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _multiply(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Power series ``a * b`` truncated at ``a``'s length (last axis)."""
+    width = a.shape[-1]
+    out = np.zeros(np.broadcast_shapes(a.shape, b.shape))
+    # width is at most N (tens): a loop over one factor's terms, each a
+    # vector operation over every (m, y) pair at once.
+    for j in range(width):
+        out[..., j:] += a[..., j : j + 1] * b[..., : width - j]
+    return out
+
+
+@lru_cache(maxsize=1 << 14)
+def win_table(sizes: tuple[int, ...]) -> FloatArray:
+    """``table[n - 1, s]``: the probability that one given answer of group
+    size ``s`` wins verl's vote of ``n`` draws with replacement (n = 1..N),
+    for the partition ``sizes`` (group sizes, any order, summing to N).
+
+    Examples:
+        >>> t = win_table((2, 1))  # answers A, A, B
+        >>> [round(float(x), 6) for x in t[1, 1:3]]  # two draws: B wins by BB or BA (tie seen first)
+        [0.333333, 0.666667]
+    """
+    total = sum(sizes)
+    table = np.zeros((total, total + 1))
+    distinct = sorted(set(sizes))
+    if len(sizes) == 1:
+        table[:, total] = 1.0
+        return table
+    mult = {s: sizes.count(s) for s in distinct}
+    groups = len(sizes)
+    nodes, weights = np.polynomial.legendre.leggauss((groups + 1) // 2)
+    y = (nodes + 1.0) / 2.0
+    w = weights / 2.0
+    m = np.arange(1, total + 1)  # the winning count
+    c = np.arange(total)  # the power of x, 0..N-1 (n - m <= N - 1)
+    log_fact = np.array([math.lgamma(i + 1.0) for i in range(total + 1)])
+
+    def base(s: int) -> FloatArray:
+        q = s / total
+        terms = np.exp(c * math.log(q) - log_fact[c])  # (q x)^c / c!
+        below = np.where(c[None, :] < m[:, None], terms[None, :], 0.0)  # (M, C)
+        at = np.where(c[None, :] == m[:, None], terms[None, :], 0.0)
+        return below[:, None, :] + y[None, :, None] * at[:, None, :]  # (M, K, C)
+
+    bases = {s: base(s) for s in distinct}
+    powers: dict[tuple[int, int], FloatArray] = {}
+
+    def power(s: int, r: int) -> FloatArray:
+        if r == 0:
+            one = np.zeros((total, len(y), total))
+            one[..., 0] = 1.0
+            return one
+        if (s, r) not in powers:
+            powers[(s, r)] = bases[s] if r == 1 else _multiply(power(s, r - 1), bases[s])
+        return powers[(s, r)]
+
+    n = np.arange(1, total + 1)
+    log_nfact = log_fact[n]
+    for s in distinct:
+        others = power(s, mult[s] - 1)
+        for t in distinct:
+            if t != s:
+                others = _multiply(others, power(t, mult[t]))
+        inner = np.einsum("mkc,k->mc", others, w)  # (M, C): the y integral
+        q = s / total
+        # P_n = sum_{m <= n} n! q^m / m! * inner[m, n - m]
+        diff = n[:, None] - m[None, :]  # (n, m)
+        ok = diff >= 0
+        coef = np.where(ok, inner[np.arange(total)[None, :], np.where(ok, diff, 0)], 0.0)
+        scale = np.where(ok, np.exp(log_nfact[:, None] + m[None, :] * math.log(q) - log_fact[m][None, :]), 0.0)
+        table[:, s] = (coef * scale).sum(axis=1)
+    return table

@@ -1,0 +1,147 @@
+"""A drop-in for verl 0.9.1's ``process_validation_metrics``, exact."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ._batch import Batch, Field, read_batch
+from ._per_prompt import Column, field_columns, metric_names
+from ._unbiased import unbiased_metrics
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+Nested = dict[Any, dict[str, dict[str, float]]]
+
+
+def process_validation_metrics(
+    data_sources: Sequence[Any],
+    sample_uids: Sequence[Any],
+    infos_dict: Mapping[str, Sequence[Any]],
+    seed: int = 42,
+    expected_acc_counts: Mapping[tuple[Any, Any], int] | None = None,
+    *,
+    unbiased: bool = False,
+    confidence: float = 0.95,
+) -> Nested:
+    """verl's validation metrics with every bootstrap statistic exact.
+
+    Same arguments, defaults and nested result as
+    ``verl.trainer.ppo.metric_utils.process_validation_metrics`` (verl
+    0.9.1): ``{data_source: {field: {metric: value}}}`` with ``mean@N``,
+    ``std@N`` and, for n = 2, 4, ..., N, ``best@n/mean``, ``best@n/std``,
+    ``worst@n/mean``, ``worst@n/std`` and (with a ``pred`` field)
+    ``maj@n/mean``, ``maj@n/std``; string fields skipped, ``None`` dropped,
+    ``expected_acc_counts`` padding ``acc`` with zeros and adding
+    ``acc_success_only``. verl estimates the best/worst/majority statistics
+    from 1000 resamples with replacement; here they are the values those
+    resamples converge to (order-statistic weights, and the exact
+    distribution of verl's vote with its tie rule), so ``seed`` is accepted
+    and has no effect. Dicts are plain ``dict`` with ``float`` values.
+
+    Args:
+        data_sources, sample_uids, infos_dict, seed, expected_acc_counts: verl's.
+        unbiased: also give, for each field whose values are all 0 or 1,
+            ``pass@k``, ``pass_hat@k`` (pass^k) and ``strict_maj@k`` (draws
+            without replacement, unbiased) with ``/lo`` and ``/hi``
+            interval ends over prompts, for k = 1, 2, 4, ... and the fewest
+            responses of any prompt (see :mod:`kscore.rl`).
+        confidence: the intervals' level.
+
+    Raises:
+        ValueError: lists of different lengths, a NaN or infinite value.
+        TypeError: a field value that is neither a number, a string nor
+            None, or a prompt mixing numbers and strings in one field.
+
+    Examples:
+        >>> out = process_validation_metrics(
+        ...     ["math"] * 4, ["q1", "q1", "q2", "q2"],
+        ...     {"acc": [1.0, 0.0, 1.0, 1.0], "pred": ["7", "3", "5", "5"]})
+        >>> out["math"]["acc"]["mean@2"], out["math"]["acc"]["best@2/mean"]
+        (0.75, 0.875)
+        >>> out["math"]["acc"]["maj@2/mean"]  # q1: "7" or "3" wins half the time
+        0.75
+    """
+    del seed  # exact values: nothing is drawn
+    return nested_metrics(data_sources, sample_uids, infos_dict, expected_acc_counts,
+                          unbiased=unbiased, confidence=confidence)
+
+
+def nested_metrics(
+    data_sources: Sequence[Any],
+    sample_uids: Sequence[Any],
+    infos_dict: Mapping[str, Sequence[Any]],
+    expected_acc_counts: Mapping[tuple[Any, Any], int] | None = None,
+    *,
+    unbiased: bool = False,
+    confidence: float = 0.95,
+    ks: Sequence[int] | None = None,
+) -> Nested:
+    """:func:`process_validation_metrics` with the budgets ``ks`` of the
+    unbiased keys chosen (default 1, 2, 4, ... and the fewest responses)."""
+    batch = read_batch(data_sources, sample_uids, infos_dict, expected_acc_counts)
+    columns = [_aggregate(batch, field) for field in batch.fields]
+    out: Nested = {}
+    for s, source in enumerate(batch.sources):
+        firsts = []
+        for pos, field in enumerate(batch.fields):
+            mine = np.flatnonzero((field.count > 0) & (batch.source_of == s))
+            if len(mine):
+                firsts.append((int(mine[0]), pos, mine))
+        if not firsts:
+            continue
+        fields: dict[str, dict[str, float]] = {}
+        for _, pos, mine in sorted(firsts, key=lambda t: (t[0], t[1])):
+            field = batch.fields[pos]
+            sums, counts = columns[pos]
+            metrics = {key: float(sums[key][s] / counts[key][s]) for key in _key_order(batch, field, mine)}
+            if unbiased:
+                metrics.update(_unbiased(field, mine, confidence, ks))
+            fields[field.name] = metrics
+        out[source] = fields
+    return out
+
+
+def _key_order(batch: Batch, field: Field, prompts: IntArray) -> list[str]:
+    """verl's key order: each prompt's keys, first seen over prompts."""
+    totals = field.count[prompts]
+    voted = np.zeros(len(prompts), bool)
+    if batch.vote is not None:
+        voted = batch.vote_ok[prompts] & (batch.vote_count[prompts] == totals)
+    signature = totals * 2 + voted
+    _, first = np.unique(signature, return_index=True)
+    keys: dict[str, None] = {}
+    for i in np.sort(first).tolist():
+        keys.update(dict.fromkeys(metric_names(int(totals[i]), bool(voted[i]))))
+    return list(keys)
+
+
+def _aggregate(batch: Batch, field: Field) -> tuple[dict[str, FloatArray], dict[str, IntArray]]:
+    """Per key, the sum and number of per-prompt values of each data source."""
+    chunks: dict[str, list[Column]] = {}
+    for key, column in field_columns(batch, field):
+        chunks.setdefault(key, []).append(column)
+    sources = len(batch.sources)
+    sums: dict[str, FloatArray] = {}
+    counts: dict[str, IntArray] = {}
+    for key, parts in chunks.items():
+        rows = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
+        values = np.concatenate([p[1] for p in parts]) if len(parts) > 1 else parts[0][1]
+        where = batch.source_of[rows]
+        sums[key] = np.bincount(where, weights=values, minlength=sources)
+        counts[key] = np.bincount(where, minlength=sources)
+    return sums, counts
+
+
+def _unbiased(field: Field, prompts: IntArray, confidence: float, ks: Sequence[int] | None) -> dict[str, float]:
+    """The unbiased keys for a 0/1 field over ``prompts``; none for other fields."""
+    chosen = np.zeros(len(field.count), bool)
+    chosen[prompts] = True
+    values = field.values[chosen[field.prompt]]
+    if not ((values == 0.0) | (values == 1.0)).all():
+        return {}
+    c = np.bincount(field.prompt, weights=field.values, minlength=len(field.count))[prompts]
+    return unbiased_metrics(field.count[prompts], np.rint(c).astype(np.int64), ks, confidence)
