@@ -228,6 +228,21 @@ def test_one_response_numeric_pred_and_bool_acc_as_verl() -> None:
         assert list(ours["a"][field]) == list(theirs["a"][field])
 
 
+def test_odd_input_as_verl() -> None:
+    """None dropped, strings skipped per prompt (the first value decides), one response: mean only."""
+    args = (["a"] * 5, ["p", "q", "q", "r", "r"],
+            {"acc": [1, None, 0, 1, 1], "note": ["x", "y", "z", "w", "v"], "mix": ["s", 1.0, 2.0, "t", "u"],
+             "pred": ["1", "2", "2", None, "1"]})
+    theirs = verl_process(*args)
+    ours = process_validation_metrics(*args)
+    assert list(ours["a"]) == list(theirs["a"])
+    for field in theirs["a"]:
+        assert list(ours["a"][field]) == list(theirs["a"][field])
+        for key, value in theirs["a"][field].items():
+            exact = key.startswith(("mean@", "std@")) or field == "acc"  # acc: each prompt's values are equal
+            assert ours["a"][field][key] == pytest.approx(float(value), abs=1e-12 if exact else 0.05)
+
+
 def test_verl_bad_input_behaviour() -> None:
     """What verl does with bad input, next to kscore's one-line errors."""
     with pytest.raises(IndexError):
