@@ -11,6 +11,7 @@ prompts x responses table).
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,8 +41,8 @@ class Field:
 
 @dataclass(frozen=True)
 class Batch:
-    """Prompts in verl's order (data sources first seen, then uids first
-    seen within a source), the numeric fields, and the votes.
+    """Prompts in first-seen order (within a data source, verl's uid order),
+    the numeric fields, and the votes.
 
     ``vote[i]`` is a code per ``pred`` value (equal codes: equal as dict
     keys, as verl's vote counts them; -1 for None), sorted by prompt like a
@@ -62,54 +63,104 @@ class Batch:
 
 def _codes(values: Sequence[Any], what: str) -> tuple[list[Any], IntArray]:
     """First-seen distinct values and each value's code (dict semantics)."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "biu":
+        uniq, first, inverse = np.unique(values.ravel(), return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty(len(order), np.int64)
+        rank[order] = np.arange(len(order))
+        return uniq[order].tolist(), rank[inverse.ravel()]
+    items = values.tolist() if isinstance(values, np.ndarray) else values
+    size = len(items)
+    # Trainers repeat each prompt's entries side by side: code the runs of
+    # equal neighbours (one C-level comparison per entry), not every entry.
     try:
-        first = dict.fromkeys(values)
+        change = np.fromiter(map(operator.ne, items[1:], items[:-1]), bool, max(size - 1, 0))
+    except (TypeError, ValueError):
+        change = np.ones(max(size - 1, 0), bool)
+    heads = np.flatnonzero(np.concatenate([[True], change])) if size else np.zeros(0, np.int64)
+    table: dict[Any, int] = {}
+    try:
+        head_codes = [table.setdefault(items[i], len(table)) for i in heads.tolist()]
     except TypeError as exc:
         raise TypeError(f"{what} must be hashable: {exc}") from None
-    index = {key: i for i, key in enumerate(first)}
-    return list(first), np.fromiter(map(index.__getitem__, values), np.int64, len(values))
+    lengths = np.diff(np.append(heads, size))
+    return list(table), np.repeat(np.array(head_codes, np.int64), lengths)
 
 
 def _numbers(name: str, raw: Any, size: int) -> tuple[BoolArray, FloatArray, BoolArray]:
-    """``(kept, values, string_start)``: which samples hold a number, the
-    numbers, and for each sample whether it is a string (verl skips a
-    prompt's field when its first non-None value is one)."""
+    """``(kept, values, text)`` per sample: whether it holds a number, the
+    number (0 where not), whether it is a string (verl skips a prompt's
+    field when its first non-None value is one)."""
+    none = np.zeros(size, bool)
     if isinstance(raw, np.ndarray) and raw.dtype.kind in "biuf":
-        values = raw.astype(np.float64).ravel()
-        return np.ones(size, bool), values, np.zeros(size, bool)
+        return ~none, raw.astype(np.float64).ravel(), none
     if isinstance(raw, np.ndarray) and raw.dtype.kind in "US":
-        return np.zeros(size, bool), np.zeros(0), np.ones(size, bool)
+        return none, np.zeros(size), ~none
     items = raw.tolist() if isinstance(raw, np.ndarray) else list(raw)
     kinds = set(map(type, items))
     if all(issubclass(t, _NUMBER) for t in kinds):
-        return np.ones(size, bool), np.array(items, dtype=np.float64), np.zeros(size, bool)
-    if all(issubclass(t, _STRING) for t in kinds):
-        return np.zeros(size, bool), np.zeros(0), np.ones(size, bool)
-    kept = np.fromiter((isinstance(v, _NUMBER) for v in items), bool, size)
-    text = np.fromiter((isinstance(v, _STRING) for v in items), bool, size)
-    odd = ~(kept | text) & np.fromiter((v is not None for v in items), bool, size)
-    if odd.any():
-        i = int(np.argmax(odd))
-        raise TypeError(
-            f"infos_dict[{name!r}][{i}] is a {type(items[i]).__name__}; a field holds numbers, strings or None"
-        )
-    values = np.array([v for v, k in zip(items, kept) if k], dtype=np.float64)
+        values = np.array(items, dtype=np.float64)
+        kept = ~none
+        text = none
+    elif all(issubclass(t, _STRING) for t in kinds):
+        return none, np.zeros(size), ~none
+    else:
+        kept = np.fromiter((isinstance(v, _NUMBER) for v in items), bool, size)
+        text = np.fromiter((isinstance(v, _STRING) for v in items), bool, size)
+        odd = ~(kept | text) & np.fromiter((v is not None for v in items), bool, size)
+        if odd.any():
+            i = int(np.argmax(odd))
+            raise TypeError(
+                f"infos_dict[{name!r}][{i}] is a {type(items[i]).__name__}; a field holds numbers, strings or None"
+            )
+        values = np.array([v if k else 0.0 for v, k in zip(items, kept)], dtype=np.float64)
+    bad = kept & ~np.isfinite(values)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"infos_dict[{name!r}][{i}] is {values[i]}; rewards must be finite numbers")
     return kept, values, text
 
 
-def _finite(name: str, kept: BoolArray, values: FloatArray) -> None:
-    bad = ~np.isfinite(values)
-    if bad.any():
-        i = int(np.flatnonzero(kept)[int(np.argmax(bad))])
-        raise ValueError(f"infos_dict[{name!r}][{i}] is {values[bad][0]}; rewards must be finite numbers")
+def _skip_strings(name: str, kept: BoolArray, text: BoolArray, sample_prompt: IntArray, prompts: int) -> BoolArray:
+    """``kept`` less the prompts whose first non-None value is a string."""
+    alive = np.flatnonzero(kept | text)
+    first = np.full(prompts, -1, np.int64)
+    first[sample_prompt[alive[::-1]]] = alive[::-1]  # the last write per prompt is its first sample
+    has = first >= 0
+    skip = np.zeros(prompts, bool)
+    skip[has] = text[first[has]]
+    numbers = np.bincount(sample_prompt[kept], minlength=prompts) > 0
+    strings = np.bincount(sample_prompt[text], minlength=prompts) > 0
+    if (~skip & numbers & strings).any():
+        raise TypeError(f"infos_dict[{name!r}] mixes numbers and strings within one prompt")
+    return kept & ~skip[sample_prompt]
 
 
-def _field(name: str, prompt: IntArray, values: FloatArray, prompts: int) -> Field:
-    order = np.argsort(prompt, kind="stable")
-    count = np.bincount(prompt, minlength=prompts).astype(np.int64)
-    start = np.zeros(prompts, np.int64)
-    np.cumsum(count[:-1], out=start[1:])
-    return Field(name, prompt[order], values[order], count, start)
+class _Order:
+    """Samples sorted by prompt rank, stable, computed once for every field."""
+
+    def __init__(self, sample_rank: IntArray, prompts: int) -> None:
+        self.sample_rank = sample_rank
+        self.prompts = prompts
+        ordered = bool((sample_rank[1:] >= sample_rank[:-1]).all())
+        self.perm = None if ordered else np.argsort(sample_rank, kind="stable")
+
+    def field(self, name: str, kept: BoolArray, values: FloatArray,
+              extra_prompt: IntArray | None = None, extra_values: FloatArray | None = None) -> Field:
+        rank = self.sample_rank
+        if self.perm is not None:
+            kept, values, rank = kept[self.perm], values[self.perm], rank[self.perm]
+        if not kept.all():
+            values, rank = values[kept], rank[kept]
+        if extra_prompt is not None and extra_values is not None and len(extra_prompt):
+            rank = np.concatenate([rank, extra_prompt])
+            values = np.concatenate([values, extra_values])
+            order = np.argsort(rank, kind="stable")
+            rank, values = rank[order], values[order]
+        count = np.bincount(rank, minlength=self.prompts).astype(np.int64)
+        start = np.zeros(self.prompts, np.int64)
+        np.cumsum(count[:-1], out=start[1:])
+        return Field(name, rank, values, count, start)
 
 
 def read_batch(
@@ -126,55 +177,38 @@ def read_batch(
         if len(raw) != size:
             raise ValueError(f"infos_dict[{name!r}] has {len(raw)} entries, data_sources {size}")
     sources, source_code = _codes(data_sources, "data_sources")
-    _, uid_code = _codes(sample_uids, "sample_uids")
-    pair = source_code * (int(uid_code.max(initial=0)) + 1) + uid_code
-    keys, sample_prompt = np.unique(pair, return_inverse=True)
-    sample_prompt = sample_prompt.ravel().astype(np.int64)
-    prompts = len(keys)
-    source_of = (keys // (int(uid_code.max(initial=0)) + 1)).astype(np.int64)
+    uids, uid_code = _codes(sample_uids, "sample_uids")
+    width = len(uids)
+    source_of_uid = np.zeros(width, np.int64)
+    source_of_uid[uid_code] = source_code
+    if (source_of_uid[uid_code] == source_code).all():  # each uid in one source: prompts are the uids
+        keys, sample_prompt = source_of_uid * width + np.arange(width), uid_code
+    else:
+        keys, inverse = np.unique(source_code * width + uid_code, return_inverse=True)
+        sample_prompt = inverse.ravel().astype(np.int64)
+    source_of = keys // max(width, 1)
 
-    # Strings or None-only fields emit nothing; verl decides per prompt.
-    parsed: list[tuple[str, IntArray, FloatArray]] = []
-    acc_seen: BoolArray | None = None
+    # (name, kept per sample, value per sample, extra prompts, extra values)
+    parsed: list[tuple[str, BoolArray, FloatArray, IntArray | None, FloatArray | None]] = []
     for name, raw in infos_dict.items():
         kept, values, text = _numbers(name, raw, size)
-        if name == "acc":
-            acc_seen = np.zeros(len(sources), bool)
-            present = kept | text
-            if not isinstance(raw, np.ndarray) or raw.dtype.kind == "O":
-                present = np.fromiter((v is not None for v in raw), bool, size)
-            acc_seen[np.unique(source_code[present])] = True
-        _finite(name, kept, values)
-        prompt = sample_prompt[kept]
         if text.any():
-            # The first non-None value of each prompt decides: a string skips the prompt.
-            alive = kept | text
-            idx = np.flatnonzero(alive)
-            first = np.full(prompts, -1, np.int64)
-            first[sample_prompt[idx[::-1]]] = idx[::-1]
-            skip = np.zeros(prompts, bool)
-            has = first >= 0
-            skip[has] = text[first[has]]
-            both = np.bincount(sample_prompt[kept], minlength=prompts) > 0
-            mixed = ~skip & both & (np.bincount(sample_prompt[text], minlength=prompts) > 0)
-            if mixed.any():
-                raise TypeError(f"infos_dict[{name!r}] mixes numbers and strings within one prompt")
-            keep = ~skip[prompt]
-            prompt, values = prompt[keep], values[keep]
-        parsed.append((name, prompt, values))
+            kept = _skip_strings(name, kept, text, sample_prompt, len(keys))
+        parsed.append((name, kept, values, None, None))
 
-    new_sources: list[int] = []
-    if expected_acc_counts and acc_seen is not None:
-        parsed, new_sources = _expected(parsed, expected_acc_counts, sources, source_of, keys, uid_code,
-                                        sample_uids, acc_seen)
-    if new_sources:
-        source_of = np.concatenate([source_of, np.asarray(new_sources, np.int64)])
+    if expected_acc_counts and "acc" in infos_dict:
+        raw = infos_dict["acc"]
+        listed = raw.tolist() if isinstance(raw, np.ndarray) else raw
+        present = np.fromiter((v is not None for v in listed), bool, size)
+        acc_seen = np.zeros(len(sources), bool)
+        acc_seen[source_code[present]] = True
+        parsed, source_of = _expected(parsed, expected_acc_counts, sources, uids, source_of, keys, sample_prompt,
+                                      acc_seen)
     total = len(source_of)
-    # verl's prompt order: by data source first seen, then uid first seen (new ones last).
-    order = np.argsort(source_of, kind="stable")
-    rank = np.empty(total, np.int64)
-    rank[order] = np.arange(total)
-    fields = [_field(name, rank[p], v, total) for name, p, v in parsed]
+    # Prompts stay in first-seen order: within a data source that is verl's
+    # uid order, and sources are apart only when metrics are averaged.
+    layout = _Order(sample_prompt, total)
+    fields = [layout.field(name, kept, values, xp, xv) for name, kept, values, xp, xv in parsed]
 
     vote = None
     vote_count = np.zeros(total, np.int64)
@@ -182,65 +216,67 @@ def read_batch(
     vote_ok = np.zeros(total, bool)
     if "pred" in infos_dict:
         raw = infos_dict["pred"]
-        items = raw.tolist() if isinstance(raw, np.ndarray) else list(raw)
-        _, codes = _codes(items, "infos_dict['pred'] values")
-        none = np.fromiter((v is None for v in items), bool, size)
-        codes[none] = -1
-        votes = _field("pred", rank[sample_prompt], codes.astype(np.float64), total)
+        _, codes = _codes(raw, "infos_dict['pred'] values")
+        items = raw.tolist() if isinstance(raw, np.ndarray) else raw
+        none = np.zeros(size, bool)
+        if None in items:
+            none = np.fromiter((v is None for v in items), bool, size)
+            codes[none] = -1
+        votes = layout.field("pred", np.ones(size, bool), codes.astype(np.float64))
         vote = votes.values.astype(np.int64)
         vote_count, vote_start = votes.count, votes.start
-        bad = np.bincount(rank[sample_prompt[none]], minlength=total) > 0
+        bad = np.bincount(sample_prompt[none], minlength=total) > 0
         vote_ok = (vote_count > 0) & ~bad
-    return Batch(sources, source_of[order], fields, vote, vote_count, vote_start, vote_ok)
+    return Batch(sources, source_of, fields, vote, vote_count, vote_start, vote_ok)
 
 
 def _expected(
-    parsed: list[tuple[str, IntArray, FloatArray]],
+    parsed: list[tuple[str, BoolArray, FloatArray, IntArray | None, FloatArray | None]],
     expected: Mapping[tuple[Any, Any], int],
-    sources: list[Hashable],
+    sources: list[Any],
+    uids: list[Any],
     source_of: IntArray,
     keys: IntArray,
-    uid_code: IntArray,
-    sample_uids: Sequence[Any],
+    sample_prompt: IntArray,
     acc_seen: BoolArray,
-) -> tuple[list[tuple[str, IntArray, FloatArray]], list[int]]:
-    """verl's ``expected_acc_counts``: ``acc`` padded with zeros to the
-    expected number of sessions, ``acc_success_only`` the observed values,
-    for prompts of data sources that emit ``acc``; unseen uids become new
-    prompts."""
-    width = int(uid_code.max(initial=0)) + 1
-    uid_index = dict(zip(sample_uids, uid_code.tolist()))
+) -> tuple[list[tuple[str, BoolArray, FloatArray, IntArray | None, FloatArray | None]], IntArray]:
+    """verl's ``expected_acc_counts``: for prompts of data sources that emit
+    ``acc``, ``acc`` padded with zeros to the expected number of sessions
+    and ``acc_success_only`` the observed values; unseen uids become new
+    prompts (after the others)."""
+    width = len(uids)
+    uid_index = {u: i for i, u in enumerate(uids)}
     source_index = {s: i for i, s in enumerate(sources)}
     prompt_of_key = {int(k): i for i, k in enumerate(keys.tolist())}
-    names = [name for name, _, _ in parsed]
-    _, acc_p, acc_v = parsed[names.index("acc")]
-    have = np.bincount(acc_p, minlength=len(keys) + len(expected))
+    names = [entry[0] for entry in parsed]
+    _, kept, values, _, _ = parsed[names.index("acc")]
+    have = np.bincount(sample_prompt[kept], minlength=len(keys)).tolist()
     new_sources: list[int] = []
     pad_p: list[int] = []
     pad_n: list[int] = []
-    only: list[int] = []
+    listed = np.zeros(len(keys), bool)
     for (source, uid), count in expected.items():
         s = source_index.get(source)
         if s is None or not acc_seen[s]:
             continue
         u = uid_index.get(uid)
         p = prompt_of_key.get(s * width + u) if u is not None else None
+        observed = 0
         if p is None:
             p = len(keys) + len(new_sources)
             new_sources.append(s)
         else:
-            only.append(p)
-        missing = max(int(count) - int(have[p]), 0)
-        if missing:
+            listed[p] = True
+            observed = have[p]
+        if int(count) > observed:
             pad_p.append(p)
-            pad_n.append(missing)
+            pad_n.append(int(count) - observed)
     pad = np.repeat(np.asarray(pad_p, np.int64), np.asarray(pad_n, np.int64))
-    acc = ("acc", np.concatenate([acc_p, pad]), np.concatenate([acc_v, np.zeros(len(pad))]))
-    chosen = np.isin(acc_p, np.asarray(only, np.int64))
-    success = ("acc_success_only", acc_p[chosen], acc_v[chosen])
-    out = [acc if name == "acc" else entry for name, entry in zip(names, parsed)]
+    acc = ("acc", kept, values, pad, np.zeros(len(pad)))
+    success = ("acc_success_only", kept & listed[sample_prompt], values, None, None)
+    out = [acc if entry[0] == "acc" else entry for entry in parsed]
     if "acc_success_only" in names:
         out[names.index("acc_success_only")] = success
     else:
         out.append(success)
-    return out, new_sources
+    return out, np.concatenate([source_of, np.asarray(new_sources, np.int64)])

@@ -16,13 +16,13 @@ import numpy.typing as npt
 
 from ._batch import Batch, Field
 from ._majority import win_table
-from ._order_stats import best_weights, weighted_moments, worst_weights
+from ._order_stats import best_weights, weighted_moments
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-#: Per-prompt values of one metric key: (prompt indices, values).
-Column = tuple[IntArray, FloatArray]
+#: Keys, the prompts they cover, and a (keys x prompts) matrix of values.
+Block = tuple[list[str], IntArray, FloatArray]
 
 
 def draw_sizes(total: int) -> list[int]:
@@ -64,20 +64,37 @@ def _rows(field: Field, prompts: IntArray, total: int) -> FloatArray:
     return field.values[index]
 
 
-def vote_weights(batch: Batch, prompts: IntArray, total: int) -> dict[int, FloatArray]:
-    """Per number of draws n (1..total), the probability that each response
-    is the value of verl's majority vote: an ``(M, total)`` matrix per n."""
+# Random odd multipliers: a row of sorted group sizes hashes to one int64
+# (wrapping); equal hashes are checked row by row, so a collision costs a
+# slower path, never a wrong partition.
+_HASH = np.random.default_rng(0x6B73636F7265).integers(1, 2**62, size=4096, dtype=np.int64) | 1
+
+
+def _distinct_rows(rows: IntArray) -> tuple[IntArray, IntArray]:
+    """``(representatives, inverse)`` of the distinct rows of ``rows``."""
+    width = rows.shape[1]
+    if width <= len(_HASH):
+        with np.errstate(over="ignore"):
+            key = rows @ _HASH[:width]
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+        if (rows[first[inverse]] == rows).all():
+            return rows[first], inverse
+    shapes, inverse = np.unique(rows, axis=0, return_inverse=True)
+    return shapes, inverse.ravel()
+
+
+def vote_weights(batch: Batch, prompts: IntArray, total: int) -> FloatArray:
+    """``(len(draw_sizes(total)), M, total)``: for each number of draws n of
+    verl's vote, the probability that each response gives the value."""
     assert batch.vote is not None
     codes = batch.vote[batch.vote_start[prompts][:, None] + np.arange(total)[None, :]]
     size = (codes[:, :, None] == codes[:, None, :]).sum(axis=2)  # group size of each response
     # The sorted sizes name the partition (a group of size s appears s times).
-    shapes, which = np.unique(np.sort(size, axis=1), axis=0, return_inverse=True)
-    which = which.ravel()
+    shapes, which = _distinct_rows(np.sort(size, axis=1))
     tables = np.stack([win_table(_partition(row)) for row in shapes])  # (U, total, total + 1)
-    out = {}
-    for n in draw_sizes(total):
-        out[n] = tables[which[:, None], n - 1, size] / size
-    return out
+    draws = np.asarray(draw_sizes(total)) - 1
+    return tables[which[None, :, None], draws[:, None, None], size[None, :, :]] / size[None, :, :]
 
 
 def _partition(sorted_sizes: npt.NDArray[np.int64]) -> tuple[int, ...]:
@@ -91,32 +108,33 @@ def _partition(sorted_sizes: npt.NDArray[np.int64]) -> tuple[int, ...]:
     return tuple(out)
 
 
-def field_columns(batch: Batch, field: Field) -> Iterator[tuple[str, Column]]:
-    """Every (key, per-prompt column) of verl's metrics for ``field``."""
+def field_blocks(batch: Batch, field: Field) -> Iterator[Block]:
+    """verl's metrics for ``field`` as blocks: the keys, the prompts, and
+    one row of per-prompt values per key."""
     prompts = np.flatnonzero(field.count > 0).astype(np.int64)
     totals = field.count[prompts]
     voted = batch.vote_ok[prompts] & (batch.vote_count[prompts] == totals) if batch.vote is not None else None
     for total in np.unique(totals).tolist():
-        rows = prompts[totals == total]
+        same = totals == total
+        rows = prompts if same.all() else prompts[same]
         values = _rows(field, rows, total)
-        yield f"mean@{total}", (rows, values.mean(axis=1))
         if total == 1:
+            yield [f"mean@{total}"], rows, values.T
             continue
-        yield f"std@{total}", (rows, values.std(axis=1))
+        ns = draw_sizes(total)
         ordered = np.sort(values, axis=1)
-        vote_rows = None
+        best = np.stack([best_weights(total, n) for n in ns])  # (len(ns), total)
+        b_mean, b_std = weighted_moments(ordered[None, :, :], best[:, None, :])
+        w_mean, w_std = weighted_moments(ordered[None, :, :], best[:, None, ::-1])
+        names = [f"mean@{total}", f"std@{total}"]
+        for n in ns:
+            names += [f"best@{n}/mean", f"best@{n}/std", f"worst@{n}/mean", f"worst@{n}/std"]
+        stats = np.stack([b_mean, b_std, w_mean, w_std], axis=1).reshape(4 * len(ns), len(rows))
+        yield names, rows, np.concatenate([values.mean(axis=1)[None], values.std(axis=1)[None], stats])
         if voted is not None:
-            pick = voted[totals == total]
+            pick = voted[same]
             if pick.any():
-                vote_rows = (rows[pick], values[pick], vote_weights(batch, rows[pick], total))
-        for n in draw_sizes(total):
-            best = weighted_moments(ordered, best_weights(total, n))
-            worst = weighted_moments(ordered, worst_weights(total, n))
-            yield f"best@{n}/mean", (rows, best[0])
-            yield f"best@{n}/std", (rows, best[1])
-            yield f"worst@{n}/mean", (rows, worst[0])
-            yield f"worst@{n}/std", (rows, worst[1])
-            if vote_rows is not None:
-                maj = weighted_moments(vote_rows[1], vote_rows[2][n])
-                yield f"maj@{n}/mean", (vote_rows[0], maj[0])
-                yield f"maj@{n}/std", (vote_rows[0], maj[1])
+                vote_rows = rows[pick]
+                m_mean, m_std = weighted_moments(values[pick][None, :, :], vote_weights(batch, vote_rows, total))
+                names = [name for n in ns for name in (f"maj@{n}/mean", f"maj@{n}/std")]
+                yield names, vote_rows, np.stack([m_mean, m_std], axis=1).reshape(2 * len(ns), len(vote_rows))

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._batch import Batch, Field, read_batch
-from ._per_prompt import Column, field_columns, metric_names
+from ._per_prompt import field_blocks, metric_names
 from ._unbiased import unbiased_metrics
 
 FloatArray = npt.NDArray[np.float64]
@@ -119,20 +119,26 @@ def _key_order(batch: Batch, field: Field, prompts: IntArray) -> list[str]:
     return list(keys)
 
 
-def _aggregate(batch: Batch, field: Field) -> tuple[dict[str, FloatArray], dict[str, IntArray]]:
+def _aggregate(batch: Batch, field: Field) -> tuple[dict[str, FloatArray], dict[str, FloatArray]]:
     """Per key, the sum and number of per-prompt values of each data source."""
-    chunks: dict[str, list[Column]] = {}
-    for key, column in field_columns(batch, field):
-        chunks.setdefault(key, []).append(column)
     sources = len(batch.sources)
     sums: dict[str, FloatArray] = {}
-    counts: dict[str, IntArray] = {}
-    for key, parts in chunks.items():
-        rows = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
-        values = np.concatenate([p[1] for p in parts]) if len(parts) > 1 else parts[0][1]
-        where = batch.source_of[rows]
-        sums[key] = np.bincount(where, weights=values, minlength=sources)
-        counts[key] = np.bincount(where, minlength=sources)
+    counts: dict[str, FloatArray] = {}
+    for names, rows, table in field_blocks(batch, field):
+        if sources == 1:
+            block_sums = table.sum(axis=1)[:, None]
+            block_counts = np.array([float(len(rows))])
+        else:
+            where = np.zeros((len(rows), sources))
+            where[np.arange(len(rows)), batch.source_of[rows]] = 1.0
+            block_sums = table @ where  # (keys, sources)
+            block_counts = where.sum(axis=0)
+        for name, row in zip(names, block_sums):
+            if name in sums:
+                sums[name] = sums[name] + row
+                counts[name] = counts[name] + block_counts
+            else:
+                sums[name], counts[name] = row, block_counts
     return sums, counts
 
 
