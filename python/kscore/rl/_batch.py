@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -55,6 +55,8 @@ class Batch:
     vote_count: IntArray
     vote_start: IntArray
     vote_ok: BoolArray
+    #: Vote weights computed for one field, kept for the next (same prompts, same N).
+    memo: dict[Any, Any] = field(default_factory=dict)
 
     @property
     def prompts(self) -> int:
@@ -71,6 +73,24 @@ def _codes(values: Sequence[Any], what: str) -> tuple[list[Any], IntArray]:
         return uniq[order].tolist(), rank[inverse.ravel()]
     items = values.tolist() if isinstance(values, np.ndarray) else values
     size = len(items)
+    try:
+        if size and items.count(items[0]) == size:  # one data source, one answer: nothing to code
+            hash(items[0])
+            return [items[0]], np.zeros(size, np.int64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{what} must be hashable: {exc}") from None
+    table: dict[Any, int] = {}
+    probe = items[: min(size, 257)]
+    try:
+        runs = sum(map(operator.ne, probe[1:], probe[:-1]))
+    except (TypeError, ValueError):
+        runs = len(probe)
+    if runs * 3 > len(probe):  # short runs: code every entry
+        try:
+            codes = np.array([table.setdefault(v, len(table)) for v in items], np.int64)
+            return list(table), codes
+        except TypeError as exc:
+            raise TypeError(f"{what} must be hashable: {exc}") from None
     # Trainers repeat each prompt's entries side by side: code the runs of
     # equal neighbours (one C-level comparison per entry), not every entry.
     try:
@@ -78,7 +98,6 @@ def _codes(values: Sequence[Any], what: str) -> tuple[list[Any], IntArray]:
     except (TypeError, ValueError):
         change = np.ones(max(size - 1, 0), bool)
     heads = np.flatnonzero(np.concatenate([[True], change])) if size else np.zeros(0, np.int64)
-    table: dict[Any, int] = {}
     try:
         head_codes = [table.setdefault(items[i], len(table)) for i in heads.tolist()]
     except TypeError as exc:
@@ -97,6 +116,20 @@ def _numbers(name: str, raw: Any, size: int) -> tuple[BoolArray, FloatArray, Boo
     if isinstance(raw, np.ndarray) and raw.dtype.kind in "US":
         return none, np.zeros(size), ~none
     items = raw.tolist() if isinstance(raw, np.ndarray) else list(raw)
+    if size and not isinstance(items[0], (str, bytes)) and items[0] is not None:
+        # numpy reads a list of numbers in one C loop; anything else (None,
+        # strings, objects) makes an object or text array: then look closer.
+        try:
+            guess = np.array(items)
+        except (ValueError, TypeError, OverflowError):
+            guess = np.zeros(0, object)
+        if guess.dtype.kind in "biuf" and guess.shape == (size,):
+            values = guess.astype(np.float64, copy=False)
+            bad = ~np.isfinite(values)
+            if bad.any():
+                i = int(np.argmax(bad))
+                raise ValueError(f"infos_dict[{name!r}][{i}] is {values[i]}; rewards must be finite numbers")
+            return ~none, values, none
     kinds = set(map(type, items))
     if all(issubclass(t, _NUMBER) for t in kinds):
         values = np.array(items, dtype=np.float64)
@@ -192,7 +225,7 @@ def read_batch(
     parsed: list[tuple[str, BoolArray, FloatArray, IntArray | None, FloatArray | None]] = []
     for name, raw in infos_dict.items():
         kept, values, text = _numbers(name, raw, size)
-        if text.any():
+        if text.any() and kept.any():
             kept = _skip_strings(name, kept, text, sample_prompt, len(keys))
         parsed.append((name, kept, values, None, None))
 

@@ -46,19 +46,27 @@ def worst_weights(total: int, draws: int) -> FloatArray:
 
 
 def weighted_moments(values: FloatArray, weights: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Mean and population standard deviation per row of ``values`` under
-    ``weights`` (the same shape or one row), each row's weights summing to 1.
+    """Mean and population standard deviation of each row of ``values``
+    (``(M, N)``) under each row of ``weights`` (``(K, N)``, each summing
+    to 1; or ``(K, M, N)``, one per value row): two ``(K, M)`` arrays.
 
-    The variance is the weighted sum of squared deviations, not
-    ``E[x^2] - E[x]^2``, so a row of near-equal values gives 0, not a
-    rounding residue.
+    The variance is the weighted sum of squared deviations from the mean,
+    not ``E[x^2] - E[x]^2``, so a nearly certain statistic keeps its small
+    spread (and a certain one gives 0) instead of a rounding residue.
 
     Examples:
-        >>> m, s = weighted_moments(np.array([[0.0, 1.0]]), np.array([0.25, 0.75]))
-        >>> float(m[0]), round(float(s[0]), 6)
+        >>> m, s = weighted_moments(np.array([[0.0, 1.0]]), np.array([[0.25, 0.75]]))
+        >>> float(m[0, 0]), round(float(s[0, 0]), 6)
         (0.75, 0.433013)
     """
-    mean = (values * weights).sum(axis=-1)
-    dev = values - mean[..., None]
-    var = (dev * dev * weights).sum(axis=-1)
+    if weights.ndim == 2:
+        mean = weights @ values.T  # (K, M)
+        dev = values[None, :, :] - mean[:, :, None]
+        np.multiply(dev, dev, out=dev)
+        var = np.matmul(dev, weights[:, :, None])[:, :, 0]
+    else:
+        mean = np.einsum("kmn,mn->km", weights, values)
+        dev = values[None, :, :] - mean[:, :, None]
+        np.multiply(dev, dev, out=dev)
+        var = np.einsum("kmn,kmn->km", dev, weights)
     return mean, np.sqrt(var)

@@ -88,7 +88,16 @@ def vote_weights(batch: Batch, prompts: IntArray, total: int) -> FloatArray:
     """``(len(draw_sizes(total)), M, total)``: for each number of draws n of
     verl's vote, the probability that each response gives the value."""
     assert batch.vote is not None
-    codes = batch.vote[batch.vote_start[prompts][:, None] + np.arange(total)[None, :]]
+    key = (total, prompts.tobytes())
+    if key not in batch.memo:
+        batch.memo[key] = _vote_weights(batch.vote[batch.vote_start[prompts][:, None] + np.arange(total)[None, :]],
+                                        total)
+    weights: FloatArray = batch.memo[key]
+    return weights
+
+
+def _vote_weights(codes: IntArray, total: int) -> FloatArray:
+    """:func:`vote_weights` of an ``(M, total)`` matrix of answer codes."""
     size = (codes[:, :, None] == codes[:, None, :]).sum(axis=2)  # group size of each response
     # The sorted sizes name the partition (a group of size s appears s times).
     shapes, which = _distinct_rows(np.sort(size, axis=1))
@@ -124,8 +133,8 @@ def field_blocks(batch: Batch, field: Field) -> Iterator[Block]:
         ns = draw_sizes(total)
         ordered = np.sort(values, axis=1)
         best = np.stack([best_weights(total, n) for n in ns])  # (len(ns), total)
-        b_mean, b_std = weighted_moments(ordered[None, :, :], best[:, None, :])
-        w_mean, w_std = weighted_moments(ordered[None, :, :], best[:, None, ::-1])
+        b_mean, b_std = weighted_moments(ordered, best)
+        w_mean, w_std = weighted_moments(ordered, np.ascontiguousarray(best[:, ::-1]))
         names = [f"mean@{total}", f"std@{total}"]
         for n in ns:
             names += [f"best@{n}/mean", f"best@{n}/std", f"worst@{n}/mean", f"worst@{n}/std"]
@@ -135,6 +144,6 @@ def field_blocks(batch: Batch, field: Field) -> Iterator[Block]:
             pick = voted[same]
             if pick.any():
                 vote_rows = rows[pick]
-                m_mean, m_std = weighted_moments(values[pick][None, :, :], vote_weights(batch, vote_rows, total))
+                m_mean, m_std = weighted_moments(values[pick], vote_weights(batch, vote_rows, total))
                 names = [name for n in ns for name in (f"maj@{n}/mean", f"maj@{n}/std")]
                 yield names, vote_rows, np.stack([m_mean, m_std], axis=1).reshape(2 * len(ns), len(vote_rows))
