@@ -33,11 +33,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "python"), str(ROOT)]
 
-from conftest import interleaved_medians  # noqa: E402
+from tests.test_rl_verl import VERL  # noqa: E402
 
 from kscore.rl import process_validation_metrics  # noqa: E402
 from kscore.rl._majority import win_table  # noqa: E402
-from tests.test_rl_verl import VERL  # noqa: E402
+
+from conftest import interleaved_medians  # noqa: E402
 
 
 def batch(prompts: int, responses: int, fields: tuple[str, ...], seed: int = 0) -> tuple[
@@ -87,10 +88,16 @@ def show(name: str, seconds: float, base: float | None = None, cpu: float | None
 def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; numpy {np.__version__}")
     ds, uids, infos = batch(128, 16, ("acc", "pred"))
-    ks_warm = lambda: process_validation_metrics(ds, uids, infos)  # noqa: E731
+    def ks_warm() -> Any:
+        return process_validation_metrics(ds, uids, infos)
+
     print("[128 prompts x 16 responses, acc + pred]")
     if VERL is not None:
-        verl_fn = lambda: VERL["process_validation_metrics"](ds, uids, infos)  # noqa: E731
+        verl_pvm: Callable[..., Any] = VERL["process_validation_metrics"]
+
+        def verl_fn() -> Any:
+            return verl_pvm(ds, uids, infos)
+
         t0 = time.perf_counter()
         verl_fn()
         rounds = 3 if time.perf_counter() - t0 < 30 else 2
@@ -106,13 +113,20 @@ def main() -> None:
         show("kscore cold", cold_t)
 
     print("[1024 prompts x 16 responses, acc + score + pred: kscore alone]")
-    ds, uids, infos = batch(1024, 16, ("acc", "score", "pred"), seed=1)
-    big = lambda: process_validation_metrics(ds, uids, infos)  # noqa: E731
-    unbiased = lambda: process_validation_metrics(ds, uids, infos, unbiased=True)  # noqa: E731
-    order = np.random.default_rng(2).permutation(len(ds)).tolist()
-    ds_s, uids_s = [ds[i] for i in order], [uids[i] for i in order]
-    infos_s = {k: [v[i] for i in order] for k, v in infos.items()}
-    shuffled = lambda: process_validation_metrics(ds_s, uids_s, infos_s)  # noqa: E731
+    ds_b, uids_b, infos_b = batch(1024, 16, ("acc", "score", "pred"), seed=1)
+    order = np.random.default_rng(2).permutation(len(ds_b)).tolist()
+    ds_s, uids_s = [ds_b[i] for i in order], [uids_b[i] for i in order]
+    infos_s = {k: [v[i] for i in order] for k, v in infos_b.items()}
+
+    def big() -> Any:
+        return process_validation_metrics(ds_b, uids_b, infos_b)
+
+    def unbiased() -> Any:
+        return process_validation_metrics(ds_b, uids_b, infos_b, unbiased=True)
+
+    def shuffled() -> Any:
+        return process_validation_metrics(ds_s, uids_s, infos_s)
+
     times = interleaved_medians([big, cold(big), unbiased, shuffled], [30, 10, 30, 30], rounds=4)
     fns = [big, cold(big), unbiased, shuffled]
     for name, t, fn in zip(["kscore warm", "kscore cold", "kscore warm, unbiased=True (+pass@k...)",

@@ -9,6 +9,7 @@ import itertools
 import math
 import re
 import statistics
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -139,7 +140,7 @@ def test_unbiased_keys_against_formulas() -> None:
             acc.append(1 if j < ci else 0)
     out = process_validation_metrics(ds, uids, {"acc": acc}, unbiased=True)["s"]["acc"]
     z = statistics.NormalDist().inv_cdf(0.975)
-    formulas = {
+    formulas: dict[str, Callable[[int, int, int], float]] = {
         "pass@": lambda ni, ci, k: 1 - math.comb(ni - ci, k) / math.comb(ni, k),
         "pass_hat@": lambda ni, ci, k: math.comb(ci, k) / math.comb(ni, k),
         "strict_maj@": lambda ni, ci, k: sum(math.comb(ci, j) * math.comb(ni - ci, k - j)
@@ -165,7 +166,8 @@ def test_continuous_field_gets_no_unbiased_keys() -> None:
 
 
 def test_seed_has_no_effect() -> None:
-    args = (["s"] * 6, ["u", "u", "u", "v", "v", "v"], {"acc": [1, 0, 1, 0, 0, 1], "pred": list("abacca")})
+    args: tuple[list[str], list[str], dict[str, list[Any]]] = (
+        ["s"] * 6, ["u", "u", "u", "v", "v", "v"], {"acc": [1, 0, 1, 0, 0, 1], "pred": list("abacca")})
     assert process_validation_metrics(*args, seed=1) == process_validation_metrics(*args, seed=12345)
 
 
@@ -205,7 +207,8 @@ def test_numpy_arrays_in() -> None:
         ((["a", "a"], ["u", "u"], {"r": [{"x": 1}, 1]}), TypeError, r"infos_dict\['r'\]\[0\] is a dict"),
         ((["a", "a"], ["u", "u"], {"r": [1, "x"]}), TypeError, "mixes numbers and strings"),
         ((["a", "a"], [["u"], ["u"]], {"r": [1, 0]}), TypeError, "sample_uids must be hashable"),
-        ((["a", "a"], ["u", "u"], {"r": [1, 0], "pred": [[1], [2]]}), TypeError, r"infos_dict\['pred'\]\[0\] is a list"),
+        ((["a", "a"], ["u", "u"], {"r": [1, 0], "pred": [[1], [2]]}), TypeError,
+         r"infos_dict\['pred'\]\[0\] is a list"),
     ],
 )
 def test_bad_input_one_line_errors(args: tuple[Any, ...], error: type[Exception], match: str) -> None:

@@ -61,7 +61,8 @@ def _load_verl() -> dict[str, Any] | None:
     assert sorted(node.name for node in chosen) == sorted(WANTED), "verl's metric_utils changed"
     namespace: dict[str, Any] = {"np": np, "defaultdict": defaultdict, "partial": partial,
                                  "Any": Any, "Callable": Callable}
-    exec(compile(ast.Module(body=chosen, type_ignores=[]), str(path), "exec"), namespace)
+    body: list[ast.stmt] = list(chosen)
+    exec(compile(ast.Module(body=body, type_ignores=[]), str(path), "exec"), namespace)
     return namespace
 
 
@@ -119,8 +120,8 @@ def _tolerances(ds: list[str], uids: list[str], infos: dict[str, list[Any]], see
                 resamples: int = 1000) -> dict[tuple[str, str, str], tuple[float, float]]:
     """(verl's value as replayed, its Monte Carlo tolerance) per (source, field, key)."""
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for i, key in enumerate(zip(ds, uids)):
-        groups[key].append(i)
+    for i, pair in enumerate(zip(ds, uids)):
+        groups[pair].append(i)
     out: dict[tuple[str, str, str], tuple[float, float]] = {}
     for field in ("acc", "score"):
         by_shape: dict[tuple[str, int], list[list[int]]] = defaultdict(list)
@@ -154,13 +155,13 @@ def _tolerances(ds: list[str], uids: list[str], infos: dict[str, list[Any]], see
                     zero = np.zeros((len(mean), 1))
                     per_key[(source, f"{stat}@{n}/mean")].append((table, mean[:, None] + zero))
                     per_key[(source, f"{stat}@{n}/std")].append((influence, np.stack([std, bias], axis=1)))
-        for (source, key), parts in per_key.items():
+        for (source, name), parts in per_key.items():
             signal = np.concatenate([p[0] for p in parts])  # (prompts, B)
             level = np.concatenate([p[1] for p in parts])  # (prompts, 1 or 2): value[, bias]
             value = float(level[:, 0].mean())
             se = float(signal.mean(axis=0).std()) / np.sqrt(resamples)
-            bias = float(level[:, 1].mean()) if level.shape[1] > 1 else 0.0
-            out[(source, field, key)] = (value, 5.0 * se + bias + 1e-12)
+            shift = float(level[:, 1].mean()) if level.shape[1] > 1 else 0.0
+            out[(source, field, name)] = (value, 5.0 * se + shift + 1e-12)
     return out
 
 
@@ -230,7 +231,7 @@ def test_one_response_numeric_pred_and_bool_acc_as_verl() -> None:
 
 def test_odd_input_as_verl() -> None:
     """None dropped, strings skipped per prompt (the first value decides), one response: mean only."""
-    args = (["a"] * 5, ["p", "q", "q", "r", "r"],
+    args: tuple[list[str], list[str], dict[str, list[Any]]] = (["a"] * 5, ["p", "q", "q", "r", "r"],
             {"acc": [1, None, 0, 1, 1], "note": ["x", "y", "z", "w", "v"], "mix": ["s", 1.0, 2.0, "t", "u"],
              "pred": ["1", "2", "2", None, "1"]})
     theirs = verl_process(*args)

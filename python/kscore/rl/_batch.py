@@ -10,14 +10,16 @@ prompts x responses table).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
 import operator
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Union
 
 import numpy as np
 import numpy.typing as npt
 
+#: One entry per response: a list (any sequence) or a 1-D numpy array.
+Entries = Union[Sequence[Any], npt.NDArray[Any]]  # noqa: UP007 - a runtime alias on Python 3.10
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -63,7 +65,7 @@ class Batch:
         return len(self.source_of)
 
 
-def _codes(values: Sequence[Any], what: str) -> tuple[list[Any], IntArray]:
+def _codes(values: Entries, what: str) -> tuple[list[Any], IntArray]:
     """First-seen distinct values and each value's code (dict semantics)."""
     if isinstance(values, np.ndarray) and values.dtype.kind in "biu":
         uniq, first, inverse = np.unique(values.ravel(), return_index=True, return_inverse=True)
@@ -197,9 +199,9 @@ class _Order:
 
 
 def read_batch(
-    data_sources: Sequence[Any],
-    sample_uids: Sequence[Any],
-    infos_dict: Mapping[str, Any],
+    data_sources: Entries,
+    sample_uids: Entries,
+    infos_dict: Mapping[str, Entries],
     expected_acc_counts: Mapping[tuple[Any, Any], int] | None,
 ) -> Batch:
     """Group a verl validation batch by prompt (see the module docstring)."""

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from ._batch import Entries
 from ._verl import nested_metrics
 
 
 def validation_metrics(
-    prompt_ids: Sequence[Any],
-    rewards: Sequence[Any],
-    preds: Sequence[Any] | None = None,
+    prompt_ids: Entries,
+    rewards: Entries,
+    preds: Entries | None = None,
     *,
-    sources: Sequence[Any] | None = None,
+    sources: Entries | None = None,
     prefix: str = "val",
     ks: Sequence[int] | None = None,
     confidence: float = 0.95,
@@ -40,10 +40,10 @@ def validation_metrics(
         ['val/all/mean@2', 'val/all/mean@4']
     """
     size = len(prompt_ids)
-    infos: dict[str, Sequence[Any]] = {"reward": rewards}
+    infos: dict[str, Entries] = {"reward": rewards}
     if preds is not None:
         infos["pred"] = preds
-    where = ["all"] * size if sources is None else sources
+    where: Entries = ["all"] * size if sources is None else sources
     nested = nested_metrics(where, prompt_ids, infos, unbiased=True, confidence=confidence, ks=ks)
     out: dict[str, float] = {}
     for source, fields in nested.items():

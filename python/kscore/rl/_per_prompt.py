@@ -61,7 +61,8 @@ def metric_names(total: int, voted: bool) -> list[str]:
 
 def _rows(field: Field, prompts: IntArray, total: int) -> FloatArray:
     index = field.start[prompts][:, None] + np.arange(total)[None, :]
-    return field.values[index]
+    rows: FloatArray = field.values[index]
+    return rows
 
 
 # Random odd multipliers: a row of sorted group sizes hashes to one int64
@@ -103,7 +104,8 @@ def _vote_weights(codes: IntArray, total: int) -> FloatArray:
     shapes, which = _distinct_rows(np.sort(size, axis=1))
     tables = np.stack([win_table(_partition(row)) for row in shapes])  # (U, total, total + 1)
     draws = np.asarray(draw_sizes(total)) - 1
-    return tables[which[None, :, None], draws[:, None, None], size[None, :, :]] / size[None, :, :]
+    weights: FloatArray = tables[which[None, :, None], draws[:, None, None], size[None, :, :]] / size[None, :, :]
+    return weights
 
 
 def _partition(sorted_sizes: npt.NDArray[np.int64]) -> tuple[int, ...]:

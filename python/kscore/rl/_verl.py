@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._batch import Batch, Field, read_batch
+from ._batch import Batch, Entries, Field, read_batch
 from ._per_prompt import field_blocks, metric_names
 from ._unbiased import unbiased_metrics
 
@@ -18,9 +18,9 @@ Nested = dict[Any, dict[str, dict[str, float]]]
 
 
 def process_validation_metrics(
-    data_sources: Sequence[Any],
-    sample_uids: Sequence[Any],
-    infos_dict: Mapping[str, Sequence[Any]],
+    data_sources: Entries,
+    sample_uids: Entries,
+    infos_dict: Mapping[str, Entries],
     seed: int = 42,
     expected_acc_counts: Mapping[tuple[Any, Any], int] | None = None,
     *,
@@ -71,9 +71,9 @@ def process_validation_metrics(
 
 
 def nested_metrics(
-    data_sources: Sequence[Any],
-    sample_uids: Sequence[Any],
-    infos_dict: Mapping[str, Sequence[Any]],
+    data_sources: Entries,
+    sample_uids: Entries,
+    infos_dict: Mapping[str, Entries],
     expected_acc_counts: Mapping[tuple[Any, Any], int] | None = None,
     *,
     unbiased: bool = False,
