@@ -101,6 +101,57 @@ def test_win_table_against_enumeration_of_partitions() -> None:
                     assert abs(table[n - 1, s] - wins[g] / total**n) <= 1e-13, (sizes, n, g)
 
 
+def _vote_by_counts(sizes: tuple[int, ...], n: int) -> list[float]:
+    """Win probabilities summed over every vector of vote counts (multinomial
+    weights in log space, ties shared evenly: the tie rule's limit)."""
+    total = sum(sizes)
+    logq = [math.log(s / total) for s in sizes]
+    wins: list[list[float]] = [[] for _ in sizes]
+
+    def walk(i: int, left: int, counts: list[int]) -> None:
+        if i == len(sizes) - 1:
+            full = [*counts, left]
+            p = math.exp(math.lgamma(n + 1) + sum(c * lq - math.lgamma(c + 1) for c, lq in zip(full, logq)))
+            top = max(full)
+            tied = [g for g, c in enumerate(full) if c == top]
+            for g in tied:
+                wins[g].append(p / len(tied))
+            return
+        for c in range(left + 1):
+            walk(i + 1, left - c, [*counts, c])
+
+    walk(0, n, [])
+    return [math.fsum(w) for w in wins]
+
+
+@pytest.mark.parametrize("sizes", [(120, 80), (100, 60, 40), (7, 5, 5, 3)])
+def test_win_table_large_n_against_vote_counts(sizes: tuple[int, ...]) -> None:
+    """Past N = 170 (where 1/N! underflows) the table stays exact."""
+    table = win_table(sizes)
+    total = sum(sizes)
+    for n in (1, 2, 7, 20, total - 1, total) if len(sizes) < 4 else (1, 2, 7, 20):
+        expected = _vote_by_counts(sizes, n)
+        for g, s in enumerate(sizes):
+            assert abs(table[n - 1, s] - expected[g]) <= 1e-12, (sizes, n, g)
+
+
+def test_module_examples() -> None:
+    """Every docstring example of kscore.rl holds."""
+    import doctest
+    import importlib
+    import pkgutil
+
+    import kscore.rl
+
+    names = ["kscore.rl"] + [f"kscore.rl.{m.name}" for m in pkgutil.iter_modules(kscore.rl.__path__)]
+    attempted = 0
+    for name in names:
+        result = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0, name
+        attempted += result.attempted
+    assert attempted >= 10
+
+
 def test_many_prompts_ragged_and_shuffled_equal_one_at_a_time() -> None:
     rng = np.random.default_rng(5)
     rows: list[tuple[str, str, float, str]] = []

@@ -49,7 +49,7 @@ def _multiply(a: FloatArray, b: FloatArray) -> FloatArray:
     return out
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1024)  # N = 16 has 231 partitions; a table is (N, N + 1) floats
 def win_table(sizes: tuple[int, ...]) -> FloatArray:
     """``table[n - 1, s]``: the probability that one given answer of group
     size ``s`` wins verl's vote of ``n`` draws with replacement (n = 1..N),
@@ -74,39 +74,48 @@ def win_table(sizes: tuple[int, ...]) -> FloatArray:
     m = np.arange(1, total + 1)  # the winning count
     c = np.arange(total)  # the power of x, 0..N-1 (n - m <= N - 1)
     log_fact = np.array([math.lgamma(i + 1.0) for i in range(total + 1)])
+    # x is scaled by t = N / e: coefficients near t^j / j! stay within
+    # [~1, e^(N/e)] for j <= N instead of falling to 1/N! (below the
+    # smallest double past N = 170).
+    log_t = math.log(max(1.0, total / math.e))
 
     def base(s: int) -> FloatArray:
-        q = s / total
-        terms = np.exp(c * math.log(q) - log_fact[c])  # (q x)^c / c!
+        terms = np.exp(c * (math.log(s / total) + log_t) - log_fact[c])  # (q t x)^c / c!
         below = np.where(c[None, :] < m[:, None], terms[None, :], 0.0)  # (M, C)
         at = np.where(c[None, :] == m[:, None], terms[None, :], 0.0)
         return below[:, None, :] + y[None, :, None] * at[:, None, :]  # (M, K, C)
 
+    def power(b: FloatArray, r: int) -> FloatArray:
+        """b^r by squaring."""
+        out: FloatArray | None = None
+        while r:
+            if r & 1:
+                out = b if out is None else _multiply(out, b)
+            r >>= 1
+            if r:
+                b = _multiply(b, b)
+        if out is None:
+            out = np.zeros((total, len(y), total))
+            out[..., 0] = 1.0
+        return out
+
     bases = {s: base(s) for s in distinct}
-    powers: dict[tuple[int, int], FloatArray] = {}
-
-    def power(s: int, r: int) -> FloatArray:
-        if r == 0:
-            one = np.zeros((total, len(y), total))
-            one[..., 0] = 1.0
-            return one
-        if (s, r) not in powers:
-            powers[(s, r)] = bases[s] if r == 1 else _multiply(power(s, r - 1), bases[s])
-        return powers[(s, r)]
-
+    minus = {s: power(bases[s], mult[s] - 1) for s in distinct}  # one group of size s left out
+    full = {s: _multiply(minus[s], bases[s]) if len(distinct) > 1 else minus[s] for s in distinct}
     n = np.arange(1, total + 1)
     log_nfact = log_fact[n]
     for s in distinct:
-        others = power(s, mult[s] - 1)
+        others = minus[s]
         for t in distinct:
             if t != s:
-                others = _multiply(others, power(t, mult[t]))
+                others = _multiply(others, full[t])
         inner = np.einsum("mkc,k->mc", others, w)  # (M, C): the y integral
         q = s / total
-        # P_n = sum_{m <= n} n! q^m / m! * inner[m, n - m]
+        # P_n = sum_{m <= n} n! q^m / m! [x^(n-m)] inner_m: the scaled coefficient over t^(n-m)
         diff = n[:, None] - m[None, :]  # (n, m)
         ok = diff >= 0
         coef = np.where(ok, inner[np.arange(total)[None, :], np.where(ok, diff, 0)], 0.0)
-        scale = np.where(ok, np.exp(log_nfact[:, None] + m[None, :] * math.log(q) - log_fact[m][None, :]), 0.0)
+        log_scale = log_nfact[:, None] + m[None, :] * math.log(q) - log_fact[m][None, :] - diff * log_t
+        scale = np.where(ok, np.exp(np.where(ok, log_scale, 0.0)), 0.0)
         table[:, s] = (coef * scale).sum(axis=1)
     return table
