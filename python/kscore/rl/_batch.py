@@ -74,38 +74,46 @@ def _codes(values: Entries, what: str) -> tuple[list[Any], IntArray]:
         rank[order] = np.arange(len(order))
         return uniq[order].tolist(), rank[inverse.ravel()]
     items = values.tolist() if isinstance(values, np.ndarray) else values
+    items = items if isinstance(items, list) else list(items)
     size = len(items)
+    if size == 0:
+        return [], np.zeros(0, np.int64)
     try:
-        if size and items.count(items[0]) == size:  # one data source, one answer: nothing to code
+        if items.count(items[0]) == size:  # one data source, one answer: nothing to code
             hash(items[0])
             return [items[0]], np.zeros(size, np.int64)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{what} must be hashable: {exc}") from None
-    table: dict[Any, int] = {}
     probe = items[: min(size, 257)]
     try:
         runs = sum(map(operator.ne, probe[1:], probe[:-1]))
     except (TypeError, ValueError):
         runs = len(probe)
     if runs * 3 > len(probe):  # short runs: code every entry
-        try:
-            codes = np.array([table.setdefault(v, len(table)) for v in items], np.int64)
-            return list(table), codes
-        except TypeError as exc:
-            raise TypeError(f"{what} must be hashable: {exc}") from None
+        return _first_seen(list(items), what)
     # Trainers repeat each prompt's entries side by side: code the runs of
     # equal neighbours (one C-level comparison per entry), not every entry.
     try:
         change = np.fromiter(map(operator.ne, items[1:], items[:-1]), bool, max(size - 1, 0))
     except (TypeError, ValueError):
-        change = np.ones(max(size - 1, 0), bool)
-    heads = np.flatnonzero(np.concatenate([[True], change])) if size else np.zeros(0, np.int64)
+        return _first_seen(list(items), what)
+    heads = np.flatnonzero(np.concatenate([[True], change]))
+    firsts = [items[0]] if len(heads) == 1 else list(operator.itemgetter(*heads.tolist())(items))
+    distinct, head_codes = _first_seen(firsts, what)
+    return distinct, np.repeat(head_codes, np.diff(np.append(heads, size)))
+
+
+def _first_seen(items: list[Any], what: str) -> tuple[list[Any], IntArray]:
+    """Distinct values in first-seen order and each item's code: dict
+    lookups in C loops (fromkeys, itemgetter), no Python-level loop."""
     try:
-        head_codes = [table.setdefault(items[i], len(table)) for i in heads.tolist()]
+        distinct = list(dict.fromkeys(items))
     except TypeError as exc:
         raise TypeError(f"{what} must be hashable: {exc}") from None
-    lengths = np.diff(np.append(heads, size))
-    return list(table), np.repeat(np.array(head_codes, np.int64), lengths)
+    index = dict(zip(distinct, range(len(distinct))))
+    if len(items) == 1:
+        return distinct, np.zeros(1, np.int64)
+    return distinct, np.array(operator.itemgetter(*items)(index), np.int64)
 
 
 def _numbers(name: str, raw: Any, size: int) -> tuple[BoolArray, FloatArray, BoolArray]:
@@ -179,9 +187,17 @@ class _Order:
         self.prompts = prompts
         ordered = bool((sample_rank[1:] >= sample_rank[:-1]).all())
         self.perm = None if ordered else np.argsort(sample_rank, kind="stable")
+        self.shared: tuple[IntArray, IntArray, IntArray] | None = None
 
-    def field(self, name: str, kept: BoolArray, values: FloatArray,
+    def field(self, name: str, kept: BoolArray, values: npt.NDArray[Any],
               extra_prompt: IntArray | None = None, extra_values: FloatArray | None = None) -> Field:
+        plain = extra_prompt is None or not len(extra_prompt)
+        if plain and kept.all():  # the common case: one layout shared by every such field
+            if self.perm is not None:
+                values = values[self.perm]
+            if self.shared is None:
+                self.shared = self._counts(self.sample_rank if self.perm is None else self.sample_rank[self.perm])
+            return Field(name, self.shared[0], values, self.shared[1], self.shared[2])
         rank = self.sample_rank
         if self.perm is not None:
             kept, values, rank = kept[self.perm], values[self.perm], rank[self.perm]
@@ -192,10 +208,14 @@ class _Order:
             values = np.concatenate([values, extra_values])
             order = np.argsort(rank, kind="stable")
             rank, values = rank[order], values[order]
+        rank, count, start = self._counts(rank)
+        return Field(name, rank, values, count, start)
+
+    def _counts(self, rank: IntArray) -> tuple[IntArray, IntArray, IntArray]:
         count = np.bincount(rank, minlength=self.prompts).astype(np.int64)
         start = np.zeros(self.prompts, np.int64)
         np.cumsum(count[:-1], out=start[1:])
-        return Field(name, rank, values, count, start)
+        return rank, count, start
 
 
 def read_batch(
@@ -243,7 +263,8 @@ def read_batch(
     # Prompts stay in first-seen order: within a data source that is verl's
     # uid order, and sources are apart only when metrics are averaged.
     layout = _Order(sample_prompt, total)
-    fields = [layout.field(name, kept, values, xp, xv) for name, kept, values, xp, xv in parsed]
+    fields = [layout.field(name, kept, values, xp, xv) for name, kept, values, xp, xv in parsed
+              if kept.any() or (xp is not None and len(xp))]  # a field of strings only emits nothing
 
     vote = None
     vote_count = np.zeros(total, np.int64)
@@ -257,8 +278,8 @@ def read_batch(
         if None in items:
             none = np.fromiter((v is None for v in items), bool, size)
             codes[none] = -1
-        votes = layout.field("pred", np.ones(size, bool), codes.astype(np.float64))
-        vote = votes.values.astype(np.int64)
+        votes = layout.field("pred", np.ones(size, bool), codes)  # the codes ride in a field's layout
+        vote = votes.values.astype(np.int64, copy=False)
         vote_count, vote_start = votes.count, votes.start
         bad = np.bincount(sample_prompt[none], minlength=total) > 0
         vote_ok = (vote_count > 0) & ~bad

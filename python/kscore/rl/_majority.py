@@ -65,6 +65,7 @@ def win_table(sizes: tuple[int, ...]) -> FloatArray:
     distinct = sorted(set(sizes))
     if len(sizes) == 1:
         table[:, total] = 1.0
+        table.flags.writeable = False
         return table
     mult = {s: sizes.count(s) for s in distinct}
     groups = len(sizes)
@@ -118,4 +119,5 @@ def win_table(sizes: tuple[int, ...]) -> FloatArray:
         log_scale = log_nfact[:, None] + m[None, :] * math.log(q) - log_fact[m][None, :] - diff * log_t
         scale = np.where(ok, np.exp(np.where(ok, log_scale, 0.0)), 0.0)
         table[:, s] = (coef * scale).sum(axis=1)
+    table.flags.writeable = False  # cached: shared by every caller
     return table

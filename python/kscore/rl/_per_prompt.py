@@ -10,6 +10,7 @@ weights (:mod:`._order_stats`, :mod:`._majority`) instead of 1000 resamples.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -59,6 +60,23 @@ def metric_names(total: int, voted: bool) -> list[str]:
     return names
 
 
+@lru_cache(maxsize=256)
+def stat_weights(total: int) -> FloatArray:
+    """Weights over ascending order statistics: uniform (the mean), then for
+    each n of :func:`draw_sizes` the best of n and the worst of n.
+
+    Examples:
+        >>> stat_weights(2).tolist()
+        [[0.5, 0.5], [0.25, 0.75], [0.75, 0.25]]
+    """
+    rows = [np.full(total, 1.0 / total)]
+    for n in draw_sizes(total):
+        rows += [best_weights(total, n), best_weights(total, n)[::-1]]
+    out = np.ascontiguousarray(np.stack(rows))
+    out.flags.writeable = False
+    return out
+
+
 def _rows(field: Field, prompts: IntArray, total: int) -> FloatArray:
     index = field.start[prompts][:, None] + np.arange(total)[None, :]
     rows: FloatArray = field.values[index]
@@ -99,20 +117,36 @@ def vote_weights(batch: Batch, prompts: IntArray, total: int) -> FloatArray:
 
 def _vote_weights(codes: IntArray, total: int) -> FloatArray:
     """:func:`vote_weights` of an ``(M, total)`` matrix of answer codes."""
-    size = (codes[:, :, None] == codes[:, None, :]).sum(axis=2)  # group size of each response
+    size = _group_sizes(codes)
     # The sorted sizes name the partition (a group of size s appears s times).
     shapes, which = _distinct_rows(np.sort(size, axis=1))
-    tables = np.stack([win_table(_partition(row)) for row in shapes])  # (U, total, total + 1)
     draws = np.asarray(draw_sizes(total)) - 1
-    weights: FloatArray = tables[which[None, :, None], draws[:, None, None], size[None, :, :]] / size[None, :, :]
+    # Per partition and n, the chance of each response (win chance / group size).
+    per = np.stack([win_table(_partition(row))[draws] for row in shapes.tolist()])  # (U, L, total + 1)
+    per[:, :, 1:] /= np.arange(1, total + 1)
+    flat = (which[:, None] * (total + 1) + size).ravel()  # index into one (U, total + 1) slice
+    lanes = per.transpose(1, 0, 2).reshape(len(draws), -1)  # (L, U * (total + 1))
+    weights: FloatArray = np.take(lanes, flat, axis=1).reshape(len(draws), *size.shape)
     return weights
 
 
-def _partition(sorted_sizes: npt.NDArray[np.int64]) -> tuple[int, ...]:
+def _group_sizes(codes: IntArray) -> IntArray:
+    """For each entry of each row, how many entries of its row are equal to it."""
+    order = np.argsort(codes, axis=1, kind="stable")
+    ranked = np.take_along_axis(codes, order, axis=1)
+    starts = np.ones(ranked.shape, bool)
+    starts[:, 1:] = ranked[:, 1:] != ranked[:, :-1]
+    run = np.cumsum(starts.ravel()) - 1  # a run id per entry, rows one after another
+    lengths = np.bincount(run)
+    size = np.empty(codes.shape, np.int64)
+    np.put_along_axis(size, order, lengths[run].reshape(codes.shape), axis=1)
+    return size
+
+
+def _partition(values: list[int]) -> tuple[int, ...]:
     """Group sizes from the sorted per-response sizes (s repeated s times)."""
     out: list[int] = []
     i = 0
-    values = sorted_sizes.tolist()
     while i < len(values):
         out.append(values[i])
         i += values[i]
@@ -133,15 +167,15 @@ def field_blocks(batch: Batch, field: Field) -> Iterator[Block]:
             yield [f"mean@{total}"], rows, values.T
             continue
         ns = draw_sizes(total)
-        ordered = np.sort(values, axis=1)
-        best = np.stack([best_weights(total, n) for n in ns])  # (len(ns), total)
-        b_mean, b_std = weighted_moments(ordered, best)
-        w_mean, w_std = weighted_moments(ordered, np.ascontiguousarray(best[:, ::-1]))
+        # One pass over the sorted rows: uniform weights (mean@N, std@N),
+        # then best and worst of each n; moments interleaved as verl's keys.
+        means, stds = weighted_moments(np.sort(values, axis=1), stat_weights(total))
+        table = np.empty((2 * len(means), len(rows)))
+        table[0::2], table[1::2] = means, stds
         names = [f"mean@{total}", f"std@{total}"]
         for n in ns:
             names += [f"best@{n}/mean", f"best@{n}/std", f"worst@{n}/mean", f"worst@{n}/std"]
-        stats = np.stack([b_mean, b_std, w_mean, w_std], axis=1).reshape(4 * len(ns), len(rows))
-        yield names, rows, np.concatenate([values.mean(axis=1)[None], values.std(axis=1)[None], stats])
+        yield names, rows, table
         if voted is not None:
             pick = voted[same]
             if pick.any():
