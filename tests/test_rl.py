@@ -211,6 +211,55 @@ def test_unbiased_keys_against_formulas() -> None:
     assert {k: out[k] for k in plain} == plain
 
 
+def _vote_without_replacement(values: list[float], preds: list[Any], k: int) -> float:
+    """verl's vote over every ordered draw of k distinct responses."""
+    votes = [_vote([(values[i], preds[i]) for i in d]) for d in itertools.permutations(range(len(values)), k)]
+    return math.fsum(votes) / len(votes)
+
+
+def test_vote_at_k_against_every_draw_without_replacement() -> None:
+    prompts: list[tuple[list[float], list[Any]]] = [
+        ([0.3, 0.7, 0.1, 0.7, 0.4, 0.9], [1, 2, 1, 2, 3, 3]),  # three answers tied in pairs
+        ([1.0, 0.0, 0.0, 1.0, 0.5, 0.0], ["a", "b", "b", "a", "c", "b"]),
+        ([0.2, 0.2, 0.8, 0.6, 0.6, 0.1, 0.9], ["x", "x", "y", "z", "z", "w", "v"]),
+    ]
+    ds: list[str] = []
+    uids: list[int] = []
+    vals: list[float] = []
+    preds: list[Any] = []
+    for p, (v, pr) in enumerate(prompts):
+        ds += ["s"] * len(v)
+        uids += [p] * len(v)
+        vals += v
+        preds += pr
+    out = process_validation_metrics(ds, uids, {"x": vals, "pred": preds}, unbiased=True)["s"]["x"]
+    z = statistics.NormalDist().inv_cdf(0.975)
+    for k in (1, 2, 4, 6):
+        per = [_vote_without_replacement(v, pr, k) for v, pr in prompts]
+        assert abs(out[f"vote@{k}"] - statistics.fmean(per)) <= 1e-12, k
+        half = z * statistics.stdev(per) / math.sqrt(len(per))
+        assert out[f"vote@{k}/lo"] == pytest.approx(max(min(vals), statistics.fmean(per) - half), abs=1e-12)
+        assert out[f"vote@{k}/hi"] == pytest.approx(min(max(vals), statistics.fmean(per) + half), abs=1e-12)
+    assert out["vote@1"] == pytest.approx(out["mean@6"] * 2 / 3 + statistics.fmean(prompts[2][0]) / 3, abs=1e-12)
+    assert "pass@1" not in out  # not a 0/1 field
+
+
+def test_win_table_without_replacement_against_every_draw() -> None:
+    for sizes in [(2, 1), (2, 2), (3, 2, 1), (2, 2, 1, 1), (4, 1, 1)]:
+        labels = [g for g, s in enumerate(sizes) for _ in range(s)]
+        table = win_table(sizes, False)
+        for n in range(1, sum(sizes) + 1):
+            wins = [0] * len(sizes)
+            draws = list(itertools.permutations(range(sum(sizes)), n))
+            for draw in draws:
+                count: dict[int, int] = {}
+                for j in draw:
+                    count[labels[j]] = count.get(labels[j], 0) + 1
+                wins[max(count, key=count.__getitem__)] += 1
+            for g, s in enumerate(sizes):
+                assert abs(table[n - 1, s] - wins[g] / len(draws)) <= 1e-13, (sizes, n, g)
+
+
 def test_continuous_field_gets_no_unbiased_keys() -> None:
     out = process_validation_metrics(["s"] * 4, ["u"] * 4, {"score": [0.1, 0.5, 1.0, 0.0]}, unbiased=True)
     assert not any(k.startswith("pass") for k in out["s"]["score"])

@@ -50,10 +50,14 @@ def _multiply(a: FloatArray, b: FloatArray) -> FloatArray:
 
 
 @lru_cache(maxsize=1024)  # N = 16 has 231 partitions; a table is (N, N + 1) floats
-def win_table(sizes: tuple[int, ...]) -> FloatArray:
+def win_table(sizes: tuple[int, ...], replace: bool = True) -> FloatArray:
     """``table[n - 1, s]``: the probability that one given answer of group
     size ``s`` wins verl's vote of ``n`` draws with replacement (n = 1..N),
     for the partition ``sizes`` (group sizes, any order, summing to N).
+
+    ``replace=False``: n draws without replacement (a uniform n-subset in
+    random order, so ties are again a fair coin): the same sum with
+    ``C(s, c)`` in place of ``(q x)^c / c!`` and ``C(N, n)`` as the total.
 
     Examples:
         >>> t = win_table((2, 1))  # answers A, A, B
@@ -61,6 +65,8 @@ def win_table(sizes: tuple[int, ...]) -> FloatArray:
         [0.333333, 0.666667]
     """
     total = sum(sizes)
+    if total > 1000:
+        raise ValueError(f"the exact vote is limited to 1000 responses per prompt; got {total}")
     table = np.zeros((total, total + 1))
     distinct = sorted(set(sizes))
     if len(sizes) == 1:
@@ -78,10 +84,18 @@ def win_table(sizes: tuple[int, ...]) -> FloatArray:
     # x is scaled by t = N / e: coefficients near t^j / j! stay within
     # [~1, e^(N/e)] for j <= N instead of falling to 1/N! (below the
     # smallest double past N = 170).
-    log_t = math.log(max(1.0, total / math.e))
+    log_t = math.log(max(1.0, total / math.e)) if replace else 0.0  # C(s, c) sums stay below 2^N
+
+    def log_choose(s: int, k: npt.NDArray[np.int64]) -> FloatArray:
+        inside = k <= s
+        safe = np.where(inside, k, 0)
+        return np.where(inside, math.lgamma(s + 1) - log_fact[safe] - log_fact[np.where(inside, s - k, 0)], -np.inf)
 
     def base(s: int) -> FloatArray:
-        terms = np.exp(c * (math.log(s / total) + log_t) - log_fact[c])  # (q t x)^c / c!
+        if replace:
+            terms = np.exp(c * (math.log(s / total) + log_t) - log_fact[c])  # (q t x)^c / c!
+        else:
+            terms = np.exp(log_choose(s, c))  # C(s, c)
         below = np.where(c[None, :] < m[:, None], terms[None, :], 0.0)  # (M, C)
         at = np.where(c[None, :] == m[:, None], terms[None, :], 0.0)
         return below[:, None, :] + y[None, :, None] * at[:, None, :]  # (M, K, C)
@@ -111,12 +125,16 @@ def win_table(sizes: tuple[int, ...]) -> FloatArray:
             if t != s:
                 others = _multiply(others, full[t])
         inner = np.einsum("mkc,k->mc", others, w)  # (M, C): the y integral
-        q = s / total
-        # P_n = sum_{m <= n} n! q^m / m! [x^(n-m)] inner_m: the scaled coefficient over t^(n-m)
+        # with replacement: P_n = sum_{m <= n} n! q^m / m! [x^(n-m)] inner_m (scaled coefficient over t^(n-m));
+        # without: P_n = sum_{m <= n} C(s, m) [x^(n-m)] inner_m / C(N, n)
         diff = n[:, None] - m[None, :]  # (n, m)
         ok = diff >= 0
         coef = np.where(ok, inner[np.arange(total)[None, :], np.where(ok, diff, 0)], 0.0)
-        log_scale = log_nfact[:, None] + m[None, :] * math.log(q) - log_fact[m][None, :] - diff * log_t
+        if replace:
+            log_scale = log_nfact[:, None] + m[None, :] * math.log(s / total) - log_fact[m][None, :] - diff * log_t
+        else:
+            log_scale = log_choose(s, m)[None, :] - log_choose(total, n)[:, None]
+            ok &= np.isfinite(log_scale)
         scale = np.where(ok, np.exp(np.where(ok, log_scale, 0.0)), 0.0)
         table[:, s] = (coef * scale).sum(axis=1)
     table.flags.writeable = False  # cached: shared by every caller

@@ -9,7 +9,7 @@ weights (:mod:`._order_stats`, :mod:`._majority`) instead of 1000 resamples.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -103,26 +103,43 @@ def _distinct_rows(rows: IntArray) -> tuple[IntArray, IntArray]:
     return shapes, inverse.ravel()
 
 
-def vote_weights(batch: Batch, prompts: IntArray, total: int) -> FloatArray:
-    """``(len(draw_sizes(total)), M, total)``: for each number of draws n of
-    verl's vote, the probability that each response gives the value."""
+def vote_weights(batch: Batch, prompts: IntArray, total: int, draws: Sequence[int] | None = None,
+                 replace: bool = True) -> FloatArray:
+    """``(len(draws), M, total)``: for each number of draws n of verl's vote
+    (default :func:`draw_sizes`; with or without replacement), the
+    probability that each response gives the value."""
     assert batch.vote is not None
-    key = (total, prompts.tobytes())
+    ns = tuple(draw_sizes(total) if draws is None else draws)
+    key = (total, ns, replace, prompts.tobytes())
     if key not in batch.memo:
-        batch.memo[key] = _vote_weights(batch.vote[batch.vote_start[prompts][:, None] + np.arange(total)[None, :]],
-                                        total)
+        codes = batch.vote[batch.vote_start[prompts][:, None] + np.arange(total)[None, :]]
+        batch.memo[key] = _vote_weights(codes, total, ns, replace)
     weights: FloatArray = batch.memo[key]
     return weights
 
 
-def _vote_weights(codes: IntArray, total: int) -> FloatArray:
+def vote_at_k(batch: Batch, field: Field, prompts: IntArray, ks: Sequence[int]) -> FloatArray:
+    """``(len(ks), len(prompts))``: per prompt, the expected value of verl's
+    vote over k of its responses drawn without replacement (unbiased for
+    the vote of k fresh responses)."""
+    out = np.empty((len(ks), len(prompts)))
+    totals = field.count[prompts]
+    for total in np.unique(totals).tolist():
+        same = totals == total
+        rows = prompts[same]
+        weights = vote_weights(batch, rows, total, ks, replace=False)
+        out[:, same] = np.einsum("kmn,mn->km", weights, _rows(field, rows, total))
+    return out
+
+
+def _vote_weights(codes: IntArray, total: int, ns: tuple[int, ...], replace: bool) -> FloatArray:
     """:func:`vote_weights` of an ``(M, total)`` matrix of answer codes."""
     size = _group_sizes(codes)
     # The sorted sizes name the partition (a group of size s appears s times).
     shapes, which = _distinct_rows(np.sort(size, axis=1))
-    draws = np.asarray(draw_sizes(total)) - 1
+    draws = np.asarray(ns) - 1
     # Per partition and n, the chance of each response (win chance / group size).
-    per = np.stack([win_table(_partition(row))[draws] for row in shapes.tolist()])  # (U, L, total + 1)
+    per = np.stack([win_table(_partition(row), replace)[draws] for row in shapes.tolist()])  # (U, L, total + 1)
     per[:, :, 1:] /= np.arange(1, total + 1)
     flat = (which[:, None] * (total + 1) + size).ravel()  # index into one (U, total + 1) slice
     lanes = per.transpose(1, 0, 2).reshape(len(draws), -1)  # (L, U * (total + 1))

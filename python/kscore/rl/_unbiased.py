@@ -42,8 +42,10 @@ def budgets(smallest: int) -> list[int]:
     return [*out, smallest]
 
 
-def interval(per_prompt: FloatArray, z: float) -> tuple[float, float, float]:
-    """``(mean, lo, hi)`` over prompts (rows); [0, 1] for a single prompt.
+def interval(per_prompt: FloatArray, z: float, bounds: tuple[float, float] = (0.0, 1.0)) -> tuple[
+        float, float, float]:
+    """``(mean, lo, hi)`` over prompts, clipped into ``bounds`` (the
+    bounds themselves for a single prompt: no spread to measure).
 
     Examples:
         >>> interval(np.array([0.0, 1.0, 1.0, 0.0]), 1.959963984540054)
@@ -51,9 +53,27 @@ def interval(per_prompt: FloatArray, z: float) -> tuple[float, float, float]:
     """
     mean = float(per_prompt.mean())
     if len(per_prompt) < 2:
-        return mean, 0.0, 1.0
+        return mean, bounds[0], bounds[1]
     half = z * float(per_prompt.std(ddof=1)) / np.sqrt(len(per_prompt))
-    return mean, max(0.0, mean - half), min(1.0, mean + half)
+    return mean, max(bounds[0], mean - half), min(bounds[1], mean + half)
+
+
+def vote_metrics(per_prompt: FloatArray, ks: Sequence[int], bounds: tuple[float, float],
+                 confidence: float = 0.95) -> dict[str, float]:
+    """Keys ``vote@k``, ``vote@k/lo``, ``vote@k/hi`` from per-prompt values
+    (a ``(len(ks), M)`` array) of the vote without replacement.
+
+    Examples:
+        >>> out = vote_metrics(np.array([[1.0, 0.0, 1.0]]), [3], (0.0, 1.0))
+        >>> round(out["vote@3"], 6), out["vote@3/hi"]
+        (0.666667, 1.0)
+    """
+    z = z_value(confidence)
+    out: dict[str, float] = {}
+    for j, k in enumerate(ks):
+        mean, lo, hi = interval(per_prompt[j], z, bounds)
+        out[f"vote@{k}"], out[f"vote@{k}/lo"], out[f"vote@{k}/hi"] = mean, lo, hi
+    return out
 
 
 def unbiased_metrics(

@@ -9,8 +9,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ._batch import Batch, Entries, Field, read_batch
-from ._per_prompt import field_blocks, metric_names
-from ._unbiased import unbiased_metrics
+from ._per_prompt import field_blocks, metric_names, vote_at_k
+from ._unbiased import budgets, unbiased_metrics, vote_metrics
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -99,7 +99,7 @@ def nested_metrics(
             sums, counts = columns[pos]
             metrics = {key: float(sums[key][s] / counts[key][s]) for key in _key_order(batch, field, mine)}
             if unbiased:
-                metrics.update(_unbiased(field, mine, confidence, ks))
+                metrics.update(_unbiased(batch, field, mine, confidence, ks))
             fields[field.name] = metrics
         out[source] = fields
     return out
@@ -142,12 +142,27 @@ def _aggregate(batch: Batch, field: Field) -> tuple[dict[str, FloatArray], dict[
     return sums, counts
 
 
-def _unbiased(field: Field, prompts: IntArray, confidence: float, ks: Sequence[int] | None) -> dict[str, float]:
-    """The unbiased keys for a 0/1 field over ``prompts``; none for other fields."""
+def _unbiased(batch: Batch, field: Field, prompts: IntArray, confidence: float,
+              ks: Sequence[int] | None) -> dict[str, float]:
+    """The keys beyond verl's for ``field`` over ``prompts``: pass@k,
+    pass_hat@k and strict_maj@k for a 0/1 field, vote@k for prompts with
+    a ``pred`` of every response."""
     chosen = np.zeros(len(field.count), bool)
     chosen[prompts] = True
     values = field.values[chosen[field.prompt]]
-    if not ((values == 0.0) | (values == 1.0)).all():
-        return {}
-    c = np.bincount(field.prompt, weights=field.values, minlength=len(field.count))[prompts]
-    return unbiased_metrics(field.count[prompts], np.rint(c).astype(np.int64), ks, confidence)
+    out: dict[str, float] = {}
+    binary = bool(((values == 0.0) | (values == 1.0)).all())
+    if binary:
+        c = np.bincount(field.prompt, weights=field.values, minlength=len(field.count))[prompts]
+        out.update(unbiased_metrics(field.count[prompts], np.rint(c).astype(np.int64), ks, confidence))
+    if batch.vote is not None:
+        totals = field.count[prompts]
+        voted = prompts[batch.vote_ok[prompts] & (batch.vote_count[prompts] == totals)]
+        if len(voted):
+            fewest = int(field.count[voted].min())
+            budgets_v = budgets(fewest) if ks is None else [int(k) for k in ks]
+            if max(budgets_v) > fewest or min(budgets_v) < 1:
+                raise ValueError(f"k must be in 1..{fewest} (the fewest responses of a voted prompt); got {budgets_v}")
+            bounds = (0.0, 1.0) if binary else (float(values.min()), float(values.max()))
+            out.update(vote_metrics(vote_at_k(batch, field, voted, budgets_v), budgets_v, bounds, confidence))
+    return out
