@@ -26,11 +26,12 @@ def validation_metrics(
     ``sources`` (a data source per response; default one source ``"all"``).
     Gives ``{f"{prefix}/{source}/{metric}": float}`` with verl's metrics,
     exact (``mean@N``, ``std@N``, ``best@n/mean``, ... as
-    :func:`kscore.rl.process_validation_metrics`) and, when every reward is 0
-    or 1, the unbiased ``pass@k``, ``pass_hat@k`` (pass^k) and
-    ``strict_maj@k`` with ``/lo`` and ``/hi`` interval ends over prompts,
-    for ``ks`` (default k = 1, 2, 4, ... and the fewest responses of any
-    prompt).
+    :func:`kscore.rl.process_validation_metrics`) and, draws without
+    replacement, unbiased, with ``/lo`` and ``/hi`` interval ends over
+    prompts: ``pass@k``, ``pass_hat@k`` (pass^k) and ``strict_maj@k`` when
+    every reward is 0 or 1, ``vote@k`` (verl's majority vote over k
+    responses) with ``preds``; for ``ks`` (default k = 1, 2, 4, ... and the
+    fewest responses of any prompt).
 
     Examples:
         >>> m = validation_metrics([0, 0, 1, 1, 1, 1], [1, 0, 0, 0, 0, 1])

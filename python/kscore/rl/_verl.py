@@ -45,10 +45,12 @@ def process_validation_metrics(
     Args:
         data_sources, sample_uids, infos_dict, seed, expected_acc_counts: verl's.
         unbiased: also give, for each field whose values are all 0 or 1,
-            ``pass@k``, ``pass_hat@k`` (pass^k) and ``strict_maj@k`` (draws
-            without replacement, unbiased) with ``/lo`` and ``/hi``
-            interval ends over prompts, for k = 1, 2, 4, ... and the fewest
-            responses of any prompt (see :mod:`kscore.rl`).
+            ``pass@k``, ``pass_hat@k`` (pass^k) and ``strict_maj@k``, and
+            for each field with a ``pred`` of every response ``vote@k``
+            (verl's majority vote over k responses): draws without
+            replacement, unbiased, with ``/lo`` and ``/hi`` interval ends
+            over prompts, for k = 1, 2, 4, ... and the fewest responses of
+            any prompt (see docs/rl.md).
         confidence: the intervals' level.
 
     Raises:
