@@ -272,11 +272,10 @@ def read_batch(
     vote_ok = np.zeros(total, bool)
     if "pred" in infos_dict:
         raw = infos_dict["pred"]
-        _, codes = _codes(raw, "infos_dict['pred'] values")
-        items = raw.tolist() if isinstance(raw, np.ndarray) else raw
+        answers, codes = _codes(raw, "infos_dict['pred'] values")
         none = np.zeros(size, bool)
-        if None in items:
-            none = np.fromiter((v is None for v in items), bool, size)
+        if any(a is None for a in answers):  # the distinct answers, not every entry
+            none = codes == next(i for i, a in enumerate(answers) if a is None)
             codes[none] = -1
         votes = layout.field("pred", np.ones(size, bool), codes)  # the codes ride in a field's layout
         vote = votes.values.astype(np.int64, copy=False)
