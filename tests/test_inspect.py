@@ -23,8 +23,8 @@ import scorio.eval as se  # noqa: E402
 from inspect_ai import Epochs, Task, eval  # noqa: E402
 from inspect_ai.dataset import Sample  # noqa: E402
 from inspect_ai.log import EvalLog  # noqa: E402
-from inspect_ai.scorer import Score, Target, mean, scorer  # noqa: E402
 from inspect_ai.model import ModelOutput  # noqa: E402
+from inspect_ai.scorer import Score, Target, mean, scorer  # noqa: E402
 from inspect_ai.solver import Generate, TaskState, solver  # noqa: E402
 
 import kscore  # noqa: E402
@@ -84,6 +84,11 @@ def run(model: str, R: np.ndarray, metrics: list[Any], log_dir: Path, epochs: An
     [log] = eval(task, model=model, log_dir=str(log_dir), display="none", log_format="eval")
     assert log.status == "success", log.error
     return log
+
+
+def call(metric: Any, scores: list[Any]) -> Any:
+    """A metric on a list of SampleScores, as inspect calls it."""
+    return metric(scores)
 
 
 def reported(log: EvalLog) -> dict[str, float]:
@@ -206,7 +211,8 @@ def test_epoch_reducers(tmp_path: Path) -> None:
 
 def test_reducer_short_of_k_is_unscored() -> None:
     reduce = ki.maj_at(5)
-    assert math.isnan(float(reduce([Score(value="C")] * 3).value))  # type: ignore[arg-type]
+    value: Any = reduce([Score(value="C")] * 3).value
+    assert math.isnan(float(value))
     with pytest.raises(ValueError, match="not 0 or 1"):
         reduce([Score(value="P")] * 6)
 
@@ -218,11 +224,11 @@ def test_value_errors_are_one_line(tmp_path: Path) -> None:
 
     partial = [SampleScore(score=Score(value=v), sample_id=i) for i, v in enumerate("CPI")]
     with pytest.raises(ValueError, match=r"^kscore pass_at_k: score value 'P' \(as a number: 0.5\) is not 0 or 1"):
-        ki.pass_at_k(1)(partial)  # type: ignore[call-arg, arg-type]
+        call(ki.pass_at_k(1), partial)
     # Fewer epochs than k (inspect's running metrics, errored epochs): not
     # computed, as on the leaderboard (inspect drops None values).
     short = [SampleScore(score=Score(value="C"), sample_id=0)] * 2
-    got = ki.pass_at_k([1, 4])(short)  # type: ignore[call-arg, arg-type]
+    got = call(ki.pass_at_k([1, 4]), short)
     assert got["pass@1"] == 1.0 and got["pass@4"] is None and got["pass@4_sigma"] is None
     with pytest.raises(ValueError, match="k must be a positive integer"):
         ki.pass_at_k(0)
@@ -230,7 +236,7 @@ def test_value_errors_are_one_line(tmp_path: Path) -> None:
         ki.bayes(w=[1])
     listed = [SampleScore(score=Score(value=[1, 0]), sample_id=0)]
     with pytest.raises(ValueError, match="several values"):
-        ki.avg_at_n()(listed)  # type: ignore[call-arg, arg-type]
+        call(ki.avg_at_n(), listed)
 
 
 def test_string_ids_and_unscored_samples() -> None:
@@ -241,6 +247,6 @@ def test_string_ids_and_unscored_samples() -> None:
     R = matrix(5, q=9, n=4)
     order = np.random.default_rng(0).permutation(R.size)
     scores = [SampleScore(score=Score(value=int(R.flat[j])), sample_id=f"id-{j // 4}") for j in order]
-    got = ki.pass_at_k(2)(scores)  # type: ignore[call-arg, arg-type]
+    got = call(ki.pass_at_k(2), scores)
     x = per_question(se.pass_at_k, R, 2)
     assert (got["pass@2"], got["pass@2_sigma"]) == pytest.approx(over_questions(x)[:2], abs=1e-12)

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+
 import numpy as np
 import numpy.typing as npt
 from inspect_ai.scorer import Metric, SampleScore, metric
 
 from ..leaderboard._issues import Issues
-from ..leaderboard._metrics import compute, scores
+from ..leaderboard._metrics import compute
+from ..leaderboard._metrics import scores as per_question
 from ..leaderboard._spec import Metric as Spec
 from ..leaderboard._spec import default_ks
 from ._samples import ToFloat, clusters, table
@@ -69,10 +71,10 @@ def _kscore_metric(where: str, specs: Callable[[int], list[Spec]], w: FloatArray
                    confidence: float, to_float: ToFloat | None) -> Metric:
     """The inspect metric computing ``specs(fewest epochs)`` on the scores."""
 
-    def run(sample_scores: list[SampleScore]) -> dict[str, float | None]:
-        if not sample_scores:
+    def run(scores: list[SampleScore]) -> dict[str, float | None]:
+        if not scores:
             return {}  # (inspect asks for the empty shape: none)
-        tab = table(sample_scores, w, to_float, where)
+        tab = table(scores, w, to_float, where)
         counts = tab.counts
         n_min = int(counts.n.min())
         chosen = specs(n_min)
@@ -89,8 +91,8 @@ def _kscore_metric(where: str, specs: Callable[[int], list[Spec]], w: FloatArray
         chosen = [m for m in chosen if m.budget <= n_min]
         if not chosen:
             return out
-        cl = None if cluster is None else clusters(sample_scores, tab, cluster, where)
-        sc = scores(counts, chosen, w, cl)
+        cl = None if cluster is None else clusters(scores, tab, cluster, where)
+        sc = per_question(counts, chosen, w, cl)
         row = compute(sc, chosen, w, confidence, "questions", Issues())[0]
         for m in chosen:
             v = row.values[m.name]
