@@ -13,10 +13,12 @@ import importlib
 import importlib.metadata
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -236,6 +238,31 @@ def test_old_inspect_gets_a_one_line_error(monkeypatch: pytest.MonkeyPatch) -> N
     message = str(info.value)
     assert "\n" not in message
     assert "needs inspect_ai with @metric(scores=\"unreduced\")" in message and "pip install" in message
+
+
+def test_docs_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/inspect.md's Python blocks, in order, in an empty folder; the
+    numbers they print are the leaderboard's on the logs they write."""
+    text = (Path(__file__).parent.parent / "docs" / "inspect.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) == 2
+    monkeypatch.chdir(tmp_path)
+    ns: dict[str, Any] = {"__name__": "docs_inspect"}
+    for block in blocks:
+        exec(compile(block, "docs/inspect.md", "exec"), ns)
+    printed = capsys.readouterr().out
+    assert "detectable at 80% power" in printed and "mockllm/a - mockllm/b" in printed
+    board = kscore.leaderboard("logs", metrics="pass@1,pass@4,maj@5,g-pass@4_0.5,bayes@N")
+    got = reported(ns["log_a"])
+    row = next(r for r in board.rows if r.model == "mockllm/a")
+    for name in ("pass@1", "pass@4", "maj@5", "g-pass@4_0.5", "bayes@N"):
+        value = row.values[name]
+        assert value is not None
+        assert (got[name], got[f"{name}_sigma"]) == pytest.approx((value.estimate, value.sigma), abs=1e-12)
+    ref = board.compare("mockllm/a", "mockllm/b", "pass@1")
+    assert (ns["c"].diff, ns["c"].p) == pytest.approx((ref.diff, ref.p), abs=1e-12)
+    assert ns["pw"].models[0] != ns["pw"].models[1]
 
 
 @pytest.mark.parametrize("name", ["kscore.inspect", "kscore.inspect._metrics", "kscore.inspect._reducers",
