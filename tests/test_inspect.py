@@ -250,3 +250,61 @@ def test_string_ids_and_unscored_samples() -> None:
     got = call(ki.pass_at_k(2), scores)
     x = per_question(se.pass_at_k, R, 2)
     assert (got["pass@2"], got["pass@2_sigma"]) == pytest.approx(over_questions(x)[:2], abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ragged_shuffled_scores_match_the_leaderboard(seed: int) -> None:
+    """Samples with different numbers of epochs (errored epochs left out),
+    the scores in random order, int or str ids, a cluster key: every metric
+    equals kscore.leaderboard on the same rows (with the cluster column)."""
+    import pandas as pd
+    from inspect_ai.scorer import SampleScore
+
+    rng = np.random.default_rng(100 + seed)
+    q = int(rng.integers(5, 60))
+    n = rng.integers(4, 9, q)
+    rows = [(i, j, int(rng.random() < 0.3 + 0.4 * (i % 3) / 2)) for i in range(q) for j in range(int(n[i]))]
+    rows = [rows[t] for t in rng.permutation(len(rows))]
+    # ids: str, or ints close together (counted in a table) or far apart (np.unique)
+    as_id = (lambda i: f"s{i}") if seed % 2 else (lambda i: 1000 * i + 7) if seed == 0 else (
+        lambda i: 10**12 * i - 5)
+    topic = [f"t{int(x)}" for x in rng.integers(0, 6, q)]
+    scores = [SampleScore(score=Score(value=LETTERS[v] if seed < 2 else v), sample_id=as_id(i),
+                          sample_metadata={"topic": topic[i]}) for i, _, v in rows]
+    frame = pd.DataFrame({"model": "m", "question": [str(as_id(i)) for i, _, _ in rows],
+                          "sample": [j for _, j, _ in rows], "correct": [v for _, _, v in rows],
+                          "topic": [topic[i] for i, _, _ in rows]})
+    names = "pass@1,pass@4,pass^2,g-pass@4_0.75,mg-pass@4,maj@3,auc@4,bayes@N,avg@n"
+    metrics = [ki.pass_at_k([1, 4], cluster="topic"), ki.pass_hat_k(2, cluster="topic"),
+               ki.g_pass_at_k_tau(4, 0.75, cluster="topic"), ki.mg_pass_at_k(4, cluster="topic"),
+               ki.maj_at_k(3, cluster="topic"), ki.auc_at_k(4, cluster="topic"), ki.bayes(cluster="topic"),
+               ki.avg_at_n(cluster="topic")]
+    got: dict[str, Any] = {}
+    for m in metrics:
+        got.update(call(m, scores))
+    for clustered, board in ((True, kscore.leaderboard(frame, metrics=names, cluster="topic")),
+                             (False, kscore.leaderboard(frame, metrics=names))):
+        if not clustered:  # the same scores, unclustered metrics
+            got = {}
+            for m in [ki.pass_at_k([1, 4]), ki.pass_hat_k(2), ki.g_pass_at_k_tau(4, 0.75), ki.mg_pass_at_k(4),
+                      ki.maj_at_k(3), ki.auc_at_k(4), ki.bayes(), ki.avg_at_n()]:
+                got.update(call(m, scores))
+        [row] = board.rows
+        for name in names.split(","):
+            v = row.values[name]
+            assert v is not None
+            assert (got[name], got[f"{name}_sigma"], got[f"{name}_lo"], got[f"{name}_hi"]) == pytest.approx(
+                (v.estimate, v.sigma, v.lo, v.hi), abs=1e-12, nan_ok=True), (name, clustered)
+
+
+def test_a_new_list_is_counted_anew() -> None:
+    """The table kept for the next metric belongs to one list: another list
+    (even of the same length) is counted again."""
+    from inspect_ai.scorer import SampleScore
+
+    first = [SampleScore(score=Score(value=v), sample_id=i) for i, v in enumerate("CCII")]
+    second = [SampleScore(score=Score(value=v), sample_id=i) for i, v in enumerate("CIII")]
+    m = ki.avg_at_n()
+    assert call(m, first)["avg@n"] == 0.5
+    assert call(m, second)["avg@n"] == 0.25
+    assert call(ki.pass_at_k(1), second)["pass@1"] == 0.25

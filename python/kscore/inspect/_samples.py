@@ -12,7 +12,9 @@ counted). The counts per (sample, category) are all kscore's kernels need.
 The Python work is two attribute reads per score; the rest runs on arrays
 and on the few distinct values (a value is looked up once, not once per
 score). inspect passes the same list to every metric of a scorer, so the
-table is kept for the next metric (one slot, holding that list)."""
+table is kept for the next metric (one slot, holding that list until a
+metric is called on another one; a list changed in place in between would
+be seen as it was: inspect does not do that)."""
 
 from __future__ import annotations
 
@@ -41,7 +43,7 @@ class Table:
 
 
 _last: tuple[tuple[Any, ...], Sequence[Any], Table] | None = None
-_last_cluster: tuple[tuple[Any, ...], str, IntArray] | None = None
+_last_cluster: tuple[Table, str, IntArray] | None = None
 
 
 def table(scores: Sequence[Any], w: FloatArray, to_float: ToFloat | None, where: str) -> Table:
@@ -133,8 +135,8 @@ def clusters(scores: Sequence[Any], tab: Table, key: str, where: str) -> IntArra
     """Each question's cluster code from its sample metadata ``key`` (a
     sample without it is a cluster of its own)."""
     global _last_cluster
-    ck = (id(scores), len(scores), id(tab))
-    if _last_cluster is not None and _last_cluster[0] == ck and _last_cluster[1] == key:
+    # (a table is built for one list: the same table object, the same scores)
+    if _last_cluster is not None and _last_cluster[0] is tab and _last_cluster[1] == key:
         return _last_cluster[2]
     Q = len(tab.counts.questions)
     first = np.full(Q, len(scores), np.int64)
@@ -149,5 +151,5 @@ def clusters(scores: Sequence[Any], tab: Table, key: str, where: str) -> IntArra
         except TypeError:
             raise ValueError(f"kscore {where}: cluster={key!r}: sample metadata value {str(v)[:60]} is not "
                              "hashable (a list or dict); use a string or number") from None
-    _last_cluster = (ck, key, out)
+    _last_cluster = (tab, key, out)
     return out
