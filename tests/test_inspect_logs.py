@@ -237,7 +237,7 @@ def test_old_inspect_gets_a_one_line_error(monkeypatch: pytest.MonkeyPatch) -> N
         _require.check()
     message = str(info.value)
     assert "\n" not in message
-    assert "needs inspect_ai with @metric(scores=\"unreduced\")" in message and "pip install" in message
+    assert "needs inspect_ai >= 0.3.241" in message and "pip install" in message
 
 
 def test_docs_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

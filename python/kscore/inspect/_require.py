@@ -10,8 +10,10 @@ import inspect as _pyinspect
 
 #: The inspect_ai the tests run (pinned in pyproject's ``test`` extra).
 TESTED = "0.3.285"
-NEEDS = f"kscore.inspect needs inspect_ai with @metric(scores=\"unreduced\") (tested: {TESTED}): " \
-        f"pip install 'kscore[inspect]'"
+#: The first inspect_ai with ``@metric(scores=...)``.
+FIRST = "0.3.241"
+NEEDS = f"kscore.inspect needs inspect_ai >= {FIRST} (@metric(scores=\"unreduced\"); tested: {FIRST}, {TESTED}): " \
+        "pip install 'kscore[inspect]'"
 
 
 def check() -> None:
