@@ -263,6 +263,21 @@ def test_docs_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     ref = board.compare("mockllm/a", "mockllm/b", "pass@1")
     assert (ns["c"].diff, ns["c"].p) == pytest.approx((ref.diff, ref.p), abs=1e-12)
     assert ns["pw"].models[0] != ns["pw"].models[1]
+    # The log records kscore's metrics as specs (kscore/pass_at_k with its k, ...): `inspect score` in a
+    # fresh process re-creates them by name through the entry point, with the same numbers.
+    done = subprocess.run([str(Path(sys.executable).parent / "inspect"), "score", ns["log_a"].location,
+                           "--action", "overwrite", "--output-file", "rescored.eval", "--display", "none"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    again = read_eval_log("rescored.eval")
+    assert again.results is not None and ns["log_a"].results is not None
+
+    def keyed(scores: list[Any]) -> dict[tuple[str, str | None, str], float]:
+        return {(s.name, s.reducer, k): m.value for s in scores for k, m in s.metrics.items()}
+
+    before, after = keyed(ns["log_a"].results.scores), keyed(again.results.scores)
+    assert before.keys() == after.keys() and len(before) == 22
+    assert [after[k] for k in before] == pytest.approx(list(before.values()), abs=1e-12)
 
 
 @pytest.mark.parametrize("name", ["kscore.inspect", "kscore.inspect._metrics", "kscore.inspect._reducers",
