@@ -56,8 +56,8 @@ def _rows_of(log: LogLike, score: str | None) -> tuple[Any, str, str]:
             raise ValueError(f"{path}: no such inspect log")
         table = _inspect.read(path, score)
         models = set(table.column("model").to_pylist())
-        task = str(table.column("question")[0]).split("/", 1)[0]
-        return table, str(models.pop()), task
+        # (the reader puts the task in ``subset``; a task name may hold a "/", so not from the question)
+        return table, str(models.pop()), str(table.column("subset")[0])
     spec = getattr(log, "eval", None)
     if spec is None or not hasattr(spec, "model") or not hasattr(spec, "task"):
         raise TypeError(f"kscore.inspect: expected an inspect_ai EvalLog or a log path; got {type(log).__name__}")

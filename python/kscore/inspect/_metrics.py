@@ -61,10 +61,12 @@ def _check(k: Ks, tau: float | None, confidence: float, where: str) -> None:
         raise ValueError(f"kscore {where}: confidence must lie in (0, 1); got {confidence!r}")
 
 
-def _warn_once(message: str) -> None:
+def _note_once(message: str) -> None:
+    # At info level: inspect's running metrics meet short samples in every
+    # run (epochs still coming in), where a warning would be noise.
     if message not in _warned:
         _warned.add(message)
-        logger.warning(message)
+        logger.info(message)
 
 
 def _kscore_metric(where: str, specs: Callable[[int], list[Spec]], w: FloatArray, cluster: str | None,
@@ -84,7 +86,7 @@ def _kscore_metric(where: str, specs: Callable[[int], list[Spec]], w: FloatArray
         # inspect leaves None values out of its results.
         short = [m for m in chosen if m.budget > n_min]
         for m in short:
-            _warn_once(f"kscore {where}: {m.name} needs at least {m.budget} epochs per sample; some samples have "
+            _note_once(f"kscore {where}: {m.name} needs at least {m.budget} epochs per sample; some samples have "
                        f"{n_min}: not computed")
             for suffix in ("", "_sigma", "_lo", "_hi"):
                 out[m.name + suffix] = None
