@@ -31,7 +31,6 @@ from scipy.stats import norm  # noqa: E402
 
 import kscore  # noqa: E402
 from kscore import inspect as ki  # noqa: E402
-from kscore.leaderboard._stats import p_two_sided, paired  # noqa: E402
 
 from .test_inspect import matrix, per_question, reported, run  # noqa: E402
 
@@ -98,40 +97,34 @@ def test_compare_all_is_holm_adjusted(logs: dict[str, tuple[EvalLog, np.ndarray]
     assert [pw.p_holm[i, j] for i, j in pairs] == pytest.approx(holm.tolist(), abs=1e-12)
 
 
-def test_power_numbers(logs: dict[str, tuple[EvalLog, np.ndarray]]) -> None:
-    pw = ki.power([logs["a"][0], logs["b"][0]], confidence=0.95, target=0.8)
-    diff, sigma, _ = reference(logs["a"][1], logs["b"][1])
-    one = pw.pair("mockllm/a", "mockllm/b")
+def within(R: np.ndarray) -> np.ndarray:
+    """Each sample's variance of its pass@1 over the epochs (s^2 / n, s^2
+    with ddof=1), the within part Miller's section 3 uses."""
+    out: np.ndarray = R.var(axis=1, ddof=1) / R.shape[1]
+    return out
+
+
+def test_power_is_the_boards_plan(logs: dict[str, tuple[EvalLog, np.ndarray]]) -> None:
+    """power() is Leaderboard.plan on the logs' board: the detectable
+    difference (z_{0.975} + z_{0.8}) se of the paired standard error, the
+    variance within samples (over epochs) and between, the samples needed."""
+    (la, A), (lb, B) = logs["a"], logs["b"]
+    plan = ki.power([la, lb], confidence=0.95, target=0.8)
+    [pair] = plan.pairs
+    upper, lower = (A, B) if pair.upper == "mockllm/a" else (B, A)
+    diff, sigma, _ = reference(upper, lower)
     factor = norm.ppf(0.975) + norm.ppf(0.8)
-    assert ki.mde_factor(0.95, 0.8) == pytest.approx(factor, abs=1e-12)
-    assert one["mde"] == pytest.approx(factor * sigma, abs=1e-12)
-    assert one["needed"] == math.ceil(Q * (factor * sigma / diff) ** 2)
-    assert pw.pair("mockllm/b", "mockllm/a")["mde"] == one["mde"]
-
-
-def test_power_holds_by_simulation() -> None:
-    """At the reported MDE the paired test rejects in about 80% of boards:
-    300 questions, 4 samples each, a true difference equal to the MDE
-    estimated on a pilot board; 400 boards."""
-    rng = np.random.default_rng(2026)
-    n_q, n_s = 300, 4
-    base = rng.uniform(0.15, 0.85, n_q)
-
-    def board(delta: float) -> tuple[float, float]:
-        pa = base
-        pb = np.clip(base - delta, 0.0, 1.0)
-        xa = rng.binomial(n_s, pa) / n_s
-        xb = rng.binomial(n_s, pb) / n_s
-        res = paired(np.stack([xa, xb]), np.ones((2, n_q), bool), None)
-        return float(res["diff"][0, 1]), float(res["se"][0, 1])
-
-    pilot = [board(0.0)[1] for _ in range(50)]
-    mde = ki.mde_factor(0.95, 0.8) * float(np.mean(pilot))
-    hits = 0
-    for _ in range(400):
-        diff, sigma = board(mde)
-        hits += bool(p_two_sided(diff / sigma) < 0.05)
-    assert 0.74 <= hits / 400 <= 0.86, hits / 400
+    assert (pair.diff, pair.se) == pytest.approx((diff, sigma), abs=1e-12)
+    assert pair.detectable == pytest.approx(factor * sigma, abs=1e-12)
+    d = per_question(se.pass_at_k, upper, 1) - per_question(se.pass_at_k, lower, 1)
+    w = float((within(upper) + within(lower)).mean())
+    assert pair.within == pytest.approx(w, abs=1e-12)
+    assert pair.between == pytest.approx(max(float(d.var(ddof=1)) - w, 0.0), abs=1e-12)
+    if not pair.resolved:
+        assert pair.questions_needed == math.ceil(Q * (factor * sigma / diff) ** 2 - 1e-9)
+    spread = {m.model: m for m in plan.models}
+    assert spread["mockllm/a"].within == pytest.approx(float(within(A).mean()), abs=1e-12)
+    assert plan.lines()  # the plan in words
 
 
 def test_log_errors_are_one_line(logs: dict[str, tuple[EvalLog, np.ndarray]], tmp_path: Path) -> None:
@@ -261,6 +254,7 @@ def test_docs_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         assert value is not None
         assert (got[name], got[f"{name}_sigma"]) == pytest.approx((value.estimate, value.sigma), abs=1e-12)
     ref = board.compare("mockllm/a", "mockllm/b", "pass@1")
+    assert ns["pair"].detectable == pytest.approx(board.plan("pass@1").pairs[0].detectable, abs=1e-12)
     assert (ns["c"].diff, ns["c"].p) == pytest.approx((ref.diff, ref.p), abs=1e-12)
     assert ns["pw"].models[0] != ns["pw"].models[1]
     # The log records kscore's metrics as specs (kscore/pass_at_k with its k, ...): `inspect score` in a

@@ -12,7 +12,8 @@
   ``@scorer(metrics=[...])``.
 * Epoch reducers: :func:`g_pass_at`, :func:`mg_pass_at`, :func:`maj_at`.
 * From logs: :func:`compare` (two logs, paired), :func:`compare_all` (every
-  pair, Holm-adjusted), :func:`power` (minimum detectable differences).
+  pair, Holm-adjusted), :func:`power` (the board's design plan: minimum
+  detectable differences, variance within and between samples).
 
 Examples:
     >>> from inspect_ai import Task
@@ -29,7 +30,7 @@ from ._require import check as _check
 
 _check()
 
-from ._logs import Power, board, compare, compare_all, mde_factor, power  # noqa: E402
+from ._logs import board, compare, compare_all, power  # noqa: E402
 from ._registry import (  # noqa: E402
     auc_at_k,
     avg_at_n,
@@ -60,6 +61,4 @@ __all__ = [
     "compare_all",
     "power",
     "board",
-    "mde_factor",
-    "Power",
 ]

@@ -10,39 +10,27 @@ difference over the samples both logs scored, its standard error, interval
 and two-sided p-value; Holm's step-down over all pairs). Nothing here
 re-implements a statistic.
 
-Power (docs/inspect.md, *Power*): with ``se`` the paired standard error of
-the mean difference over ``n`` samples (``se = s_d / sqrt(n)``, ``s_d`` the
-standard deviation of the per-sample differences of the metric's
-per-sample estimates: it holds both the spread between samples and the
-sampling of answers within them), a two-sided test at level
-``alpha = 1 - confidence`` detects a true difference ``delta`` with power
-``P`` when ``|delta| >= MDE``, where
-
-    MDE = (z_{1 - alpha/2} + z_P) * se,
-
-and the samples needed for the observed difference ``d`` to be detected
-with power ``P`` are ``n_P = n * (MDE / d)^2`` (the normal approximation the
-p-values use; ``se`` read as a per-sample ``s_d`` known in advance)."""
+Power: :func:`power` is the board's own design plan
+(``Leaderboard.plan``, docs/rankings.md, *Plan*): for each adjacent pair the
+smallest difference a two-sided paired test at ``1 - confidence`` detects
+with the power asked for, ``(z_{1-alpha/2} + z_power) * se`` (``se`` the
+paired standard error of the mean difference), the split of the per-sample
+differences' variance into its parts between samples and within them (the
+sampling of answers over epochs), and the samples or epochs per sample that
+would make the observed difference detectable."""
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
-from .. import _kscore
-from .._interval import z_value
 from ..formats import _inspect
 from ..formats._table import concat
 from ..leaderboard import Comparison, Leaderboard, Pairwise, leaderboard
+from ..leaderboard._plan import Plan
 
-FloatArray = npt.NDArray[np.float64]
 #: A log: an ``inspect_ai.log.EvalLog`` (with its samples, or read from its
 #: ``location``) or the path of a ``.eval`` / ``.json`` log.
 LogLike = Any
@@ -135,59 +123,20 @@ def compare_all(logs: Sequence[LogLike], *, metric: str = "pass@1", score: str |
     return lb.pairwise()
 
 
-@dataclass
-class Power:
-    """Power numbers of every pair of ``models`` (board order) on ``metric``:
-    ``[i, j]`` as in :class:`~kscore.leaderboard.Pairwise` (``diff``, its
-    standard error ``sigma``, common samples ``questions``); ``mde``: the
-    minimum detectable difference at ``power`` with a two-sided test at
-    ``alpha``; ``needed``: the samples for the observed ``diff`` to be
-    detected with that power (inf where ``diff`` is 0, NaN without a
-    standard error). See the module doc for the formula."""
-
-    metric: str
-    models: list[str]
-    diff: FloatArray
-    sigma: FloatArray
-    questions: npt.NDArray[np.int64]
-    mde: FloatArray
-    needed: FloatArray
-    alpha: float
-    power: float
-
-    def pair(self, a: str, b: str) -> dict[str, float]:
-        """One pair's numbers (a minus b)."""
-        i, j = self.models.index(a), self.models.index(b)
-        return {"diff": float(self.diff[i, j]), "sigma": float(self.sigma[i, j]),
-                "questions": float(self.questions[i, j]), "mde": float(self.mde[i, j]),
-                "needed": float(self.needed[i, j])}
-
-
-def mde_factor(confidence: float, power: float) -> float:
-    """``z_{1 - alpha/2} + z_power`` (``alpha = 1 - confidence``): the MDE
-    in standard errors (2.8016 at 95% and 80%)."""
-    if not 0.0 < power < 1.0:
-        raise ValueError(f"kscore.inspect: power must lie in (0, 1); got {power!r}")
-    return z_value(confidence) + float(_kscore.ndtri(power))
-
-
 def power(logs: Sequence[LogLike], *, metric: str = "pass@1", score: str | None = None, confidence: float = 0.95,
-          target: float = 0.8, names: Sequence[str] | None = None) -> Power:
-    """Minimum detectable differences and the samples needed, for every
-    pair of logs (same task, a model each), from the paired standard errors
-    of :func:`compare_all`.
+          target: float = 0.8, names: Sequence[str] | None = None) -> Plan:
+    """The design plan of the logs' board on ``metric`` at power ``target``
+    (``Leaderboard.plan``): per model, the variance of its per-sample
+    estimates within samples (over epochs) and between samples; per adjacent
+    pair (board order), the minimum detectable difference
+    (``pairs[i].detectable``), that difference with unlimited epochs
+    (``floor``), and the samples (``questions_needed``) or epochs per sample
+    (``samples_needed``) that would make the observed difference detectable.
 
     Examples:
         >>> from kscore.inspect import power
-        >>> pw = power(["a.eval", "b.eval"])  # doctest: +SKIP
-        >>> pw.pair(pw.models[0], pw.models[1])["mde"]  # doctest: +SKIP
+        >>> plan = power(["a.eval", "b.eval"])  # doctest: +SKIP
+        >>> plan.pairs[0].detectable, plan.lines()  # doctest: +SKIP
     """
-    factor = mde_factor(confidence, target)
-    pw = compare_all(logs, metric=metric, score=score, confidence=confidence, names=names)
-    mde = factor * pw.sigma
-    n = pw.questions.astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        needed = np.where(pw.diff == 0.0, math.inf, n * (mde / pw.diff) ** 2)
-    needed = np.where(np.isnan(mde), np.nan, np.ceil(needed))
-    np.fill_diagonal(needed, np.nan)
-    return Power(pw.metric, pw.models, pw.diff, pw.sigma, pw.questions, mde, needed, 1.0 - confidence, target)
+    lb, _ = board(logs, metric=metric, score=score, confidence=confidence, names=names)
+    return lb.plan(power=target)
