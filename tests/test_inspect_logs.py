@@ -26,7 +26,7 @@ import pytest
 pytest.importorskip("inspect_ai", reason="kscore.inspect needs inspect_ai (the test extra installs it)")
 
 import scorio.eval as se  # noqa: E402
-from inspect_ai.log import EvalLog, read_eval_log  # noqa: E402
+from inspect_ai.log import EvalLog, read_eval_log, write_eval_log  # noqa: E402
 from scipy.stats import norm  # noqa: E402
 
 import kscore  # noqa: E402
@@ -75,6 +75,11 @@ def test_compare_two_logs(logs: dict[str, tuple[EvalLog, np.ndarray]], tmp_path:
     board = kscore.leaderboard(str(tmp_path), metrics="pass@1")
     ref = board.compare("mockllm/a", "mockllm/b")
     assert (ki.compare(la, lb).diff, ki.compare(la, lb).p) == pytest.approx((ref.diff, ref.p), abs=1e-12)
+    # a .json log (inspect's other format) reads the same
+    json_a = tmp_path / "a.json"
+    write_eval_log(la, str(json_a))
+    assert (ki.compare(json_a, lb.location).diff, ki.compare(json_a, lb.location).p) == pytest.approx((diff, p),
+                                                                                                   abs=1e-12)
     # a larger budget, and the other order
     c4 = ki.compare(lb, la, metric="pass@4")
     assert (c4.diff, c4.sigma, c4.p) == pytest.approx(reference(B, A, 4), abs=1e-12)
