@@ -36,7 +36,9 @@ def _body(board: Board, level: int) -> list[str]:
         out += [f'<p class="foot">{escape(board.curve_note)}</p>'] if board.curve_note else []
     matrix = matrix_html(board)
     if matrix and board.pairwise is not None:
-        out += [f"<{h}>Pairwise comparisons: {escape(board.pairwise.metric)} ({n} models)</{h}>", matrix]
+        shown = len(board.pairwise.difference)
+        what = f"{n} models" if shown == n else f"top {shown} of {n} models; the table's 'vs next' column: each model against the next"
+        out += [f"<{h}>Pairwise comparisons: {escape(board.pairwise.metric)} ({escape(what)})</{h}>", matrix]
     if board.subsets:
         out.append(f"<{h}>Subsets</{h}>")
     sub = f"h{min(level + 1, 6)}"
