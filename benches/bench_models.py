@@ -91,8 +91,8 @@ DUCKDB = """
 import duckdb, sys
 con = duckdb.connect()
 t = con.execute("SELECT model, question, count(*) AS n, sum(correct) AS c FROM read_parquet(?) "
-                "GROUP BY model, question", [sys.argv[1]]).fetch_arrow_table()
-print(t.num_rows)
+                "GROUP BY model, question", [sys.argv[1]]).fetchnumpy()
+print(len(t["n"]))
 """
 
 
