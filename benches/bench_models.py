@@ -121,6 +121,8 @@ def main() -> None:
     ap.add_argument("--formats", default="table,csv,html")
     ap.add_argument("--limit-gb", type=float, default=6.0, help="address-space limit of each run (ulimit -v)")
     ap.add_argument("--label", default="kscore")
+    ap.add_argument("--extra", default="", help="more CSV runs with these flags, ';'-separated, e.g. "
+                                                "'--adjust holm;--adjust simultaneous'")
     args = ap.parse_args()
     root = Path(args.dir)
     root.mkdir(parents=True, exist_ok=True)
@@ -135,16 +137,19 @@ def main() -> None:
         label = f"{models:,} x {questions} x {args.samples}"
         wall, rss, status = timed([args.python, "-c", DUCKDB, str(path)], env, args.limit_gb)
         print(f"| {label} | DuckDB GROUP BY | {wall:.2f} | {rss:.2f} | | {status} |", flush=True)
-        for fmt in args.formats.split(","):
+        runs = [(fmt, []) for fmt in args.formats.split(",")]
+        runs += [("csv", flags.split()) for flags in args.extra.split(";") if flags.strip()]
+        for fmt, flags in runs:
             out = root / f"out_{models}x{questions}.{ {'table': 'txt'}.get(fmt, fmt) }"
             cmd = [args.python, "-m", "kscore.cli", "leaderboard", str(path), "--quiet"]
             cmd += ["--output", str(out)] if fmt != "table" else []
-            cmd += ["--format", fmt]
+            cmd += ["--format", fmt, *flags]
             if fmt == "table":  # the terminal table, printed to a file by the shell's redirection
                 cmd = ["bash", "-c", " ".join(cmd) + f" > {out}"]
             wall, rss, status = timed(cmd, env, args.limit_gb)
             size = f"{out.stat().st_size / 1e6:.1f} MB" if out.exists() and status == "ok" else ""
-            print(f"| {label} | {args.label} {fmt} | {wall:.2f} | {rss:.2f} | {size} | {status} |", flush=True)
+            what = f"{args.label} {fmt}" + (" " + " ".join(flags) if flags else "")
+            print(f"| {label} | {what} | {wall:.2f} | {rss:.2f} | {size} | {status} |", flush=True)
             if out.exists():
                 out.unlink()
     print(f"load average at end: {os.getloadavg()[0]:.2f}", flush=True)

@@ -289,6 +289,107 @@ def _screened(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, al
             _count(better, worse, a, b, sig, sd)
 
 
+#: Tiles of the folded count: rows x columns (1 or 2 MB: in cache).
+TILE_ROWS, TILE_COLS = 256, 1024
+#: Past this many models, on at most SINGLE_QUESTIONS questions, the folded
+#: count's products are float32 (their margin grows with the questions:
+#: beyond, so many pairs fall in it that float64 is faster).
+SINGLE = 2000
+SINGLE_QUESTIONS = 32
+
+
+def _folded(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, alpha: float) -> None:
+    """The unadjusted counts on a full grid without clusters from one matrix
+    product per tile. ``|t| >= T`` is ``F_ij = c sd^2 - T^2 (s2_i + s2_j -
+    2 G_ij) >= 0`` (``sd = s_i - s_j``, ``c = (n - 1 + T^2) / n``; from
+    ``t^2 = sd^2 (n - 1) / (n ss)``, ``ss = s2_i + s2_j - 2 G_ij - sd^2 /
+    n``), and ``F = A B^T`` with ``A_i = [x0_i, s_i, a_i, 1]``, ``B_j =
+    [2 T^2 x0_j, -2 c s_j, 1, a_j]``, ``a_i = c s_i^2 - T^2 s2_i``: the
+    test is the sign of a product, no pass per term. The models are taken
+    in decreasing order of ``s``, so that in a row the columns after it are
+    the models it may beat. ``F`` is decided where it is clear of 0 by far
+    more than rounding can move it or the matrices' statistics differ from
+    it (1e-9 of the terms' size); a row with a pair closer than that is
+    decided by the exact statistics (:meth:`Pairs.block`)."""
+    T = u_star * math.sqrt(2.0)
+    T2 = T * T
+    n = float(pairs.Q)
+    c = (n - 1.0 + T2) / n
+    s, s2 = pairs.s, pairs.s2
+    perm = np.argsort(-s, kind="stable")
+    a = c * s * s - T2 * s2
+    ones = np.ones((pairs.L, 1))
+    L = pairs.L
+    # Past SINGLE models (few questions), the products in float32 (twice the speed; no board there is compared
+    # with the matrices): the margin grows to cover float32's rounding, and the pairs within it
+    # are decided in float64 (Pairs.listed) instead of by the exact block.
+    single = L > SINGLE and n <= SINGLE_QUESTIONS
+    dtype = np.float32 if single else np.float64
+    A = np.hstack([pairs.X0, s[:, None], a[:, None], ones])[perm].astype(dtype)
+    B = np.hstack([2.0 * T2 * pairs.X0, -2.0 * c * s[:, None], ones, a[:, None]])[perm].astype(dtype)
+    size = c * 4.0 * float(np.max(np.abs(s))) ** 2 + 4.0 * T2 * float(s2.max()) + 1e-300
+    delta = (8.0 * (n + 4.0) * float(np.finfo(np.float32).eps) if single else 1e-9) * size
+    unsure: list[IntArray] = []  # (board index, board index) of the pairs left to the exact statistics
+    with one_thread(float(TILE_ROWS) * TILE_COLS * (n + 3.0)):
+        for r0 in range(0, L, TILE_ROWS):
+            r1 = min(r0 + TILE_ROWS, L)
+            w = np.zeros(r1 - r0, np.int64)
+            for c0 in range(r0, L, TILE_COLS):
+                c1 = min(c0 + TILE_COLS, L)
+                F = A[r0:r1] @ B[c0:c1].T
+                if c0 == r0:  # (each pair once: column after row)
+                    F[np.arange(c1 - c0)[None, :] <= np.arange(r1 - r0)[:, None]] = -np.inf
+                sure = F > delta
+                s8 = sure.view(np.int8)
+                w += np.add.reduce(s8, axis=1, dtype=np.int32)
+                better[perm[c0:c1]] += np.add.reduce(s8, axis=0, dtype=np.int32)
+                maybe = F >= -delta
+                if np.count_nonzero(maybe) != np.count_nonzero(sure):
+                    rr, cc = np.nonzero(maybe & ~sure)
+                    unsure.append(np.stack([perm[r0 + rr], perm[c0 + cc]], axis=1))
+            worse[perm[r0:r1]] += w
+    if unsure and not single:  # (rare: a pair at the threshold, or identical models)
+        _exact_pairs(pairs, np.concatenate(unsure), better, worse, u_star, alpha)
+    elif unsure:
+        _listed_pairs(pairs, np.concatenate(unsure), better, worse, u_star, alpha)
+
+
+def _listed_pairs(pairs: Pairs, ij: IntArray, better: IntArray, worse: IntArray, u_star: float,
+                  alpha: float) -> None:
+    """:func:`_exact_pairs` with each pair's statistics summed on its own
+    (:meth:`Pairs.listed`), vectorised: for many pairs of a large board."""
+    for k in range(0, len(ij), 1 << 16):
+        i, j = ij[k:k + (1 << 16), 0], ij[k:k + (1 << 16), 1]
+        d, se, _ = pairs.listed(i, j)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = np.where(se > 0, d / se, np.where(d == 0, 0.0, np.sign(d) * np.inf))
+        t[np.isnan(se)] = np.nan
+        sig = _unadjusted(_u(t), u_star, alpha)
+        up, dn = sig & (d > 0), sig & (d < 0)
+        np.add.at(worse, i[up], 1)
+        np.add.at(better, j[up], 1)
+        np.add.at(better, i[dn], 1)
+        np.add.at(worse, j[dn], 1)
+
+
+def _exact_pairs(pairs: Pairs, ij: IntArray, better: IntArray, worse: IntArray, u_star: float,
+                 alpha: float) -> None:
+    """Adds the listed pairs (board indices), decided by the exact
+    statistics: the row of the earlier model of each, as the blocks make it."""
+    lo, hi = np.minimum(ij[:, 0], ij[:, 1]), np.maximum(ij[:, 0], ij[:, 1])
+    for i in np.unique(lo).tolist():
+        cols = hi[lo == i]
+        d, se, _ = pairs.block(i, i + 1)  # row i against columns i..L
+        t = t_stat(d, se, 0)[0, cols - i]
+        sig = _unadjusted(_u(t), u_star, alpha)
+        dd = d[0, cols - i]
+        up, dn = cols[sig & (dd > 0)], cols[sig & (dd < 0)]
+        worse[i] += len(up)
+        better[up] += 1
+        better[i] += len(dn)
+        worse[dn] += 1
+
+
 def _u(t: FloatArray) -> FloatArray:
     return np.abs(t) / math.sqrt(2.0)  # (p_two_sided's argument of erfc, to the bit)
 
@@ -372,7 +473,7 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
     p_crit: float | None = None
     t_crit: float | None = None
     if used == "none" and pairs.full and cluster is None and pairs.Q > 1:
-        _screened(pairs, better, worse, u_star, alpha)
+        _folded(pairs, better, worse, u_star, alpha)
     elif used == "none":
         for a, b, diff, _, t in pairs.blocks():
             _count(better, worse, a, b, _unadjusted(_u(t), u_star, alpha), diff)
