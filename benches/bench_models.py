@@ -128,7 +128,7 @@ def main() -> None:
     root.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, COLUMNS="120")
     print(f"load average at start: {os.getloadavg()[0]:.2f}", flush=True)
-    print(f"| board | what | seconds | peak RSS GB | output | status |\n|---|---|---|---|---|---|", flush=True)
+    print("| board | what | seconds | peak RSS GB | output | status |\n|---|---|---|---|---|---|", flush=True)
     for spec in args.boards.split(","):
         models, questions = (int(x) for x in spec.split("x"))
         path = root / f"board_{models}x{questions}x{args.samples}.parquet"

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import kscore
-from tests import rank_oracle as oracle
 from kscore.leaderboard._pair_rows import pair_rows
 from kscore.leaderboard._ranges import rank_sets
 from kscore.leaderboard._stats import holm, p_two_sided
+from tests import rank_oracle as oracle
 
 
 def _board(rng: np.random.Generator, L: int, Q: int, spread: float, kind: int) -> tuple[

@@ -17,8 +17,8 @@ import numpy.typing as npt
 from .._interval import z_value
 from ._compare import dense
 from ._issues import LeaderboardError
-from ._rank import scored_models
 from ._ranges import Pairs, RankSets
+from ._rank import scored_models
 from ._stats import p_two_sided
 
 if TYPE_CHECKING:

@@ -54,7 +54,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .. import _kscore
 from ._blas import one_thread
 
 FloatArray = npt.NDArray[np.float64]
@@ -162,7 +161,8 @@ class Pairs:
                 self.part_sums = [X0[:, part].sum(axis=1) for part in self.parts]
 
     def rows_per_block(self) -> int:
-        return max(1, BLOCK // max(self.L, 1))
+        """Rows of a block: :data:`BLOCK` entries."""
+        return max(1, BLOCK // max(int(self.L), 1))
 
     def block(self, a: int, b: int) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Rows ``a..b`` against columns ``a..L``: ``diff``, ``se`` and the
@@ -325,8 +325,8 @@ def _folded(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, alph
     # are decided in float64 (Pairs.listed) instead of by the exact block.
     single = L > SINGLE and n <= SINGLE_QUESTIONS
     dtype = np.float32 if single else np.float64
-    A = np.hstack([pairs.X0, s[:, None], a[:, None], ones])[perm].astype(dtype)
-    B = np.hstack([2.0 * T2 * pairs.X0, -2.0 * c * s[:, None], ones, a[:, None]])[perm].astype(dtype)
+    A: npt.NDArray[Any] = np.hstack([pairs.X0, s[:, None], a[:, None], ones])[perm].astype(dtype)
+    B: npt.NDArray[Any] = np.hstack([2.0 * T2 * pairs.X0, -2.0 * c * s[:, None], ones, a[:, None]])[perm].astype(dtype)
     size = c * 4.0 * float(np.max(np.abs(s))) ** 2 + 4.0 * T2 * float(s2.max()) + 1e-300
     delta = (8.0 * (n + 4.0) * float(np.finfo(np.float32).eps) if single else 1e-9) * size
     unsure: list[IntArray] = []  # (board index, board index) of the pairs left to the exact statistics

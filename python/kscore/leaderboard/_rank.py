@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from ._ranges import RankSets
 from ._metrics import ModelRow
+from ._ranges import RankSets
 from ._spec import Metric
 
 

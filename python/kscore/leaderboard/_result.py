@@ -11,8 +11,8 @@ from ._compare import Comparison, Pairwise, compare, pairwise
 from ._counts import Counts
 from ._issues import LeaderboardError
 from ._metrics import ModelRow, Scores
-from ._rank import rank_label, scored_models
 from ._ranges import RankSets
+from ._rank import rank_label, scored_models
 from ._spec import Metric
 
 #: The ``group`` of the overall board in tables with ``by`` groups.

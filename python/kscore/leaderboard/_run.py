@@ -26,8 +26,8 @@ from ._issues import Issues, LeaderboardError
 from ._metrics import INTERVALS, Scores, compute, scores
 from ._pages import on_small_pages
 from ._progress import Progress
-from ._rank import rank, scored_models, sort_rows
 from ._ranges import ADJUST, rank_sets
+from ._rank import rank, scored_models, sort_rows
 from ._result import Leaderboard
 from ._source import Source, open_source
 from ._spec import Metric, default_ks, parse_ks, parse_metrics, resolve_sort

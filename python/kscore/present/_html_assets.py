@@ -4,7 +4,8 @@ The script does four things: sorts a table when a header is clicked (a
 second click reverses it); on load, clicks the headers named in the URL's
 ``#sort=A,B`` (the same click, so a test can check sorting by reading the
 page after load); filters a table's rows to the models whose name holds
-the text typed in the box above it (``#find=TEXT`` types it on load); and builds each pairwise matrix from its JSON data, so
+the text typed in the box above it (``#find=TEXT`` types it on load); and
+builds each pairwise matrix from its JSON data, so
 that a 200 x 200 matrix costs its numbers, not 40,000 tags.
 """
 

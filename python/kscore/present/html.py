@@ -42,7 +42,8 @@ def _body(board: Board, level: int) -> list[str]:
     matrix = matrix_html(board)
     if matrix and board.pairwise is not None:
         shown = len(board.pairwise.difference)
-        what = f"{n} models" if shown == n else f"top {shown} of {n} models; the table's 'vs next' column: each model against the next"
+        what = (f"{n} models" if shown == n else
+                f"top {shown} of {n} models; the table's 'vs next' column: each model against the next")
         out += [f"<{h}>Pairwise comparisons: {escape(board.pairwise.metric)} ({escape(what)})</{h}>", matrix]
     if board.subsets:
         out.append(f"<{h}>Subsets</{h}>")

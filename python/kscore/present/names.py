@@ -182,7 +182,8 @@ def _neighbour_regions(distinct: list[str]) -> dict[str, list[tuple[int, int]]]:
     for part in np.split(np.arange(len(i)), cuts):
         name = distinct[int(i[part[0]])]
         words, _, starts = _words(name)
-        spans = {_differing_words(words, starts, int(x), int(y)) for x, y in set(zip(a[part].tolist(), b[part].tolist()))}
+        ends = set(zip(a[part].tolist(), b[part].tolist()))
+        spans = {_differing_words(words, starts, int(x), int(y)) for x, y in ends}
         found[name] = [s for s in spans if not any(t != s and s[0] <= t[0] and t[1] <= s[1] for t in spans)]
     return found
 
