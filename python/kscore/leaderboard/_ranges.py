@@ -147,9 +147,10 @@ class Pairs:
             self.s = X0.sum(axis=1)
             self.s2 = np.empty(L)
             step = max(1, BLOCK // max(L, 1))
-            for a in range(0, L, step):
-                b = min(a + step, L)
-                self.s2[a:b] = np.diagonal(X0[a:b] @ X0[a:b].T)  # (the Gram matrix's diagonal, products as its)
+            with one_thread(float(step) * step * Q):
+                for a in range(0, L, step):
+                    b = min(a + step, L)
+                    self.s2[a:b] = np.diagonal(X0[a:b] @ X0[a:b].T)  # (the Gram matrix's diagonal, as its products)
         else:
             self.XX = X0 * X0
         self.parts: list[IntArray] = []

@@ -29,6 +29,8 @@ def _interval(lb: Leaderboard) -> str:
 #: (more would be a matrix nobody reads and a page growing as L^2); the
 #: table's "vs next" column gives each model against the next.
 MATRIX_MODELS = 40
+#: The curves drawn on the page: those of the first this many models.
+CURVE_MODELS = 200
 
 
 def _ranks(lb: Leaderboard) -> str:
@@ -150,7 +152,8 @@ def board_from_leaderboard(lb: Leaderboard, curves: bool = False, top: int | Non
                   [r.rank for r in rows], metrics, footer=footer(lb), info=info, sort=lb.sort.name, notes=notes,
                   interval_note=interval_note(lb))
     if curves:
-        board.curves = leaderboard_curves(lb, board.models)
+        drawn = board.models[:CURVE_MODELS]  # (a panel per model: past a few hundred, nobody reads them)
+        board.curves = leaderboard_curves(lb, drawn) + [None] * (len(board.models) - len(drawn))
         board.curve_label = "pass@k"
         board.curve_note = curve_note(lb)
     return board
