@@ -134,12 +134,14 @@ def _csv_head(lb: Leaderboard) -> list[str]:
     return head
 
 
-def _csv_rows(board: Board) -> list[list[Any]]:
+def _csv_rows(board: Board) -> list[list[str]]:
+    """The rows' CSV fields, each already as written (the model's name
+    quoted where it must be; numbers and rank labels never need it)."""
     lb = board.lb
-    out: list[list[Any]] = []
+    out: list[list[str]] = []
     for r in board.rows:
-        line: list[Any] = [rank_label(r), r.rank[0] if r.rank else "", r.rank[1] if r.rank else "", r.model,
-                           r.questions, r.n_min, r.n_max, repr(r.accuracy)]
+        line: list[str] = [rank_label(r), str(r.rank[0]) if r.rank else "", str(r.rank[1]) if r.rank else "",
+                           _csv_field(r.model), str(r.questions), str(r.n_min), str(r.n_max), repr(r.accuracy)]
         for m in lb.metrics:
             v = r.values.get(m.name)
             width = 5 if lb.interval == "posterior" else 4
@@ -159,9 +161,8 @@ def to_csv(board: Board) -> str:
     by = board.lb.by is not None
     w.writerow((["group"] if by else []) + _csv_head(board.lb))
     for b in [board, *board.groups] if by else [board]:
-        label = ALL if b.lb.group is None else b.lb.group
-        for line in _csv_rows(b):
-            w.writerow(([label] if by else []) + line)
+        label = [_csv_field(ALL if b.lb.group is None else b.lb.group)] if by else []
+        buf.write("".join(",".join(label + line) + "\n" for line in _csv_rows(b)))
     return buf.getvalue()
 
 

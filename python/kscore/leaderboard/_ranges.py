@@ -47,6 +47,7 @@ Decisions, for ``alpha = 1 - confidence``:
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -297,6 +298,8 @@ TILE_ROWS, TILE_COLS = 256, 1024
 #: beyond, so many pairs fall in it that float64 is faster).
 SINGLE = 2000
 SINGLE_QUESTIONS = 32
+#: Threads of the folded count (bands of rows; the sums are the same whatever the order).
+THREADS = min(4, os.cpu_count() or 1)
 
 
 def _folded(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, alpha: float) -> None:
@@ -330,25 +333,51 @@ def _folded(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, alph
     B: npt.NDArray[Any] = np.hstack([2.0 * T2 * pairs.X0, -2.0 * c * s[:, None], ones, a[:, None]])[perm].astype(dtype)
     size = c * 4.0 * float(np.max(np.abs(s))) ** 2 + 4.0 * T2 * float(s2.max()) + 1e-300
     delta = (8.0 * (n + 4.0) * float(np.finfo(np.float32).eps) if single else 1e-9) * size
+    def rows(r0: int) -> tuple[IntArray, IntArray, list[IntArray]]:
+        """One band of rows against the columns after it: the band's
+        ``worse`` counts, the columns' ``better`` counts (from r0 on), and
+        the pairs within the margin."""
+        r1 = min(r0 + TILE_ROWS, L)
+        w = np.zeros(r1 - r0, np.int64)
+        bt = np.zeros(L - r0, np.int64)
+        near: list[IntArray] = []
+        for c0 in range(r0, L, TILE_COLS):
+            c1 = min(c0 + TILE_COLS, L)
+            F = A[r0:r1] @ B[c0:c1].T
+            if c0 == r0:  # (each pair once: column after row)
+                F[np.arange(c1 - c0)[None, :] <= np.arange(r1 - r0)[:, None]] = -np.inf
+            sure = F > delta
+            s8 = sure.view(np.int8)
+            w += np.add.reduce(s8, axis=1, dtype=np.int32)
+            bt[c0 - r0:c1 - r0] += np.add.reduce(s8, axis=0, dtype=np.int32)
+            maybe = F >= -delta
+            if np.count_nonzero(maybe) != np.count_nonzero(sure):
+                rr, cc = np.nonzero(maybe & ~sure)
+                near.append(np.stack([perm[r0 + rr], perm[c0 + cc]], axis=1))
+        return w, bt, near
+
     unsure: list[IntArray] = []  # (board index, board index) of the pairs left to the exact statistics
+
+    def add(r0: int, done: tuple[IntArray, IntArray, list[IntArray]]) -> None:
+        w, bt, near = done
+        worse[perm[r0:r0 + len(w)]] += w
+        better[perm[r0:]] += bt
+        unsure.extend(near)
+
+    bands = range(0, L, TILE_ROWS)
     with one_thread(float(TILE_ROWS) * TILE_COLS * (n + 3.0)):
-        for r0 in range(0, L, TILE_ROWS):
-            r1 = min(r0 + TILE_ROWS, L)
-            w = np.zeros(r1 - r0, np.int64)
-            for c0 in range(r0, L, TILE_COLS):
-                c1 = min(c0 + TILE_COLS, L)
-                F = A[r0:r1] @ B[c0:c1].T
-                if c0 == r0:  # (each pair once: column after row)
-                    F[np.arange(c1 - c0)[None, :] <= np.arange(r1 - r0)[:, None]] = -np.inf
-                sure = F > delta
-                s8 = sure.view(np.int8)
-                w += np.add.reduce(s8, axis=1, dtype=np.int32)
-                better[perm[c0:c1]] += np.add.reduce(s8, axis=0, dtype=np.int32)
-                maybe = F >= -delta
-                if np.count_nonzero(maybe) != np.count_nonzero(sure):
-                    rr, cc = np.nonzero(maybe & ~sure)
-                    unsure.append(np.stack([perm[r0 + rr], perm[c0 + cc]], axis=1))
-            worse[perm[r0:r1]] += w
+        # Bands on a few threads (numpy and BLAS release the GIL), handed out one at a time so
+        # that a thread slowed by another process's work delays no other; added up in order.
+        workers = min(THREADS, len(bands))
+        if workers > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(workers) as pool:
+                for r0, done in zip(bands, pool.map(rows, bands)):
+                    add(r0, done)
+        else:
+            for r0 in bands:
+                add(r0, rows(r0))
     if unsure and not single:  # (rare: a pair at the threshold, or identical models)
         _exact_pairs(pairs, np.concatenate(unsure), better, worse, u_star, alpha)
     elif unsure:
