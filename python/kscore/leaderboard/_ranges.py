@@ -465,12 +465,15 @@ def holm_crit(u_sorted: FloatArray, m: int, alpha: float) -> float | None:
     of the pairs with ``p < alpha``, sorted decreasing, ``m`` the family's
     size: the first position ``l`` with ``(m - l) p_(l) >= alpha`` ends the
     rejections (``holm()`` in _stats.py computes the same products)."""
-    factor = (m - np.arange(len(u_sorted))).astype(np.float64)
-    unsure = np.flatnonzero(erfc_upper(u_sorted) * factor >= alpha)
     stop = len(u_sorted)
-    for k in unsure.tolist():
-        if math.erfc(float(u_sorted[k])) * factor[k] >= alpha:
-            stop = k
+    for a in range(0, len(u_sorted), 1 << 20):  # (a chunk at a time: no array as long as the pairs)
+        u = u_sorted[a:a + (1 << 20)]
+        factor = (m - np.arange(a, a + len(u))).astype(np.float64)
+        for k in np.flatnonzero(erfc_upper(u) * factor >= alpha).tolist():
+            if math.erfc(float(u[k])) * factor[k] >= alpha:
+                stop = a + k
+                break
+        if stop < len(u_sorted):
             break
     return None if stop == 0 else math.erfc(float(u_sorted[stop - 1]))
 
@@ -514,8 +517,10 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
             u = _u(t)
             m += int(np.count_nonzero(~np.isnan(u)))
             kept.append(u[_unadjusted(u, u_star, alpha)])
-        u_sig = -np.sort(-np.concatenate(kept)) if kept else np.zeros(0)
+        u_sig = np.concatenate(kept) if kept else np.zeros(0)
         del kept
+        u_sig.sort()  # (in place, then read backwards: no copy of what can be 8 bytes per pair)
+        u_sig = u_sig[::-1]
         p_crit = holm_crit(u_sig, m, alpha)
         if used == "simultaneous":
             t_crit = step_down(pairs, alpha, m, u_sig)
