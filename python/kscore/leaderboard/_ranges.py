@@ -569,9 +569,9 @@ def step_down(pairs: Pairs, alpha: float, m: int, u_sig: FloatArray) -> float | 
     ``|t|`` above it are rejected (module docstring). None: none is."""
     from .._interval import z_value
 
+    if m == 0 or pairs.Q < 2 or (pairs.cluster is not None and len(pairs.parts) < 2):
+        return None  # (no testable pair: every standard error needs two questions / clusters)
     E, scale = _scale(pairs)
-    if E.shape[1] < 2 or m == 0:
-        return None
     rng = np.random.default_rng(SEED)
     Z = (E @ rng.standard_normal((E.shape[1], DRAWS)) * scale).astype(np.float32)  # models x draws
     t_sig = u_sig * math.sqrt(2.0)  # the |t| of the pairs with p < alpha
