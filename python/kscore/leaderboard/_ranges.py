@@ -293,6 +293,9 @@ def _screened(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, al
 
 #: Tiles of the folded count: rows x columns (1 or 2 MB: in cache).
 TILE_ROWS, TILE_COLS = 256, 1024
+#: Holm's ranges keep one float per pair significant at alpha: past this
+#: many (0.5 GB), a clear error instead of running out of memory.
+HOLM_MAX_KEPT = 60_000_000
 #: Past this many models, on at most SINGLE_QUESTIONS questions, the folded
 #: count's products are float32 (their margin grows with the questions:
 #: beyond, so many pairs fall in it that float64 is faster).
@@ -513,10 +516,19 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
     else:
         m = 0
         kept: list[FloatArray] = []
+        count = 0
         for _, _, _, _, t in pairs.blocks():
             u = _u(t)
             m += int(np.count_nonzero(~np.isnan(u)))
             kept.append(u[_unadjusted(u, u_star, alpha)])
+            count += len(kept[-1])
+            if count > HOLM_MAX_KEPT:
+                from ._issues import LeaderboardError
+
+                raise LeaderboardError(
+                    f"--adjust {adjust} on {L:,} models keeps the t statistic of every pair significant at "
+                    f"{alpha:g} (over {HOLM_MAX_KEPT:,}, {8 * HOLM_MAX_KEPT / 1e9:.1f} GB): use --adjust none, "
+                    "or rank fewer models (a subset, or --top after a first run)")
         u_sig = np.concatenate(kept) if kept else np.zeros(0)
         del kept
         u_sig.sort()  # (in place, then read backwards: no copy of what can be 8 bytes per pair)
