@@ -251,46 +251,6 @@ def t_stat(diff: FloatArray, se: FloatArray, a: int) -> FloatArray:
     return t
 
 
-def _screened(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, alpha: float) -> None:
-    """The unadjusted counts on a full grid without clusters, in half the
-    passes: ``|t| >= T`` is ``r = sd^2 (n - 1) / n - T^2 ss >= 0`` (``sd``:
-    the difference of the sums, ``ss`` the centred sum of squares of the
-    differences; ``t^2 = sd^2 (n - 1) / (n ss)``), decided on ``r`` where
-    it is clear of 0 by far more than rounding can move it (1e-9 of the
-    terms' size; the exact statistics differ from these by a few ulps of
-    the same terms), and by the exact statistics (:meth:`Pairs.block`,
-    :func:`_unadjusted`) for a block with any pair closer than that."""
-    T = u_star * math.sqrt(2.0)
-    T2 = T * T * (1.0 + 1e-12)  # (|t| >= T: u >= u_star up to the rounding of |t| / sqrt 2)
-    n = float(pairs.Q)
-    X0, s, s2 = pairs.X0, pairs.s, pairs.s2
-    step = pairs.rows_per_block()
-    with one_thread(float(pairs.L) * step * n):
-        for a in range(0, pairs.L, step):
-            b = min(a + step, pairs.L)
-            G = X0[a:b] @ X0[a:].T
-            G *= -2.0
-            G += s2[a:b, None]
-            G += s2[None, a:]  # sd2: the sum of squared differences
-            sd = s[a:b, None] - s[None, a:]
-            sq = sd * sd
-            sq *= 1.0 / n
-            G -= sq  # ss
-            sq *= n - 1.0
-            G *= T2
-            scale = 1e-9 * (T2 * 4.0 * float(s2.max()) + float(sq.max()) + 1e-300)
-            sq -= G  # r
-            sig = sq > scale
-            unsure = sq >= -scale
-            unsure ^= sig
-            sig[:, : b - a] &= np.triu(np.ones((b - a, b - a), bool), 1)  # (each pair once: j > i)
-            unsure[:, : b - a] &= np.triu(np.ones((b - a, b - a), bool), 1)
-            if unsure.any():  # (rare: a pair at the threshold, or identical models) the exact path
-                diff, se, _ = pairs.block(a, b)
-                sig = _unadjusted(_u(t_stat(diff, se, a)), u_star, alpha)
-            _count(better, worse, a, b, sig, sd)
-
-
 #: Tiles of the folded count: rows x columns (1 or 2 MB: in cache).
 TILE_ROWS, TILE_COLS = 256, 1024
 #: Holm's ranges keep one float per pair significant at alpha: past this
