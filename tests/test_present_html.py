@@ -155,3 +155,39 @@ def test_cli_writes_the_page_with_every_model_and_the_matrix(tmp_path: Path) -> 
     assert all(metric in _main_table(dom) for metric in board_json["models"][0]["metrics"])
     assert "Pairwise comparisons" in dom and "interval over questions" in dom
     assert not [line for line in _console(run.stderr) if "Refused" in line or "Error" in line]
+
+
+@needs_browser
+def test_page_of_10000_models_is_small_and_finds_a_model(tmp_path: Path) -> None:
+    # Issue 26: a sweep of 10,000 checkpoints with alike names, 100
+    # questions x 4 samples: the page stays under 20 MB (the matrix for the
+    # top models only, a "vs next" column for the rest) and its search box
+    # finds one model among them.
+    import numpy as np
+    import pandas as pd
+
+    import kscore
+    from kscore.present.from_leaderboard import MATRIX_MODELS, page_board
+
+    rng = np.random.default_rng(3)
+    L, Q = 10_000, 100
+    names = [f"sweep-{i % 7}/qwen2.5-7b-grpo-lr{('1e-6', '2e-6', '5e-6')[i // 7 % 3]}-seed{i // 21 % 8}-"
+             f"step{i:06d}" for i in range(L)]
+    p = 1 / (1 + np.exp(-(rng.normal(0, 0.4, L)[:, None] - rng.normal(0, 1.5, Q))))
+    counts = pd.DataFrame({"model": np.repeat(names, Q), "question": np.tile([f"q{j}" for j in range(Q)], L),
+                           "n": 4, "c": rng.binomial(4, p).ravel()})
+    lb = kscore.leaderboard(counts, metrics="pass@1,bayes@N")
+    b = page_board(lb)
+    assert b.pairwise is not None and len(b.pairwise.difference) == MATRIX_MODELS
+    page = render_html(b)
+    assert len(page.encode()) < 20e6
+    target = lb.rows[6543].model
+    path = tmp_path / "board.html"
+    path.write_text(page, encoding="utf-8")
+    run = _chromium(tmp_path, "--dump-dom", path.as_uri() + "#find=" + quote(target.split("/")[1]))
+    table = _main_table(run.stdout)
+    shown = [unescape(m) for m in re.findall(r'<tr data-i="\d+">.*?<td class="name">([^<]*)</td>', table)]
+    assert shown == [target]  # (hidden rows carry hidden="")
+    assert len(re.findall(r'<tr data-i="\d+" hidden=""', table)) == L - 1
+    assert f"1 of {L} models" in run.stdout
+    assert not [line for line in _console(run.stderr) if "Uncaught" in line or "Error" in line]

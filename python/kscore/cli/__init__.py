@@ -63,6 +63,13 @@ def build_parser() -> argparse.ArgumentParser:
                           "comparisons of every two models")
     out.add_argument("--output", "-o", metavar="FILE", help="write the leaderboard to FILE instead of stdout")
     out.add_argument("--top", type=int, metavar="N", help="show only the first N models")
+    out.add_argument("--pairwise", nargs="+", metavar="WHICH",
+                     help="the paired comparisons json and --pairwise-output give: all, adjacent (each model and the "
+                          "next), top N (every pair of the first N), none (default: all up to 200 models, else "
+                          "adjacent)")
+    out.add_argument("--pairwise-output", metavar="FILE",
+                     help="stream those pairs to FILE, a row per pair (CSV, or JSON Lines for .jsonl): never held "
+                          "in memory, so --pairwise all works on any board")
     out.add_argument("--wide", action="store_true",
                      help="the table with every column and full intervals, however wide (default: compact cells "
                           "that fit the terminal, 80 columns when piped)")
@@ -164,9 +171,11 @@ def add_common(p: argparse.ArgumentParser) -> None:
     met.add_argument("--by", metavar="COLUMN",
                      help="a question column (subject, difficulty, dataset): one leaderboard per value plus the "
                           "overall one")
-    met.add_argument("--adjust", choices=["none", "holm"], default="none",
-                     help="p-values behind the rank ranges: none (default, each pair tested at 1 - confidence) "
-                          "or holm (Holm's correction over all pairs)")
+    met.add_argument("--adjust", choices=["none", "holm", "simultaneous"], default="none",
+                     help="paired tests behind the rank ranges: none (default, each pair tested at 1 - confidence), "
+                          "holm (Holm's correction over all pairs) or simultaneous (step-down max-t over all pairs: "
+                          "every model's range holds at once at --confidence, no wider than Holm's; the footer "
+                          "names the models that could be #1)")
     met.add_argument("--confidence", type=float, default=0.95, help="level of the intervals and tests (default 0.95)")
 
 
@@ -269,24 +278,54 @@ def leaderboard(args: argparse.Namespace) -> int:
     if args.top is not None and args.top < 1:
         raise CliError("--top must be at least 1")
     fmt = _format(args)
-    outputs = [("--output", args.output), ("--plot", args.plot), ("--plot-intervals", args.plot_intervals)]
+    pairs_kind = _pairwise_kind(args)
+    outputs = [("--output", args.output), ("--plot", args.plot), ("--plot-intervals", args.plot_intervals),
+               ("--pairwise-output", args.pairwise_output)]
     check_outputs([path for _, path in outputs])
     refuse_same(outputs)
     if args.file is not None:
         refuse_inputs(outputs, input_files(args.file))
-    plots = {flag: _plot_format(flag, path) for flag, path in outputs[1:] if path}
+    plots = {flag: _plot_format(flag, path) for flag, path in outputs[1:3] if path}
     t0 = time.perf_counter()
     board = _run(args, err)
     if args.strict and board.warnings:
         return _strict_fail(err, board.warnings)
     t_total = time.perf_counter() - t0
     _report(args, err, board)
-    _write_board(Board(board, args.top, plan=args.plan), fmt, args.output, args.wide)
+    _write_board(Board(board, args.top, pairs_kind, plan=args.plan), fmt, args.output, args.wide)
+    if args.pairwise_output:
+        from ..leaderboard._pair_rows import write_pairs
+
+        kind, n = pairs_kind
+        if kind == "auto":
+            kind = "all" if len(board.rows) <= 200 else "adjacent"
+        write_atomic(Path(args.pairwise_output), lambda tmp: write_pairs(board, kind, n, str(tmp),
+                                                                          jsonl=_is_jsonl(args.pairwise_output)))
     if plots:
         _plot(args, plots, board)
     if not args.quiet and os.environ.get("KSCORE_TIMING"):
         err.print(f"kscore: total {t_total:.3f} s", markup=False)
     return EXIT_OK
+
+
+def _pairwise_kind(args: argparse.Namespace) -> tuple[str, int | None]:
+    """``--pairwise``'s choice; a FILE it swallowed (``--pairwise top 5
+    FILE``) given back to ``file``."""
+    from ..leaderboard import LeaderboardError
+    from ..leaderboard._pair_rows import parse_pairwise
+
+    words = args.pairwise
+    if words and args.file is None and len(words) in (2, 3) and words[-1] not in ("all", "adjacent", "none", "top") \
+            and not (len(words) == 2 and words[0] == "top" and words[1].isdigit()):
+        args.file, words = words[-1], words[:-1]
+    try:
+        return parse_pairwise(words)
+    except LeaderboardError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def _is_jsonl(path: str) -> bool:
+    return path.lower().endswith((".jsonl", ".json", ".ndjson"))
 
 
 def _plot_format(flag: str, path: str) -> str:

@@ -10,22 +10,24 @@ from typing import Any
 from ..leaderboard import Comparison, Leaderboard, ModelRow
 from ..leaderboard._rank import rank_label
 from ..leaderboard._result import ALL
-from ._errors import one_line
+from ._errors import CliError, one_line
 
 
 class Board:
     """A leaderboard as shown: its first ``top`` rows (all without ``top``)."""
 
-    def __init__(self, lb: Leaderboard, top: int | None = None, plan: bool = False) -> None:
+    def __init__(self, lb: Leaderboard, top: int | None = None,
+                 pairwise: tuple[str, int | None] = ("auto", None), plan: bool = False) -> None:
         self.lb = lb
         self.top = top
+        self.pairwise = pairwise
         self.plan = plan  # add the design diagnostics (kscore plan) to the output
         self.rows: list[ModelRow] = lb.rows if top is None else lb.rows[:top]
         self.n_models = len(lb.rows)
 
     @property
     def groups(self) -> list[Board]:
-        return [Board(g, self.top, self.plan) for g in self.lb.groups]
+        return [Board(g, self.top, self.pairwise, self.plan) for g in self.lb.groups]
 
 
 class CsvWriter:
@@ -82,17 +84,47 @@ def interval_line(lb: Leaderboard) -> str:
         clustered += ", Wilson score for small boards" if lb.interval == "wilson" else ""
         what = (f"metrics: estimate [{pct} interval over questions{clustered}: what another question set like "
                 "this one could give]")
-    adj = ", Holm-adjusted" if lb.adjust == "holm" else ""
-    return (f"{what}; rank: range from paired tests at {100 - lb.confidence * 100:g}%{adj} (a model's rank is "
-            f"shared with every model not significantly different)")
+    return (f"{what}; rank: {rank_words(lb)} (a model's rank is shared with every model not significantly "
+            "different)")
+
+
+def adjust_used(lb: Leaderboard) -> str:
+    """The adjustment the rank ranges were made with (Holm's where
+    simultaneous sets were asked for but could not be made)."""
+    return lb.ranks.adjust if lb.ranks is not None else lb.adjust
+
+
+def rank_words(lb: Leaderboard) -> str:
+    """What the rank ranges are, in words."""
+    level = f"{100 - lb.confidence * 100:g}%"
+    used = adjust_used(lb)
+    if used == "simultaneous":
+        return (f"simultaneous {lb.confidence * 100:g}% rank sets (step-down max-t over all paired tests: all "
+                "ranges hold at once)")
+    return f"range from paired tests at {level}" + (", Holm-adjusted" if used == "holm" else "")
+
+
+def best_line(lb: Leaderboard, limit: int = 10) -> str:
+    """``could be #1: a, b (2 models; ...)``: the models no model is
+    significantly better than, under the board's guarantee."""
+    if lb.ranks is None or not lb.ranks.could_be_best:
+        return ""
+    best = lb.ranks.could_be_best
+    names = ", ".join(one_line(m) for m in best[:limit]) + (f", ... ({len(best)} models)" if len(best) > limit else "")
+    used = adjust_used(lb)
+    why = {"simultaneous": f"a {lb.confidence * 100:g}% confidence set for the best model",
+           "holm": "no model significantly better, Holm-adjusted",
+           "none": "no model significantly better, each pair tested alone"}[used]
+    return f"could be #1: {names} ({why})"
 
 
 def _caption(board: Board) -> str:
     lb = board.lb
     shown = (f"{len(board.rows)} models" if len(board.rows) >= board.n_models
              else f"top {len(board.rows)} of {board.n_models} models")
+    best = f"; {best_line(lb)}" if adjust_used(lb) == "simultaneous" else ""
     return (f"{lb.n_samples:,} samples, {shown}, {lb.n_questions:,} questions; {interval_line(lb)}; "
-            f"accuracy: mean reward per sample; sorted by {lb.sort.name}")
+            f"accuracy: mean reward per sample; sorted by {lb.sort.name}{best}")
 
 
 def _csv_head(lb: Leaderboard) -> list[str]:
@@ -104,12 +136,14 @@ def _csv_head(lb: Leaderboard) -> list[str]:
     return head
 
 
-def _csv_rows(board: Board) -> list[list[Any]]:
+def _csv_rows(board: Board) -> list[list[str]]:
+    """The rows' CSV fields, each already as written (the model's name
+    quoted where it must be; numbers and rank labels never need it)."""
     lb = board.lb
-    out: list[list[Any]] = []
+    out: list[list[str]] = []
     for r in board.rows:
-        line: list[Any] = [rank_label(r), r.rank[0] if r.rank else "", r.rank[1] if r.rank else "", r.model,
-                           r.questions, r.n_min, r.n_max, repr(r.accuracy)]
+        line: list[str] = [rank_label(r), str(r.rank[0]) if r.rank else "", str(r.rank[1]) if r.rank else "",
+                           _csv_field(r.model), str(r.questions), str(r.n_min), str(r.n_max), repr(r.accuracy)]
         for m in lb.metrics:
             v = r.values.get(m.name)
             width = 5 if lb.interval == "posterior" else 4
@@ -129,9 +163,8 @@ def to_csv(board: Board) -> str:
     by = board.lb.by is not None
     w.writerow((["group"] if by else []) + _csv_head(board.lb))
     for b in [board, *board.groups] if by else [board]:
-        label = ALL if b.lb.group is None else b.lb.group
-        for line in _csv_rows(b):
-            w.writerow(([label] if by else []) + line)
+        label = [_csv_field(ALL if b.lb.group is None else b.lb.group)] if by else []
+        buf.write("".join(",".join(label + line) + "\n" for line in _csv_rows(b)))
     return buf.getvalue()
 
 
@@ -158,10 +191,24 @@ def _json_board(board: Board) -> dict[str, Any]:
             }
             for r in board.rows
         ],
-        "pairwise": lb.pairs.to_dict() if lb.pairs is not None else None,
     }
     if board.plan:
         doc["plan"] = lb.plan().to_dict()
+    doc["could_be_best"] = lb.ranks.could_be_best if lb.ranks is not None else None
+    kind, n = board.pairwise
+    if kind == "auto":
+        kind = "all" if len(lb.rows) <= 200 else "adjacent"
+    if kind == "all" and len(lb.rows) <= 2000:
+        doc["pairwise"] = lb.pairs.to_dict() if lb.pairs is not None else None
+    elif kind == "all":
+        raise CliError(f"--pairwise all with json holds {len(lb.rows):,} x {len(lb.rows):,} pairs in memory: stream "
+                       "them with --pairwise-output FILE instead (or --pairwise top N)")
+    else:
+        from ..leaderboard._pair_rows import pair_rows
+
+        doc["pairwise"] = None
+        doc["pairs"] = {"which": "top" if kind == "top" else kind, "top": n,
+                        "rows": list(pair_rows(lb, kind, n))} if kind != "none" else None
     return doc
 
 
@@ -178,6 +225,7 @@ def to_json(board: Board) -> str:
         "interval_meaning": interval_line(lb),
         "cluster": lb.cluster,
         "adjust": lb.adjust,
+        "adjust_used": adjust_used(lb),
         "sort": lb.sort.name,
         "metrics": [m.name for m in lb.metrics],
     }
@@ -230,7 +278,7 @@ def footer(lb: Leaderboard, width: int = 80) -> str:
         cl = f" clustered by {lb.cluster}" if lb.cluster else ""
         cl += " (Wilson)" if lb.interval == "wilson" else ""
         what = [f"the {pct} interval over questions{cl}", f"{pct} interval over questions{cl}"]
-    adj = " (Holm)" if lb.adjust == "holm" else ""
+    adj = {"holm": " (Holm)", "simultaneous": " (simultaneous)"}.get(adjust_used(lb), "")
     options = [f"cells: estimate ±half-width of {what[0]}; rank: range from paired tests{adj}",
                f"cells: estimate ±half of {what[0]}; ranks: paired tests{adj}",
                f"±half: {what[0][4:]}; ranks: paired tests{adj}",
@@ -270,6 +318,9 @@ def compact_table(board: Board, width: int) -> str:
     lines = [one_line(f"kscore leaderboard: {lb.source}")[:width]] + table(board)
     lines += [f"{shown}, {lb.n_questions:,} questions, {lb.n_samples:,} samples; sorted by {lb.sort.name} *"[:width],
               footer(lb, width)]
+    best = best_line(lb, 5)
+    if best and adjust_used(lb) == "simultaneous":
+        lines.append(best)
     for g in board.groups:
         lines += ["", one_line(f"{lb.by} = {g.lb.group}")[:width]] + table(g)
     return "\n".join(lines) + "\n"

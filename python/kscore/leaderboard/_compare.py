@@ -21,6 +21,7 @@ from .._interval import z_value
 from ._blas import one_thread
 from ._counts import Counts
 from ._metrics import Scores
+from ._ranges import RankSets
 from ._stats import holm, p_two_sided, paired
 
 FloatArray = npt.NDArray[np.float64]
@@ -65,6 +66,8 @@ class Pairwise:
     p_holm: FloatArray
     questions: IntArray
     confidence: float
+    #: The board's rule for significance (its rank ranges'), where known.
+    sets: RankSets | None = None
 
     def comparison(self, a: str, b: str) -> Comparison:
         """One pair of the matrix as a :class:`Comparison` (a minus b)."""
@@ -73,9 +76,16 @@ class Pairwise:
                           float(self.diff[i, j]), float(self.sigma[i, j]), float(self.lo[i, j]),
                           float(self.hi[i, j]), float(self.p[i, j]), float(self.p_holm[i, j]))
 
-    def significant(self, adjust: str = "none") -> npt.NDArray[np.bool_]:
+    def significant(self, adjust: str | None = None) -> npt.NDArray[np.bool_]:
         """``[i, j]``: model i is better than model j at ``1 - confidence``
-        (two-sided, raw or Holm-adjusted p-values)."""
+        (two-sided): by the board's rule (its rank ranges') when the matrix
+        comes from a board and ``adjust`` is None, else by raw
+        (``"none"``) or Holm-adjusted (``"holm"``: over this matrix) p-values."""
+        if adjust is None and self.sets is not None:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                t = np.where(self.sigma > 0, self.diff / self.sigma,
+                             np.where(self.diff == 0, 0.0, np.sign(self.diff) * np.inf))
+            return self.sets.significant(np.where(np.isnan(self.sigma), np.nan, t), self.p)
         p = self.p_holm if adjust == "holm" else self.p
         with np.errstate(invalid="ignore"):
             out: npt.NDArray[np.bool_] = (p < 1.0 - self.confidence) & (self.diff > 0)

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from ._compare import Pairwise
 from ._metrics import ModelRow
+from ._ranges import RankSets
 from ._spec import Metric
 
 
@@ -25,19 +25,15 @@ def scored_models(rows: list[ModelRow], sort: Metric) -> list[str]:
     return [r.model for r in rows if r.values.get(sort.name) is not None]
 
 
-def rank(rows: list[ModelRow], pw: Pairwise, adjust: str = "none") -> list[ModelRow]:
-    """Give each model of ``pw`` its rank range: best = 1 + the number of
+def rank(rows: list[ModelRow], sets: RankSets) -> list[ModelRow]:
+    """Give each model of ``sets`` its rank range: best = 1 + the number of
     models significantly better, worst = the number of models minus the
-    number significantly worse (paired two-sided tests at 1 - confidence,
-    raw p-values or Holm-adjusted with ``adjust="holm"``)."""
-    sig = pw.significant(adjust)
-    better = sig.sum(axis=0)  # [j]: models significantly better than j
-    worse = sig.sum(axis=1)  # [i]: models significantly worse than i
-    pos = {m: i for i, m in enumerate(pw.models)}
-    L = len(pw.models)
+    number significantly worse (:func:`kscore.leaderboard._ranges.rank_sets`)."""
+    pos = {m: i for i, m in enumerate(sets.models)}
+    lo, hi = sets.lo.tolist(), sets.hi.tolist()
     for r in rows:
         i = pos.get(r.model)
-        r.rank = None if i is None else (int(better[i]) + 1, L - int(worse[i]))
+        r.rank = None if i is None else (lo[i], hi[i])
     return rows
 
 

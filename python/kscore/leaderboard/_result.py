@@ -11,6 +11,7 @@ from ._compare import Comparison, Pairwise, compare, pairwise
 from ._counts import Counts
 from ._issues import LeaderboardError
 from ._metrics import ModelRow, Scores
+from ._ranges import RankSets
 from ._rank import rank_label, scored_models
 from ._spec import Metric
 
@@ -28,9 +29,12 @@ class Leaderboard:
     ``interval``: ``"questions"`` (the intervals reflect the sampling of the
     questions, cluster-robust by ``cluster``) or ``"posterior"`` (Bayesian,
     conditional on the questions); ``adjust``: the p-values the rank ranges
-    use (``"none"`` or ``"holm"``). ``pairs``: the paired comparisons of
-    every two models on the sorted metric (they give the rank ranges);
-    :meth:`pairwise` and :meth:`compare` give any metric. ``groups``: one
+    use (``"none"``, ``"holm"`` or ``"simultaneous"``); ``ranks``: how the
+    rank ranges were decided, and ``ranks.could_be_best`` the models no
+    model is significantly better than. The matrices of all pairs are made
+    only when asked: ``pairs`` (the sorted metric's, computed on first use)
+    or :meth:`pairwise` (any metric, any models); :meth:`compare` gives one
+    pair. ``groups``: one
     board per value of the ``by`` column (``group`` names it). ``counts``:
     the per-(model, question) counts table (pass it back to
     :func:`kscore.leaderboard`, or add runs with :func:`kscore.add_counts`);
@@ -53,8 +57,17 @@ class Leaderboard:
     by: str | None = None
     group: str | None = None
     groups: list[Leaderboard] = field(default_factory=list)
-    pairs: Pairwise | None = None
+    ranks: RankSets | None = None
     scores: Scores | None = field(default=None, repr=False)
+    _pairs: Pairwise | None = field(default=None, repr=False)
+
+    @property
+    def pairs(self) -> Pairwise | None:
+        """The paired comparisons of every two models on the sorted metric
+        (L x L matrices: made on first use, then kept)."""
+        if self._pairs is None and self.scores is not None:
+            self._pairs = self.pairwise()
+        return self._pairs
 
     def _metric(self, metric: str | Metric | None) -> Metric:
         if metric is None:
@@ -65,15 +78,26 @@ class Leaderboard:
 
         return resolve_sort(metric, self.metrics)
 
-    def pairwise(self, metric: str | Metric | None = None) -> Pairwise:
-        """Paired comparisons of every two models (board order) on a metric
-        shown (default: the sorted one)."""
+    def pairwise(self, metric: str | Metric | None = None, models: list[str] | None = None) -> Pairwise:
+        """Paired comparisons of every two models (board order; or of
+        ``models``) on a metric shown (default: the sorted one): L x L
+        matrices, so ask for the models you need on a large board. Their
+        ``significant()`` decides as the rank ranges did (the board's
+        ``adjust``) on the sorted metric; ``p_holm`` is Holm's over the
+        pairs of the matrix."""
         m = self._metric(metric)
-        if m == self.sort and self.pairs is not None:
-            return self.pairs
+        if m == self.sort and self._pairs is not None and models is None:
+            return self._pairs
         if self.scores is None:
             raise LeaderboardError("this leaderboard keeps no per-question scores")
-        return pairwise(self.scores, m.name, scored_models(self.rows, m), self.confidence)
+        chosen = scored_models(self.rows, m)
+        if models is not None:
+            have = set(chosen)
+            chosen = [x for x in models if x in have]
+        pw = pairwise(self.scores, m.name, chosen, self.confidence)
+        if m == self.sort:
+            pw.sets = self.ranks
+        return pw
 
     def compare(self, a: str, b: str, metric: str | Metric | None = None) -> Comparison:
         """Model ``a`` minus model ``b`` on the questions both answered: the

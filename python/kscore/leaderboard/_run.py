@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from ._aggregate import aggregate, describe, row_sql
 from ._columns import ColumnNames
-from ._compare import pairwise
+from ._compare import dense
 from ._counts import Counts
 from ._counts_input import is_counts_table, read_counts_table
 from ._dask import LABEL as DASK_LABEL
@@ -26,6 +26,7 @@ from ._issues import Issues, LeaderboardError
 from ._metrics import INTERVALS, Scores, compute, scores
 from ._pages import on_small_pages
 from ._progress import Progress
+from ._ranges import ADJUST, rank_sets
 from ._rank import rank, scored_models, sort_rows
 from ._result import Leaderboard
 from ._source import Source, open_source
@@ -189,8 +190,11 @@ def leaderboard(
     estimates over questions; ``cluster`` names a column of question
     clusters for clustered standard errors) or ``"posterior"`` (Bayesian,
     conditional on the questions). ``by``: a column of question groups;
-    ``groups`` of the result holds one board per group. ``adjust``:
-    ``"none"`` (default) or ``"holm"``, the p-values behind the rank ranges.
+    ``groups`` of the result holds one board per group. ``adjust``: the
+    paired tests behind the rank ranges: ``"none"`` (default; each pair at
+    1 - confidence), ``"holm"`` (Holm's correction over all pairs) or
+    ``"simultaneous"`` (step-down max-t: every model's range holds at once
+    at ``confidence``; ``could_be_best`` of the result's ``ranks``).
     ``strict``: raise :class:`LeaderboardError` on any data warning. See
     docs/leaderboard.md.
 
@@ -207,8 +211,8 @@ def leaderboard(
         raise LeaderboardError(f"--confidence must lie in (0, 1); got {confidence}")
     if interval not in INTERVALS:
         raise LeaderboardError(f"--interval must be one of {', '.join(INTERVALS)}; got {interval!r}")
-    if adjust not in ("none", "holm"):
-        raise LeaderboardError(f"--adjust must be none or holm; got {adjust!r}")
+    if adjust not in ADJUST:
+        raise LeaderboardError(f"--adjust must be one of {', '.join(ADJUST)}; got {adjust!r}")
     w = _weights(weights)
     ks_given = parse_ks(k)
     issues = Issues()
@@ -269,11 +273,16 @@ def _board(sc: Scores, chosen: list[Metric], sort_by: Metric, w: npt.NDArray[np.
     """One board from per-question scores: values, sorting, paired rank ranges."""
     counts = sc.counts
     rows = sort_rows(compute(sc, chosen, w, confidence, interval, issues), sort_by)
-    pw = pairwise(sc, sort_by.name, scored_models(rows, sort_by), confidence)
-    rank(rows, pw, adjust)
+    models = scored_models(rows, sort_by)
+    X, W, cl = dense(sc, sort_by.name, models)
+    sets = rank_sets(X, W, cl, models, confidence, adjust)  # (no matrix of all pairs: _ranges.py)
+    del X, W
+    if sets.note:
+        issues.note(sets.note)
+    rank(rows, sets)
     n_q = int((np.bincount(counts.question, minlength=len(counts.questions)) > 0).sum())
     return Leaderboard(rows, chosen, sort_by, confidence, label, n_q, sc.per_model().samples, [float(x) for x in w],
-                       counts, interval=interval, adjust=adjust, pairs=pw, scores=sc)
+                       counts, interval=interval, adjust=adjust, ranks=sets, scores=sc)
 
 
 def _stderr_console() -> object:

@@ -1,9 +1,11 @@
 """The HTML page's inline style and script (nothing is loaded from anywhere).
 
-The script does three things: sorts a table when a header is clicked (a
+The script does four things: sorts a table when a header is clicked (a
 second click reverses it); on load, clicks the headers named in the URL's
 ``#sort=A,B`` (the same click, so a test can check sorting by reading the
-page after load); and builds each pairwise matrix from its JSON data, so
+page after load); filters a table's rows to the models whose name holds
+the text typed in the box above it (``#find=TEXT`` types it on load); and
+builds each pairwise matrix from its JSON data, so
 that a 200 x 200 matrix costs its numbers, not 40,000 tags.
 """
 
@@ -50,6 +52,7 @@ table.pw thead th{text-align:center;padding:0}table.pw.dense thead th{font-size:
 .dn1{background:#fbe0dd}.dn2{background:#f4aea6}.dn3{background:#e6736a}.dn4{background:#b93a32;color:#fff}
 .ns{background:#f2f3f5;color:#777}.na{background:#fff}
 .sw{display:inline-block;width:1em;height:1em;vertical-align:middle;margin:0 .2em 0 .8em}
+.findbox{margin:.3em 0}.findbox input{font:inherit;padding:2px 6px;width:22em}.found{color:#444;margin-left:.6em}
 """
 
 JS = r"""
@@ -113,6 +116,23 @@ Array.prototype.forEach.call(document.querySelectorAll('.pw-data'),function(el){
   var th=box.querySelectorAll('tbody th');
   for(i=0;i<n;i++){th[i].title=D.names[i];}
 });
+function finder(box){
+  var inp=box.querySelector('input'),out=box.querySelector('.found');
+  var t=box.parentNode.querySelector('table.sortable'),rows=t.tBodies[0].rows;
+  function apply(){
+    var q=inp.value.trim().toLowerCase(),n=0;
+    for(var k=0;k<rows.length;k++){
+      var hit=!q||rows[k].cells[1].textContent.toLowerCase().indexOf(q)>=0;
+      rows[k].hidden=!hit;if(hit)n++;
+    }
+    out.textContent=q?n+' of '+rows.length+' models':'';
+  }
+  inp.addEventListener('input',apply);
+  return function(q){inp.value=q;apply();};
+}
+var finders=Array.prototype.map.call(document.querySelectorAll('.findbox'),finder);
+var f=/find=([^&]*)/.exec(location.hash.slice(1));
+if(f&&finders.length){finders[0](decodeURIComponent(f[1]));}
 var m=/sort=([^&]*)/.exec(location.hash.slice(1));
 if(m){
   var t=document.querySelector('table.sortable');

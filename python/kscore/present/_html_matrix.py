@@ -28,12 +28,13 @@ def _p(x: float | None) -> float | None:
 
 def data(board: Board, pw: Pairwise) -> dict[str, object]:
     """The matrix's upper triangle, row by row, as the script reads it."""
-    n = len(board.models)
+    n = len(pw.difference)  # (the first n models: the page's matrix covers the top of a large board)
+    names = board.models[:n]
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
     higher_better = next((m.higher_better for m in board.metrics if m.name == pw.metric), True)
     return {
-        "names": board.models,
-        "short": shorten_names(board.models, 24),
+        "names": names,
+        "short": shorten_names(names, 24),
         "hb": higher_better,
         "dig": 2,
         "d": [_num(pw.difference[i][j]) for i, j in pairs],

@@ -27,8 +27,31 @@ def _interval(lb: Leaderboard) -> str:
     return f"{pct} interval over questions{cl} (what another question set like this one could give)"
 
 
+#: The page's pairwise matrix: every pair of the first this many models
+#: (more would be a matrix nobody reads and a page growing as L^2); the
+#: table's "vs next" column gives each model against the next.
+MATRIX_MODELS = 40
+#: The curves drawn on the page: those of the first this many models.
+CURVE_MODELS = 200
+
+
 def _ranks(lb: Leaderboard) -> str:
-    return "rank: range from paired tests" + (" with Holm's correction" if lb.adjust == "holm" else "")
+    used = lb.ranks.adjust if lb.ranks is not None else lb.adjust
+    if used == "simultaneous":
+        return (f"rank: simultaneous {lb.confidence * 100:g}% rank sets (step-down max-t over all paired tests: "
+                "all ranges hold at once)")
+    return "rank: range from paired tests" + (" with Holm's correction" if used == "holm" else "")
+
+
+def best_note(lb: Leaderboard) -> str:
+    """The models that could be #1 (no model significantly better), under
+    the board's guarantee ('' when the ranks were not simultaneous)."""
+    used = lb.ranks.adjust if lb.ranks is not None else lb.adjust
+    if lb.ranks is None or used != "simultaneous" or not lb.ranks.could_be_best:
+        return ""
+    best = lb.ranks.could_be_best
+    shown = ", ".join(best[:20]) + (f", ... ({len(best)} models)" if len(best) > 20 else "")
+    return f"could be #1 ({lb.confidence * 100:g}% confidence set for the best model): {shown}"
 
 
 def footer(lb: Leaderboard) -> str:
@@ -56,7 +79,11 @@ def page_board(lb: Leaderboard, top: int | None = None) -> Board:
     pairwise comparisons on the ranking metric and a board per ``--by``
     subset (docs/leaderboard.md); the first ``top`` models of each."""
     board = table_board(lb, top, curves=True)
-    board.pairwise = _pairwise(lb, top)
+    n = min(len(board.models), MATRIX_MODELS)
+    board.pairwise = _pairwise(lb, n)
+    board.matrix_models = n
+    if len(board.models) > 1 and lb.scores is not None:
+        board.info.append(InfoColumn("vs next", _vs_next(lb, board.models), importance=70))
     return board
 
 
@@ -71,21 +98,41 @@ def table_board(lb: Leaderboard, top: int | None = None, curves: bool = False) -
     return board
 
 
-def _pairwise(lb: Leaderboard, top: int | None) -> Pairwise | None:
-    rows = lb.rows if top is None else lb.rows[:top]
-    if len(rows) < 2:
+def _pairwise(lb: Leaderboard, n: int) -> Pairwise | None:
+    """The matrix of the first ``n`` models, significance by the board's rule."""
+    rows = lb.rows[:n]
+    if len(rows) < 2 or lb.scores is None:
         return None
-    pw = lb.pairwise()
-    order = [pw.models.index(r.model) for r in rows]
-    better = pw.significant(lb.adjust)
+    pw = lb.pairwise(models=[r.model for r in rows])
+    order = [pw.models.index(r.model) for r in rows if r.model in pw.models]
+    better = pw.significant()
     sig = better | better.T
 
     def grid(a: Any) -> list[list[float | None]]:
         return [[None if i == j or a[i, j] != a[i, j] else float(a[i, j]) for j in order] for i in order]
 
+    if len(order) < len(rows):
+        return None
     return Pairwise(pw.metric, grid(pw.diff), grid(pw.lo), grid(pw.hi), grid(pw.p),
                     [[bool(sig[i, j]) and i != j for j in order] for i in order],
                     note=f"row minus column on {pw.metric}, paired on the questions both answered")
+
+
+def _vs_next(lb: Leaderboard, models: list[str]) -> list[str]:
+    """Each model minus the next one shown: ``+0.012 [-0.004, 0.028]``, a
+    ``*`` where significant by the board's rule."""
+    from ..leaderboard._pair_rows import pair_rows
+
+    by_pair = {(r["a"], r["b"]): r for r in pair_rows(lb, "adjacent")}
+    out = []
+    for a, b in zip(models, models[1:]):
+        r = by_pair.get((a, b))
+        if r is None or r["diff"] is None or r["lo"] is None:
+            out.append("")
+            continue
+        star = " *" if r["significant"] else ""
+        out.append(f"{r['diff']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}]{star}")
+    return out + [""]
 
 
 def board_from_leaderboard(lb: Leaderboard, curves: bool = False, top: int | None = None,
@@ -102,12 +149,13 @@ def board_from_leaderboard(lb: Leaderboard, curves: bool = False, top: int | Non
                        importance=61)]
     shown = f"{len(rows)} models" if len(rows) == len(lb.rows) else f"top {len(rows)} of {len(lb.rows)} models"
     notes = [f"{lb.n_samples:,} samples, {lb.n_questions:,} questions, {shown}; sorted by {lb.sort.name}; "
-             "accuracy: mean reward per sample", *lb.warnings]
+             "accuracy: mean reward per sample", *([best_note(lb)] if best_note(lb) else []), *lb.warnings]
     board = Board(f"kscore leaderboard: {lb.source}" if title is None else title, [r.model for r in rows],
                   [r.rank for r in rows], metrics, footer=footer(lb), info=info, sort=lb.sort.name, notes=notes,
                   interval_note=interval_note(lb))
     if curves:
-        board.curves = leaderboard_curves(lb, board.models)
+        drawn = board.models[:CURVE_MODELS]  # (a panel per model: past a few hundred, nobody reads them)
+        board.curves = leaderboard_curves(lb, drawn) + [None] * (len(board.models) - len(drawn))
         board.curve_label = "pass@k"
         board.curve_note = curve_note(lb)
     return board

@@ -23,10 +23,15 @@ EXPLAIN = ("Bars: each value's interval drawn on its column's scale (hover a hea
            "interval's ends), the tick at the value. Click a column's header to sort by it; click again to reverse.")
 
 
+#: The box above a table that filters its rows by model name.
+FIND = ('<div class="findbox"><input type="search" aria-label="find a model" placeholder="find a model: part of '
+        'its name"><span class="found"></span></div>')
+
+
 def _body(board: Board, level: int) -> list[str]:
     h = f"h{min(level, 6)}"
     n = len(board.models)
-    out = [ranked_table(board)]
+    out = [f'<div class="board">{FIND}{ranked_table(board)}</div>' if n > 1 else ranked_table(board)]
     text = [t for t in [board.footer, *board.notes] if t]
     out += [f'<p class="foot">{escape(t)}</p>' for t in text[:1]]
     out += [f'<p class="foot note">{escape(t)}</p>' for t in text[1:]]
@@ -40,7 +45,10 @@ def _body(board: Board, level: int) -> list[str]:
         out += [f"<{h}>Plan: {escape(board.plan[0])}</{h}>", f"<ul class=\"plan\">{items}</ul>"]
     matrix = matrix_html(board)
     if matrix and board.pairwise is not None:
-        out += [f"<{h}>Pairwise comparisons: {escape(board.pairwise.metric)} ({n} models)</{h}>", matrix]
+        shown = len(board.pairwise.difference)
+        what = (f"{n} models" if shown == n else
+                f"top {shown} of {n} models; the table's 'vs next' column: each model against the next")
+        out += [f"<{h}>Pairwise comparisons: {escape(board.pairwise.metric)} ({escape(what)})</{h}>", matrix]
     if board.subsets:
         out.append(f"<{h}>Subsets</{h}>")
     sub = f"h{min(level + 1, 6)}"

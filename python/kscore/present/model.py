@@ -106,6 +106,8 @@ class Board:
     interval_note: str = ""
     #: The design diagnostics in words (kscore plan), shown under the table; empty: none.
     plan: list[str] = field(default_factory=list)
+    #: The pairwise matrix covers the first this many models (all: None).
+    matrix_models: int | None = None
 
     def __post_init__(self) -> None:
         n = len(self.models)
@@ -113,7 +115,7 @@ class Board:
                    **{f"column {c.name!r}": len(c.cells) for c in self.info}}
         if self.curves is not None:
             lengths["curves"] = len(self.curves)
-        if self.pairwise is not None:
+        if self.pairwise is not None and self.matrix_models is None:
             lengths["pairwise"] = len(self.pairwise.difference)
         wrong = [f"{what} has {m}" for what, m in lengths.items() if m != n]
         if wrong:

@@ -1,0 +1,159 @@
+"""The leaderboard along the models axis (issue 26): ``kscore leaderboard``
+on Parquet boards of 1 000, 10 000 and 100 000 models with names like
+``sweep-3/qwen2.5-7b-grpo-lr2e-6-seed4-step000123`` (RL checkpoints of
+hyperparameter sweeps: long names that differ in a few characters), as the
+table, CSV and HTML, each in a fresh process under ``/usr/bin/time -v``
+(wall time and peak resident memory), beside DuckDB's bare
+``GROUP BY model, question`` (count and sum) on the same file in the same
+run.
+
+Boards (generated once, fixed seed, into ``--dir``): every model answers
+every question with ``--samples`` samples; correctness is Bernoulli with a
+logistic ability - difficulty, the abilities of a sweep close together
+(many near-ties: the case that makes rank ranges wide).
+
+Run (a few minutes; the 100k board needs some 3 GB free)::
+
+    python benches/bench_models.py --boards 1000x50,10000x100,100000x20 --dir /tmp/kscore-models
+
+``--python`` picks the interpreter (the before/after comparison runs this
+script twice, with ``PYTHONPATH`` at the old and the new tree). No timing is
+asserted; the table is printed (docs/leaderboard.md, *Speed*).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def model_names(n: int, rng: np.random.Generator) -> list[str]:
+    """``sweep-S/<base>-grpo-lr<lr>-seed<s>-step<step>``: a few sweeps of a
+    few bases, learning rates and seeds, many checkpoints each."""
+    bases = ["qwen2.5-7b", "qwen2.5-14b", "llama-3.1-8b", "mistral-7b-v0.3"]
+    lrs = ["1e-6", "2e-6", "5e-6", "1e-5"]
+    out: list[str] = []
+    i = 0
+    while len(out) < n:
+        sweep, base, lr, seed = i % 7, bases[(i // 7) % 4], lrs[(i // 28) % 4], (i // 112) % 8
+        step = 100 * (i // 896) + int(rng.integers(0, 100))
+        name = f"sweep-{sweep}/{base}-grpo-lr{lr}-seed{seed}-step{step:06d}"
+        i += 1
+        out.append(name)
+    seen: set[str] = set()
+    unique = []
+    for j, name in enumerate(out):  # (a repeated draw of a step gets its index appended)
+        unique.append(name if name not in seen else f"{name}-r{j}")
+        seen.add(unique[-1])
+    return unique
+
+
+def write_board(path: Path, models: int, questions: int, samples: int, seed: int = 0) -> None:
+    """One Parquet file: model, question, sample, correct (dictionary-encoded names)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(seed)
+    names = model_names(models, rng)
+    ability = rng.normal(0.0, 0.4, models)
+    difficulty = rng.normal(0.0, 1.5, questions)
+    writer = None
+    block = max(1, 2_000_000 // (questions * samples))
+    for a in range(0, models, block):
+        b = min(a + block, models)
+        p = 1.0 / (1.0 + np.exp(-(ability[a:b, None] - difficulty[None, :])))
+        correct = rng.random((b - a, questions, samples)) < p[:, :, None]
+        m = np.repeat(np.arange(a, b, dtype=np.int32), questions * samples)
+        q = np.tile(np.repeat(np.arange(questions, dtype=np.int32), samples), b - a)
+        s = np.tile(np.arange(samples, dtype=np.int32), (b - a) * questions)
+        table = pa.table({
+            "model": pa.DictionaryArray.from_arrays(pa.array(m), pa.array(names)),
+            "question": pa.array([f"q{j:05d}" for j in range(questions)]).take(pa.array(q)),
+            "sample": s,
+            "correct": correct.ravel().astype(np.int8),
+        })
+        if writer is None:
+            writer = pq.ParquetWriter(str(path), table.schema)
+        writer.write_table(table)
+    assert writer is not None
+    writer.close()
+
+
+DUCKDB = """
+import duckdb, sys
+con = duckdb.connect()
+t = con.execute("SELECT model, question, count(*) AS n, sum(correct) AS c FROM read_parquet(?) "
+                "GROUP BY model, question", [sys.argv[1]]).fetchnumpy()
+print(len(t["n"]))
+"""
+
+
+def timed(cmd: list[str], env: dict[str, str], limit_gb: float) -> tuple[float, float, str]:
+    """Wall seconds and peak RSS (GB) of ``cmd`` in a fresh process under
+    ``/usr/bin/time -v`` and an address-space limit of ``limit_gb``; the
+    last line of its stderr on failure."""
+    limit = f"ulimit -v {int(limit_gb * 1024 * 1024)}; "
+    shell = limit + "exec /usr/bin/time -v " + " ".join(f"'{c}'" for c in cmd)
+    t0 = time.perf_counter()
+    run = subprocess.run(["bash", "-c", shell], env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", run.stderr)
+    rss = int(m.group(1)) / 1024 / 1024 if m else float("nan")
+    lines = [x for x in run.stderr.splitlines() if x.strip() and not x.startswith("\t")]
+    status = "ok" if run.returncode == 0 else f"exit {run.returncode}: {(lines or ['?'])[-1][:80]}"
+    return wall, rss, status
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--boards", default="1000x50,10000x100,100000x20", help="MODELSxQUESTIONS,...")
+    ap.add_argument("--samples", type=int, default=4)
+    ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "kscore-models"))
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--formats", default="table,csv,html")
+    ap.add_argument("--limit-gb", type=float, default=6.0, help="address-space limit of each run (ulimit -v)")
+    ap.add_argument("--label", default="kscore")
+    ap.add_argument("--extra", default="", help="more CSV runs with these flags, ';'-separated, e.g. "
+                                                "'--adjust holm;--adjust simultaneous'")
+    args = ap.parse_args()
+    root = Path(args.dir)
+    root.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, COLUMNS="120")
+    print(f"load average at start: {os.getloadavg()[0]:.2f}", flush=True)
+    print("| board | what | seconds | peak RSS GB | output | status |\n|---|---|---|---|---|---|", flush=True)
+    for spec in args.boards.split(","):
+        models, questions = (int(x) for x in spec.split("x"))
+        path = root / f"board_{models}x{questions}x{args.samples}.parquet"
+        if not path.exists():
+            write_board(path, models, questions, args.samples)
+        label = f"{models:,} x {questions} x {args.samples}"
+        wall, rss, status = timed([args.python, "-c", DUCKDB, str(path)], env, args.limit_gb)
+        print(f"| {label} | DuckDB GROUP BY | {wall:.2f} | {rss:.2f} | | {status} |", flush=True)
+        runs = [(fmt, []) for fmt in args.formats.split(",")]
+        runs += [("csv", flags.split()) for flags in args.extra.split(";") if flags.strip()]
+        for fmt, flags in runs:
+            out = root / f"out_{models}x{questions}.{ {'table': 'txt'}.get(fmt, fmt) }"
+            cmd = [args.python, "-m", "kscore.cli", "leaderboard", str(path), "--quiet"]
+            cmd += ["--output", str(out)] if fmt != "table" else []
+            cmd += ["--format", fmt, *flags]
+            if fmt == "table":  # the terminal table, printed to a file by the shell's redirection
+                cmd = ["bash", "-c", " ".join(cmd) + f" > {out}"]
+            wall, rss, status = timed(cmd, env, args.limit_gb)
+            size = f"{out.stat().st_size / 1e6:.1f} MB" if out.exists() and status == "ok" else ""
+            what = f"{args.label} {fmt}" + (" " + " ".join(flags) if flags else "")
+            print(f"| {label} | {what} | {wall:.2f} | {rss:.2f} | {size} | {status} |", flush=True)
+            if out.exists():
+                out.unlink()
+    print(f"load average at end: {os.getloadavg()[0]:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""The paired comparisons a reader asks for, one row per pair, streamed
+(docs/leaderboard.md, *Paired comparisons*): ``all`` pairs, the pairs of
+the ``top N`` models, or the ``adjacent`` ones (each model and the next in
+rank order). Made a block of rows at a time (_ranges.py's blocks), written
+as they come: ``--pairwise all`` on 10 000 models is 50 million rows on
+disk, never in memory."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .._interval import z_value
+from ._compare import dense
+from ._issues import LeaderboardError
+from ._ranges import Pairs, RankSets
+from ._rank import scored_models
+from ._stats import p_two_sided
+
+if TYPE_CHECKING:
+    from ._result import Leaderboard
+
+FloatArray = npt.NDArray[np.float64]
+
+#: The columns of a pair's row.
+FIELDS = ("a", "b", "questions", "diff", "sigma", "lo", "hi", "p", "significant")
+
+
+def parse_pairwise(spec: str | list[str] | None) -> tuple[str, int | None]:
+    """``auto``, ``none``, ``all``, ``adjacent`` or ``top N`` (also
+    ``top=N``) as (kind, N).
+
+    >>> parse_pairwise(["top", "20"]), parse_pairwise("adjacent")
+    (('top', 20), ('adjacent', None))
+    """
+    words = (spec.replace("=", " ").split() if isinstance(spec, str) else
+             [w for x in spec for w in x.replace("=", " ").split()]) if spec is not None else ["auto"]
+    if len(words) == 1 and words[0] in ("auto", "none", "all", "adjacent"):
+        return words[0], None
+    if len(words) == 2 and words[0] == "top" and words[1].isdigit() and int(words[1]) >= 2:
+        return "top", int(words[1])
+    raise LeaderboardError(f"--pairwise takes all, adjacent, none or top N (N >= 2); got {' '.join(words)!r}")
+
+
+def _rows(models: list[str], ia: Any, ib: Any, n: Any, diff: FloatArray, se: FloatArray,
+          confidence: float, sets: RankSets | None) -> Iterator[dict[str, Any]]:
+    z = z_value(confidence)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.where(se > 0, diff / se, np.where(diff == 0, 0.0, np.sign(diff) * np.inf))
+    t = np.where(np.isnan(se), np.nan, t)
+    p = p_two_sided(t)
+    if sets is not None:
+        sig = sets.significant(np.abs(t), p)
+    else:
+        with np.errstate(invalid="ignore"):
+            sig = p < 1.0 - confidence
+
+    def num(x: float) -> float | None:
+        return None if math.isnan(x) else x
+
+    for k in range(len(diff)):
+        d, s = float(diff[k]), float(se[k])
+        yield {"a": models[int(ia[k])], "b": models[int(ib[k])], "questions": int(n[k]), "diff": num(d),
+               "sigma": num(s), "lo": num(d - z * s), "hi": num(d + z * s), "p": num(float(p[k])),
+               "significant": bool(sig[k])}
+
+
+def pair_rows(lb: Leaderboard, kind: str, top: int | None = None) -> Iterator[dict[str, Any]]:
+    """The rows of the pairs ``kind`` (``all``, ``top``, ``adjacent``) on
+    the sorted metric, model ``a`` ranked above ``b``; ``significant`` by
+    the board's rule (its ``adjust``)."""
+    if lb.scores is None:
+        raise LeaderboardError("this leaderboard keeps no per-question scores")
+    models = scored_models(lb.rows, lb.sort)
+    if kind == "top" and top is not None:
+        models = models[:top]
+    if len(models) < 2 or kind == "none":
+        return
+    X, W, cl = dense(lb.scores, lb.sort.name, models)
+    pairs = Pairs(X, W, cl)
+    if kind == "adjacent":
+        for a in range(0, len(models) - 1, 4096):
+            b = min(a + 4096, len(models) - 1)
+            i = np.arange(a, b)
+            diff, se, n = pairs.listed(i, i + 1)
+            yield from _rows(models, i, i + 1, n, diff, se, lb.confidence, lb.ranks)
+        return
+    for a, b, diff, se, _ in pairs.blocks():
+        n = np.full(diff.shape, float(pairs.Q)) if pairs.full else pairs.Wf[a:b] @ pairs.Wf[a:].T
+        ii, jj = np.nonzero(np.arange(diff.shape[1])[None, :] > np.arange(b - a)[:, None])  # (each pair once)
+        yield from _rows(models, ii + a, jj + a, n[ii, jj], diff[ii, jj], se[ii, jj], lb.confidence, lb.ranks)
+
+
+def write_pairs(lb: Leaderboard, kind: str, top: int | None, path: str, jsonl: bool = False) -> int:
+    """Streams :func:`pair_rows` to ``path``: CSV, or JSON Lines with
+    ``jsonl``. Returns the number of pairs."""
+    import json
+
+    count = 0
+    lines = jsonl
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        if not lines:
+            f.write("metric," + ",".join(FIELDS) + "\n")
+        for row in pair_rows(lb, kind, top):
+            count += 1
+            if lines:
+                f.write(json.dumps({"metric": lb.sort.name} | row, allow_nan=False) + "\n")
+            else:
+                f.write(",".join(_field(x if not isinstance(x, float) else repr(x))
+                                 for x in [lb.sort.name, *row.values()]) + "\n")
+    return count
+
+
+def _field(x: Any) -> str:
+    """A CSV field: quoted where it holds a comma, quote or line break."""
+    text = "" if x is None else str(x)
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\r\n') else text
