@@ -360,7 +360,7 @@ def _plot(args: argparse.Namespace, formats: dict[str, str], lb: Any) -> None:
 def plan(args: argparse.Namespace) -> int:
     """``kscore plan [FILE]``: the design diagnostics of the board (and of
     each ``--by`` group)."""
-    from ..leaderboard import LeaderboardError, input_files
+    from ..leaderboard import LeaderboardError
     from ._output import render_plan
 
     err = _Stderr()
@@ -369,13 +369,9 @@ def plan(args: argparse.Namespace) -> int:
     fmt = _format(args)
     if fmt not in ("table", "json", "markdown"):
         raise CliError(f"kscore plan writes table, json or markdown; got {fmt}")
-    check_outputs([args.output])
-    if args.file is not None:
-        refuse_inputs([("--output", args.output)], input_files(args.file))
-    board = _run(args, err)
-    if args.strict and board.warnings:
-        return _strict_fail(err, board.warnings)
-    _report(args, err, board)
+    board = _one_output_board(args, err)
+    if isinstance(board, int):
+        return board
     try:
         text = render_plan(board, args.power, fmt)
     except LeaderboardError as exc:
@@ -388,14 +384,12 @@ def plan(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def compare(args: argparse.Namespace) -> int:
-    """``kscore compare A B [FILE]``: one pair, every metric, paired."""
-    Console = _console()
-    from ..leaderboard import LeaderboardError, input_files
-    from ._output import print_comparison, render_comparison
+def _one_output_board(args: argparse.Namespace, err: Any) -> Any:
+    """The board of ``kscore plan`` and ``kscore compare`` (one --output each):
+    the output checked against the inputs, the run, --strict's exit status
+    (an int) when the data had warnings, the report on stderr."""
+    from ..leaderboard import input_files
 
-    err = Console(stderr=True, highlight=False)
-    fmt = _format(args)
     check_outputs([args.output])
     if args.file is not None:
         refuse_inputs([("--output", args.output)], input_files(args.file))
@@ -403,6 +397,20 @@ def compare(args: argparse.Namespace) -> int:
     if args.strict and board.warnings:
         return _strict_fail(err, board.warnings)
     _report(args, err, board)
+    return board
+
+
+def compare(args: argparse.Namespace) -> int:
+    """``kscore compare A B [FILE]``: one pair, every metric, paired."""
+    Console = _console()
+    from ..leaderboard import LeaderboardError
+    from ._output import print_comparison, render_comparison
+
+    err = Console(stderr=True, highlight=False)
+    fmt = _format(args)
+    board = _one_output_board(args, err)
+    if isinstance(board, int):
+        return board
     try:
         found = [(b.group, [b.compare(args.model_a, args.model_b, m) for m in board.metrics])
                  for b in [board, *board.groups] if b is board or
