@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from ._columns import ColumnNames
 from ._counts import Counts, add_counts
@@ -31,7 +31,7 @@ from ._pages import on_small_pages
 from ._progress import Progress
 
 
-def is_many(source: object) -> bool:
+def is_many(source: object) -> TypeGuard[Sequence[object]]:
     """A list or tuple of sources (not a table, not one path)."""
     return isinstance(source, (list, tuple))
 
