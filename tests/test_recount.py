@@ -245,9 +245,10 @@ def test_sum_cells_and_add_counts_equal_plain_sums(seed: int) -> None:
     keys = merged.model * len(merged.questions) + merged.question
     assert np.all(np.diff(keys) > 0)  # ordered by model then question
     # sum_cells of keys given in any order equals the sorted plain sums.
-    key = rng.integers(0, 40, 100)
+    key = rng.integers(0, 40, 100)  # one model, 40 questions
     col = rng.integers(0, 3, 100)
-    k, s = sum_cells(key, [col, col])
+    m, k, s = sum_cells(key // 40, key % 40, 40, [col, col])
+    assert not m.any()
     plain = Counter[int]()
     for a, b in zip(key.tolist(), col.tolist()):
         plain[a] += b

@@ -176,23 +176,29 @@ def from_cells(models: list[str], questions: list[str], model: npt.ArrayLike, qu
     cat = np.asarray(categories, np.int64)
     if cat.ndim != 2 or cat.shape[0] != len(m) or len(m) != len(q):
         raise ValueError("counts: model, question and categories must have one row per cell")
-    nq = max(len(questions), 1)
-    uniq, summed = sum_cells(m * nq + q, [cat[:, j] for j in range(cat.shape[1])])
-    return Counts(list(models), list(questions), uniq // nq, uniq % nq, summed, dict(attributes or {}))
+    m, q, summed = sum_cells(m, q, len(questions), [cat[:, j] for j in range(cat.shape[1])])
+    return Counts(list(models), list(questions), m, q, summed, dict(attributes or {}))
 
 
-def sum_cells(key: IntArray, columns: list[IntArray]) -> tuple[IntArray, IntArray]:
-    """The distinct ``key`` values in increasing order and, per key, the
-    sum of each of ``columns`` (the categories, one value per row) over its
-    rows; keys whose samples (the sum over the columns) are not positive are
-    dropped. The sums come back as a (keys x columns) array, column-major
-    (each category contiguous, as the aggregation's).
+def sum_cells(model: IntArray, question: IntArray, n_questions: int,
+              columns: list[IntArray]) -> tuple[IntArray, IntArray, IntArray]:
+    """The distinct (model, question) code pairs ordered by model then
+    question and, per pair, the sum of each of ``columns`` (the categories,
+    one value per row) over its rows; pairs whose samples (the sum over the
+    columns) are not positive are dropped. The sums come back as a (cells
+    x columns) array, column-major (each category contiguous, as the
+    aggregation's).
 
-    Keys already strictly increasing (a counts table as kscore writes it)
-    cost one comparison pass. Else a stable sort, which for tables stacked
-    one after another (each already ordered: a stored board and a new
-    model's counts) is a merge of the sorted runs, linear (numpy's stable
-    sort of int64 is a timsort), then one segmented sum per column."""
+    Pairs already ordered and distinct (a counts table as kscore writes it,
+    or a new model's cells after a stored board's) cost one comparison pass.
+    Else a stable sort of the keys ``model * Q + question``, which for
+    tables stacked one after another (each already ordered) is a merge of
+    the sorted runs, linear (numpy's stable sort of int64 is a timsort),
+    then one segmented sum per column."""
+    nq = max(n_questions, 1)
+    m, q = np.asarray(model, np.int64), np.asarray(question, np.int64)
+    key = m * nq
+    key += q
     width = len(columns)
     if len(key) > 1 and not bool((key[1:] > key[:-1]).all()):
         order = np.argsort(key, kind="stable")
@@ -205,14 +211,16 @@ def sum_cells(key: IntArray, columns: list[IntArray]) -> tuple[IntArray, IntArra
         if len(start) < len(key):
             key = key[start]
             columns = [np.add.reduceat(col, start) for col in columns]
-    out = np.empty((width, len(key)), np.int64)
+        m = key // nq
+        q = key - m * nq
+    del key
+    out = np.empty((width, len(m)), np.int64)
     for j, col in enumerate(columns):
         out[j] = col
-    total = out.sum(axis=0) if width else np.zeros(len(key), np.int64)
-    keep = total > 0
+    keep = out.sum(axis=0) > 0 if width else np.zeros(len(m), bool)
     if not keep.all():
-        return key[keep], out[:, keep].T
-    return np.asarray(key, np.int64), out.T
+        return m[keep], q[keep], out[:, keep].T
+    return m, q, out.T
 
 
 def add_counts(*tables: Counts) -> Counts:
@@ -255,11 +263,9 @@ def add_counts(*tables: Counts) -> Counts:
     # Each table's cells are ordered by model then question and the new codes
     # keep the names' order, so the stacked keys are runs already sorted: a
     # merge, not a sort (sum_cells).
-    nq = max(len(questions), 1)
-    key = np.concatenate(parts_m) * nq + np.concatenate(parts_q)
     columns = [np.concatenate([t.categories[:, j] for t in tables]) for j in range(width)]
-    uniq, summed = sum_cells(key, columns)
-    return Counts(models, questions, uniq // nq, uniq % nq, summed, attributes)
+    cell_m, cell_q, summed = sum_cells(np.concatenate(parts_m), np.concatenate(parts_q), len(questions), columns)
+    return Counts(models, questions, cell_m, cell_q, summed, attributes)
 
 
 def _renumbered(code: IntArray, new: list[int]) -> IntArray:

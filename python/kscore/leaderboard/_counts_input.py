@@ -177,10 +177,7 @@ def _checked(table: Any, wanted: list[str], extra: tuple[str, ...], n_categories
         questions, q = drop_unused(questions, q, have)
         cats = [x[have] for x in cats]
         xs = [(names, x[have]) for names, x in xs]
-    nq = max(len(questions), 1)
-    key = m * nq + q
-    keys, categories = sum_cells(key, cats)
-    cell_m, cell_q = keys // nq, keys % nq
+    cell_m, cell_q, categories = sum_cells(m, q, len(questions), cats)
     attributes = question_attributes(q, len(questions), xs, tuple((x, x) for x in extra))
     out = Counts(models, questions, cell_m, cell_q, categories, attributes)
     return _unused_dropped(out)
