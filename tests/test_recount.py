@@ -112,6 +112,20 @@ def test_mixed_board_equals_the_raw_board_byte_for_byte(tmp_path: Path, graded: 
     assert list(got) == sorted(got)
 
 
+def test_a_folder_of_counts_tables_equals_the_raw_board(tmp_path: Path) -> None:
+    """The update beside: the new model's counts written next to the stored
+    table, the board read as the folder (several counts tables, one source)."""
+    rows = _rows(7, NAMES)
+    paths = _split(tmp_path, rows)
+    (tmp_path / "board").mkdir()
+    _cli("count", str(paths["old"]), "-o", str(tmp_path / "board" / "stored.parquet"))
+    _cli("count", str(paths["new"]), "-o", str(tmp_path / "board" / "mid-model.parquet"))
+    _cli("leaderboard", str(paths["all"]), "--format", "csv", "-o", str(tmp_path / "raw.csv"))
+    _cli("leaderboard", str(tmp_path / "board" / "*.parquet"), "--format", "csv", "-o", str(tmp_path / "folder.csv"))
+    assert (tmp_path / "folder.csv").read_bytes() == (tmp_path / "raw.csv").read_bytes()
+    assert _as_dict(count(str(tmp_path / "board"))) == _expected(rows, 2)
+
+
 def test_new_samples_of_a_stored_model_add_up(tmp_path: Path) -> None:
     """Later samples of models already stored (another day's run): the
     cells add, and the board equals the one of both days' raw rows."""
