@@ -6,6 +6,7 @@ and the Parquet counts reader against the DuckDB query it stands in for."""
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -83,6 +84,15 @@ def _expected(rows: dict[str, list[Any]], categories: int) -> dict[tuple[str, st
 def _as_dict(counts: Counts) -> dict[tuple[str, str], list[int]]:
     cols = counts.columns()
     return {(m, q): list(map(int, row)) for m, q, row in zip(cols["model"], cols["question"], counts.categories)}
+
+
+@pytest.fixture(autouse=True, params=["pyarrow", "query"])
+def counts_reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test with both readers of Parquet counts tables: pyarrow's
+    (for large files; here on any size) and the DuckDB query (small files)."""
+    counts_input = importlib.import_module("kscore.leaderboard._counts_input")  # (kscore.leaderboard is a function)
+    monkeypatch.setattr(counts_input, "FAST_BYTES", 0 if request.param == "pyarrow" else 1 << 62)
+    return str(request.param)
 
 
 @pytest.mark.parametrize("graded", [False, True])
@@ -181,11 +191,25 @@ def _counts_rows() -> dict[str, list[Any]]:
     }
 
 
-def test_parquet_counts_reader_equals_the_query(tmp_path: Path) -> None:
+def test_parquet_counts_reader_equals_the_query(tmp_path: Path, counts_reader: str) -> None:
+    counts_input: Any = importlib.import_module("kscore.leaderboard._counts_input")
     rows = _counts_rows()
     path = _write(rows, tmp_path / "counts.parquet")
     fast_issues, query_issues = Issues(), Issues()
-    fast, _ = read_counts(str(path), issues=fast_issues)
+    read = counts_input._read_parquet
+    used: list[bool] = []
+
+    def spy(*args: Any) -> Any:  # the real reader, noting whether it read the table
+        out = read(*args)
+        used.append(out is not None)
+        return out
+
+    counts_input._read_parquet = spy
+    try:
+        fast, _ = read_counts(str(path), issues=fast_issues)
+    finally:
+        counts_input._read_parquet = read
+    assert used == [counts_reader == "pyarrow"]
     query, _ = read_counts(pa.table(rows), issues=query_issues)  # an in-memory table: the DuckDB query
     assert (fast.models, fast.questions) == (query.models, query.questions) == (["a", "b"], ["q1", "q2"])
     for x in ("model", "question", "categories"):
@@ -198,8 +222,8 @@ def test_parquet_counts_reader_equals_the_query(tmp_path: Path) -> None:
 
 
 def test_graded_parquet_counts_reader_equals_the_query(tmp_path: Path) -> None:
-    rows = {"model": ["a", "a", "b", "b"], "question": ["q1", "q1", "q1", "q2"], "n": [3, 2, 4, 2],
-            "c": [1, 2, 1, 2], "c_0": [1, 0, 1, 0], "c_1": [1, 0, 2, 1], "c_2": [1, 2, 1, 2]}
+    rows: dict[str, list[Any]] = {"model": ["a", "a", "b", "b"], "question": ["q1", "q1", "q1", "q2"],
+                                  "n": [3, 2, 4, 2], "c": [1, 2, 1, 2], "c_0": [1, 0, 1, 0], "c_1": [1, 0, 2, 1], "c_2": [1, 2, 1, 2]}
     path = _write(rows, tmp_path / "graded.parquet")
     a, b = Issues(), Issues()
     fast, _ = read_counts(str(path), n_categories=3, issues=a)
@@ -252,7 +276,7 @@ def test_sum_cells_and_add_counts_equal_plain_sums(seed: int) -> None:
             for j in range(2):
                 reference[(models[mi], questions[qi], j)] += int(row[j])
     merged = add_counts(*tables)
-    expected = {}
+    expected: dict[tuple[str, str], list[int]] = {}
     for (m_name, q_name, j), v in reference.items():
         expected.setdefault((m_name, q_name), [0, 0])[j] = v
     assert _as_dict(merged) == {k: v for k, v in expected.items() if sum(v) > 0}

@@ -85,6 +85,11 @@ def read_counts_table(source: Source, columns: list[str], names: ColumnNames, n_
     return Counts(models, questions, m, q, categories, attributes)
 
 
+#: Parquet counts tables from this size on (bytes, all files) are read by
+#: pyarrow: below it the query is as quick, and importing pyarrow.parquet
+#: (0.1 s) would cost a small board more than it saves.
+FAST_BYTES = 4 << 20
+
 #: Counts above this (per row) take the DuckDB query, whose sums cannot
 #: overflow unnoticed.
 _LARGEST = 1 << 40
@@ -100,6 +105,8 @@ def _read_parquet(source: Source, wanted: list[str], extra: tuple[str, ...], col
         return None
     if any("=" in part for f in source.files for part in f.parts[:-1]):
         return None  # hive partitions add columns that pyarrow does not read here
+    if sum(f.stat().st_size for f in source.files) < FAST_BYTES:
+        return None
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
