@@ -223,7 +223,8 @@ def test_parquet_counts_reader_equals_the_query(tmp_path: Path, counts_reader: s
 
 def test_graded_parquet_counts_reader_equals_the_query(tmp_path: Path) -> None:
     rows: dict[str, list[Any]] = {"model": ["a", "a", "b", "b"], "question": ["q1", "q1", "q1", "q2"],
-                                  "n": [3, 2, 4, 2], "c": [1, 2, 1, 2], "c_0": [1, 0, 1, 0], "c_1": [1, 0, 2, 1], "c_2": [1, 2, 1, 2]}
+                                  "n": [3, 2, 4, 2], "c": [1, 2, 1, 2],
+                                  "c_0": [1, 0, 1, 0], "c_1": [1, 0, 2, 1], "c_2": [1, 2, 1, 2]}
     path = _write(rows, tmp_path / "graded.parquet")
     a, b = Issues(), Issues()
     fast, _ = read_counts(str(path), n_categories=3, issues=a)
