@@ -183,7 +183,7 @@ def test_every_page_is_in_the_nav() -> None:
     listed = set(re.findall(r"^\s*-\s[^:\n]+:\s*(\S+\.md)\s*$", nav, re.MULTILINE))
     pages = {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")}
     assert listed <= pages, f"the nav lists pages that do not exist: {sorted(listed - pages)}"
-    unlisted = pages - listed - {"README_draft.md"}
+    unlisted = pages - listed
     assert not unlisted, f"pages of docs/ not in mkdocs.yml's nav (uncomment or add their line): {sorted(unlisted)}"
 
 
@@ -206,11 +206,10 @@ SETUP = ["pip install '.[cli]' && kscore leaderboard", "pip install '.[test]' &&
 
 
 def test_user_readme_is_short_and_keeps_the_setup_commands() -> None:
-    """The README a user reads (the draft while it is one, then README.md):
+    """The README a user reads:
     at most 200 lines, the two set-up commands unchanged as bash blocks, and
     links to the documentation that resolve."""
-    draft = ROOT / "docs" / "README_draft.md"
-    readme = draft if draft.exists() else ROOT / "README.md"
+    readme = ROOT / "README.md"
     text = readme.read_text(encoding="utf-8")
     assert len(text.splitlines()) <= 200, len(text.splitlines())
     shell = [b.source.strip() for b in blocks(readme) if b.lang == "bash"]

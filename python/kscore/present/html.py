@@ -34,6 +34,10 @@ def _body(board: Board, level: int) -> list[str]:
     if curves:
         out += [f"<{h}>{escape(board.curve_label)} curves</{h}>", curves]
         out += [f'<p class="foot">{escape(board.curve_note)}</p>'] if board.curve_note else []
+    if board.plan:  # the design diagnostics (kscore plan): a heading line, then items and notes
+        items = "".join(f"<li>{escape(t.strip())}</li>" if t.startswith("  ") else
+                        (f'</ul><p class="foot">{escape(t)}</p><ul>' if t else "") for t in board.plan[1:])
+        out += [f"<{h}>Plan: {escape(board.plan[0])}</{h}>", f"<ul class=\"plan\">{items}</ul>"]
     matrix = matrix_html(board)
     if matrix and board.pairwise is not None:
         out += [f"<{h}>Pairwise comparisons: {escape(board.pairwise.metric)} ({n} models)</{h}>", matrix]
