@@ -178,6 +178,10 @@ def test_python_api_mixes_tables_and_files(tmp_path: Path) -> None:
     assert _as_dict(count([old.to_arrow(), str(paths["new"])])) == _expected(rows, 2)
     with pytest.raises(LeaderboardError, match="empty list"):
         count([])
+    with pytest.raises(LeaderboardError, match="named twice"):
+        count([str(paths["new"]), str(tmp_path / "*.parquet")])
+    with pytest.raises(LeaderboardError, match="named twice"):
+        count([paths["new"], paths["new"]])
 
 
 def _counts_rows() -> dict[str, list[Any]]:

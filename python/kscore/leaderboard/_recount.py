@@ -41,6 +41,7 @@ def read_many(sources: Sequence[object], read: Any, **options: Any) -> tuple[Cou
     added; the label names them all."""
     if not sources:
         raise LeaderboardError("no source given (an empty list)")
+    _refuse_repeats(sources)
     parts: list[tuple[Counts, str]] = [read(s, **options) for s in sources]
     if len(parts) == 1:
         return parts[0]
@@ -48,6 +49,23 @@ def read_many(sources: Sequence[object], read: Any, **options: Any) -> tuple[Cou
     if len(widths) > 1:  # pragma: no cover - every part is read with the same categories
         raise LeaderboardError("the sources have different numbers of outcome categories")
     return add_counts(*(c for c, _ in parts)), " + ".join(label for _, label in parts)
+
+
+def _refuse_repeats(sources: Sequence[object]) -> None:
+    """A file named by two of the sources (``board.parquet`` and a glob
+    that matches it too) would have its counts added twice: refused."""
+    from ._source import input_files
+
+    seen: dict[str, str] = {}
+    for source in sources:
+        if not isinstance(source, (str, os.PathLike)):
+            continue
+        for f in input_files(source):
+            real = os.path.realpath(f)
+            if real in seen:
+                by = "" if seen[real] == os.fspath(source) else f" (by {seen[real]} and by {os.fspath(source)})"
+                raise LeaderboardError(f"{f} is named twice{by}; its counts would be added twice")
+            seen[real] = os.fspath(source)
 
 
 @on_small_pages
