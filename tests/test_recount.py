@@ -136,6 +136,28 @@ def test_a_folder_of_counts_tables_equals_the_raw_board(tmp_path: Path) -> None:
     assert _as_dict(count(str(tmp_path / "board"))) == _expected(rows, 2)
 
 
+def test_adding_a_counted_file_again_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """kscore count records the raw files a table holds in its footer: the
+    same update run twice, or two tables holding one file, are refused
+    rather than counted twice."""
+    rows = _rows(8, NAMES)
+    paths = _split(tmp_path, rows)
+    stored = tmp_path / "stored.parquet"
+    _cli("count", str(paths["old"]), "-o", str(stored))
+    _cli("count", str(stored), str(paths["new"]), "-o", str(stored))
+    before = stored.read_bytes()
+    assert main(["count", str(stored), str(paths["new"]), "-o", str(stored)]) == 1
+    assert "new.parquet is already counted in" in capsys.readouterr().err
+    assert stored.read_bytes() == before
+    assert _as_dict(count(str(stored))) == _expected(rows, 2)  # once, not twice
+    with pytest.raises(LeaderboardError, match="already counted"):
+        count([stored, paths["old"] / "alpha.parquet"])
+    _cli("count", str(paths["new"]), "-o", str(tmp_path / "a.parquet"))
+    _cli("count", str(paths["new"]), "-o", str(tmp_path / "b.parquet"))
+    assert main(["leaderboard", str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet")]) == 1
+    assert "is counted in both" in capsys.readouterr().err
+
+
 def test_new_samples_of_a_stored_model_add_up(tmp_path: Path) -> None:
     """Later samples of models already stored (another day's run): the
     cells add, and the board equals the one of both days' raw rows."""

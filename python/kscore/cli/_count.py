@@ -9,7 +9,8 @@ refused before any reading when it cannot be written), with one
 exception: it may be one of the inputs when that input is itself a counts
 table, so that ``kscore count board.parquet new.parquet -o board.parquet``
 updates a stored board in place (the old table is read whole before the
-new one replaces it).
+new one replaces it). A Parquet table records in its footer the raw files
+it holds, so that adding one of them again is refused.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def add_count_parser(sub: Any) -> None:
 def count_command(args: argparse.Namespace, err: Any) -> int:
     """Read every FILE, add the counts, write the table atomically."""
     from ..leaderboard import Issues, LeaderboardError, Progress, count, input_files
-    from ..leaderboard._recount import is_counts_file, write_counts
+    from ..leaderboard._recount import counted, is_counts_file, write_counts
 
     output = str(args.output)
     check_outputs([output])
@@ -77,6 +78,7 @@ def count_command(args: argparse.Namespace, err: Any) -> int:
     issues = Issues()
     source: Any = args.file[0] if len(args.file) == 1 else list(args.file)
     try:
+        record = counted(list(args.file))  # (refuses a raw file a stored table already holds)
         counts = count(source, weights=args.weights, cluster=args.cluster, by=args.by, model_col=args.model_col,
                        question_col=args.question_col, outcome_col=args.outcome_col, sample_col=args.sample_col,
                        input_format=args.input_format, strict=args.strict, issues=issues, progress=progress)
@@ -87,7 +89,7 @@ def count_command(args: argparse.Namespace, err: Any) -> int:
             err.print(f"kscore: note: {one_line(note)}", markup=False, soft_wrap=True)
         for warning in issues.warnings:
             err.print(f"kscore: warning: {one_line(warning)}", markup=False, soft_wrap=True, style="yellow")
-    write_atomic(Path(output), lambda tmp: write_counts(counts, tmp, _format(output)))
+    write_atomic(Path(output), lambda tmp: write_counts(counts, tmp, _format(output), record))
     return 0
 
 

@@ -42,6 +42,7 @@ def read_many(sources: Sequence[object], read: Any, **options: Any) -> tuple[Cou
     if not sources:
         raise LeaderboardError("no source given (an empty list)")
     _refuse_repeats(sources)
+    counted(sources)  # refuses raw files a stored table already holds
     parts: list[tuple[Counts, str]] = [read(s, **options) for s in sources]
     if len(parts) == 1:
         return parts[0]
@@ -66,6 +67,70 @@ def _refuse_repeats(sources: Sequence[object]) -> None:
                 by = "" if seen[real] == os.fspath(source) else f" (by {seen[real]} and by {os.fspath(source)})"
                 raise LeaderboardError(f"{f} is named twice{by}; its counts would be added twice")
             seen[real] = os.fspath(source)
+
+
+#: The footer key under which ``kscore count`` records the raw files it
+#: counted (a JSON list of "path, size, modification time" entries).
+COUNTED = "kscore.counted"
+
+
+def file_id(path: str | os.PathLike[str]) -> str:
+    """A raw file as recorded: its real path, size and modification time
+    (a file rewritten since is another file; a copy elsewhere is not
+    recognised)."""
+    st = os.stat(path)
+    return f"{os.path.realpath(path)}|{st.st_size}|{st.st_mtime_ns}"
+
+
+def _recorded(path: str) -> list[str] | None:
+    """The raw files a Parquet counts table written by ``kscore count``
+    holds; None for any other file."""
+    import json
+
+    if not path.lower().endswith((".parquet", ".pq")):
+        return None
+    try:
+        import pyarrow.parquet as pq
+
+        meta = pq.read_metadata(path).metadata or {}
+        text = meta.get(COUNTED.encode())
+        if text is None:
+            return None
+        found = json.loads(text)
+        return [str(x) for x in found] if isinstance(found, list) else None
+    except Exception:  # noqa: BLE001 - not a readable Parquet file: the read reports it
+        return None
+
+
+def counted(sources: Sequence[object]) -> list[str]:
+    """The raw files the sources hold (recorded by stored tables, or read
+    here), for the new table's footer. A raw file a stored table already
+    holds, or one two stored tables hold, is refused: its counts would be
+    added twice (a file rewritten since, or copied, is not recognised)."""
+    from ._source import input_files
+
+    holder: dict[str, str] = {}
+    raw: list[tuple[str, str]] = []
+    for source in sources:
+        if not isinstance(source, (str, os.PathLike)):
+            continue
+        for f in input_files(source):
+            if not os.path.isfile(f):
+                continue
+            found = _recorded(str(f))
+            if found is None:
+                raw.append((str(f), file_id(f)))
+                continue
+            for x in found:
+                if x in holder:
+                    raise LeaderboardError(f"{x.split('|')[0]} is counted in both {holder[x]} and {f}; their counts "
+                                           "would add it twice")
+                holder[x] = str(f)
+    for name, x in raw:
+        if x in holder:
+            raise LeaderboardError(f"{name} is already counted in {holder[x]} (kscore count recorded it); adding it "
+                                   "again would count it twice")
+    return sorted({*holder, *(x for _, x in raw)})
 
 
 @on_small_pages
@@ -130,14 +195,18 @@ def count(
     return counts
 
 
-def write_counts(counts: Counts, path: str | os.PathLike[str], fmt: str | None = None) -> None:
+def write_counts(counts: Counts, path: str | os.PathLike[str], fmt: str | None = None,
+                 record: list[str] | None = None) -> None:
     """``counts`` to ``path``: Parquet (``.parquet``, ``.pq``, the default)
-    or CSV (``.csv``), by ``fmt`` or the extension."""
+    or CSV (``.csv``), by ``fmt`` or the extension. ``record``: the raw
+    files counted (:func:`counted`), kept in a Parquet file's footer."""
+    import json
+
     kind = fmt or output_format(os.fspath(path))
     if kind == "csv":
         counts.to_csv(path)
     else:
-        counts.to_parquet(path)
+        counts.to_parquet(path, {COUNTED: json.dumps(record)} if record else None)
 
 
 def output_format(path: str) -> str:
