@@ -247,6 +247,16 @@ def test_parquet_counts_reader_equals_the_query(tmp_path: Path, counts_reader: s
         ["3 counts row(s) with invalid counts (need 0 <= c <= n, integers) (skipped)"]
 
 
+def test_unsigned_and_small_count_columns(tmp_path: Path, counts_reader: str) -> None:
+    """Counts stored as uint32 (past 2^31) and int8 read as the query reads them."""
+    rows = {"model": pa.array(["a", "b"]), "question": pa.array(["q", "q"]),
+            "n": pa.array([3_000_000_000, 5], pa.uint32()), "c": pa.array([1, 2], pa.int8())}
+    path = tmp_path / "counts.parquet"
+    pq.write_table(pa.table(rows), path)
+    got, _ = read_counts(str(path))
+    assert _as_dict(got) == {("a", "q"): [2_999_999_999, 1], ("b", "q"): [3, 2]}
+
+
 def test_graded_parquet_counts_reader_equals_the_query(tmp_path: Path) -> None:
     rows: dict[str, list[Any]] = {"model": ["a", "a", "b", "b"], "question": ["q1", "q1", "q1", "q2"],
                                   "n": [3, 2, 4, 2], "c": [1, 2, 1, 2],

@@ -129,8 +129,7 @@ def _read_parquet(source: Source, wanted: list[str], extra: tuple[str, ...], col
                                                or pa.types.is_large_string(t.value_type))):
             return None
     counts = wanted[2:]
-    if not all(pa.types.is_integer(types.field(x).type) and not pa.types.is_uint64(types.field(x).type)
-               for x in counts):
+    if not all(pa.types.is_signed_integer(types.field(x).type) for x in counts):  # (read as signed below)
         return None
     return _checked(table, wanted, extra, n_categories, source, issues)
 
