@@ -101,10 +101,15 @@ def dataset(root: Path, models: int, questions: int, samples: int) -> tuple[list
         print(f"wrote {models * questions * samples:,} rows in {time.perf_counter() - t0:.0f} s", flush=True)
     new = root / "new" / f"model-{models:03d}.parquet"
     if not new.exists():
+        import duckdb
+
+        # One model's rows (10 samples a question), renamed to a model the
+        # board does not have.
         tmp = root / "new-tmp"
-        write_dataset(tmp, models + 1, questions, 10)  # (writes every model: only the last is kept)
+        (first,) = write_dataset(tmp, 1, questions, 10)
         new.parent.mkdir(exist_ok=True)
-        shutil.move(str(tmp / new.name), new)
+        duckdb.sql(f"COPY (SELECT '{new.stem}' AS model, question_id, sample, correct FROM read_parquet('{first}')) "
+                   f"TO '{new}' (FORMAT parquet)")
         shutil.rmtree(tmp)
     return sorted(raw.glob("*.parquet")), new
 
