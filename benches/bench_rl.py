@@ -36,7 +36,7 @@ sys.path[:0] = [str(ROOT / "python"), str(ROOT)]
 from tests.test_rl_verl import VERL  # noqa: E402
 
 from kscore.rl import process_validation_metrics  # noqa: E402
-from kscore.rl._majority import win_table  # noqa: E402
+from kscore.rl._per_prompt import clear_vote_tables  # noqa: E402
 
 from conftest import interleaved_medians  # noqa: E402
 
@@ -62,7 +62,7 @@ def batch(prompts: int, responses: int, fields: tuple[str, ...], seed: int = 0) 
 
 def cold(fn: Callable[[], Any]) -> Callable[[], Any]:
     def run() -> Any:
-        win_table.cache_clear()
+        clear_vote_tables()
         return fn()
     return run
 

@@ -338,3 +338,73 @@ def _doc_blocks() -> list[str]:
 @pytest.mark.parametrize("block", range(len(_doc_blocks())))
 def test_docs_examples_run_as_written(block: int) -> None:
     exec(compile(_doc_blocks()[block], f"docs/rl.md[{block}]", "exec"), {"__name__": "__docs__"})
+
+
+def _partitions(total: int, top: int) -> list[tuple[int, ...]]:
+    if total == 0:
+        return [()]
+    return [(k, *rest) for k in range(min(total, top), 0, -1) for rest in _partitions(total - k, k)]
+
+
+@pytest.mark.parametrize("replace", [True, False])
+def test_vote_count_sums_against_generating_functions(replace: bool) -> None:
+    """The batched sum over vote counts (kscore.rl._vote_counts, a first
+    call's fast path) against win_table, every partition of N <= 10 that it
+    takes and N = 16 with up to 5 answers, every n."""
+    from kscore.rl._vote_counts import countable, win_rows
+
+    for total in [*range(1, 11), 16]:
+        parts = [p for p in _partitions(total, total) if countable(total, len(p))]
+        assert parts
+        for groups in sorted({len(p) for p in parts}):
+            same = [p for p in parts if len(p) == groups]
+            draws = tuple(range(1, total + 1))
+            rows = win_rows(np.array(same, np.int64), draws, replace)
+            for part, row in zip(same, rows):
+                table = win_table(part, replace)
+                for g, s in enumerate(part):
+                    assert np.abs(row[:, g] - table[:, s]).max() <= 1e-13, (part, g)
+
+
+def test_vote_count_sums_against_every_draw() -> None:
+    """Small partitions, with replacement: every sequence of draws."""
+    from kscore.rl._vote_counts import win_rows
+
+    for sizes in [(1,), (2, 1), (2, 2), (3, 2, 1), (2, 2, 1, 1)]:
+        total = sum(sizes)
+        labels = [g for g, s in enumerate(sizes) for _ in range(s)]
+        rows = win_rows(np.array([sizes], np.int64), tuple(range(1, total + 1)))[0]
+        for n in range(1, total + 1):
+            wins = [0] * len(sizes)
+            for draw in itertools.product(range(total), repeat=n):
+                count: dict[int, int] = {}
+                for j in draw:
+                    count[labels[j]] = count.get(labels[j], 0) + 1
+                wins[max(count, key=count.__getitem__)] += 1
+            for g in range(len(sizes)):
+                assert abs(rows[n - 1, g] - wins[g] / total**n) <= 1e-13, (sizes, n, g)
+
+
+def test_first_call_equals_later_calls_and_mixed_paths() -> None:
+    """Vote weights from a fresh cache (sums over counts for few answers,
+    generating functions for many) equal those of a warm cache, and many
+    answers per prompt (the sort path of the group sizes) agree with few."""
+    from kscore.rl._per_prompt import clear_vote_tables
+
+    rng = np.random.default_rng(7)
+    n, prompts = 16, 40
+    uids = [f"u{p}" for p in range(prompts) for _ in range(n)]
+    answers = [int(a) for p in range(prompts) for a in rng.integers(0, 1 + p % 12, n)]  # 1 to 12 answers
+    acc = [float(a == 0) for a in answers]
+    infos: dict[str, list[Any]] = {"acc": acc, "pred": [str(a) for a in answers]}
+    clear_vote_tables()
+    first = process_validation_metrics(["s"] * len(uids), uids, infos, unbiased=True)
+    again = process_validation_metrics(["s"] * len(uids), uids, infos, unbiased=True)
+    assert first == again
+    # The same answers named per prompt: many distinct codes in the batch,
+    # few per prompt (the group sizes by sorting instead of counting).
+    wide: dict[str, list[Any]] = {"acc": acc, "pred": [f"{i // n}-{a}" for i, a in enumerate(answers)]}
+    clear_vote_tables()
+    spread = process_validation_metrics(["s"] * len(uids), uids, wide, unbiased=True)
+    for key, value in first["s"]["acc"].items():
+        assert abs(spread["s"]["acc"][key] - value) <= 1e-12, key

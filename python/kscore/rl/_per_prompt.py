@@ -18,6 +18,7 @@ import numpy.typing as npt
 from ._batch import Batch, Field
 from ._majority import win_table
 from ._order_stats import best_weights, weighted_moments
+from ._vote_counts import countable, win_rows
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -132,23 +133,81 @@ def vote_at_k(batch: Batch, field: Field, prompts: IntArray, ks: Sequence[int]) 
     return out
 
 
+class _Store:
+    """Win chances per response size (``(L, N + 1)``, already divided by
+    the group size) of the partitions seen, one row each, kept across calls:
+    a validation step's partitions recur step after step."""
+
+    def __init__(self, total: int, lanes: int) -> None:
+        self.index: dict[tuple[int, ...], int] = {}
+        self.rows = np.zeros((0, lanes, total + 1))
+
+
+#: One store per (N, draws, replace).
+_STORES: dict[tuple[int, tuple[int, ...], bool], _Store] = {}
+#: Past this many partitions a store starts again (bounds the memory).
+_STORE_LIMIT = 20_000
+
+
+def clear_vote_tables() -> None:
+    """Forget every vote table computed so far (the next call is a first
+    call again: benches time it this way)."""
+    _STORES.clear()
+    win_table.cache_clear()
+
+
 def _vote_weights(codes: IntArray, total: int, ns: tuple[int, ...], replace: bool) -> FloatArray:
     """:func:`vote_weights` of an ``(M, total)`` matrix of answer codes."""
     size = _group_sizes(codes)
-    # The sorted sizes name the partition (a group of size s appears s times).
-    shapes, which = _distinct_rows(np.sort(size, axis=1))
-    draws = np.asarray(ns) - 1
-    # Per partition and n, the chance of each response (win chance / group size).
-    per = np.stack([win_table(_partition(row), replace)[draws] for row in shapes.tolist()])  # (U, L, total + 1)
-    per[:, :, 1:] /= np.arange(1, total + 1)
-    flat = (which[:, None] * (total + 1) + size).ravel()  # index into one (U, total + 1) slice
-    lanes = per.transpose(1, 0, 2).reshape(len(draws), -1)  # (L, U * (total + 1))
-    weights: FloatArray = np.take(lanes, flat, axis=1).reshape(len(draws), *size.shape)
-    return weights
+    prompts = len(codes)
+    # A partition is named by how many responses sit in groups of each size
+    # s = 0..N (s times the number of groups of size s): a bincount, no sort.
+    cells = (np.arange(prompts)[:, None] * (total + 1) + size).ravel()
+    shapes, which = _distinct_rows(np.bincount(cells, minlength=prompts * (total + 1)).reshape(prompts, total + 1))
+    store = _STORES.get((total, ns, replace))
+    if store is None or len(store.index) > _STORE_LIMIT:
+        store = _STORES[(total, ns, replace)] = _Store(total, len(ns))
+    keys = list(map(tuple, shapes.tolist()))
+    missing = [key for key in keys if key not in store.index]
+    if missing:
+        store.index.update(zip(missing, range(len(store.rows), len(store.rows) + len(missing))))
+        store.rows = np.concatenate([store.rows, _tables(missing, total, ns, replace)])
+    per = store.rows[np.fromiter(map(store.index.__getitem__, keys), np.int64, len(keys))]  # (U, L, N + 1)
+    lanes = per.transpose(1, 0, 2).reshape(len(ns), -1)  # (L, U * (N + 1))
+    weights: FloatArray = np.take(lanes, (which[:, None] * (total + 1) + size).ravel(), axis=1)
+    return weights.reshape(len(ns), prompts, total)
+
+
+def _tables(keys: list[tuple[int, ...]], total: int, ns: tuple[int, ...], replace: bool) -> FloatArray:
+    """``(len(keys), L, N + 1)``: per partition (named as in
+    :func:`_vote_weights`), n of ``ns`` and group size s, the chance that
+    one given response of a group of size s gives the vote's value."""
+    out = np.zeros((len(keys), len(ns), total + 1))
+    parts = [tuple(s for s in range(total, 0, -1) for _ in range(key[s] // s)) for key in keys]
+    by_groups: dict[int, list[int]] = {}
+    for u, part in enumerate(parts):
+        if countable(max(ns), len(part)):
+            by_groups.setdefault(len(part), []).append(u)
+        else:
+            out[u] = win_table(part, replace)[np.asarray(ns) - 1]
+    for units in by_groups.values():
+        sizes = np.array([parts[u] for u in units], np.int64)  # (U, G), descending
+        wins = win_rows(sizes, ns, replace)  # (U, L, G)
+        rows = np.asarray(units)
+        for g in range(sizes.shape[1]):  # groups of one size win alike: any one of them names it
+            out[rows, :, sizes[:, g]] = wins[:, :, g]
+    out[:, :, 1:] /= np.arange(1, total + 1)
+    return out
 
 
 def _group_sizes(codes: IntArray) -> IntArray:
     """For each entry of each row, how many entries of its row are equal to it."""
+    prompts, total = codes.shape
+    span = int(codes.max()) + 1 if codes.size else 1
+    if prompts * span <= 4 * codes.size + 1024:  # few distinct answers: count them per row
+        cells = np.arange(prompts)[:, None] * span + codes
+        counts: IntArray = np.bincount(cells.ravel(), minlength=prompts * span)[cells]
+        return counts
     order = np.argsort(codes, axis=1, kind="stable")
     ranked = np.take_along_axis(codes, order, axis=1)
     starts = np.ones(ranked.shape, bool)
@@ -158,16 +217,6 @@ def _group_sizes(codes: IntArray) -> IntArray:
     size = np.empty(codes.shape, np.int64)
     np.put_along_axis(size, order, lengths[run].reshape(codes.shape), axis=1)
     return size
-
-
-def _partition(values: list[int]) -> tuple[int, ...]:
-    """Group sizes from the sorted per-response sizes (s repeated s times)."""
-    out: list[int] = []
-    i = 0
-    while i < len(values):
-        out.append(values[i])
-        i += values[i]
-    return tuple(out)
 
 
 def field_blocks(batch: Batch, field: Field) -> Iterator[Block]:
