@@ -408,3 +408,26 @@ def test_first_call_equals_later_calls_and_mixed_paths() -> None:
     spread = process_validation_metrics(["s"] * len(uids), uids, wide, unbiased=True)
     for key, value in first["s"]["acc"].items():
         assert abs(spread["s"]["acc"][key] - value) <= 1e-12, key
+
+
+@pytest.mark.parametrize("layout", ["blocks", "uid twice", "uid in two sources", "ragged tail", "wider first"])
+def test_block_layout_reads_like_any_layout(layout: str) -> None:
+    """Lists in verl's layout (each prompt's responses side by side) are
+    coded by blocks; every departure from it falls back, and the result is
+    the one of numpy object arrays (which never take the block path)."""
+    rng = np.random.default_rng(11)
+    sizes = {"blocks": [8] * 12, "uid twice": [8] * 12, "uid in two sources": [8] * 12,
+             "ragged tail": [8] * 11 + [5], "wider first": [8] + [4] * 12}  # 56 entries: blocks of 8 fail the check[layout]
+    uids = [f"q{p}" for p, n in enumerate(sizes) for _ in range(n)]
+    ds = ["math" if p % 3 else "code" for p, n in enumerate(sizes) for _ in range(n)]
+    if layout == "uid twice":
+        uids = [u if u != "q7" else "q2" for u in uids]  # q2's responses in two blocks
+    if layout == "uid in two sources":
+        ds[3] = "code"  # q0's fourth response from another source
+    preds = [str(a) for a in rng.integers(0, 3, len(uids))]
+    infos: dict[str, list[Any]] = {"acc": [float(p == "0") for p in preds], "score": rng.random(len(uids)).tolist(),
+                                   "pred": preds}
+    ours = process_validation_metrics(ds, uids, infos, unbiased=True)
+    reference = process_validation_metrics(np.array(ds, dtype=object), np.array(uids, dtype=object),
+                                           {k: np.array(v, dtype=object) for k, v in infos.items()}, unbiased=True)
+    assert ours == reference
