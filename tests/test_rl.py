@@ -417,7 +417,7 @@ def test_block_layout_reads_like_any_layout(layout: str) -> None:
     the one of numpy object arrays (which never take the block path)."""
     rng = np.random.default_rng(11)
     sizes = {"blocks": [8] * 12, "uid twice": [8] * 12, "uid in two sources": [8] * 12,
-             "ragged tail": [8] * 11 + [5], "wider first": [8] + [4] * 12}  # 56 entries: blocks of 8 fail the check[layout]
+             "ragged tail": [8] * 11 + [5], "wider first": [8] + [4] * 12}[layout]  # 56: blocks of 8 fail
     uids = [f"q{p}" for p, n in enumerate(sizes) for _ in range(n)]
     ds = ["math" if p % 3 else "code" for p, n in enumerate(sizes) for _ in range(n)]
     if layout == "uid twice":
