@@ -389,7 +389,7 @@ def test_first_call_equals_later_calls_and_mixed_paths() -> None:
     """Vote weights from a fresh cache (sums over counts for few answers,
     generating functions for many) equal those of a warm cache, and many
     answers per prompt (the sort path of the group sizes) agree with few."""
-    from kscore.rl._per_prompt import clear_vote_tables
+    from kscore.rl._per_prompt import clear_caches
 
     rng = np.random.default_rng(7)
     n, prompts = 16, 40
@@ -397,14 +397,14 @@ def test_first_call_equals_later_calls_and_mixed_paths() -> None:
     answers = [int(a) for p in range(prompts) for a in rng.integers(0, 1 + p % 12, n)]  # 1 to 12 answers
     acc = [float(a == 0) for a in answers]
     infos: dict[str, list[Any]] = {"acc": acc, "pred": [str(a) for a in answers]}
-    clear_vote_tables()
+    clear_caches()
     first = process_validation_metrics(["s"] * len(uids), uids, infos, unbiased=True)
     again = process_validation_metrics(["s"] * len(uids), uids, infos, unbiased=True)
     assert first == again
     # The same answers named per prompt: many distinct codes in the batch,
     # few per prompt (the group sizes by sorting instead of counting).
     wide: dict[str, list[Any]] = {"acc": acc, "pred": [f"{i // n}-{a}" for i, a in enumerate(answers)]}
-    clear_vote_tables()
+    clear_caches()
     spread = process_validation_metrics(["s"] * len(uids), uids, wide, unbiased=True)
     for key, value in first["s"]["acc"].items():
         assert abs(spread["s"]["acc"][key] - value) <= 1e-12, key

@@ -149,11 +149,16 @@ _STORES: dict[tuple[int, tuple[int, ...], bool], _Store] = {}
 _STORE_LIMIT = 20_000
 
 
-def clear_vote_tables() -> None:
-    """Forget every vote table computed so far (the next call is a first
-    call again: benches time it this way)."""
+def clear_caches() -> None:
+    """Forget every table kscore.rl keeps between calls (vote tables,
+    order-statistic weights, vote-count vectors): the next call pays what a
+    first call in a fresh process pays (benches time it this way)."""
+    from . import _majority, _order_stats, _vote_counts
+
     _STORES.clear()
-    win_table.cache_clear()
+    for cached in (_majority.win_table, _majority._gauss, _majority._shift_index, _order_stats.best_weights,
+                   _vote_counts._counts, _vote_counts._log_factorials, stat_weights):
+        cached.cache_clear()
 
 
 def _vote_weights(codes: IntArray, total: int, ns: tuple[int, ...], replace: bool) -> FloatArray:
