@@ -9,6 +9,7 @@ weights (:mod:`._order_stats`, :mod:`._majority`) instead of 1000 resamples.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
@@ -78,6 +79,10 @@ def stat_weights(total: int) -> FloatArray:
     return out
 
 
+# (A plain np.unique would do too, but its first call in a process imports
+# numpy.ma: 10-20 ms, more than a whole first call here.)
+
+
 def _rows(field: Field, prompts: IntArray, total: int) -> FloatArray:
     index = field.start[prompts][:, None] + np.arange(total)[None, :]
     rows: FloatArray = field.values[index]
@@ -125,7 +130,7 @@ def vote_at_k(batch: Batch, field: Field, prompts: IntArray, ks: Sequence[int]) 
     the vote of k fresh responses)."""
     out = np.empty((len(ks), len(prompts)))
     totals = field.count[prompts]
-    for total in np.unique(totals).tolist():
+    for total in np.flatnonzero(np.bincount(totals)).tolist():  # the distinct N, ascending
         same = totals == total
         rows = prompts[same]
         weights = vote_weights(batch, rows, total, ks, replace=False)
@@ -145,8 +150,9 @@ class _Store:
 
 #: One store per (N, draws, replace).
 _STORES: dict[tuple[int, tuple[int, ...], bool], _Store] = {}
-#: Past this many partitions a store starts again (bounds the memory).
-_STORE_LIMIT = 20_000
+#: Past this many floats (32 MB) a store starts again (bounds the memory).
+_STORE_FLOATS = 1 << 22
+_LOCK = threading.Lock()
 
 
 def clear_caches() -> None:
@@ -169,15 +175,16 @@ def _vote_weights(codes: IntArray, total: int, ns: tuple[int, ...], replace: boo
     # s = 0..N (s times the number of groups of size s): a bincount, no sort.
     cells = (np.arange(prompts)[:, None] * (total + 1) + size).ravel()
     shapes, which = _distinct_rows(np.bincount(cells, minlength=prompts * (total + 1)).reshape(prompts, total + 1))
-    store = _STORES.get((total, ns, replace))
-    if store is None or len(store.index) > _STORE_LIMIT:
-        store = _STORES[(total, ns, replace)] = _Store(total, len(ns))
     keys = list(map(tuple, shapes.tolist()))
-    missing = [key for key in keys if key not in store.index]
-    if missing:
-        store.index.update(zip(missing, range(len(store.rows), len(store.rows) + len(missing))))
-        store.rows = np.concatenate([store.rows, _tables(missing, total, ns, replace)])
-    per = store.rows[np.fromiter(map(store.index.__getitem__, keys), np.int64, len(keys))]  # (U, L, N + 1)
+    with _LOCK:  # one store per kind, shared by every thread
+        store = _STORES.get((total, ns, replace))
+        if store is None or store.rows.size > _STORE_FLOATS:
+            store = _STORES[(total, ns, replace)] = _Store(total, len(ns))
+        missing = [key for key in keys if key not in store.index]
+        if missing:
+            store.index.update(zip(missing, range(len(store.rows), len(store.rows) + len(missing))))
+            store.rows = np.concatenate([store.rows, _tables(missing, total, ns, replace)])
+        per = store.rows[np.fromiter(map(store.index.__getitem__, keys), np.int64, len(keys))]  # (U, L, N + 1)
     lanes = per.transpose(1, 0, 2).reshape(len(ns), -1)  # (L, U * (N + 1))
     weights: FloatArray = np.take(lanes, (which[:, None] * (total + 1) + size).ravel(), axis=1)
     return weights.reshape(len(ns), prompts, total)
@@ -230,7 +237,7 @@ def field_blocks(batch: Batch, field: Field) -> Iterator[Block]:
     prompts = np.flatnonzero(field.count > 0).astype(np.int64)
     totals = field.count[prompts]
     voted = batch.vote_ok[prompts] & (batch.vote_count[prompts] == totals) if batch.vote is not None else None
-    for total in np.unique(totals).tolist():
+    for total in np.flatnonzero(np.bincount(totals)).tolist():  # the distinct N, ascending
         same = totals == total
         rows = prompts if same.all() else prompts[same]
         values = _rows(field, rows, total)
