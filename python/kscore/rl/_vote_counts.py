@@ -51,12 +51,17 @@ def _counts(n: int, groups: int) -> tuple[IntArray, FloatArray]:
     """Every count vector ``(V, groups)`` summing to ``n``, and each
     group's share of the win ``(V, groups)``: ``1 / ties`` where it has the
     most votes, else 0."""
-    if groups == 1:
-        counts = np.full((1, 1), n, np.int64)
-    else:
-        grid = np.indices((n + 1,) * (groups - 1)).reshape(groups - 1, -1).T
-        grid = grid[grid.sum(axis=1) <= n]
-        counts = np.concatenate([grid, n - grid.sum(axis=1, keepdims=True)], axis=1).astype(np.int64)
+    # Grow the vectors one group at a time: each partial vector with sum r
+    # gets every next count 0..n-r (only vectors that can still sum to n).
+    counts = np.zeros((1, 0), np.int64)
+    used = np.zeros(1, np.int64)
+    for _ in range(groups - 1):
+        room = n - used + 1
+        first = np.repeat(np.cumsum(room) - room, room)
+        step = np.arange(len(first)) - first  # 0..n-r within each block
+        counts = np.concatenate([np.repeat(counts, room, axis=0), step[:, None]], axis=1)
+        used = np.repeat(used, room) + step
+    counts = np.concatenate([counts, (n - used)[:, None]], axis=1)
     top = counts == counts.max(axis=1, keepdims=True)
     share = top / top.sum(axis=1, keepdims=True)
     counts.flags.writeable = False
