@@ -63,6 +63,8 @@ CASES: list[tuple[list[float], list[Any] | None]] = [
     ([2.0, -1.0, 0.5, 0.5, 3.0, -1.0], [None, None, None, None, None, None]),
     ([0.25, 0.75], ["a", "a"]),
     ([1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 1.0], ["a", "b", "b", "a", "c", "b", "c"]),
+    ([1.0, 1.0, 1.0, 1.0], ["a", "b", "a", "c"]),  # 0/1 field (the p * q moments), every statistic certain
+    ([0.0, 0.0, 0.0, 0.0, 1.0], ["a", "a", "b", "c", "d"]),  # 0/1, worst@n nearly certain
 ]
 
 
@@ -431,3 +433,22 @@ def test_block_layout_reads_like_any_layout(layout: str) -> None:
     reference = process_validation_metrics(np.array(ds, dtype=object), np.array(uids, dtype=object),
                                            {k: np.array(v, dtype=object) for k, v in infos.items()}, unbiased=True)
     assert ours == reference
+
+
+def test_binary_moments_equal_the_general_ones() -> None:
+    """The 0/1 shortcut of weighted_moments (variance p * q) against the
+    sum of squared deviations, for both weight layouts; a certain
+    statistic has standard deviation exactly 0."""
+    from kscore.rl._order_stats import weighted_moments
+    from kscore.rl._per_prompt import stat_weights
+
+    rng = np.random.default_rng(5)
+    values = (rng.random((300, 16)) < rng.random((300, 1))).astype(float)
+    values[0] = 1.0
+    values[1] = 0.0
+    for weights in (stat_weights(16), rng.dirichlet(np.full(16, 0.3), size=(4, 300))):
+        sorted_values = np.sort(values, axis=1) if weights.ndim == 2 else values
+        mean, std = weighted_moments(sorted_values, weights)
+        mean_b, std_b = weighted_moments(sorted_values, weights, binary=True)
+        assert np.abs(mean - mean_b).max() <= 1e-15 and np.abs(std - std_b).max() <= 1e-14
+        assert (std_b[:, :2] == 0.0).all()

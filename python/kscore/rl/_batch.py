@@ -144,7 +144,7 @@ def _first_seen(items: list[Any], what: str) -> tuple[list[Any], IntArray]:
     index = dict(zip(distinct, range(len(distinct))))
     if len(items) == 1:
         return distinct, np.zeros(1, np.int64)
-    return distinct, np.array(operator.itemgetter(*items)(index), np.int64)
+    return distinct, np.fromiter(operator.itemgetter(*items)(index), np.int64, len(items))
 
 
 def _numbers(name: str, raw: Any, size: int, distinct: list[Any] | None = None) -> tuple[

@@ -237,6 +237,7 @@ def field_blocks(batch: Batch, field: Field) -> Iterator[Block]:
     prompts = np.flatnonzero(field.count > 0).astype(np.int64)
     totals = field.count[prompts]
     voted = batch.vote_ok[prompts] & (batch.vote_count[prompts] == totals) if batch.vote is not None else None
+    binary = bool(((field.values == 0.0) | (field.values == 1.0)).all())  # 0/1 values: moments without a pass
     for total in np.flatnonzero(np.bincount(totals)).tolist():  # the distinct N, ascending
         same = totals == total
         rows = prompts if same.all() else prompts[same]
@@ -247,7 +248,7 @@ def field_blocks(batch: Batch, field: Field) -> Iterator[Block]:
         ns = draw_sizes(total)
         # One pass over the sorted rows: uniform weights (mean@N, std@N),
         # then best and worst of each n; moments interleaved as verl's keys.
-        means, stds = weighted_moments(np.sort(values, axis=1), stat_weights(total))
+        means, stds = weighted_moments(np.sort(values, axis=1), stat_weights(total), binary)
         table = np.empty((2 * len(means), len(rows)))
         table[0::2], table[1::2] = means, stds
         names = [f"mean@{total}", f"std@{total}"]
@@ -258,6 +259,6 @@ def field_blocks(batch: Batch, field: Field) -> Iterator[Block]:
             pick = voted[same]
             if pick.any():
                 vote_rows = rows[pick]
-                m_mean, m_std = weighted_moments(values[pick], vote_weights(batch, vote_rows, total))
+                m_mean, m_std = weighted_moments(values[pick], vote_weights(batch, vote_rows, total), binary)
                 names = [name for n in ns for name in (f"maj@{n}/mean", f"maj@{n}/std")]
                 yield names, vote_rows, np.stack([m_mean, m_std], axis=1).reshape(2 * len(ns), len(vote_rows))
