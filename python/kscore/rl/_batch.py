@@ -134,17 +134,28 @@ def _codes(values: Entries, what: str, width: int | None = None) -> tuple[list[A
     return distinct, np.repeat(head_codes, np.diff(np.append(heads_at, size)))
 
 
+class _Coder(dict[Any, int]):
+    """A dict that gives a missing key the next code: looking every item up
+    once (itemgetter, a C loop) codes them in first-seen order in one pass;
+    Python runs only once per distinct value."""
+
+    def __missing__(self, key: Any) -> int:
+        code = self[key] = len(self)
+        return code
+
+
 def _first_seen(items: list[Any], what: str) -> tuple[list[Any], IntArray]:
     """Distinct values in first-seen order and each item's code: dict
-    lookups in C loops (fromkeys, itemgetter), no Python-level loop."""
+    lookups in one C loop (itemgetter over a :class:`_Coder`)."""
+    index = _Coder()
     try:
-        distinct = list(dict.fromkeys(items))
+        if len(items) == 1:
+            index[items[0]]
+            return list(index), np.zeros(1, np.int64)
+        codes = operator.itemgetter(*items)(index)
     except TypeError as exc:
         raise TypeError(f"{what} must be hashable: {exc}") from None
-    index = dict(zip(distinct, range(len(distinct))))
-    if len(items) == 1:
-        return distinct, np.zeros(1, np.int64)
-    return distinct, np.fromiter(operator.itemgetter(*items)(index), np.int64, len(items))
+    return list(index), np.fromiter(codes, np.int64, len(items))
 
 
 def _numbers(name: str, raw: Any, size: int, distinct: list[Any] | None = None) -> tuple[
