@@ -107,7 +107,7 @@ def _codes(values: Entries, what: str, width: int | None = None) -> tuple[list[A
         except (TypeError, ValueError):
             blocks = False
         if blocks:
-            distinct, head_codes = _first_seen(heads, what)
+            distinct, head_codes = _first_seen(heads, what, repeats=False)
             return distinct, np.repeat(head_codes, width)
     probe = items[: min(size, 257)]
     try:
@@ -130,7 +130,7 @@ def _codes(values: Entries, what: str, width: int | None = None) -> tuple[list[A
         return _first_seen(items, what)
     heads_at = np.flatnonzero(np.concatenate([[True], change]))
     firsts = [items[0]] if len(heads_at) == 1 else list(operator.itemgetter(*heads_at.tolist())(items))
-    distinct, head_codes = _first_seen(firsts, what)
+    distinct, head_codes = _first_seen(firsts, what, repeats=False)
     return distinct, np.repeat(head_codes, np.diff(np.append(heads_at, size)))
 
 
@@ -144,18 +144,25 @@ class _Coder(dict[Any, int]):
         return code
 
 
-def _first_seen(items: list[Any], what: str) -> tuple[list[Any], IntArray]:
-    """Distinct values in first-seen order and each item's code: dict
-    lookups in one C loop (itemgetter over a :class:`_Coder`)."""
-    index = _Coder()
+def _first_seen(items: list[Any], what: str, repeats: bool = True) -> tuple[list[Any], IntArray]:
+    """Distinct values in first-seen order and each item's code, by dict
+    lookups in C loops. ``repeats``: the items repeat (answers): one pass
+    over a :class:`_Coder`; else (the heads of runs, mostly distinct) the
+    distinct values first (``dict.fromkeys``), then the lookups, so that
+    no Python code runs per item."""
     try:
         if len(items) == 1:
-            index[items[0]]
-            return list(index), np.zeros(1, np.int64)
-        codes = operator.itemgetter(*items)(index)
+            hash(items[0])
+            return [items[0]], np.zeros(1, np.int64)
+        if repeats:
+            coder = _Coder()
+            codes = operator.itemgetter(*items)(coder)
+            return list(coder), np.fromiter(codes, np.int64, len(items))
+        distinct = list(dict.fromkeys(items))
     except TypeError as exc:
         raise TypeError(f"{what} must be hashable: {exc}") from None
-    return list(index), np.fromiter(codes, np.int64, len(items))
+    index = dict(zip(distinct, range(len(distinct))))
+    return distinct, np.fromiter(operator.itemgetter(*items)(index), np.int64, len(items))
 
 
 def _numbers(name: str, raw: Any, size: int, distinct: list[Any] | None = None) -> tuple[
