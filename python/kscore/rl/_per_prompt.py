@@ -152,6 +152,8 @@ class _Store:
 _STORES: dict[tuple[int, tuple[int, ...], bool], _Store] = {}
 #: Past this many floats (32 MB) a store starts again (bounds the memory).
 _STORE_FLOATS = 1 << 22
+#: At most this many stores (kinds of (N, draws, replace)) at once.
+_STORE_KINDS = 64
 _LOCK = threading.Lock()
 
 
@@ -179,6 +181,8 @@ def _vote_weights(codes: IntArray, total: int, ns: tuple[int, ...], replace: boo
     with _LOCK:  # one store per kind, shared by every thread
         store = _STORES.get((total, ns, replace))
         if store is None or store.rows.size > _STORE_FLOATS:
+            if len(_STORES) >= _STORE_KINDS:  # many different N: start again
+                _STORES.clear()
             store = _STORES[(total, ns, replace)] = _Store(total, len(ns))
         missing = [key for key in keys if key not in store.index]
         if missing:
