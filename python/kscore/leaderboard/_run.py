@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._aggregate import aggregate, describe, row_sql
-from ._columns import ColumnNames
+from ._columns import ID_KEYS, ColumnNames, spelling_key
 from ._compare import pairwise
 from ._counts import Counts
 from ._counts_input import is_counts_table, read_counts_table
@@ -120,13 +120,9 @@ def describe_checked(src: Source, names: ColumnNames | None = None) -> list[tupl
         hive = {part.split("=", 1)[0] for f in src.files for part in f.parts[:-1] if "=" in part}
         # Ids are text: read as numbers, '1' and '1.0' (or '7' and '07') would be one model or question.
         given = {names.model, names.question, *names.extra} if names is not None else set()
-        src.types.update({n: "VARCHAR" for n, t in columns if (n.lower() in _ID_NAMES or n in given)
+        src.types.update({n: "VARCHAR" for n, t in columns if (spelling_key(n) in ID_KEYS or n in given)
                           and n not in hive})
     return columns
-
-
-_ID_NAMES = {"model", "model_name", "system", "model_id", "modelname", "question", "question_id", "problem",
-             "problem_id", "task_id", "id", "prompt_id", "qid", "task"}
 
 
 def _coverage(counts: Counts, pm: PerModel, issues: Issues) -> None:
