@@ -45,6 +45,8 @@ def _arrays(path: Path, fmt: str) -> list[tuple[str, np.ndarray]]:
 
 def read_wide(path: Path, fmt: str, n_categories: int, issues: Issues) -> Counts:
     arrays = _arrays(path, fmt)
+    if not arrays:  # a 3-D array of no models (found by tests/fuzz_readers.py)
+        raise LeaderboardError(f"no valid results in {path} (no models: its arrays are empty)")
     n_q = max(a.shape[0] for _, a in arrays)
     C = n_categories - 1
     model, question, cats = [], [], []
