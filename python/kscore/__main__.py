@@ -65,4 +65,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    if status == 130:  # Ctrl-C: end without the interpreter's shutdown (kscore.cli._errors.exit_with)
+        from .cli._errors import exit_with
+
+        exit_with(status)
+    sys.exit(status)

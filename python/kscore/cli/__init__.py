@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ._errors import CliError, one_line
+from ._errors import EXIT_INTERRUPTED, CliError, exit_with, one_line
 from ._write import check_outputs, refuse_inputs, refuse_same, write_atomic
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -109,6 +109,9 @@ def add_common(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--input-format", choices=["csv", "tsv", "jsonl", "parquet", "npy", "npz", *TOOL_FORMATS],
                    help="file format (default: an evaluation tool's files are recognised, others go by extension)")
+    p.add_argument("--memory-limit", metavar="SIZE",
+                   help="most memory DuckDB may use while reading, e.g. 512MB, 2GB (default: 80%% of the machine's); "
+                        "beyond it the read spills to a temporary folder (under TMPDIR) that kscore removes")
     cols = p.add_argument_group("columns (default: auto-detected from common spellings)")
     cols.add_argument("--model-col", metavar="NAME", help="model column (model, model_name, system, ...)")
     cols.add_argument("--question-col", metavar="NAME",
@@ -193,7 +196,7 @@ def _run(args: argparse.Namespace, err: Any) -> Any:
                 confidence=args.confidence, interval=args.interval, cluster=args.cluster, by=args.by,
                 adjust=args.adjust, model_col=args.model_col, question_col=args.question_col,
                 outcome_col=args.outcome_col, sample_col=args.sample_col, input_format=args.input_format,
-                progress=progress)
+                progress=progress, memory_limit=args.memory_limit)
         except LeaderboardError as exc:
             raise CliError(str(exc)) from exc
     if args.file is None:
@@ -234,6 +237,7 @@ class _Stderr:
 def leaderboard(args: argparse.Namespace) -> int:
     """The command: kscore.leaderboard() does the work; this prints it."""
     from ..leaderboard import input_files
+    from ..leaderboard._progress import phase
     from ._output import Board
 
     err = _Stderr()
@@ -252,8 +256,10 @@ def leaderboard(args: argparse.Namespace) -> int:
         return _strict_fail(err, board.warnings)
     t_total = time.perf_counter() - t0
     _report(args, err, board)
+    phase("writing")
     _write_board(Board(board, args.top), fmt, args.output, args.wide)
     if plots:
+        phase("plotting")
         _plot(args, plots, board)
     if not args.quiet and os.environ.get("KSCORE_TIMING"):
         err.print(f"kscore: total {t_total:.3f} s", markup=False)
@@ -390,8 +396,11 @@ def _main(args: argparse.Namespace) -> int:
         print(f"kscore: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
+        # Every output's temporary file and the spill folder are gone by now
+        # (their finally blocks ran on the way up); exit_with() ends the
+        # process without the interpreter's shutdown.
         print("kscore: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # Output piped into a command that stopped reading (e.g. head).
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -415,4 +424,9 @@ def _main(args: argparse.Namespace) -> int:
 
 def entry() -> None:
     """Console-script entry point."""
-    sys.exit(main())
+    try:
+        rc = main()
+    except KeyboardInterrupt:  # in argparse, before the command's own handler
+        print("kscore: interrupted", file=sys.stderr)
+        rc = EXIT_INTERRUPTED
+    exit_with(rc)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ._compressed import check_whole, open_binary
+from ._interrupt import interruptible
 from ._issues import LeaderboardError
 
 FORMATS = ("csv", "tsv", "jsonl", "parquet", "npy", "npz")
@@ -121,9 +122,10 @@ class Source:
             return
         duckdb = _duckdb()
         try:
-            (new_line, comment, skip, header, columns, date_format, ts_format), = self.con.sql(
-                "SELECT NewLineDelimiter, Comment, SkipRows, HasHeader, Columns, DateFormat, TimestampFormat "
-                f"FROM sniff_csv({_quote(str(self.files[0]))}, {self._dialect()})").fetchall()
+            sql = ("SELECT NewLineDelimiter, Comment, SkipRows, HasHeader, Columns, DateFormat, TimestampFormat "
+                   f"FROM sniff_csv({_quote(str(self.files[0]))}, {self._dialect()})")
+            (new_line, comment, skip, header, columns, date_format, ts_format), = interruptible(
+                self.con, lambda: self.con.sql(sql).fetchall())
         except duckdb.Error:
             return
         if not header or not columns:
