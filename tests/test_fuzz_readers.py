@@ -79,3 +79,14 @@ def test_worker_reports_a_hang(tmp_path: Path) -> None:
     finally:
         worker.close()
     assert judge(path, None) is not None
+
+
+def test_question_ids_beginning_with_a_hash_are_rows(tmp_path: Path) -> None:
+    """DuckDB's sniffer took '#' for a comment mark where question ids began
+    with it, and those rows vanished without a word (a 25-minute run found
+    it): every line after the header is a row."""
+    path = tmp_path / "results.csv"
+    path.write_text("Question ID;correct;system\ntrue;1;m\n#hash;1;m\n#hash;0;m\ntrue;0;m\n", encoding="utf-8")
+    assert _judged(path) is None
+    outcome = run_input(str(path), compare=False)
+    assert outcome.rc == 0 and ",2,2,2," in outcome.out.splitlines()[1], outcome.out  # 2 questions, 2 samples
