@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -62,12 +63,12 @@ print(json.dumps({"rc": 0, "wall": time.perf_counter() - t0, "rss_mb": PEAK()}))
 """
 
 
-def run(script: str, source: str, out: Path, limit: str) -> dict[str, float]:
+def run(script: str, source: str, out: Path, limit: str) -> dict[str, Any]:
     res = subprocess.run([sys.executable, "-c", script, source, str(out), limit], capture_output=True, text=True,
                          check=False)
     if res.returncode != 0 or not res.stdout.strip():
         return {"rc": res.returncode, "wall": float("nan"), "rss_mb": float("nan"), "err": res.stderr[-300:]}
-    got: dict[str, float] = json.loads(res.stdout.strip().splitlines()[-1])
+    got: dict[str, Any] = json.loads(res.stdout.strip().splitlines()[-1])
     return got
 
 
@@ -93,7 +94,7 @@ def main() -> int:
     limits = args.limits.split(",")
     scripts = {"kscore": KSCORE, "duckdb": DUCKDB}
     tools = args.tools.split(",")
-    results: dict[tuple[str, str], list[dict[str, float]]] = {}
+    results: dict[tuple[str, str], list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         boards = {}
         for r in range(args.rounds):

@@ -42,6 +42,9 @@ def main() -> int:
           f"{tally.compared} boards compared with another reader ({tally.other_refused} the other reader refused)")
     for kind, n in sorted(tally.by_kind.items()):
         print(f"  {kind}: {n}")
+    print("refusals naming no line, record, row or byte, by their first words:")
+    for shape, n in sorted(tally.unplaced.items(), key=lambda x: -x[1])[:25]:
+        print(f"  {n:6d}  {shape}")
     print(f"{len(tally.findings)} findings")
     for line in tally.findings:
         print(f"  {line}")

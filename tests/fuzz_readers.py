@@ -164,7 +164,7 @@ def write_arrays(kind: str, items: dict[str, np.ndarray], folder: Path) -> Path:
     if kind == "npy":
         np.save(path, items["arr"])
     else:
-        np.savez(path, **items)
+        np.savez(path, m1=items["m1"], m2=items["m2"])
     return path
 
 
@@ -447,6 +447,9 @@ class Tally:
     by_kind: dict[str, int] = field(default_factory=dict)
     findings: list[str] = field(default_factory=list)
     refusals_without_line: int = 0
+    #: The refusals that name no line, record, row or byte, by their words
+    #: (the file's name taken out): what a reader could not place.
+    unplaced: dict[str, int] = field(default_factory=dict)
 
 
 def judge(path: Path, outcome: Outcome | None, expected: str | None = None) -> str | None:
@@ -485,6 +488,9 @@ def record(tally: Tally, kind: str, path: Path, outcome: Outcome | None, problem
         tally.other_refused += outcome.other_error is not None
         if outcome.rc == 1 and not any(w in outcome.err for w in ("line", "record", "row", "byte")):
             tally.refusals_without_line += 1
+            text = outcome.err.strip().replace(str(path), "FILE").replace(path.name, "FILE")
+            shape = " ".join(w for w in text.removeprefix("kscore: error: ").split()[:6])
+            tally.unplaced[shape] = tally.unplaced.get(shape, 0) + 1
     if problem is None:
         return
     tally.findings.append(f"{kind}: {problem.splitlines()[0]}")
