@@ -90,3 +90,13 @@ def test_question_ids_beginning_with_a_hash_are_rows(tmp_path: Path) -> None:
     assert _judged(path) is None
     outcome = run_input(str(path), compare=False)
     assert outcome.rc == 0 and ",2,2,2," in outcome.out.splitlines()[1], outcome.out  # 2 questions, 2 samples
+
+
+def test_complex_arrays_are_refused(tmp_path: Path) -> None:
+    """A complex .npy was read as its real parts, with numpy's warning only."""
+    path = tmp_path / "model.npy"
+    np.save(path, np.array([[1 + 1j, 0], [1, 1]], np.complex64))
+    outcome = run_input(str(path), compare=False)
+    assert judge(path, outcome) is None and outcome.rc == 1, outcome
+    assert outcome.err.splitlines() == [f"kscore: error: {path}: array 'model' has dtype complex64; expected real "
+                                        "numbers or booleans"], outcome.err

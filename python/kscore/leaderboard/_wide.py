@@ -38,8 +38,10 @@ def _arrays(path: Path, fmt: str) -> list[tuple[str, np.ndarray]]:
         else:
             raise LeaderboardError(f"{path}: array '{key}' has shape {a.shape}; expected questions x samples (2-D) "
                                    "or models x questions x samples (3-D)")
-        if not (np.issubdtype(a.dtype, np.number) or a.dtype == np.bool_):
-            raise LeaderboardError(f"{path}: array '{key}' has dtype {a.dtype}; expected numbers or booleans")
+        # Complex numbers were read as their real parts, with numpy's
+        # warning only (found by tests/fuzz_readers.py).
+        if not (np.issubdtype(a.dtype, np.number) or a.dtype == np.bool_) or np.iscomplexobj(a):
+            raise LeaderboardError(f"{path}: array '{key}' has dtype {a.dtype}; expected real numbers or booleans")
     return arrays
 
 
