@@ -141,6 +141,30 @@ def test_tau_boundaries(tau: float) -> None:
         assert close(ke.g_pass_at_k_tau(R, k, tau), se.g_pass_at_k_tau(R, k, tau)), (tau, k)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.longdouble])
+def test_tau_of_another_float_type(dtype: type) -> None:
+    """scorio finds the threshold in tau's own arithmetic (a float32 0.6 times 5
+    is 3.0 and equals 3/5: 3 successes, where the double 0.6000000238 needs 4):
+    the point metric, its interval and the counts' batch give scorio's numbers."""
+    from scorio.eval import g_pass_at_k_tau_ci as scorio_ci
+
+    from kscore import counts
+
+    R = np.tril(np.ones((11, 10), dtype=bool), -1)
+    seen = set()
+    for t in (0.0, 0.1, 0.2, 0.3, 0.6, 0.7, 0.9, 1 / 3, 2 / 3, 1.0):
+        tau = dtype(t)
+        for k in range(1, 11):
+            ours, theirs = ke.g_pass_at_k_tau(R, k, tau), se.g_pass_at_k_tau(R, k, tau)
+            assert close(ours, theirs), (tau, k)
+            seen.add(ours != ke.g_pass_at_k_tau(R, k, float(tau)))
+            assert np.allclose(ke.g_pass_at_k_tau_ci(R, k, tau), scorio_ci(R, k, tau), rtol=1e-12, atol=1e-12)
+            batch = counts.model_scores(R[None], "g_pass_at_k_tau", k, tau=tau)
+            assert close(float(batch[0]), theirs), (tau, k)
+    if dtype is np.float32:
+        assert True in seen  # some tau of this type needs another threshold than its double
+
+
 def test_geometric_zero_rules() -> None:
     R = np.array([[0, 0, 0, 0], [1, 1, 0, 0]])
     for a, b in [(1.0, 2.0), (0.0, 1.0), (1.0, 0.0), (-1.0, 1.0), (2.0, -0.5)]:

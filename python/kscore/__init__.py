@@ -6,6 +6,8 @@ computed by a Rust core that reads outcome matrices in place, once.
 (``estimate_pass_at_k`` and every finite-bank metric, per question, at many
 budgets, for many models at once). ``kscore.leaderboard(source)`` ranks
 models from a results file, directory, glob or table with credible intervals.
+``kscore.rl`` gives RL trainers exact validation metrics (a drop-in for
+verl's ``process_validation_metrics``, and pass@k for any trainer).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -24,6 +26,7 @@ from .leaderboard import Leaderboard, add_counts, leaderboard
 
 __all__ = [
     "eval",
+    "rl",
     "counts",
     "leaderboard",
     "Leaderboard",
@@ -38,14 +41,14 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from . import eval
+    from . import eval, rl
 
 
 def __getattr__(name: str) -> Any:
-    # kscore.eval is imported on first use: the leaderboard (and every
-    # kscore.counts user) starts without it.
-    if name == "eval":
+    # kscore.eval and kscore.rl are imported on first use: the leaderboard
+    # (and every kscore.counts user) starts without them.
+    if name in ("eval", "rl"):
         import importlib
 
-        return importlib.import_module(".eval", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

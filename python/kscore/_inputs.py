@@ -129,6 +129,25 @@ def validate_tau(tau: Any) -> None:
         raise ValueError(f"tau must be in [0, 1]; got {tau}")
 
 
+def tau_double(tau: Any, k: int) -> float:
+    """tau as the double the core's G-Pass@k_tau credit reads (the smallest j
+    whose double j/k is at least tau), giving scorio's threshold
+    ``max(1, ceil(tau k))`` for tau of any type. scorio computes it in tau's
+    own arithmetic: a float32 0.6 times 5 rounds to 3.0 and compares equal
+    to 3/5, so it needs 3 successes where the double 0.6000000238 needs 4.
+    Python and float64 taus are already doubles; another type is replaced by
+    j/k of the threshold j it gives in its own type (tau = 0 stays 0:
+    both need one success)."""
+    if type(tau) in (float, int, np.float64):
+        return float(tau)
+    if tau <= 0:
+        return 0.0
+    threshold = math.floor(tau * k)
+    if tau > threshold / k:
+        threshold += 1
+    return max(1, int(threshold)) / k
+
+
 def real_vector(values: object, *, name: str) -> npt.NDArray[np.float64]:
     """scorio's vector normalisation (messages without trailing period)."""
     try:

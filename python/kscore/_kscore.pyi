@@ -111,9 +111,12 @@ class CategoryCounts:
     def trials(self) -> int: ...
     def to_array(self) -> npt.NDArray[np.uint32]: ...
 
-def dirichlet_of_matrix(matrix: object, weights: object, observed: bool) -> tuple[float, float] | None:
+def dirichlet_of_matrix(
+    matrix: object, weights: object, observed: bool, prior: object = None
+) -> tuple[float, float] | None:
     """Bayes@N (or, with ``observed``, Avg@N) ``(mu, sigma)`` from a 2-D matrix
-    and a contiguous float64 reward vector; None for anything unusual."""
+    and a contiguous float64 reward vector, with an optional 2-D prior matrix
+    R0 (Bayes@N only); None for anything unusual."""
 
 def max_at_k_of_matrix(matrix: object, weights: object, k: object) -> float | None:
     """Finite-bank Max@k from a 2-D matrix, a contiguous float64 reward vector

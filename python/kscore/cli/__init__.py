@@ -1,5 +1,5 @@
-"""The ``kscore`` command line: ``kscore leaderboard [FILE]`` and
-``kscore compare A B [FILE]``.
+"""The ``kscore`` command line: ``kscore leaderboard [FILE]``,
+``kscore compare A B [FILE]`` and ``kscore plan [FILE]``.
 
 Needs the ``cli`` extra (``pip install 'kscore[cli]'``: pyarrow, rich,
 matplotlib); the package itself depends on numpy only, so these are
@@ -70,11 +70,37 @@ def build_parser() -> argparse.ArgumentParser:
                      help="draw each model's pass@k curve (k = 1..N) with the band of --interval: one chart up to "
                           "10 models, a small panel per model beyond; PNG, SVG or PDF by FILE's extension (.png, "
                           ".svg, .pdf; PNG without one)")
+    out.add_argument("--plan", action="store_true",
+                     help="add the design diagnostics of kscore plan (variance within and between questions, "
+                          "detectable differences, robustness of each adjacent pair) to the output")
     out.add_argument("--plot-intervals", metavar="FILE",
                      help="draw each model's estimate and interval for every metric, the table's numbers (a forest "
                           "plot: a row per model in rank order, a panel per metric, the sorting metric first; the "
                           "figure grows with the models); PNG, SVG or PDF as for --plot")
     add_flags(out)
+    pl = sub.add_parser(
+        "plan", help="design diagnostics: where the uncertainty comes from, what would tell models apart, and how "
+                     "robust the order is",
+        description="For the ranking metric: each model's variance within questions (answer sampling: more samples "
+                    "per question reduce it) and between questions (only more questions reduce it); for each "
+                    "adjacent pair the smallest difference the board detects at --power (two-sided paired test at "
+                    "--confidence), how many questions or samples per question would detect the observed "
+                    "difference and which costs fewer samples, and the fewest questions whose removal flips the "
+                    "pair's order, with the most influential questions (docs/rankings.md). With no FILE, runs on "
+                    "the sample results shipped with kscore.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+               "  kscore plan results.parquet\n"
+               "  kscore plan results.csv --sort pass@1 --power 0.9 --format json -o plan.json\n"
+               "\nexit status: 0 ok, 1 error, 2 bad usage")
+    pl.add_argument("file", nargs="?", help="results file, directory or glob (as for kscore leaderboard)")
+    add_common(pl)
+    pout = pl.add_argument_group("output")
+    pout.add_argument("--power", type=float, default=0.8, help="power of the detectable differences (default 0.8)")
+    pout.add_argument("--format", choices=["table", "json", "markdown"],
+                      help="output format (default: text lines, or from the --output extension)")
+    pout.add_argument("--output", "-o", metavar="FILE", help="write the plan to FILE instead of stdout")
+    add_flags(pout)
     cmp = sub.add_parser(
         "compare", help="compare two models, paired on the questions both answered",
         description="Model A minus model B on every metric: the mean difference of their per-question estimates "
@@ -100,7 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 INTERVAL_HELP = ("questions (default): the spread of the per-question estimates over questions (central limit "
                  "theorem; what another set of questions like these would give), clustered with --cluster; "
-                 "posterior: the Bayesian credible interval given these questions (sampling noise only)")
+                 "posterior: the Bayesian credible interval given these questions (sampling noise only); "
+                 "wilson: over questions too, a Wilson score interval on the effective number of questions that "
+                 "holds its level on small boards and near 0 or 1 (docs/rankings.md)")
 
 
 def add_common(p: argparse.ArgumentParser) -> None:
@@ -131,7 +159,8 @@ def add_common(p: argparse.ArgumentParser) -> None:
     met.add_argument("--weights", metavar="LIST",
                      help="rewards of outcome categories 0..C, e.g. 0,0.5,1 (default 0,1: binary outcomes); "
                           "bayes@N, avg@n and max@K use them, the other metrics count the top category as correct")
-    met.add_argument("--interval", choices=["questions", "posterior"], default="questions", help=INTERVAL_HELP)
+    met.add_argument("--interval", choices=["questions", "posterior", "wilson"], default="questions",
+                     help=INTERVAL_HELP)
     met.add_argument("--cluster", metavar="COLUMN",
                      help="a question column grouping related questions (e.g. passage, source): clustered "
                           "standard errors for the questions interval and the paired comparisons")
@@ -257,7 +286,7 @@ def leaderboard(args: argparse.Namespace) -> int:
     t_total = time.perf_counter() - t0
     _report(args, err, board)
     phase("writing")
-    _write_board(Board(board, args.top), fmt, args.output, args.wide)
+    _write_board(Board(board, args.top, plan=args.plan), fmt, args.output, args.wide)
     if plots:
         phase("plotting")
         _plot(args, plots, board)
@@ -293,6 +322,37 @@ def _plot(args: argparse.Namespace, formats: dict[str, str], lb: Any) -> None:
         board = board_from_leaderboard(lb, top=args.top)
         write_atomic(Path(args.plot_intervals),
                      lambda tmp: plot_intervals(board, tmp, format=formats["--plot-intervals"]))
+
+
+def plan(args: argparse.Namespace) -> int:
+    """``kscore plan [FILE]``: the design diagnostics of the board (and of
+    each ``--by`` group)."""
+    from ..leaderboard import LeaderboardError, input_files
+    from ._output import render_plan
+
+    err = _Stderr()
+    if not 0.0 < args.power < 1.0:
+        raise CliError(f"--power must lie in (0, 1); got {args.power}")
+    fmt = _format(args)
+    if fmt not in ("table", "json", "markdown"):
+        raise CliError(f"kscore plan writes table, json or markdown; got {fmt}")
+    check_outputs([args.output])
+    if args.file is not None:
+        refuse_inputs([("--output", args.output)], input_files(args.file))
+    board = _run(args, err)
+    if args.strict and board.warnings:
+        return _strict_fail(err, board.warnings)
+    _report(args, err, board)
+    try:
+        text = render_plan(board, args.power, fmt)
+    except LeaderboardError as exc:
+        raise CliError(str(exc)) from exc
+    if args.output:
+        write_atomic(Path(args.output), lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return EXIT_OK
 
 
 def compare(args: argparse.Namespace) -> int:
@@ -342,6 +402,8 @@ def _write_board(board: Any, fmt: str, output: str | None, wide: bool = False) -
     if fmt == "table" and not wide:
         width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() and not output else 80
         text = compact_table(board, max(width, 40))
+        if board.plan:
+            text += "\n" + "\n".join(one_line(x) for x in board.lb.plan().lines()) + "\n"
         if output:
             write_atomic(Path(output), lambda tmp: tmp.write_text(text, encoding="utf-8"))
         else:
@@ -391,7 +453,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(args: argparse.Namespace) -> int:
     try:
-        return compare(args) if args.command == "compare" else leaderboard(args)
+        return {"compare": compare, "plan": plan}.get(args.command, leaderboard)(args)
     except CliError as exc:
         print(f"kscore: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR

@@ -16,15 +16,16 @@ from ._errors import one_line
 class Board:
     """A leaderboard as shown: its first ``top`` rows (all without ``top``)."""
 
-    def __init__(self, lb: Leaderboard, top: int | None = None) -> None:
+    def __init__(self, lb: Leaderboard, top: int | None = None, plan: bool = False) -> None:
         self.lb = lb
         self.top = top
+        self.plan = plan  # add the design diagnostics (kscore plan) to the output
         self.rows: list[ModelRow] = lb.rows if top is None else lb.rows[:top]
         self.n_models = len(lb.rows)
 
     @property
     def groups(self) -> list[Board]:
-        return [Board(g, self.top) for g in self.lb.groups]
+        return [Board(g, self.top, self.plan) for g in self.lb.groups]
 
 
 class CsvWriter:
@@ -78,6 +79,7 @@ def interval_line(lb: Leaderboard) -> str:
                 "only]")
     else:
         clustered = f", clustered by {lb.cluster}" if lb.cluster else ""
+        clustered += ", Wilson score for small boards" if lb.interval == "wilson" else ""
         what = (f"metrics: estimate [{pct} interval over questions{clustered}: what another question set like "
                 "this one could give]")
     adj = ", Holm-adjusted" if lb.adjust == "holm" else ""
@@ -158,6 +160,8 @@ def _json_board(board: Board) -> dict[str, Any]:
         ],
         "pairwise": lb.pairs.to_dict() if lb.pairs is not None else None,
     }
+    if board.plan:
+        doc["plan"] = lb.plan().to_dict()
     return doc
 
 
@@ -211,6 +215,9 @@ def print_table(board: Board, console: Any) -> None:
     for g in board.groups:
         console.print(_rich_table(g, f"{board.lb.by} = {g.lb.group}",
                                   f"{g.lb.n_questions:,} questions, {g.lb.n_samples:,} samples"))
+    if board.plan:
+        console.print("\n".join(one_line(x) for x in board.lb.plan().lines()), markup=False, highlight=False,
+                      soft_wrap=True)
 
 
 def footer(lb: Leaderboard, width: int = 80) -> str:
@@ -221,6 +228,7 @@ def footer(lb: Leaderboard, width: int = 80) -> str:
         what = [f"the {pct} credible interval given these questions", f"{pct} credible interval (fixed questions)"]
     else:
         cl = f" clustered by {lb.cluster}" if lb.cluster else ""
+        cl += " (Wilson)" if lb.interval == "wilson" else ""
         what = [f"the {pct} interval over questions{cl}", f"{pct} interval over questions{cl}"]
     adj = " (Holm)" if lb.adjust == "holm" else ""
     options = [f"cells: estimate ±half-width of {what[0]}; rank: range from paired tests{adj}",
@@ -268,6 +276,14 @@ def compact_table(board: Board, width: int) -> str:
 
 
 def render(board: Board, fmt: str) -> str:
+    text = _render(board, fmt)
+    if board.plan and fmt == "markdown":
+        lines = board.lb.plan().lines()
+        return text + "\n" + "\n".join([f"## Plan: {_md(lines[0])}", "", *(_md_line(x) for x in lines[1:])]) + "\n"
+    return text
+
+
+def _render(board: Board, fmt: str) -> str:
     if fmt == "csv":
         return to_csv(board)
     if fmt == "json":
@@ -282,7 +298,10 @@ def render(board: Board, fmt: str) -> str:
         from ..present import render_html
         from ..present.from_leaderboard import page_board
 
-        return render_html(page_board(board.lb, board.top))
+        page = page_board(board.lb, board.top)
+        if board.plan:
+            page.plan = board.lb.plan().lines()
+        return render_html(page)
     raise ValueError(fmt)
 
 
@@ -355,3 +374,35 @@ def render_comparison(lb: Leaderboard, found: list[tuple[str | None, list[Compar
         lines += ["| " + " | ".join(_cmp_cells(c)) + " |" for c in comps]
     lines += ["", one_line(_cmp_line(lb, found[0][1][0])) + "."]
     return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------ kscore plan
+
+def render_plan(lb: Leaderboard, power: float, fmt: str) -> str:
+    """The design diagnostics of a board (and its ``--by`` groups) as text
+    lines, JSON or Markdown (docs/rankings.md)."""
+    from .. import __version__
+
+    boards = [lb, *lb.groups]
+    plans = [b.plan(power=power) for b in boards]
+    if fmt == "json":
+        doc: dict[str, Any] = {"kscore": __version__, "source": lb.source, "plan": plans[0].to_dict()}
+        if lb.by is not None:
+            doc["by"] = lb.by
+            doc["groups"] = [{"group": b.group, "plan": p.to_dict()} for b, p in zip(boards[1:], plans[1:])]
+        doc["warnings"] = lb.warnings
+        return json.dumps(doc, indent=2) + "\n"
+    lines: list[str] = []
+    for b, p in zip(boards, plans):
+        title = f"kscore plan: {lb.source}" if b is lb else f"{lb.by} = {b.group}"
+        if fmt == "markdown":
+            lines += [f"{'##' if b is lb else '###'} {_md(title)}", ""] + [_md_line(x) for x in p.lines()] + [""]
+        else:
+            lines += [one_line(title), *(one_line(x) for x in p.lines()), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _md_line(line: str) -> str:
+    """A plan line in Markdown: indented items as list items."""
+    text = one_line(line.strip())
+    return f"- {text}" if line.startswith("  ") else text

@@ -78,7 +78,7 @@ def curve(
     if mean:
         _nonempty(states, "c")
     budgets = _budgets(ks, states, _counts_where(n, "n"))
-    t = _tau(tau) if family == "g_pass_at_k_tau" else 0.0
+    t = float(_tau(tau)) if family == "g_pass_at_k_tau" else 0.0
     table = states.curve(family, t, budgets, "mean" if mean else "question")
     return table[0] if mean else table
 

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _kscore
-from .._inputs import spectrum_weights, validate_latent_k, validate_tau
+from .._inputs import spectrum_weights, tau_double, validate_latent_k, validate_tau
 from ._types import _TABLE, FloatArray, _Where
 
 
@@ -98,7 +98,7 @@ def _credit(
         raise ValueError(f"unknown metric {metric!r}")
     needs = row[1]
     if needs == "tau":
-        return _kscore.Credit.of(metric, k, tau=_tau(tau))
+        return _kscore.Credit.of(metric, k, tau=tau_double(_tau(tau), k))
     if needs == "weights":
         if weights is None:
             raise ValueError(f"{metric} needs weights")
@@ -106,13 +106,14 @@ def _credit(
     return _kscore.Credit.of(metric, k)
 
 
-def _tau(tau: object) -> float:
+def _tau(tau: object) -> Any:
+    """tau, checked: a real number in [0, 1] (of its own type: see tau_double)."""
     if tau is None:
         raise ValueError("g_pass_at_k_tau needs tau")
     if isinstance(tau, (bool, np.bool_)) or not isinstance(tau, (int, float, np.integer, np.floating)):
         raise ValueError(f"tau must be a real number in [0, 1]; got {tau!r}")
     validate_tau(tau)
-    return float(tau)
+    return tau
 
 
 def _scalar_or_array(out: FloatArray, mean: bool) -> FloatArray | float:

@@ -181,7 +181,7 @@ def model_scores(
     if k is not None and not isinstance(k, (int, np.integer)):
         family = _family(metric)
         budgets = _budgets(k, states, where)
-        t = _tau(tau) if family == "g_pass_at_k_tau" else 0.0
+        t = float(_tau(tau)) if family == "g_pass_at_k_tau" else 0.0
         return states.curve(family, t, budgets, "segments")
     return _matrix_values(states, where, metric, k, tau, weights, "segments")
 

@@ -60,10 +60,12 @@ def bayes(R: Any, w: Any = None, R0: Any = None) -> tuple[float, float]:
         >>> round(mu2, 6), round(sigma2, 6)
         (0.5625, 0.091998)
     """
-    if R0 is None and type(R) is np.ndarray and type(w) is np.ndarray:
-        # The common call, in one pass; None sends anything unusual to the
-        # validating path below (scorio's errors, in scorio's order).
-        fast = _kscore.dirichlet_of_matrix(R, w, False)
+    if type(R) is np.ndarray and type(w) is np.ndarray and (R0 is None or type(R0) is np.ndarray):
+        # The common calls, in one Rust call (with R0: the validating path's
+        # own counts and kernel, so the same bits); None sends anything
+        # unusual to the validating path below (scorio's errors, in scorio's
+        # order).
+        fast = _kscore.dirichlet_of_matrix(R, w, False, R0)
         if fast is not None:
             return fast
     bank = prepare_bank(R, w, R0)
@@ -105,6 +107,10 @@ def bayes_ci(
         >>> round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)
         (0.642857, 0.118451, 0.4107, 0.875)
     """
+    if type(R) is np.ndarray and type(w) is np.ndarray and (R0 is None or type(R0) is np.ndarray):
+        fast = _kscore.dirichlet_of_matrix(R, w, False, R0)  # bayes's one call, without its frame
+        if fast is not None:
+            return normal_ci(fast[0], fast[1], confidence, bounds)
     mu, sigma = bayes(R, w, R0)
     return normal_ci(mu, sigma, confidence, bounds)
 

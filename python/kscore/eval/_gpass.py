@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _kscore
-from .._inputs import binary_bank, validate_finite_k, validate_tau
+from .._inputs import binary_bank, tau_double, validate_finite_k, validate_tau
 from ._pass import pass_hat_k
 
 
@@ -57,7 +57,7 @@ def g_pass_at_k_tau(R: Any, k: int, tau: float) -> float:
     bank = binary_bank(R)
     validate_tau(tau)
     k = validate_finite_k(bank.n, k)
-    return bank.mean(_kscore.Credit.of("g_pass_at_k_tau", k, float(tau)))
+    return bank.mean(_kscore.Credit.of("g_pass_at_k_tau", k, tau_double(tau, k)))
 
 
 def mg_pass_at_k(R: Any, k: int) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _kscore
-from .._inputs import integral_scalar, validate_tau
+from .._inputs import integral_scalar, tau_double, validate_tau
 from ._pass_ci import finite_bank_ci, pass_at_k_ci, pass_hat_k_ci
 
 
@@ -102,7 +102,7 @@ def g_pass_at_k_tau_ci(
         (0.809524, 0.132049, 0.5507, 1.0)
     """
     return finite_bank_ci(
-        R, k, lambda k: _kscore.Credit.of("g_pass_at_k_tau", k, float(tau)), confidence, bounds, alpha0, beta0,
+        R, k, lambda k: _kscore.Credit.of("g_pass_at_k_tau", k, tau_double(tau, k)), confidence, bounds, alpha0, beta0,
         after_r=lambda: validate_tau(tau),
     )
 

@@ -19,7 +19,10 @@ skipped (each document appears once per filter). The model is the
 date), else the directory's name (lm_eval's sanitized model name, ``/`` ->
 ``__``), or ``model=``.
 
-What it does not hold: more than one outcome per document. Multiple-choice
+A metric whose per-document value is a list of numbers (``kscore.lm_eval``'s
+metrics: the document's outcome on each repeat) is read as samples 0..n-1.
+
+What it does not hold otherwise: more than one outcome per document. Multiple-choice
 ``acc`` / ``acc_norm`` are one loglikelihood ranking per document; with
 ``repeats: n`` the harness keeps all n responses in ``resps`` but scores only
 the filtered one (``take_first``, ``majority_vote``, ...), so the per-repeat
@@ -82,12 +85,15 @@ def read(path: Path, score: str | None = None, model: str | None = None) -> Any:
         if metric not in obj:
             raise fail(path, f"no metric '{metric}' (metrics: {', '.join(map(str, obj.get('metrics') or []))})", line)
         value = obj[metric]
-        if isinstance(value, bool):
-            value = float(value)
-        if not isinstance(value, int | float) or not math.isfinite(value):
-            raise fail(path, f"metric '{metric}' is {str(value)[:60]!r}, not a per-document score"
-                             " (a corpus-level metric's inputs?)", line)
-        rows.add(name, f"{task}/{obj['doc_id']}", 0, float(value), task)
+        # kscore.lm_eval's metrics log a document's outcomes, one per repeat.
+        values = value if isinstance(value, list) and value else [value]
+        for sample, v in enumerate(values):
+            if isinstance(v, bool):
+                v = float(v)
+            if not isinstance(v, int | float) or not math.isfinite(v):
+                raise fail(path, f"metric '{metric}' is {str(value)[:60]!r}, not a per-document score"
+                                 " (a corpus-level metric's inputs?)", line)
+            rows.add(name, f"{task}/{obj['doc_id']}", sample, float(v), task)
     if not rows:
         raise fail(path, f"no lines with filter '{filter_}'" if filter_ else "no samples (empty file)")
     return rows.table()

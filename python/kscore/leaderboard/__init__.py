@@ -20,6 +20,7 @@ from ._counts import Counts, add_counts, from_cells
 from ._dask import counts_from_dask
 from ._issues import Issues, LeaderboardError
 from ._metrics import ModelRow, Value
+from ._plan import ModelSpread, PairPlan, Plan
 from ._progress import Progress
 from ._result import Leaderboard
 from ._run import leaderboard, read_counts
@@ -43,5 +44,8 @@ __all__ = [
     "Comparison",
     "Pairwise",
     "Progress",
+    "Plan",
+    "ModelSpread",
+    "PairPlan",
     "input_files",
 ]

@@ -11,7 +11,8 @@ classic estimate, ``mean=True``). Its interval is either
 * ``questions``: the estimate +- z times the standard error of that mean
   over questions (cluster-robust with clusters; :mod:`._stats`), or
 * ``posterior``: ``kscore.counts``' / ``kscore.eval``'s Bayesian credible
-  interval, conditional on the question set (one call per model)."""
+  interval, conditional on the question set (one call per model), or
+* ``wilson``: the small-board interval over questions (_small.py)."""
 
 from __future__ import annotations
 
@@ -27,13 +28,14 @@ from .._interval import normal_ci, z_value
 from ._bayes_states import bayes_ci_states
 from ._counts import Counts
 from ._issues import Issues
+from ._small import small_board_bounds
 from ._spec import Metric
 from ._states import PerModel, States, distinct_states, per_model, row_sums
 from ._stats import grid_se, group_se, group_se_tabled
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-INTERVALS = ("questions", "posterior")
+INTERVALS = ("questions", "posterior", "wilson")
 
 
 @dataclass
@@ -312,7 +314,7 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     if pm.grid_t is not None:
         # Every model on every question: the accuracy and every metric's mean
         # and interval over questions from one pass of column sums (_stats.grid_se).
-        names = [x.name for x in metrics if x.name in sc.per_state] if interval == "questions" and \
+        names = [x.name for x in metrics if x.name in sc.per_state] if interval != "posterior" and \
             sc.cluster is None else []
         mean, se = grid_se(np.stack([reward, *(sc.per_state[x] for x in names)], axis=1), pm.grid_t, q_count)
         acc = np.where(present, mean[:, 0], 0.0)
@@ -338,12 +340,17 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             short = int(n_min[j])
             na.setdefault(f"{metric.name} needs at least {metric.budget} samples per question; some have {short}",
                           []).append(counts.models[j])
-        if interval == "questions":
+        if interval != "posterior":
             mean, se = spread.get(metric.name) or _over_questions(sc, metric.name, bad if some_nan else None)
+            if interval == "wilson":  # the small-board interval (_small.py)
+                w_lo, w_hi = small_board_bounds(sc, mean, se, confidence, (lo_b, hi_b))
             for j in np.flatnonzero(~bad & present):
                 est, s = float(mean[j]), float(se[j])
-                lo = min(max(est - z * s, lo_b), hi_b) if s == s else np.nan
-                hi = min(max(est + z * s, lo_b), hi_b) if s == s else np.nan
+                if interval == "wilson":
+                    lo, hi = float(w_lo[j]), float(w_hi[j])
+                else:
+                    lo = min(max(est - z * s, lo_b), hi_b) if s == s else np.nan
+                    hi = min(max(est + z * s, lo_b), hi_b) if s == s else np.nan
                 rows[int(j)].values[metric.name] = Value(est, s, float(lo), float(hi))
         else:
             for i, idx in groups:

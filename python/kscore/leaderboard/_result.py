@@ -5,7 +5,7 @@ table for arrow, pandas or polars (docs/leaderboard.md, *Python API*)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._compare import Comparison, Pairwise, compare, pairwise
 from ._counts import Counts
@@ -13,6 +13,9 @@ from ._issues import LeaderboardError
 from ._metrics import ModelRow, Scores
 from ._rank import rank_label, scored_models
 from ._spec import Metric
+
+if TYPE_CHECKING:
+    from ._plan import Plan
 
 #: The ``group`` of the overall board in tables with ``by`` groups.
 ALL = "(all)"
@@ -85,6 +88,25 @@ class Leaderboard:
         if self.scores is None:
             raise LeaderboardError("this leaderboard keeps no per-question scores")
         return compare(self.scores, m.name, a, b, self.confidence)
+
+    def plan(self, metric: str | Metric | None = None, power: float = 0.8) -> Plan:
+        """Design diagnostics on a metric shown (default: the sorted one):
+        each model's variance within and between questions, and for each
+        adjacent pair the smallest difference detectable at ``power``, the
+        questions or samples per question that would resolve it, and the
+        fewest questions whose removal flips it (docs/rankings.md, *Plan*).
+
+        Examples:
+            >>> import pandas as pd, kscore
+            >>> rows = [(m, q, s, int((q + s) % 4 < t)) for m, t in (("a", 3), ("b", 2)) for q in range(8)
+            ...         for s in range(4)]
+            >>> board = kscore.leaderboard(pd.DataFrame(rows, columns=["model", "question", "sample", "correct"]))
+            >>> board.plan().pairs[0].flip is None  # a is ahead on every question
+            True
+        """
+        from ._plan import plan
+
+        return plan(self, metric, power)
 
     def columns(self, groups: bool = False) -> dict[str, list[Any]]:
         """One list per column: rank, rank_lo, rank_hi, model, questions,

@@ -36,6 +36,8 @@ th.sorted-by{color:#0b3d91}
 figure{margin:0;border:1px solid #eaeef2;padding:2px 4px}figcaption{font-size:12px;white-space:nowrap;overflow:hidden}
 svg{display:block;width:100%;height:auto}
 svg .g{stroke:#e3e7eb;stroke-width:.6;fill:none}svg .ax{font-size:9px;fill:#666}
+svg .axl{stroke:#8c959f;stroke-width:.8;fill:none}svg .at{font-size:10px;fill:#444;text-anchor:middle}
+svg .tx{text-anchor:middle}svg .ty{text-anchor:end}
 svg .band{opacity:.22;stroke:none}svg .line{fill:none;stroke-width:1.6}svg .ref{fill:none;stroke:#999;
 stroke-width:1;stroke-dasharray:3 2}
 .legend{display:flex;flex-wrap:wrap;gap:.2em 1.2em;font-size:13px}.legend i{display:inline-block;width:1.4em;

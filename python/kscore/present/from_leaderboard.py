@@ -22,6 +22,8 @@ def _interval(lb: Leaderboard) -> str:
     if lb.interval == "posterior":
         return f"{pct} Bayesian credible interval given these questions (sampling noise only)"
     cl = f", clustered by {lb.cluster}" if lb.cluster else ""
+    if lb.interval == "wilson":
+        cl += " (Wilson score on the effective number of questions, for small boards)"
     return f"{pct} interval over questions{cl} (what another question set like this one could give)"
 
 

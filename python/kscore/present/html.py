@@ -4,9 +4,9 @@ script only; a Content-Security-Policy forbids any load), with the ranked
 table (intervals as bars, sortable by any column), the curves with bands,
 the pairwise comparison matrix, the subsets and the footer's explanation.
 
-Its size grows with the data: about 95 bytes per table cell, 0.7 kB per
+Its size grows with the data: about 95 bytes per table cell, 0.95 kB per
 curve and 30 bytes per pair of models (200 models x 20 metrics with curves
-and the 200 x 200 matrix: 1.1 MB, of which the matrix is 0.6 MB).
+and the 200 x 200 matrix: 1.2 MB, of which the matrix is 0.6 MB).
 """
 
 from __future__ import annotations
@@ -34,6 +34,10 @@ def _body(board: Board, level: int) -> list[str]:
     if curves:
         out += [f"<{h}>{escape(board.curve_label)} curves</{h}>", curves]
         out += [f'<p class="foot">{escape(board.curve_note)}</p>'] if board.curve_note else []
+    if board.plan:  # the design diagnostics (kscore plan): a heading line, then items and notes
+        items = "".join(f"<li>{escape(t.strip())}</li>" if t.startswith("  ") else
+                        (f'</ul><p class="foot">{escape(t)}</p><ul>' if t else "") for t in board.plan[1:])
+        out += [f"<{h}>Plan: {escape(board.plan[0])}</{h}>", f"<ul class=\"plan\">{items}</ul>"]
     matrix = matrix_html(board)
     if matrix and board.pairwise is not None:
         out += [f"<{h}>Pairwise comparisons: {escape(board.pairwise.metric)} ({n} models)</{h}>", matrix]

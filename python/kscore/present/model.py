@@ -88,7 +88,7 @@ class Board:
     footer when empty); ``curves``: per model, None where there is none,
     ``curve_note`` what their line and band are (shown under them);
     ``subsets``: the same board for each subset of the data (``--by``), by
-    subset name."""
+    subset name; ``plan``: the design diagnostics as lines of text."""
 
     title: str
     models: list[str]
@@ -104,6 +104,8 @@ class Board:
     subsets: dict[str, Board] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     interval_note: str = ""
+    #: The design diagnostics in words (kscore plan), shown under the table; empty: none.
+    plan: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         n = len(self.models)

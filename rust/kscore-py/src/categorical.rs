@@ -110,22 +110,31 @@ pub fn bayes(
 
 /// Bayes@N (or, with `observed`, Avg@N) `(mu, sigma)` straight from a 2-D
 /// matrix R and a contiguous float64 reward vector, for the common call
-/// with no R0: one pass, no intermediate Python objects. Returns None for
+/// with no R0: one pass, no intermediate Python objects. With a 2-D `prior`
+/// R0 (Bayes@N only), see `bayes_with_prior`. Returns None for
 /// anything unusual (another dtype or shape of either argument, a flaw or
-/// an out-of-range entry in R, a non-finite or over-long `w`), so that the
-/// caller takes its validating path, which raises scorio's error in
+/// an out-of-range entry in R or R0, a non-finite or over-long `w`), so that
+/// the caller takes its validating path, which raises scorio's error in
 /// scorio's order; it never raises for bad values itself.
 #[pyfunction]
+#[pyo3(signature = (matrix, weights, observed, prior = None))]
 pub fn dirichlet_of_matrix(
     py: Python<'_>,
     matrix: &Bound<'_, PyAny>,
     weights: &Bound<'_, PyAny>,
     observed: bool,
+    prior: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Option<(f64, f64)>> {
     let Some((matrix, weights)) = fast_arguments(matrix, weights) else {
         return Ok(None);
     };
     let w = weights.as_slice()?;
+    if let Some(prior) = prior {
+        if observed {
+            return Ok(None); // Avg@N takes no prior
+        }
+        return Ok(bayes_with_prior(py, &matrix, prior, w));
+    }
     on_view!(matrix, view => {
         let (rows, trials) = view.dim();
         if rows == 0 || trials == 0 {
@@ -167,6 +176,41 @@ pub fn dirichlet_of_matrix(
         });
         // Errors (a flaw in R) are reported by the validating path.
         Ok(result.unwrap_or(None))
+    })
+}
+
+/// Bayes@N with R0 from the two matrices in one call: the validating
+/// path's own steps (`CategoryCounts::from_matrix` of R0 and of R, then
+/// `bayes` on their bank), so its numbers bit for bit, without the Python
+/// objects between them. None for a prior that is not a 2-D array of R's
+/// row count with at least one column, or for a flaw or an out-of-range
+/// entry in either matrix (the validating path orders those errors).
+fn bayes_with_prior(py: Python<'_>, matrix: &Outcomes<'_>, prior: &Bound<'_, PyAny>, w: &[f64]) -> Option<(f64, f64)> {
+    let prior = prior.extract::<Outcomes>().ok()?;
+    let c = w.len();
+    // R0's count as a closure over its view, run inside R's one `enter`
+    // (one release of the interpreter, one dtype dispatch per matrix).
+    type PriorCount<'a> = Box<dyn Fn() -> Result<CoreCounts, Error> + Send + Sync + 'a>;
+    let (prior_rows, prior_trials, count_prior): (usize, usize, PriorCount<'_>) = on_view!(prior, view => {
+        let (rows, trials) = view.dim();
+        (rows, trials, Box::new(move || matrix::category_counts(view, c, "R0")))
+    });
+    on_view!(matrix, view => {
+        let (rows, trials) = view.dim();
+        if rows == 0 || trials == 0 || rows != prior_rows || prior_trials == 0 {
+            return None;
+        }
+        let result = enter(py, || {
+            let prior_counts = count_prior()?;
+            let counts = matrix::category_counts(view, c, "R")?;
+            if !counts.in_range || !prior_counts.in_range {
+                return Ok(None);
+            }
+            let bank = CategoricalBank::new(&counts.counts, Some(&prior_counts.counts), c, trials, prior_trials)?
+                .with_moments(counts.moments.as_ref());
+            Ok(Some(dirichlet::bayes(&bank, w)))
+        });
+        result.ok().flatten()
     })
 }
 
