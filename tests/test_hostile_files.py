@@ -931,6 +931,7 @@ def _write_delimited(path: Path, header: list[str], rows: Sequence[Row], delimit
     (";", MACHINE_HEADER, False, "csv"),
     (";", ["Model", "Question ID", "Sample Idx", "Is Correct"], True, "csv"),
     (";", ["Model", "Question ID", "Sample Idx", "Is Correct"], False, "csv.gz"),
+    (";", ["Model", "Question ID", "Sample Idx", "Is Correct"], False, "csv.zst"),
     (",", ["Model Name", "Question ID", "Sample Index", "Is Correct"], False, "csv"),
     (",", ["model-name", "question-id", "sample-idx", "is-correct"], False, "csv"),
     (",", [" MODEL_NAME ", "QuestionId", "SAMPLE_IDX", "IsCorrect"], False, "csv"),
@@ -948,6 +949,10 @@ def test_people_files_read_as_their_machine_twin(tmp_path: Path, delimiter: str,
     people = tmp_path / f"people.{suffix}"
     _write_delimited(people, header, PEOPLE_ROWS, delimiter, quote_header,
                      gzip.open if suffix.endswith(".gz") else open)
+    if suffix.endswith(".zst"):
+        data = people.read_bytes()
+        with pa.output_stream(str(people), compression="zstd") as fh:
+            fh.write(data)
     want = kscore("leaderboard", twin, "--format", "csv", "--quiet")
     got = kscore("leaderboard", people, "--format", "csv", "--quiet", watch=tmp_path)
     assert got.rc == 0 and want.rc == 0, (got, want)
@@ -993,3 +998,7 @@ def test_question_id_longer_than_python_csv_field_limit(tmp_path: Path) -> None:
     _write_delimited(huge, HEADER, [*good, ("a", "y" * 3_000_000, 0, 1)], ",")
     line = fails(kscore("leaderboard", huge, watch=tmp_path), str(huge), f"line {len(good) + 2}")
     assert "field limit" not in line
+    packed = tmp_path / "huge.csv.zst"  # a stream without readline
+    with pa.output_stream(str(packed), compression="zstd") as fh:
+        fh.write(huge.read_bytes())
+    fails(kscore("leaderboard", packed, watch=tmp_path), str(packed), f"line {len(good) + 2}", "longer than")

@@ -257,7 +257,8 @@ def sniff_delimiter(path: Path) -> str:
     """
     try:
         with open_binary(path) as fh:
-            head = fh.readline(_HEADER_BYTES)
+            # read, not readline: pyarrow's zstd stream has no readline
+            head = fh.read(_HEADER_BYTES).split(b"\n", 1)[0]
     except (OSError, EOFError, ValueError, zlib.error):  # a corrupt or cut compressed file: the read names it
         return ","
     text = head.decode("utf-8", "replace")
