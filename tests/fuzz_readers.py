@@ -65,7 +65,7 @@ SPELLINGS = {
     "sample": ["sample", "Sample Idx", "attempt", "seed"],
     "outcome": ["correct", "Is Correct", "is-correct", "passed", "Score", "reward"],
 }
-LONG_KINDS = ["csv", "csv;", "csv\t", "csv|", "tsv", "csv.gz", "jsonl", "parquet"]
+LONG_KINDS = ["csv", "csv;", "csv\t", "csv|", "tsv", "csv.gz", "csv;.zst", "jsonl", "parquet"]
 
 
 @dataclass
@@ -113,15 +113,21 @@ def write_table(t: Table, folder: Path) -> Path:
     names = [t.header[r] for r in roles]
     rows = [[_clean(r.get(role)) for role in roles] for r in t.rows]
     if t.kind.startswith("csv") or t.kind == "tsv":
-        suffix = {"csv.gz": "csv.gz", "tsv": "tsv"}.get(t.kind, "csv")
-        delim = {"csv;": ";", "csv\t": "\t", "csv|": "|", "tsv": "\t"}.get(t.kind, ",")
+        suffix = {"csv.gz": "csv.gz", "tsv": "tsv", "csv;.zst": "csv.zst"}.get(t.kind, "csv")
+        delim = {"csv;": ";", "csv\t": "\t", "csv|": "|", "tsv": "\t", "csv;.zst": ";"}.get(t.kind, ",")
         path = folder / f"results.{suffix}"
         buf = io.StringIO()
         writer = csv.writer(buf, delimiter=delim, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
         writer.writerow(names)
         writer.writerows([["" if v is None else v for v in row] for row in rows])
         data = buf.getvalue().encode("utf-8")
-        path.write_bytes(gzip.compress(data, mtime=0) if suffix.endswith(".gz") else data)
+        if suffix.endswith(".zst"):
+            import pyarrow as pa
+
+            with pa.output_stream(str(path), compression="zstd") as fh:
+                fh.write(data)
+        else:
+            path.write_bytes(gzip.compress(data, mtime=0) if suffix.endswith(".gz") else data)
         return path
     if t.kind == "jsonl":
         path = folder / "results.jsonl"
@@ -561,11 +567,11 @@ def check_mutated(worker: Worker, tally: Tally, findings: Path | None, seed_file
 
 def make_long_seeds(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    for kind in ("csv", "csv;", "tsv", "csv.gz", "jsonl", "parquet"):
+    for kind in ("csv", "csv;", "tsv", "csv.gz", "csv;.zst", "jsonl", "parquet"):
         sub = folder / kind.replace(";", "semi")
         sub.mkdir(exist_ok=True)
         p = long_seed(kind, sub)
-        shutil.move(p, folder / (("semi-" if ";" in kind else "") + p.name))
+        shutil.move(p, folder / (("semi-" if kind == "csv;" else "") + p.name))
         sub.rmdir()
     np.save(folder / "wide.npy", (np.arange(24).reshape(4, 6) % 3 == 0))
     np.savez(folder / "wide.npz", a=(np.arange(24).reshape(4, 6) % 3 == 0), b=np.ones((4, 6)))
