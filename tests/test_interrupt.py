@@ -1,7 +1,13 @@
 """Ctrl-C stops long calls within about a second, not when they end: the
 calling thread looks for a pending signal while the kernels run, and they
 skip their remaining work once told to stop (rust/kscore-core/src/cancel.rs,
-rust/kscore-py/src/enter.rs). Checked in a subprocess sent SIGINT."""
+rust/kscore-py/src/enter.rs). Checked in a subprocess sent SIGINT.
+
+The second part sends a real SIGINT to a real ``kscore leaderboard`` as each
+phase of its run begins (reading, counting, metrics, writing, plotting;
+``KSCORE_PHASES=1`` marks them on stderr) and once inside the reading
+query: exit status 130 within a second, one line, nothing left behind
+(docs/leaderboard.md, *Interrupting a run*)."""
 
 from __future__ import annotations
 
