@@ -122,18 +122,15 @@ def big_board(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("phase", "delay"), [(p, 0.0) for p in PHASES] + [("reading", 0.5)])
-def test_sigint_in_each_phase_of_a_leaderboard_run(big_board: Path, tmp_path: Path, phase: str, delay: float) -> None:
-    """A real SIGINT to a real ``kscore leaderboard`` as ``phase`` begins
-    (``delay`` later: inside the reading query): exit status 130 within
-    :data:`RUN_BOUND_S`, the one line ``kscore: interrupted``, no
-    traceback, no output or temporary file next to the outputs (one written
-    whole before plotting began stays), no spill folder left in TMPDIR."""
-    out, plot, tmp = tmp_path / "out" / "board.txt", tmp_path / "out" / "curves.png", tmp_path / "tmp"
+def _interrupt_run(board: Path, folder: Path, phase: str, delay: float) -> tuple[int, float, str]:
+    """Start ``kscore leaderboard`` on ``board`` with outputs in ``folder``,
+    send SIGINT ``delay`` s after ``phase`` begins: (status, seconds from the
+    signal to the exit, what stderr said after the phase began)."""
+    out, plot, tmp = folder / "out" / "board.txt", folder / "out" / "curves.png", folder / "tmp"
     out.parent.mkdir()
     tmp.mkdir()
     env = dict(os.environ, KSCORE_PHASES="1", TMPDIR=str(tmp), PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-m", "kscore", "leaderboard", str(big_board), "--wide", "-o", str(out),
+    cmd = [sys.executable, "-m", "kscore", "leaderboard", str(board), "--wide", "-o", str(out),
            "--plot", str(plot), "--quiet", "--memory-limit", "1GB"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
@@ -148,15 +145,32 @@ def test_sigint_in_each_phase_of_a_leaderboard_run(big_board: Path, tmp_path: Pa
         sent = time.perf_counter()
         proc.send_signal(signal.SIGINT)
         rc = proc.wait(timeout=60)
-        waited = time.perf_counter() - sent
-        rest = proc.stderr.read()
+        return rc, time.perf_counter() - sent, proc.stderr.read()
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+
+
+@pytest.mark.parametrize(("phase", "delay"), [(p, 0.0) for p in PHASES] + [("reading", 0.5)])
+def test_sigint_in_each_phase_of_a_leaderboard_run(big_board: Path, tmp_path: Path, phase: str, delay: float) -> None:
+    """A real SIGINT to a real ``kscore leaderboard`` as ``phase`` begins
+    (``delay`` later: inside the reading query): exit status 130 within
+    :data:`RUN_BOUND_S`, the one line ``kscore: interrupted``, no
+    traceback, no output or temporary file next to the outputs (one written
+    whole before plotting began stays), no spill folder left in TMPDIR. The
+    counting and metrics phases last 0.1-0.2 s: a signal that a busy machine
+    delivers after the next phase began is sent again in a new run (up to
+    three)."""
+    for attempt in range(3):
+        folder = tmp_path / str(attempt)
+        folder.mkdir()
+        rc, waited, rest = _interrupt_run(big_board, folder, phase, delay)
+        if "kscore: phase" not in rest:
+            break
     assert rc == 130, (rc, rest)
     assert rest == "kscore: interrupted\n", f"the signal missed the {phase} phase, or more was said: {rest!r}"
     assert waited < RUN_BOUND_S, f"exit {waited:.2f} s after SIGINT in the {phase} phase"
-    left = sorted(p.name for p in out.parent.iterdir())
+    left = sorted(p.name for p in (folder / "out").iterdir())
     assert left == (["board.txt"] if phase == "plotting" else []), left
-    assert not list(tmp.iterdir()), list(tmp.iterdir())
+    assert not list((folder / "tmp").iterdir()), list((folder / "tmp").iterdir())

@@ -65,9 +65,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    status = main()
-    if status == 130:  # Ctrl-C: end without the interpreter's shutdown (kscore.cli._errors.exit_with)
-        from .cli._errors import exit_with
+    if has_cli_extra():  # Ctrl-C ends the command at once, shutdown included (kscore.cli.entry)
+        from .cli import entry
 
-        exit_with(status)
-    sys.exit(status)
+        entry(sys.argv[1:] or ["leaderboard"])
+    sys.exit(main())

@@ -453,8 +453,35 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(args: argparse.Namespace) -> int:
     try:
+        return _command(args)
+    except Exception as exc:
+        # Ctrl-C inside a library's try/finally (matplotlib restoring a figure
+        # it was drawing) can come out as that block's own error ("Invalid
+        # bounding box"), the KeyboardInterrupt as its context.
+        if _after_interrupt(exc):
+            print("kscore: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        raise
+
+
+def _after_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while a KeyboardInterrupt was being handled."""
+    seen: set[int] = set()
+    at: BaseException | None = exc
+    while at is not None and id(at) not in seen:
+        if isinstance(at, KeyboardInterrupt):
+            return True
+        seen.add(id(at))
+        at = at.__context__ or at.__cause__
+    return False
+
+
+def _command(args: argparse.Namespace) -> int:
+    try:
         return {"compare": compare, "plan": plan}.get(args.command, leaderboard)(args)
     except CliError as exc:
+        if _after_interrupt(exc):
+            raise
         print(f"kscore: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
@@ -468,6 +495,8 @@ def _main(args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except OSError as exc:
+        if _after_interrupt(exc):
+            raise
         # Output files fail as "cannot write FILE" (_write.py); what is left is
         # standard output on a full disk or /dev/full.
         where = str(exc.filename) if exc.filename else "cannot write standard output"
@@ -477,17 +506,17 @@ def _main(args: argparse.Namespace) -> int:
         print("kscore: error: out of memory", file=sys.stderr)
         return EXIT_ERROR
     except Exception as exc:  # noqa: BLE001 - a tool ends with one line, not a traceback
-        if os.environ.get("KSCORE_DEBUG"):
+        if os.environ.get("KSCORE_DEBUG") or _after_interrupt(exc):
             raise
         first = one_line(str(exc).splitlines()[0]) if str(exc) else ""
         print(f"kscore: error: {type(exc).__name__}: {first} (set KSCORE_DEBUG=1 for a traceback)", file=sys.stderr)
         return EXIT_ERROR
 
 
-def entry() -> None:
-    """Console-script entry point."""
+def entry(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point (and ``python -m kscore``'s)."""
     try:
-        rc = main()
+        rc = main(argv)
     except KeyboardInterrupt:  # in argparse, before the command's own handler
         print("kscore: interrupted", file=sys.stderr)
         rc = EXIT_INTERRUPTED

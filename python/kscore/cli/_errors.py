@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from typing import NoReturn
 
@@ -34,6 +35,12 @@ def exit_with(status: int) -> NoReturn:
     *Interrupting a run*). Outputs and temporary folders are cleaned up
     before this, on the exception's way up."""
     if status != EXIT_INTERRUPTED:
+        # Every output is written: Ctrl-C during the interpreter's shutdown
+        # (tenths of a second) is ignored, so that the run keeps its status
+        # (Python puts back the default action of a signal it handled as it
+        # shuts down, and the process ended as killed by SIGINT; it keeps an
+        # ignored one ignored).
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         sys.exit(status)
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -13,6 +13,7 @@ up to the command, which ends with status 130.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -55,12 +56,17 @@ def interruptible(con: Any, work: Callable[[], T]) -> T:
         while not done.wait(0.25):  # a lock wait: a signal interrupts it at once (POSIX)
             pass
     except KeyboardInterrupt:
-        if con is not None:
-            try:
-                con.interrupt()
-            except Exception:  # noqa: BLE001, S110 - a connection already closed: nothing to stop
-                pass
-        done.wait(UNWIND_S)
+        # Again and again: an interrupt that comes before DuckDB has begun
+        # the query is lost (the query clears the flag as it starts).
+        deadline = time.monotonic() + UNWIND_S
+        while True:
+            if con is not None:
+                try:
+                    con.interrupt()
+                except Exception:  # noqa: BLE001, S110 - a connection already closed: nothing to stop
+                    pass
+            if done.wait(0.01) or time.monotonic() > deadline:
+                break
         raise
     if "error" in box:
         raise box["error"]

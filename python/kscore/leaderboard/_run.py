@@ -65,6 +65,8 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
                 progress: Progress | None = None, memory_limit: str | int | None = None) -> tuple[Counts, str]:
     """Any source to its counts table (and the source's label);
     ``memory_limit``: DuckDB's, spilling to a folder removed at the end."""
+    import duckdb
+
     limit = memory_size(memory_limit)
     issues = issues if issues is not None else Issues()
     with spill_folder(limit) as spill:
@@ -84,7 +86,10 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
         finally:
             spilled = spill.spilled  # DuckDB removes its folder when the connection closes
             for con in opened:  # before the folder goes: DuckDB removes its own spill files
-                con.close()
+                try:
+                    con.close()
+                except duckdb.Error:  # busy with a query still unwinding from Ctrl-C: the run is ending anyway
+                    pass
         if spilled:
             issues.note(f"the read spilled to disk under --memory-limit {limit}" if limit else
                         "the read spilled to disk (DuckDB's default memory limit)")
