@@ -174,3 +174,20 @@ def test_sigint_in_each_phase_of_a_leaderboard_run(big_board: Path, tmp_path: Pa
     left = sorted(p.name for p in (folder / "out").iterdir())
     assert left == (["board.txt"] if phase == "plotting" else []), left
     assert not list((folder / "tmp").iterdir()), list((folder / "tmp").iterdir())
+
+
+def test_an_error_raised_while_handling_ctrl_c_is_an_interrupt() -> None:
+    """Ctrl-C inside a library's try/finally can come out as that block's own
+    error (matplotlib: "Invalid bounding box"); it ends as interrupted."""
+    from kscore.cli import _after_interrupt
+
+    def drawing() -> None:
+        try:
+            raise KeyboardInterrupt
+        finally:
+            raise ValueError("Invalid bounding box")
+
+    with pytest.raises(ValueError) as caught:
+        drawing()
+    assert _after_interrupt(caught.value)
+    assert not _after_interrupt(ValueError("plain"))
