@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ._count import add_count_parser, count_command
-from ._errors import CliError, one_line
+from ._errors import EXIT_INTERRUPTED, CliError, exit_with, one_line
 from ._write import check_outputs, refuse_inputs, refuse_same, write_atomic
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -150,6 +150,9 @@ def add_common(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--input-format", choices=["csv", "tsv", "jsonl", "parquet", "npy", "npz", *TOOL_FORMATS],
                    help="file format (default: an evaluation tool's files are recognised, others go by extension)")
+    p.add_argument("--memory-limit", metavar="SIZE",
+                   help="most memory DuckDB may use while reading, e.g. 512MB, 2GB (default: 80%% of the machine's); "
+                        "beyond it the read spills to a temporary folder (under TMPDIR) that kscore removes")
     cols = p.add_argument_group("columns (default: auto-detected from common spellings)")
     cols.add_argument("--model-col", metavar="NAME", help="model column (model, model_name, system, ...)")
     cols.add_argument("--question-col", metavar="NAME",
@@ -238,7 +241,7 @@ def _run(args: argparse.Namespace, err: Any) -> Any:
                 confidence=args.confidence, interval=args.interval, cluster=args.cluster, by=args.by,
                 adjust=args.adjust, model_col=args.model_col, question_col=args.question_col,
                 outcome_col=args.outcome_col, sample_col=args.sample_col, input_format=args.input_format,
-                progress=progress)
+                progress=progress, memory_limit=args.memory_limit)
         except LeaderboardError as exc:
             raise CliError(str(exc)) from exc
     if args.file is None:
@@ -291,6 +294,7 @@ class _Stderr:
 
 def leaderboard(args: argparse.Namespace) -> int:
     """The command: kscore.leaderboard() does the work; this prints it."""
+    from ..leaderboard._progress import phase
     from ._output import Board
 
     err = _Stderr()
@@ -311,6 +315,7 @@ def leaderboard(args: argparse.Namespace) -> int:
         return _strict_fail(err, board.warnings)
     t_total = time.perf_counter() - t0
     _report(args, err, board)
+    phase("writing")
     _write_board(Board(board, args.top, pairs_kind, plan=args.plan), fmt, args.output, args.wide)
     if args.pairwise_output:
         from ..leaderboard._pair_rows import write_pairs
@@ -321,6 +326,7 @@ def leaderboard(args: argparse.Namespace) -> int:
         write_atomic(Path(args.pairwise_output), lambda tmp: write_pairs(board, kind, n, str(tmp),
                                                                           jsonl=_is_jsonl(args.pairwise_output)))
     if plots:
+        phase("plotting")
         _plot(args, plots, board)
     if not args.quiet and os.environ.get("KSCORE_TIMING"):
         err.print(f"kscore: total {t_total:.3f} s", markup=False)
@@ -512,20 +518,52 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(args: argparse.Namespace) -> int:
     try:
+        return _command(args)
+    except Exception as exc:
+        # Ctrl-C inside a library's try/finally (matplotlib restoring a figure
+        # it was drawing) can come out as that block's own error ("Invalid
+        # bounding box"), the KeyboardInterrupt as its context.
+        if _after_interrupt(exc):
+            print("kscore: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        raise
+
+
+def _after_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while a KeyboardInterrupt was being handled."""
+    seen: set[int] = set()
+    at: BaseException | None = exc
+    while at is not None and id(at) not in seen:
+        if isinstance(at, KeyboardInterrupt):
+            return True
+        seen.add(id(at))
+        at = at.__context__ or at.__cause__
+    return False
+
+
+def _command(args: argparse.Namespace) -> int:
+    try:
         if args.command == "count":
             return count_command(args, _Stderr())
         return {"compare": compare, "plan": plan}.get(args.command, leaderboard)(args)
     except CliError as exc:
+        if _after_interrupt(exc):
+            raise
         print(f"kscore: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
+        # Every output's temporary file and the spill folder are gone by now
+        # (their finally blocks ran on the way up); exit_with() ends the
+        # process without the interpreter's shutdown.
         print("kscore: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # Output piped into a command that stopped reading (e.g. head).
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except OSError as exc:
+        if _after_interrupt(exc):
+            raise
         # Output files fail as "cannot write FILE" (_write.py); what is left is
         # standard output on a full disk or /dev/full.
         where = str(exc.filename) if exc.filename else "cannot write standard output"
@@ -535,13 +573,18 @@ def _main(args: argparse.Namespace) -> int:
         print("kscore: error: out of memory", file=sys.stderr)
         return EXIT_ERROR
     except Exception as exc:  # noqa: BLE001 - a tool ends with one line, not a traceback
-        if os.environ.get("KSCORE_DEBUG"):
+        if os.environ.get("KSCORE_DEBUG") or _after_interrupt(exc):
             raise
         first = one_line(str(exc).splitlines()[0]) if str(exc) else ""
         print(f"kscore: error: {type(exc).__name__}: {first} (set KSCORE_DEBUG=1 for a traceback)", file=sys.stderr)
         return EXIT_ERROR
 
 
-def entry() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
+def entry(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point (and ``python -m kscore``'s)."""
+    try:
+        rc = main(argv)
+    except KeyboardInterrupt:  # in argparse, before the command's own handler
+        print("kscore: interrupted", file=sys.stderr)
+        rc = EXIT_INTERRUPTED
+    exit_with(rc)
