@@ -307,7 +307,7 @@ def test_docs_page_runs_as_written(tmp_path: Path, offline: None) -> None:
     [command] = [b for b in _blocks(page, "bash") if "lighteval custom" in b]
     argv = command.replace("\\\n", " ").split()
     assert argv[0] == "lighteval"
-    env = {**os.environ, **OFFLINE, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), *sys.path])}
+    env = {**os.environ, **OFFLINE, "PYTHONPATH": os.pathsep.join(sys.path)}
     main = "import sys; from lighteval.__main__ import app; sys.argv[0] = 'lighteval'; app()"
     done = subprocess.run([sys.executable, "-c", main, *[a.strip("'\"") for a in argv[1:]]], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=500)

@@ -309,7 +309,7 @@ def test_docs_page_runs_as_written(tmp_path: Path) -> None:
     (tmp_path / "tasks").mkdir()
     (tmp_path / "demo.jsonl").write_text(_blocks(page, "json")[0])
     (tmp_path / "tasks" / "kscore_demo.yaml").write_text(_blocks(page, "yaml")[0])
-    env = {**os.environ, **OFFLINE, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), *sys.path])}
+    env = {**os.environ, **OFFLINE, "PYTHONPATH": os.pathsep.join(sys.path)}
     commands = _blocks(page, "bash")[1].strip().splitlines()
     for line in commands:
         argv = line.split()

@@ -22,7 +22,7 @@ def _old_lm_eval(tmp_path: Path) -> dict[str, str]:
     info = tmp_path / "lm_eval-0.4.9.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lm_eval\nVersion: 0.4.9\n")
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT / "python"), *sys.path])}
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
 
 
 def test_command_line_with_an_old_lm_eval(tmp_path: Path) -> None:
@@ -48,6 +48,6 @@ def test_kscore_alone_imports_no_harness() -> None:
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('lm_eval', 'lighteval', 'torch') "
             "or m.startswith(('kscore.lm_eval', 'kscore.lighteval'))))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), *sys.path])})
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
