@@ -174,8 +174,9 @@ def test_float32_products_of_large_boards_decide_as_the_matrices(seed: int, monk
 def test_holm_past_its_memory_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     from kscore.leaderboard import LeaderboardError, _ranges
 
+    # (missing questions: the kept path; a full grid keeps nothing, below)
     monkeypatch.setattr(_ranges, "HOLM_MAX_KEPT", 10)
     rng = np.random.default_rng(9)
-    X, W, _ = _board(rng, 40, 50, 1.0, 4)
+    X, W, _ = _board(rng, 40, 50, 1.0, 1)
     with pytest.raises(LeaderboardError, match="--adjust holm on 40 models keeps the t statistic"):
         rank_sets(X, W, None, [str(i) for i in range(40)], 0.95, "holm")

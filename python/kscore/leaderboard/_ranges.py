@@ -470,6 +470,8 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
     t_crit: float | None = None
     if used == "none" and pairs.full and cluster is None and pairs.Q > 1:
         _folded(pairs, better, worse, u_star, alpha)
+    elif used == "holm" and pairs.full and cluster is None and pairs.Q > 1:
+        p_crit = _holm_folded(pairs, better, worse, alpha)
     elif used == "none":
         for a, b, diff, _, t in pairs.blocks():
             _count(better, worse, a, b, _unadjusted(_u(t), u_star, alpha), diff)
@@ -505,6 +507,45 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
     hi = L - worse
     best = [mdl for mdl, x in zip(models, lo.tolist()) if x == 1]
     return RankSets(models, lo, hi, used, confidence, u_star, p_crit, t_crit, note, best)
+
+
+def holm_level(alpha: float, k: int) -> float:
+    """The smallest double ``a`` with ``k * a >= alpha`` in floating point:
+    ``k * p < alpha`` (Holm's product, as ``holm()`` in _stats.py rounds
+    it) is ``p < a``, the product being nondecreasing in ``p``."""
+    lo, hi = 0, int(np.float64(alpha).view(np.int64))  # (k >= 1: alpha itself passes)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if float(np.int64(mid).view(np.float64)) * k >= alpha:
+            hi = mid
+        else:
+            lo = mid
+    return float(np.int64(hi).view(np.float64))
+
+
+def _holm_folded(pairs: Pairs, better: IntArray, worse: IntArray, alpha: float) -> float | None:
+    """Holm's counts on a full grid without clusters from folded counts
+    (:func:`_folded`) alone, no p-value kept. With ``R`` pairs rejected, the
+    step-down rejects at least every pair with ``(m - R) p < alpha``: the
+    pairs between position ``R`` and that count have ``(m - l) p <= (m - R)
+    p < alpha``. So ``R <- #{(m - R) p < alpha}`` from ``R = 0`` climbs to
+    Holm's rejections, where the next ordered p-value fails its test: a few
+    passes (3 or 4 on a board of 10 000 models where most pairs differ).
+    Returns a ``p_crit`` (significant where ``p <= p_crit``), None: no pair."""
+    L = pairs.L
+    m = L * (L - 1) // 2  # (every pair is tested on a full grid of two questions or more)
+    R = 0
+    while True:
+        level = holm_level(alpha, m - R)
+        b = np.zeros(L, np.int64)
+        w = np.zeros(L, np.int64)
+        _folded(pairs, b, w, u_threshold(level), level)
+        now = int(w.sum())  # (each rejected pair adds 1 to the worse model's count)
+        if now <= R or now == m:
+            better += b
+            worse += w
+            return float(np.nextafter(level, 0.0)) if now else None
+        R = now
 
 
 def _holm_p(u: FloatArray, p_crit: float | None) -> FloatArray:
