@@ -114,6 +114,17 @@ class RankSets:
             return out & (t > 0)
 
 
+    def cuts(self) -> tuple[float, float | None]:
+        """The rule as thresholds of ``|t|``: significant where ``|t| /
+        sqrt 2 >= u_cut`` or ``|t| > t_crit`` (for a script that has no
+        exact erfc: the HTML page's comparison of any model)."""
+        if self.adjust == "none":
+            return self.u_star, None
+        u_cut = math.inf if self.p_crit is None else max(
+            self.u_star, u_threshold(float(np.nextafter(self.p_crit, math.inf))))  # (p <= p_crit and p < alpha)
+        return u_cut, self.t_crit
+
+
 def u_threshold(alpha: float) -> float:
     """The smallest double ``u`` with ``math.erfc(u) < alpha`` (bisection on
     the doubles' bit patterns: positive doubles sort as integers)."""
