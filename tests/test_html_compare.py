@@ -126,4 +126,4 @@ def test_browser_compares_a_chosen_model(tmp_path: Path) -> None:
     row = box[box.index(f"<td>1</td><td class=\"name\">{top}</td>"):]
     shown = float(row.split("</td>")[2].split(">")[-1])  # (the chosen model minus the first, 4 decimals)
     assert shown == pytest.approx(-first["diff"], abs=0.5e-4 + 1e-12)
-    assert "significant" in row.split("</tr>")[0] if first["significant"] else "significant" not in row.split("</tr>")[0]
+    assert ("significant" in row.split("</tr>")[0]) == first["significant"]
