@@ -462,7 +462,7 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
     >>> X = np.array([[1.0, 1, 1, 1, 0, 1], [0, 1, 0, 0, 1, 0], [0, 0, 1, 0, 0, 0]])
     >>> r = rank_sets(X, np.ones_like(X, bool), None, ["a", "b", "c"], 0.95)
     >>> r.lo.tolist(), r.hi.tolist(), r.could_be_best
-    ([1, 1, 2], [1, 3, 3], ['a'])
+    ([1, 1, 2], [2, 3, 3], ['a', 'b'])
     """
     L = len(models)
     alpha = 1.0 - confidence
