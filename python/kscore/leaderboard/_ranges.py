@@ -307,16 +307,20 @@ def _folded(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, alph
     B: npt.NDArray[Any] = np.hstack([2.0 * T2 * pairs.X0, -2.0 * c * s[:, None], ones, a[:, None]])[perm].astype(dtype)
     size = c * 4.0 * float(np.max(np.abs(s))) ** 2 + 4.0 * T2 * float(s2.max()) + 1e-300
     delta = (8.0 * (n + 4.0) * float(np.finfo(np.float32).eps) if single else 1e-9) * size
+    reach = _reach(s[perm], s2[perm], n, T2, 4.0 * delta)
     def rows(r0: int) -> tuple[IntArray, IntArray, list[IntArray]]:
         """One band of rows against the columns after it: the band's
         ``worse`` counts, the columns' ``better`` counts (from r0 on), and
         the pairs within the margin."""
         r1 = min(r0 + TILE_ROWS, L)
-        w = np.zeros(r1 - r0, np.int64)
+        # Columns from ``end`` on are beaten by every row of the band by the bound (_reach): counted, not computed.
+        end = max(r1, int(reach[r0:r1].max()))
+        w = np.full(r1 - r0, L - end, np.int64)
         bt = np.zeros(L - r0, np.int64)
+        bt[end - r0:] = r1 - r0
         near: list[IntArray] = []
-        for c0 in range(r0, L, TILE_COLS):
-            c1 = min(c0 + TILE_COLS, L)
+        for c0 in range(r0, end, TILE_COLS):
+            c1 = min(c0 + TILE_COLS, end)
             F = A[r0:r1] @ B[c0:c1].T
             if c0 == r0:  # (each pair once: column after row)
                 F[np.arange(c1 - c0)[None, :] <= np.arange(r1 - r0)[:, None]] = -np.inf
@@ -356,6 +360,28 @@ def _folded(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, alph
         _exact_pairs(pairs, np.concatenate(unsure), better, worse, u_star, alpha)
     elif unsure:
         _listed_pairs(pairs, np.concatenate(unsure), better, worse, u_star, alpha)
+
+
+def _reach(s: FloatArray, s2: FloatArray, n: float, T2: float, margin: float) -> IntArray:
+    """Per model (sorted by decreasing ``s``), the first column from which
+    every later model is beaten without a product: ``F_ij = (n - 1) / n
+    sd^2 - T^2 ss_ij`` and ``ss_ij <= (r_i + r_j)^2`` (Minkowski: ``r`` the
+    norm of a model's centred estimates), so ``(n - 1) / n sd^2 - T^2 (r_i
+    + r_max)^2 > margin`` (with ``r_max`` the largest ``r`` of the later
+    models) puts ``F`` past the folded count's margin wherever the product
+    would (its rounding is within that margin): the same decision, a
+    comparison instead of a product. Few pairs where most differ little
+    (100 000 models on 20 questions), a third on 10 000 x 100."""
+    L = len(s)
+    r = np.sqrt(np.maximum(s2 - s * s / n, 0.0)) * (1.0 + 1e-12)
+    r_after = np.maximum.accumulate(r[::-1])[::-1]  # (the largest r from each position on)
+    k = (n - 1.0) / n
+    # For row i: columns j with s_j <= s_i - g_i are candidates, g_i = sqrt((T^2 (r_i + r_max)^2 + margin) / k),
+    # r_max over the columns from the first candidate on (at most r_after of row i's next column).
+    g = np.sqrt((T2 * (r + np.append(r_after[1:], 0.0)) ** 2 + margin) / k) * (1.0 + 1e-12) + 1e-300
+    # s is decreasing: the first column with s_j < s_i - g_i (strictly, and beyond the row).
+    first = np.searchsorted(-s, -(s - g), side="right")
+    return np.maximum(first, np.arange(1, L + 1)).astype(np.int64)
 
 
 def _listed_pairs(pairs: Pairs, ij: IntArray, better: IntArray, worse: IntArray, u_star: float,
