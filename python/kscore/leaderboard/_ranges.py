@@ -380,8 +380,8 @@ def _reach(s: FloatArray, s2: FloatArray, n: float, T2: float, margin: float) ->
     # r_max over the columns from the first candidate on (at most r_after of row i's next column).
     g = np.sqrt((T2 * (r + np.append(r_after[1:], 0.0)) ** 2 + margin) / k) * (1.0 + 1e-12) + 1e-300
     # s is decreasing: the first column with s_j < s_i - g_i (strictly, and beyond the row).
-    first = np.searchsorted(-s, -(s - g), side="right")
-    return np.maximum(first, np.arange(1, L + 1)).astype(np.int64)
+    first: IntArray = np.maximum(np.searchsorted(-s, -(s - g), side="right"), np.arange(1, L + 1)).astype(np.int64)
+    return first
 
 
 def _listed_pairs(pairs: Pairs, ij: IntArray, better: IntArray, worse: IntArray, u_star: float,
