@@ -907,3 +907,98 @@ def test_distinct_header_columns_alike_are_read(tmp_path: Path) -> None:
     ran = kscore("leaderboard", path, "--format", "csv", watch=tmp_path)
     assert ran.rc == 0, ran
     assert board(ran)["a"]["pass@1"] == "0.5"
+
+
+# ------------------------------------------------------------------ files as people write them (issue 29)
+
+PEOPLE_ROWS = [(m, q, s, int((hash((m, q, s)) ^ 5) % 3 != 0)) for m in ("alpha", "b,eta") for q in ("7", "07", "q 3")
+               for s in range(3)]
+MACHINE_HEADER = ["model", "question_id", "sample_idx", "is_correct"]
+
+
+def _write_delimited(path: Path, header: list[str], rows: Sequence[Row], delimiter: str, quote_header: bool = False,
+                     open_: Any = open) -> None:
+    with open_(path, "wt", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh, delimiter=delimiter, lineterminator="\n")
+        if quote_header:
+            fh.write(delimiter.join(f'"{h}"' for h in header) + "\n")
+        else:
+            writer.writerow(header)
+        writer.writerows(rows)
+
+
+@pytest.mark.parametrize(("delimiter", "header", "quote_header", "suffix"), [
+    (";", MACHINE_HEADER, False, "csv"),
+    (";", ["Model", "Question ID", "Sample Idx", "Is Correct"], True, "csv"),
+    (";", ["Model", "Question ID", "Sample Idx", "Is Correct"], False, "csv.gz"),
+    (";", ["Model", "Question ID", "Sample Idx", "Is Correct"], False, "csv.zst"),
+    (",", ["Model Name", "Question ID", "Sample Index", "Is Correct"], False, "csv"),
+    (",", ["model-name", "question-id", "sample-idx", "is-correct"], False, "csv"),
+    (",", [" MODEL_NAME ", "QuestionId", "SAMPLE_IDX", "IsCorrect"], False, "csv"),
+    ("\t", ["Model Name", "Question ID", "Sample Idx", "Is Correct"], False, "csv"),
+    ("|", MACHINE_HEADER, False, "txt"),
+    ("\t", ["Model Name", "Question ID", "Sample Idx", "Is Correct"], False, "tsv"),
+])
+def test_people_files_read_as_their_machine_twin(tmp_path: Path, delimiter: str, header: list[str],
+                                                 quote_header: bool, suffix: str) -> None:
+    """A semicolon- (tab-, bar-) separated export and headers written for
+    people read as the comma-separated, machine-named file: the same board,
+    byte for byte, ids that look like numbers ('7', '07') kept apart."""
+    twin = tmp_path / "twin.csv"
+    _write_delimited(twin, MACHINE_HEADER, PEOPLE_ROWS, ",")
+    people = tmp_path / f"people.{suffix}"
+    _write_delimited(people, header, PEOPLE_ROWS, delimiter, quote_header,
+                     gzip.open if suffix.endswith(".gz") else open)
+    if suffix.endswith(".zst"):
+        data = people.read_bytes()
+        with pa.output_stream(str(people), compression="zstd") as fh:
+            fh.write(data)
+    want = kscore("leaderboard", twin, "--format", "csv", "--quiet")
+    got = kscore("leaderboard", people, "--format", "csv", "--quiet", watch=tmp_path)
+    assert got.rc == 0 and want.rc == 0, (got, want)
+    assert got.out == want.out
+    assert {r["questions"] for r in board(got).values()} == {"3"}  # '7', '07' and 'q 3'
+
+
+def test_semicolon_file_with_decimal_commas_is_not_comma_separated(tmp_path: Path) -> None:
+    """The header decides the separator: a ``0,5`` in a row of a
+    semicolon-separated file is a value (a fraction: skipped with a warning
+    naming it), not two fields."""
+    path = tmp_path / "export.csv"
+    path.write_text("Model;Question;Score\na;q1;1\na;q2;0,5\na;q3;0\n", encoding="utf-8")
+    ran = kscore("leaderboard", path, "--format", "csv")
+    assert board(ran)["a"]["questions"] == "2"
+    assert "line 3" in ran.err and "'0,5'" in ran.err, ran.err
+
+
+def test_files_separated_differently_are_refused(tmp_path: Path) -> None:
+    _write_delimited(tmp_path / "a.csv", MACHINE_HEADER, PEOPLE_ROWS[:9], ",")
+    _write_delimited(tmp_path / "b.csv", MACHINE_HEADER, PEOPLE_ROWS[9:], ";")
+    fails(kscore("leaderboard", tmp_path, "--format", "csv"), "a.csv", "b.csv", "';'")
+
+
+def test_question_id_longer_than_python_csv_field_limit(tmp_path: Path) -> None:
+    """A question id past Python's csv field limit (131 072 characters): read,
+    and where another row is malformed, that row is named (never "field
+    larger than field limit"); a line past DuckDB's line limit is named."""
+    long_id = "x" * 200_000
+    good = [("a", long_id, 0, 1), ("a", "q2", 0, 0), ("b", long_id, 0, 0), ("b", "q2", 0, 0)]
+    path = tmp_path / "long.csv"
+    _write_delimited(path, HEADER, good, ",")
+    got = board(kscore("leaderboard", path, "--format", "csv", "--quiet"))
+    assert got["a"]["pass@1"] == "0.5" and got["b"]["pass@1"] == "0.0"
+    # Past the sniffer's sample (20 480 rows), so that the read, not the sniffer, meets the bad row.
+    filler = [("a", f"f{i}", 0, 1) for i in range(25_000)]
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.writelines(f"{m},{q},{s},{c}\n" for m, q, s, c in filler)
+        fh.write("a,q9,0,1,extra\n")
+    fails(kscore("leaderboard", path, watch=tmp_path), str(path), f"line {len(good) + len(filler) + 2}",
+          "expected 4 fields, got 5")
+    huge = tmp_path / "huge.csv"
+    _write_delimited(huge, HEADER, [*good, ("a", "y" * 3_000_000, 0, 1)], ",")
+    line = fails(kscore("leaderboard", huge, watch=tmp_path), str(huge), f"line {len(good) + 2}")
+    assert "field limit" not in line
+    packed = tmp_path / "huge.csv.zst"  # a stream without readline
+    with pa.output_stream(str(packed), compression="zstd") as fh:
+        fh.write(huge.read_bytes())
+    fails(kscore("leaderboard", packed, watch=tmp_path), str(packed), f"line {len(good) + 2}", "longer than")

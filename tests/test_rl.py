@@ -63,6 +63,8 @@ CASES: list[tuple[list[float], list[Any] | None]] = [
     ([2.0, -1.0, 0.5, 0.5, 3.0, -1.0], [None, None, None, None, None, None]),
     ([0.25, 0.75], ["a", "a"]),
     ([1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 1.0], ["a", "b", "b", "a", "c", "b", "c"]),
+    ([1.0, 1.0, 1.0, 1.0], ["a", "b", "a", "c"]),  # 0/1 field (the p * q moments), every statistic certain
+    ([0.0, 0.0, 0.0, 0.0, 1.0], ["a", "a", "b", "c", "d"]),  # 0/1, worst@n nearly certain
 ]
 
 
@@ -338,3 +340,115 @@ def _doc_blocks() -> list[str]:
 @pytest.mark.parametrize("block", range(len(_doc_blocks())))
 def test_docs_examples_run_as_written(block: int) -> None:
     exec(compile(_doc_blocks()[block], f"docs/rl.md[{block}]", "exec"), {"__name__": "__docs__"})
+
+
+def _partitions(total: int, top: int) -> list[tuple[int, ...]]:
+    if total == 0:
+        return [()]
+    return [(k, *rest) for k in range(min(total, top), 0, -1) for rest in _partitions(total - k, k)]
+
+
+@pytest.mark.parametrize("replace", [True, False])
+def test_vote_count_sums_against_generating_functions(replace: bool) -> None:
+    """The batched sum over vote counts (kscore.rl._vote_counts, a first
+    call's fast path) against win_table, every partition of N <= 10 that it
+    takes and N = 16 with up to 5 answers, every n."""
+    from kscore.rl._vote_counts import countable, win_rows
+
+    for total in [*range(1, 11), 16]:
+        parts = [p for p in _partitions(total, total) if countable(total, len(p))]
+        assert parts
+        for groups in sorted({len(p) for p in parts}):
+            same = [p for p in parts if len(p) == groups]
+            draws = tuple(range(1, total + 1))
+            rows = win_rows(np.array(same, np.int64), draws, replace)
+            for part, row in zip(same, rows):
+                table = win_table(part, replace)
+                for g, s in enumerate(part):
+                    assert np.abs(row[:, g] - table[:, s]).max() <= 1e-13, (part, g)
+
+
+def test_vote_count_sums_against_every_draw() -> None:
+    """Small partitions, with replacement: every sequence of draws."""
+    from kscore.rl._vote_counts import win_rows
+
+    for sizes in [(1,), (2, 1), (2, 2), (3, 2, 1), (2, 2, 1, 1)]:
+        total = sum(sizes)
+        labels = [g for g, s in enumerate(sizes) for _ in range(s)]
+        rows = win_rows(np.array([sizes], np.int64), tuple(range(1, total + 1)))[0]
+        for n in range(1, total + 1):
+            wins = [0] * len(sizes)
+            for draw in itertools.product(range(total), repeat=n):
+                count: dict[int, int] = {}
+                for j in draw:
+                    count[labels[j]] = count.get(labels[j], 0) + 1
+                wins[max(count, key=count.__getitem__)] += 1
+            for g in range(len(sizes)):
+                assert abs(rows[n - 1, g] - wins[g] / total**n) <= 1e-13, (sizes, n, g)
+
+
+def test_first_call_equals_later_calls_and_mixed_paths() -> None:
+    """Vote weights from a fresh cache (sums over counts for few answers,
+    generating functions for many) equal those of a warm cache, and many
+    answers per prompt (the sort path of the group sizes) agree with few."""
+    from kscore.rl._per_prompt import clear_caches
+
+    rng = np.random.default_rng(7)
+    n, prompts = 16, 40
+    uids = [f"u{p}" for p in range(prompts) for _ in range(n)]
+    answers = [int(a) for p in range(prompts) for a in rng.integers(0, 1 + p % 12, n)]  # 1 to 12 answers
+    acc = [float(a == 0) for a in answers]
+    infos: dict[str, list[Any]] = {"acc": acc, "pred": [str(a) for a in answers]}
+    clear_caches()
+    first = process_validation_metrics(["s"] * len(uids), uids, infos, unbiased=True)
+    again = process_validation_metrics(["s"] * len(uids), uids, infos, unbiased=True)
+    assert first == again
+    # The same answers named per prompt: many distinct codes in the batch,
+    # few per prompt (the group sizes by sorting instead of counting).
+    wide: dict[str, list[Any]] = {"acc": acc, "pred": [f"{i // n}-{a}" for i, a in enumerate(answers)]}
+    clear_caches()
+    spread = process_validation_metrics(["s"] * len(uids), uids, wide, unbiased=True)
+    for key, value in first["s"]["acc"].items():
+        assert abs(spread["s"]["acc"][key] - value) <= 1e-12, key
+
+
+@pytest.mark.parametrize("layout", ["blocks", "uid twice", "uid in two sources", "ragged tail", "wider first"])
+def test_block_layout_reads_like_any_layout(layout: str) -> None:
+    """Lists in verl's layout (each prompt's responses side by side) are
+    coded by blocks; every departure from it falls back, and the result is
+    the one of numpy object arrays (which never take the block path)."""
+    rng = np.random.default_rng(11)
+    sizes = {"blocks": [8] * 12, "uid twice": [8] * 12, "uid in two sources": [8] * 12,
+             "ragged tail": [8] * 11 + [5], "wider first": [8] + [4] * 12}[layout]  # 56: blocks of 8 fail
+    uids = [f"q{p}" for p, n in enumerate(sizes) for _ in range(n)]
+    ds = ["math" if p % 3 else "code" for p, n in enumerate(sizes) for _ in range(n)]
+    if layout == "uid twice":
+        uids = [u if u != "q7" else "q2" for u in uids]  # q2's responses in two blocks
+    if layout == "uid in two sources":
+        ds[3] = "code"  # q0's fourth response from another source
+    preds = [str(a) for a in rng.integers(0, 3, len(uids))]
+    infos: dict[str, list[Any]] = {"acc": [float(p == "0") for p in preds], "score": rng.random(len(uids)).tolist(),
+                                   "pred": preds}
+    ours = process_validation_metrics(ds, uids, infos, unbiased=True)
+    reference = process_validation_metrics(np.array(ds, dtype=object), np.array(uids, dtype=object),
+                                           {k: np.array(v, dtype=object) for k, v in infos.items()}, unbiased=True)
+    assert ours == reference
+
+
+def test_binary_moments_equal_the_general_ones() -> None:
+    """The 0/1 shortcut of weighted_moments (variance p * q) against the
+    sum of squared deviations, for both weight layouts; a certain
+    statistic has standard deviation exactly 0."""
+    from kscore.rl._order_stats import weighted_moments
+    from kscore.rl._per_prompt import stat_weights
+
+    rng = np.random.default_rng(5)
+    values = (rng.random((300, 16)) < rng.random((300, 1))).astype(float)
+    values[0] = 1.0
+    values[1] = 0.0
+    for weights in (stat_weights(16), rng.dirichlet(np.full(16, 0.3), size=(4, 300))):
+        sorted_values = np.sort(values, axis=1) if weights.ndim == 2 else values
+        mean, std = weighted_moments(sorted_values, weights)
+        mean_b, std_b = weighted_moments(sorted_values, weights, binary=True)
+        assert np.abs(mean - mean_b).max() <= 1e-15 and np.abs(std - std_b).max() <= 1e-14
+        assert (std_b[:, :2] == 0.0).all()

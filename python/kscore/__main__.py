@@ -65,4 +65,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    if has_cli_extra():  # Ctrl-C ends the command at once, shutdown included (kscore.cli.entry)
+        from .cli import entry
+
+        entry(sys.argv[1:] or ["leaderboard"])
     sys.exit(main())

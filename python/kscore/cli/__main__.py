@@ -1,7 +1,5 @@
 """``python -m kscore.cli ...``: the ``kscore`` command."""
 
-import sys
+from . import entry
 
-from . import main
-
-sys.exit(main())
+entry()

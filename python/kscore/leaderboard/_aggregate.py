@@ -24,7 +24,9 @@ import numpy.typing as npt
 from ._columns import ColumnNames, resolve_columns
 from ._counts import Counts
 from ._diagnose_read import duplicate_header
+from ._interrupt import interruptible
 from ._issues import Issues, LeaderboardError
+from ._progress import phase
 from ._source import Source
 from ._sql import RowSql, literal, outcome_expr, sample_is_integer, value
 
@@ -51,7 +53,7 @@ def describe(source: Source) -> list[tuple[str, str]]:
     if problem is not None:
         raise LeaderboardError(problem)
     source.sniff()
-    rel = source.run("SELECT * FROM {src} LIMIT 0")
+    rel = interruptible(source.con, lambda: source.run("SELECT * FROM {src} LIMIT 0"))
     return [(str(n), str(t)) for n, t in zip(rel.columns, rel.types)]
 
 
@@ -263,7 +265,9 @@ def codes(table: Any, name: str) -> tuple[list[str], IntArray]:
     at = 0
     for ch in enc.chunks:
         idx = ch.indices
-        if idx.null_count:
+        if len(rank) == 0:  # every value null (an empty question column: found by tests/fuzz_readers.py)
+            out[at:at + len(idx)] = -1
+        elif idx.null_count:
             raw = ints(idx.fill_null(-1))
             out[at:at + len(idx)] = np.where(raw >= 0, rank[np.maximum(raw, 0)], -1)
         elif len(idx):
@@ -317,20 +321,27 @@ def codes_of(table: Any, names: list[str]) -> list[tuple[list[str], IntArray]]:
         return [codes(table, n) for n in names]
     import threading
 
+    # Imported here, before the threads: a Ctrl-C inside this import on one
+    # thread left the import lock held for the other (a deadlock found by
+    # tests/test_interrupt.py).
+    arrow_call("is_null", table.column(names[0]).slice(0, 0))
     out: list[Any] = [None] * len(names)
+    done = [threading.Event() for _ in names]
 
     def run(i: int) -> None:
         try:
             out[i] = codes(table, names[i])
         except BaseException as exc:  # noqa: BLE001 - raised again below, in the caller's thread
             out[i] = exc
+        finally:
+            done[i].set()
 
-    threads = [threading.Thread(target=run, args=(i,), name="kscore-codes", daemon=True) for i in range(1, len(names))]
-    for t in threads:
-        t.start()
-    run(0)
-    for t in threads:
-        t.join()
+    for i in range(1, len(names)):
+        threading.Thread(target=run, args=(i,), name="kscore-codes", daemon=True).start()
+    out[0] = codes(table, names[0])  # on this thread: a Ctrl-C goes straight up
+    for event in done[1:]:
+        while not event.wait(0.25):  # not Thread.join: see _interrupt.py
+            pass
     for x in out:
         if isinstance(x, BaseException):
             raise x
@@ -358,6 +369,7 @@ def by_model_question(m: IntArray, q: IntArray, n_questions: int) -> IntArray:
 def aggregate(source: Source, r: RowSql) -> Cells:
     """Run the aggregation; per-cell counts, problem totals."""
     table = run_checked(source, _query(r), filename=source.multi)
+    phase("counting")
     columns = set(table.column_names)
     lean = r.proven is not None and "bad" not in columns
     if lean and "dup" in columns and arrow_call("any", table.column("dup")).as_py():
@@ -448,10 +460,13 @@ def run_checked(source: Source, sql: str, filename: bool = False, row_number: bo
 
     from ._diagnose_read import explain_read_error
 
-    try:
+    def work() -> Any:
         rel = source.run(sql, filename, row_number)
         fetch = getattr(rel, "to_arrow_table", None) or rel.fetch_arrow_table  # duckdb >= 1.4 / older
         return fetch(_BATCH)
+
+    try:
+        return interruptible(source.con, work)
     except duckdb.Error as exc:
         if "conversion" in str(exc).lower() and source.kind in ("csv", "tsv"):
             raise  # the caller reads the columns as text and retries

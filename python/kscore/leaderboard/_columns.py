@@ -3,11 +3,14 @@ or the first common spelling found (docs/leaderboard.md, *Input*)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ._issues import Issues, LeaderboardError
 
-#: Auto-detected column spellings, in order of preference (case-insensitive).
+#: Auto-detected column spellings, in order of preference (compared by
+#: :func:`spelling_key`: ``Question ID``, ``question-id`` and ``QuestionId``
+#: are ``question_id``).
 SPELLINGS: dict[str, tuple[str, ...]] = {
     "model": ("model", "model_name", "system", "model_id", "modelname"),
     "question": ("question", "question_id", "problem", "problem_id", "task_id", "id", "prompt_id", "qid", "task"),
@@ -16,6 +19,39 @@ SPELLINGS: dict[str, tuple[str, ...]] = {
     ),
     "sample": ("sample", "sample_idx", "sample_id", "sample_index", "attempt", "trial", "seed", "run"),
 }
+
+
+_SEPARATORS = re.compile(r"[\s_\-]+")
+
+
+def spelling_key(name: str) -> str:
+    """A column name as the auto-detection compares it: lower case, without
+    spaces, hyphens or underscores (headers written for people, ``Model
+    Name,Question ID,Is Correct``, name the columns ``model_name``,
+    ``question_id`` and ``is_correct``).
+
+    Examples:
+        >>> spelling_key(" Question ID"), spelling_key("is-correct"), spelling_key("Model_Name")
+        ('questionid', 'iscorrect', 'modelname')
+    """
+    return _SEPARATORS.sub("", name.lower())
+
+
+#: The spellings of the model and question ids, by :func:`spelling_key`
+#: (read as text from CSV: as numbers, '1' and '1.0' would be one id).
+ID_KEYS = frozenset(spelling_key(s) for role in ("model", "question") for s in SPELLINGS[role])
+
+
+def find_spelling(available: list[str], spelling: str, taken: tuple[str | None, ...] = ()) -> str | None:
+    """The first column of ``available`` that is ``spelling``: the same
+    name in any case first, else the same :func:`spelling_key`; None if no
+    column (not in ``taken``) matches."""
+    free = [c for c in available if c not in taken]
+    exact = next((c for c in free if c.lower() == spelling), None)
+    if exact is not None:
+        return exact
+    key = spelling_key(spelling)
+    return next((c for c in free if spelling_key(c) == key), None)
 
 
 @dataclass
@@ -39,7 +75,6 @@ def resolve_columns(available: list[str], given: ColumnNames, source: str, issue
     """The columns to read: the given names (which must exist) or the first
     matching common spelling. Without a model column every row is one model,
     named ``stem`` (the file's name), or each file is a model (``stem`` None)."""
-    lower = {c.lower(): c for c in reversed(available)}
     shown = shown_columns(available)
     out = ColumnNames()
     for role in ("model", "question", "outcome", "sample"):
@@ -50,8 +85,9 @@ def resolve_columns(available: list[str], given: ColumnNames, source: str, issue
             setattr(out, role, name)
             continue
         for spelling in SPELLINGS[role]:
-            if spelling in lower and lower[spelling] not in (out.model, out.question, out.outcome):
-                setattr(out, role, lower[spelling])
+            found = find_spelling(available, spelling, (out.model, out.question, out.outcome))
+            if found is not None:
+                setattr(out, role, found)
                 break
     if out.question is None:
         raise LeaderboardError(f"no question column found in {source} (columns: {shown}); name it with --question-col")

@@ -93,11 +93,12 @@ def _source_label(source: Source) -> str:
 
 def _drop_duplicates(source: Source, cells: Cells, rows: str, issues: Issues, where: str) -> None:
     """Rows repeating a (model, question, sample) seen earlier: warn, and take
-    all but the first out of the counts."""
+    all but the first out of the counts (rows without a model or question id
+    are not counted, so their repeats are not either)."""
     r = cells.rows
     sql = (f"SELECT m, q, s, v, rn, f, first_rn, first_f FROM (SELECT *, "
            f"first_value(rn) OVER w AS first_rn, first_value(f) OVER w AS first_f, "
-           f"row_number() OVER w AS k FROM ({rows}) WHERE {r.valid()} "
+           f"row_number() OVER w AS k FROM ({rows}) WHERE {r.valid()} AND m IS NOT NULL AND q IS NOT NULL "
            f"WINDOW w AS (PARTITION BY m, q, s ORDER BY f, rn)) WHERE k > 1 ORDER BY f, rn")
     extra = run_checked(source, sql, filename=source.multi, row_number=True)
     counts = cells.counts

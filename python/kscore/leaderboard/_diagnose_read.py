@@ -7,7 +7,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,24 @@ from ._source import Source
 #: and gzip's decompression errors are too), a stream cut short, corrupt
 #: deflate data.
 _READ_ERRORS = (OSError, EOFError, zlib.error)
+
+
+@contextmanager
+def _any_field_size() -> Iterator[None]:
+    """Python's csv module without its field limit (131 072 characters by
+    default: a longer question id would fail as "field larger than field
+    limit" instead of being read), restored after."""
+    old = csv.field_size_limit()
+    csv.field_size_limit(2**31 - 1)  # a C long on every platform
+    try:
+        yield
+    finally:
+        csv.field_size_limit(old)
+
+
+#: DuckDB's refusal of a CSV line longer than its ``max_line_size`` (the
+#: line number it gives is the sniffer's, 1, where the sniffer met it).
+_LONG_LINE = re.compile(r"Maximum line size of (\d+) bytes exceeded")
 
 
 def _open_text(path: Path) -> Any:
@@ -38,9 +59,15 @@ def explain_read_error(source: Source, exc: BaseException) -> str | None:
         if path.stat().st_size == 0:
             return f"{path} is empty"
     if source.kind in ("csv", "tsv"):
-        delim = "\t" if source.kind == "tsv" else ","
+        long_line = _LONG_LINE.search(text)
+        if long_line is not None:
+            limit = int(long_line.group(1))
+            for path in source.files:
+                found = _long_line(path, limit)
+                if found:
+                    return found
         for path in source.files:
-            found = _csv_line(path, delim)
+            found = _csv_line(path, source.delimiter)
             if found:
                 return found
     if source.kind == "jsonl" and ("json" in text.lower() or "malformed" in text.lower()):
@@ -48,6 +75,30 @@ def explain_read_error(source: Source, exc: BaseException) -> str | None:
             found = json_line(path)
             if found:
                 return found
+    return None
+
+
+def _long_line(path: Path, limit: int) -> str | None:
+    """The first line of ``path`` longer than ``limit`` bytes, as a message.
+    Read in chunks no longer than ``limit`` (never a whole long line in
+    memory; pyarrow's zstd stream has no readline): a line inside one chunk
+    is shorter than the limit, so only the line running across chunks is
+    measured."""
+    size = max(1, min(limit, 1 << 20))
+    try:
+        with open_binary(path) as fh:
+            lineno, length = 1, 0
+            while chunk := fh.read(size):
+                first = chunk.find(b"\n")
+                length += len(chunk) if first < 0 else first
+                if length > limit:
+                    return (f"{path}: line {lineno} is longer than the {limit} bytes DuckDB reads as one CSV line; "
+                            "shorten it (e.g. a hash of a long question text as its id)")
+                if first >= 0:
+                    lineno += chunk.count(b"\n")
+                    length = len(chunk) - chunk.rfind(b"\n") - 1
+    except _READ_ERRORS as exc:
+        return _cannot_read(path, exc)
     return None
 
 
@@ -68,7 +119,7 @@ def _bad_utf8(path: Path) -> str:
 
 def _csv_line(path: Path, delimiter: str) -> str | None:
     try:
-        with _open_text(path) as fh:
+        with _open_text(path) as fh, _any_field_size():
             reader = csv.reader(fh, delimiter=delimiter)
             head = next(reader, None)
             if head is None:
@@ -92,10 +143,10 @@ def duplicate_header(source: Source) -> str | None:
     compared as DuckDB compares identifiers, ignoring case."""
     if source.kind not in ("csv", "tsv"):
         return None
-    delimiter = "\t" if source.kind == "tsv" else ","
+    delimiter = source.delimiter
     for path in source.files:
         try:
-            with _open_text(path) as fh:
+            with _open_text(path) as fh, _any_field_size():
                 head = next(csv.reader(fh, delimiter=delimiter), None)
         except (UnicodeDecodeError, csv.Error, *_READ_ERRORS):
             continue  # reported by the read itself

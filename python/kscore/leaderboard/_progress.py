@@ -8,11 +8,21 @@ it on a terminal only, never when stderr is piped or with ``--quiet``;
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+
+
+def phase(name: str) -> None:
+    """Tell stderr that a phase of the run begins (reading, counting,
+    metrics, writing, plotting), where ``KSCORE_PHASES`` is set: how
+    tests/test_interrupt.py sends Ctrl-C into each phase of a real run."""
+    if os.environ.get("KSCORE_PHASES"):
+        print(f"kscore: phase {name}", file=sys.stderr, flush=True)
 
 
 class Progress:

@@ -7,7 +7,7 @@ metric from the counts (_metrics.py). See docs/leaderboard.md."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._aggregate import aggregate, describe, row_sql
-from ._columns import ColumnNames
+from ._columns import ID_KEYS, ColumnNames, spelling_key
 from ._compare import dense
 from ._counts import Counts
 from ._counts_input import is_counts_table, read_counts_table
@@ -23,11 +23,13 @@ from ._dask import LABEL as DASK_LABEL
 from ._dask import is_dask_collection, leaderboard_counts
 from ._diagnose import diagnose
 from ._issues import Issues, LeaderboardError
+from ._memory import Spill, memory_size, spill_folder
 from ._metrics import INTERVALS, Scores, compute, scores
 from ._pages import on_small_pages
-from ._progress import Progress
+from ._progress import Progress, phase
 from ._ranges import ADJUST, rank_sets
 from ._rank import rank, scored_models, sort_rows
+from ._recount import is_many, read_many
 from ._result import Leaderboard
 from ._source import Source, open_source
 from ._spec import Metric, default_ks, parse_ks, parse_metrics, resolve_sort
@@ -48,24 +50,63 @@ def _weights(weights: Sequence[float] | str | None) -> npt.NDArray[np.float64]:
     return w
 
 
-def _connect() -> object:
+def _connect(spill: Spill | None = None) -> object:
     import duckdb
 
     con = duckdb.connect()
     # query_progress() (the progress display) needs the progress bar on; its
     # own printing stays off.
     con.execute("SET enable_progress_bar = true; SET enable_progress_bar_print = false")
+    if spill is not None:
+        con.execute(spill.settings())
     return con
 
 
 def read_counts(source: object, *, names: ColumnNames | None = None, n_categories: int = 2,
                 input_format: str | None = None, issues: Issues | None = None,
-                progress: Progress | None = None) -> tuple[Counts, str]:
-    """Any source to its counts table (and the source's label)."""
+                progress: Progress | None = None, memory_limit: str | int | None = None) -> tuple[Counts, str]:
+    """Any source to its counts table (and the source's label);
+    ``memory_limit``: DuckDB's, spilling to a folder removed at the end."""
+    import duckdb
+
+    limit = memory_size(memory_limit)
+    issues = issues if issues is not None else Issues()
+    if is_many(source):  # stored counts and new results mixed: each read alone, added (_recount.py)
+        return read_many(source, read_counts, names=names, n_categories=n_categories, input_format=input_format,
+                         issues=issues, progress=progress, memory_limit=memory_limit)
+    with spill_folder(limit) as spill:
+        opened: list[Any] = []
+
+        def connect() -> object:
+            con = _connect(spill)
+            opened.append(con)
+            return con
+
+        try:
+            counts, label = _read_counts(source, names, n_categories, input_format, issues, progress, connect)
+        except LeaderboardError as exc:
+            if limit is not None and "out of memory" in str(exc).lower():
+                raise LeaderboardError(f"{exc} (under --memory-limit {limit}: give it more)") from None
+            raise
+        finally:
+            spilled = spill.spilled  # DuckDB removes its folder when the connection closes
+            for con in opened:  # before the folder goes: DuckDB removes its own spill files
+                try:
+                    con.close()
+                except duckdb.Error:  # busy with a query still unwinding from Ctrl-C: the run is ending anyway
+                    pass
+        if spilled:
+            issues.note(f"the read spilled to disk under --memory-limit {limit}" if limit else
+                        "the read spilled to disk (DuckDB's default memory limit)")
+    return counts, label
+
+
+def _read_counts(source: object, names: ColumnNames | None, n_categories: int, input_format: str | None,
+                 issues: Issues, progress: Progress | None,
+                 connect: Callable[[], object]) -> tuple[Counts, str]:
     import duckdb
 
     names = names or ColumnNames()
-    issues = issues if issues is not None else Issues()
     if isinstance(source, Counts):
         if source.n_categories != n_categories:
             raise LeaderboardError(f"the counts table has {source.n_categories} categories; --weights gives "
@@ -73,11 +114,12 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
         return source, "counts table"
     if is_dask_collection(source):  # counted on the cluster (_dask.py)
         return leaderboard_counts(source, names, n_categories, issues), DASK_LABEL
-    src: Source = open_source(source, input_format, _connect)
+    src: Source = open_source(source, input_format, connect)
     for message in src.warnings:
         issues.warn(message)
     if src.kind in ("npy", "npz"):
         return read_wide(src.files[0], src.kind, n_categories, issues), src.label
+    phase("reading")
     with (progress or Progress(None)).query(src.con, f"Reading {Path(src.label).name or src.label}"):
         columns = describe_checked(src, names)
         available = [n for n, _ in columns]
@@ -121,13 +163,9 @@ def describe_checked(src: Source, names: ColumnNames | None = None) -> list[tupl
         hive = {part.split("=", 1)[0] for f in src.files for part in f.parts[:-1] if "=" in part}
         # Ids are text: read as numbers, '1' and '1.0' (or '7' and '07') would be one model or question.
         given = {names.model, names.question, *names.extra} if names is not None else set()
-        src.types.update({n: "VARCHAR" for n, t in columns if (n.lower() in _ID_NAMES or n in given)
+        src.types.update({n: "VARCHAR" for n, t in columns if (spelling_key(n) in ID_KEYS or n in given)
                           and n not in hive})
     return columns
-
-
-_ID_NAMES = {"model", "model_name", "system", "model_id", "modelname", "question", "question_id", "problem",
-             "problem_id", "task_id", "id", "prompt_id", "qid", "task"}
 
 
 def _coverage(counts: Counts, pm: PerModel, issues: Issues) -> None:
@@ -175,14 +213,16 @@ def leaderboard(
     input_format: str | None = None,
     strict: bool = False,
     progress: bool | Progress = False,
+    memory_limit: str | int | None = None,
 ) -> Leaderboard:
     """Rank models from graded samples, with intervals and paired comparisons.
 
     ``source``: a results file (CSV/TSV, optionally gzip or zstd; JSON
     Lines; Parquet; ``.npy``/``.npz``), a directory or glob of them
     (hive-partitioned folders too), a pandas, polars or pyarrow table, a
-    DuckDB relation, or a counts table (columns model, question, n, c, or a
-    :class:`Counts`). ``metrics``: ``pass@K``, ``pass^K``,
+    DuckDB relation, a counts table (columns model, question, n, c, or a
+    :class:`Counts`), or a list of these (a stored counts table and new
+    results: their counts are added, docs/leaderboard.md, *Recomputation*). ``metrics``: ``pass@K``, ``pass^K``,
     ``g-pass@K_TAU``, ``mg-pass@K``, ``maj@K``, ``cons@K``, ``avg@n``,
     ``auc@K``, ``max@K``, ``bayes@N`` (``K`` a number or ``k`` for each of
     ``k``); ``weights``: rewards of outcome categories 0..C.
@@ -195,7 +235,9 @@ def leaderboard(
     1 - confidence), ``"holm"`` (Holm's correction over all pairs) or
     ``"simultaneous"`` (step-down max-t: every model's range holds at once
     at ``confidence``; ``could_be_best`` of the result's ``ranks``).
-    ``strict``: raise :class:`LeaderboardError` on any data warning. See
+    ``strict``: raise :class:`LeaderboardError` on any data warning.
+    ``memory_limit``: DuckDB's memory limit for the read (``"1GB"``, or
+    bytes), spilling to a temporary folder removed afterwards. See
     docs/leaderboard.md.
 
     Examples:
@@ -220,13 +262,14 @@ def leaderboard(
     extra = tuple(dict.fromkeys(x for x in (cluster, by) if x is not None))
     names = ColumnNames(model_col, question_col, outcome_col, sample_col, extra)
     counts, label = read_counts(source, names=names, n_categories=len(w), input_format=input_format,
-                                issues=issues, progress=shown)
+                                issues=issues, progress=shown, memory_limit=memory_limit)
     for x in extra:
         if x not in counts.attributes:
             raise LeaderboardError(f"--cluster / --by {x!r}: {label} has no such question column (long-format "
                                    "and counts tables carry question columns; .npy/.npz and Counts without it do not)")
     if isinstance(source, (str, os.PathLike)) and Path(os.fspath(source)).is_file():
         label = os.fspath(source)
+    phase("metrics")
     states = distinct_states(counts.categories)
     n_state = row_sums(states.cats)  # (the fewest samples of a row: over the few distinct states)
     ks = ks_given if ks_given is not None else default_ks(int(n_state[n_state > 0].min()))

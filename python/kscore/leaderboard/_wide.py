@@ -38,13 +38,17 @@ def _arrays(path: Path, fmt: str) -> list[tuple[str, np.ndarray]]:
         else:
             raise LeaderboardError(f"{path}: array '{key}' has shape {a.shape}; expected questions x samples (2-D) "
                                    "or models x questions x samples (3-D)")
-        if not (np.issubdtype(a.dtype, np.number) or a.dtype == np.bool_):
-            raise LeaderboardError(f"{path}: array '{key}' has dtype {a.dtype}; expected numbers or booleans")
+        # Complex numbers were read as their real parts, with numpy's
+        # warning only (found by tests/fuzz_readers.py).
+        if not (np.issubdtype(a.dtype, np.number) or a.dtype == np.bool_) or np.iscomplexobj(a):
+            raise LeaderboardError(f"{path}: array '{key}' has dtype {a.dtype}; expected real numbers or booleans")
     return arrays
 
 
 def read_wide(path: Path, fmt: str, n_categories: int, issues: Issues) -> Counts:
     arrays = _arrays(path, fmt)
+    if not arrays:  # a 3-D array of no models (found by tests/fuzz_readers.py)
+        raise LeaderboardError(f"no valid results in {path} (no models: its arrays are empty)")
     n_q = max(a.shape[0] for _, a in arrays)
     C = n_categories - 1
     model, question, cats = [], [], []

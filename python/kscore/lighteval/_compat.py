@@ -5,8 +5,7 @@ anything of lighteval is imported: 0.13 (the sample-level API of
 
 from __future__ import annotations
 
-import importlib.metadata as md
-import re
+from .._versions import require
 
 #: The versions supported, as pip writes them (pyproject's ``lighteval`` extra).
 REQUIRES = ">=0.13,<0.14"
@@ -26,13 +25,4 @@ def check(installed: str | None = None) -> str:
         ...
         ImportError: kscore.lighteval needs lighteval>=0.13,<0.14 (found 0.12.2): pip install 'kscore[lighteval]'
     """
-    if installed is None:
-        try:
-            installed = md.version("lighteval")
-        except md.PackageNotFoundError:
-            raise ImportError(f"kscore.lighteval needs lighteval{REQUIRES} (not installed): {INSTALL}") from None
-    m = re.match(r"\d+(?:\.\d+)*", installed)
-    v = tuple(int(x) for x in m.group(0).split(".")) if m else ()
-    if not _LOW <= v < _HIGH:
-        raise ImportError(f"kscore.lighteval needs lighteval{REQUIRES} (found {installed}): {INSTALL}")
-    return installed
+    return require("kscore.lighteval", "lighteval", REQUIRES, _LOW, _HIGH, INSTALL, installed)

@@ -9,20 +9,12 @@ rather than guessed at."""
 
 from __future__ import annotations
 
-import importlib.metadata as md
-import re
+from .._versions import require
 
 #: The versions supported, as pip writes them (pyproject's ``lm_eval`` extra).
 REQUIRES = ">=0.4.12,<0.5"
 _LOW, _HIGH = (0, 4, 12), (0, 5)
 INSTALL = "pip install 'kscore[lm_eval]'"
-
-
-def version_tuple(text: str) -> tuple[int, ...]:
-    """The leading numbers of a version string: ``"0.4.13"`` -> ``(0, 4, 13)``,
-    ``"0.5.0.dev1"`` -> ``(0, 5, 0)``."""
-    m = re.match(r"\d+(?:\.\d+)*", text)
-    return tuple(int(x) for x in m.group(0).split(".")) if m else ()
 
 
 def check(installed: str | None = None) -> str:
@@ -37,12 +29,4 @@ def check(installed: str | None = None) -> str:
         ...
         ImportError: kscore.lm_eval needs lm_eval>=0.4.12,<0.5 (found 0.4.9): pip install 'kscore[lm_eval]'
     """
-    if installed is None:
-        try:
-            installed = md.version("lm_eval")
-        except md.PackageNotFoundError:
-            raise ImportError(f"kscore.lm_eval needs lm_eval{REQUIRES} (not installed): {INSTALL}") from None
-    v = version_tuple(installed)
-    if not _LOW <= v < _HIGH:
-        raise ImportError(f"kscore.lm_eval needs lm_eval{REQUIRES} (found {installed}): {INSTALL}")
-    return installed
+    return require("kscore.lm_eval", "lm_eval", REQUIRES, _LOW, _HIGH, INSTALL, installed)

@@ -65,8 +65,27 @@ class Batch:
         return len(self.source_of)
 
 
-def _codes(values: Entries, what: str) -> tuple[list[Any], IntArray]:
-    """First-seen distinct values and each value's code (dict semantics)."""
+def _block_width(values: Entries) -> int | None:
+    """The length of the first run of equal entries (a guess at the number
+    of responses per prompt when each prompt's entries sit side by side, as
+    trainers lay them out); None for a numpy array or a run past 4096."""
+    if isinstance(values, np.ndarray) or not len(values):
+        return None
+    items = values if isinstance(values, list) else list(values)
+    head = items[0]
+    try:
+        for i in range(1, min(len(items), 4097)):
+            if items[i] != head:
+                return i
+    except (TypeError, ValueError):  # == is not a plain bool (arrays): no guess
+        return None
+    return len(items) if len(items) <= 4096 else None
+
+
+def _codes(values: Entries, what: str, width: int | None = None) -> tuple[list[Any], IntArray]:
+    """First-seen distinct values and each value's code (dict semantics).
+    ``width``: a guess that the entries come in blocks of ``width`` equal
+    entries (checked here, never trusted)."""
     if isinstance(values, np.ndarray) and values.dtype.kind in "biu":
         uniq, first, inverse = np.unique(values.ravel(), return_index=True, return_inverse=True)
         order = np.argsort(first, kind="stable")
@@ -78,54 +97,89 @@ def _codes(values: Entries, what: str) -> tuple[list[Any], IntArray]:
     size = len(items)
     if size == 0:
         return [], np.zeros(0, np.int64)
-    try:
-        if items.count(items[0]) == size:  # one data source, one answer: nothing to code
-            hash(items[0])
-            return [items[0]], np.zeros(size, np.int64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{what} must be hashable: {exc}") from None
+    if width and size % width == 0:
+        # Blocks of equal entries: a slice per position in the block and one
+        # list comparison each (C loops that skip identical objects), then
+        # only the blocks' heads are coded.
+        heads = items[::width]
+        try:
+            blocks = all(items[j::width] == heads for j in range(1, width))
+        except (TypeError, ValueError):
+            blocks = False
+        if blocks:
+            distinct, head_codes = _first_seen(heads, what, repeats=False)
+            return distinct, np.repeat(head_codes, width)
     probe = items[: min(size, 257)]
     try:
         runs = sum(map(operator.ne, probe[1:], probe[:-1]))
     except (TypeError, ValueError):
         runs = len(probe)
+    try:
+        if not runs and items.count(items[0]) == size:  # one data source, one answer: nothing to code
+            hash(items[0])
+            return [items[0]], np.zeros(size, np.int64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{what} must be hashable: {exc}") from None
     if runs * 3 > len(probe):  # short runs: code every entry
-        return _first_seen(list(items), what)
+        return _first_seen(items, what)
     # Trainers repeat each prompt's entries side by side: code the runs of
     # equal neighbours (one C-level comparison per entry), not every entry.
     try:
         change = np.fromiter(map(operator.ne, items[1:], items[:-1]), bool, max(size - 1, 0))
     except (TypeError, ValueError):
-        return _first_seen(list(items), what)
-    heads = np.flatnonzero(np.concatenate([[True], change]))
-    firsts = [items[0]] if len(heads) == 1 else list(operator.itemgetter(*heads.tolist())(items))
-    distinct, head_codes = _first_seen(firsts, what)
-    return distinct, np.repeat(head_codes, np.diff(np.append(heads, size)))
+        return _first_seen(items, what)
+    heads_at = np.flatnonzero(np.concatenate([[True], change]))
+    firsts = [items[0]] if len(heads_at) == 1 else list(operator.itemgetter(*heads_at.tolist())(items))
+    distinct, head_codes = _first_seen(firsts, what, repeats=False)
+    return distinct, np.repeat(head_codes, np.diff(np.append(heads_at, size)))
 
 
-def _first_seen(items: list[Any], what: str) -> tuple[list[Any], IntArray]:
-    """Distinct values in first-seen order and each item's code: dict
-    lookups in C loops (fromkeys, itemgetter), no Python-level loop."""
+class _Coder(dict[Any, int]):
+    """A dict that gives a missing key the next code: looking every item up
+    once (itemgetter, a C loop) codes them in first-seen order in one pass;
+    Python runs only once per distinct value."""
+
+    def __missing__(self, key: Any) -> int:
+        code = self[key] = len(self)
+        return code
+
+
+def _first_seen(items: list[Any], what: str, repeats: bool = True) -> tuple[list[Any], IntArray]:
+    """Distinct values in first-seen order and each item's code, by dict
+    lookups in C loops. ``repeats``: the items repeat (answers): one pass
+    over a :class:`_Coder`; else (the heads of runs, mostly distinct) the
+    distinct values first (``dict.fromkeys``), then the lookups, so that
+    no Python code runs per item."""
     try:
+        if len(items) == 1:
+            hash(items[0])
+            return [items[0]], np.zeros(1, np.int64)
+        if repeats:
+            coder = _Coder()
+            codes = operator.itemgetter(*items)(coder)
+            return list(coder), np.fromiter(codes, np.int64, len(items))
         distinct = list(dict.fromkeys(items))
     except TypeError as exc:
         raise TypeError(f"{what} must be hashable: {exc}") from None
     index = dict(zip(distinct, range(len(distinct))))
-    if len(items) == 1:
-        return distinct, np.zeros(1, np.int64)
-    return distinct, np.array(operator.itemgetter(*items)(index), np.int64)
+    return distinct, np.fromiter(operator.itemgetter(*items)(index), np.int64, len(items))
 
 
-def _numbers(name: str, raw: Any, size: int) -> tuple[BoolArray, FloatArray, BoolArray]:
+def _numbers(name: str, raw: Any, size: int, distinct: list[Any] | None = None) -> tuple[
+        BoolArray, FloatArray, BoolArray]:
     """``(kept, values, text)`` per sample: whether it holds a number, the
     number (0 where not), whether it is a string (verl skips a prompt's
-    field when its first non-None value is one)."""
+    field when its first non-None value is one). ``distinct``: the field's
+    distinct values when already coded (``pred``); if all are strings, so
+    is every entry (an entry equal to a string as a dict key is a string)."""
     none = np.zeros(size, bool)
     if isinstance(raw, np.ndarray) and raw.dtype.kind in "biuf":
         return ~none, raw.astype(np.float64).ravel(), none
     if isinstance(raw, np.ndarray) and raw.dtype.kind in "US":
         return none, np.zeros(size), ~none
-    items = raw.tolist() if isinstance(raw, np.ndarray) else list(raw)
+    if distinct and all(isinstance(v, _STRING) for v in distinct):
+        return none, np.zeros(size), ~none
+    items = raw.tolist() if isinstance(raw, np.ndarray) else raw if isinstance(raw, list) else list(raw)
     if size and not isinstance(items[0], (str, bytes)) and items[0] is not None:
         # numpy reads a list of numbers in one C loop; anything else (None,
         # strings, objects) makes an object or text array: then look closer.
@@ -231,8 +285,9 @@ def read_batch(
     for name, raw in infos_dict.items():
         if len(raw) != size:
             raise ValueError(f"infos_dict[{name!r}] has {len(raw)} entries, data_sources {size}")
-    sources, source_code = _codes(data_sources, "data_sources")
-    uids, uid_code = _codes(sample_uids, "sample_uids")
+    block = _block_width(sample_uids)  # verl's layout: each prompt's n responses side by side
+    sources, source_code = _codes(data_sources, "data_sources", block)
+    uids, uid_code = _codes(sample_uids, "sample_uids", block)
     width = len(uids)
     source_of_uid = np.zeros(width, np.int64)
     source_of_uid[uid_code] = source_code
@@ -245,8 +300,17 @@ def read_batch(
 
     # (name, kept per sample, value per sample, extra prompts, extra values)
     parsed: list[tuple[str, BoolArray, FloatArray, IntArray | None, FloatArray | None]] = []
+    # pred is coded first (its distinct values tell _numbers it holds strings);
+    # an unhashable pred is reported after the fields' own checks, as before.
+    coded: tuple[list[Any], IntArray] | None = None
+    unhashable: TypeError | None = None
+    if "pred" in infos_dict:
+        try:
+            coded = _codes(infos_dict["pred"], "infos_dict['pred'] values")
+        except TypeError as exc:
+            unhashable = exc
     for name, raw in infos_dict.items():
-        kept, values, text = _numbers(name, raw, size)
+        kept, values, text = _numbers(name, raw, size, coded[0] if coded is not None and name == "pred" else None)
         if text.any() and kept.any():
             kept = _skip_strings(name, kept, text, sample_prompt, len(keys))
         parsed.append((name, kept, values, None, None))
@@ -270,9 +334,10 @@ def read_batch(
     vote_count = np.zeros(total, np.int64)
     vote_start = np.zeros(total, np.int64)
     vote_ok = np.zeros(total, bool)
-    if "pred" in infos_dict:
-        raw = infos_dict["pred"]
-        answers, codes = _codes(raw, "infos_dict['pred'] values")
+    if unhashable is not None:
+        raise unhashable
+    if coded is not None:
+        answers, codes = coded
         none = np.zeros(size, bool)
         if any(a is None for a in answers):  # the distinct answers, not every entry
             none = codes == next(i for i, a in enumerate(answers) if a is None)
