@@ -174,8 +174,24 @@ def test_float32_products_of_large_boards_decide_as_the_matrices(seed: int, monk
 def test_holm_past_its_memory_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     from kscore.leaderboard import LeaderboardError, _ranges
 
+    # (missing questions: the kept path; a full grid keeps nothing, below)
     monkeypatch.setattr(_ranges, "HOLM_MAX_KEPT", 10)
     rng = np.random.default_rng(9)
-    X, W, _ = _board(rng, 40, 50, 1.0, 4)
+    X, W, _ = _board(rng, 40, 50, 1.0, 1)
     with pytest.raises(LeaderboardError, match="--adjust holm on 40 models keeps the t statistic"):
         rank_sets(X, W, None, [str(i) for i in range(40)], 0.95, "holm")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_holm_level_is_the_products_threshold(seed: int) -> None:
+    # Holm's test of the l-th p-value is the float product (m - l) p < alpha
+    # (holm() in _stats.py); holm_level gives the smallest p failing it.
+    from kscore.leaderboard._ranges import holm_level
+
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        alpha = float(rng.choice([0.05, 0.2, 0.001, float(rng.random())]))
+        k = int(rng.integers(1, 10**int(rng.integers(1, 11))))
+        a = holm_level(alpha, k)
+        assert a * k >= alpha
+        assert float(np.nextafter(a, 0.0)) * k < alpha

@@ -45,7 +45,9 @@ class CsvWriter:
 
 def _csv_field(x: Any) -> str:
     text = "" if x is None else str(x)
-    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\r\n') else text
+    # (four tests, not a generator: 100 000 model names spent 1 s in any() under profile)
+    quote = "," in text or '"' in text or "\r" in text or "\n" in text
+    return '"' + text.replace('"', '""') + '"' if quote else text
 
 
 def _md(name: str) -> str:

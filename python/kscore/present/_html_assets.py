@@ -6,7 +6,9 @@ second click reverses it); on load, clicks the headers named in the URL's
 page after load); filters a table's rows to the models whose name holds
 the text typed in the box above it (``#find=TEXT`` types it on load); and
 builds each pairwise matrix from its JSON data, so
-that a 200 x 200 matrix costs its numbers, not 40,000 tags.
+that a 200 x 200 matrix costs its numbers, not 40,000 tags; and compares
+any model with all others from the per-question estimates the page carries
+(:data:`COMPARE_JS`; ``#compare=NAME`` picks a model on load).
 """
 
 from __future__ import annotations
@@ -52,10 +54,55 @@ table.pw thead th{text-align:center;padding:0}table.pw.dense thead th{font-size:
 .dn1{background:#fbe0dd}.dn2{background:#f4aea6}.dn3{background:#e6736a}.dn4{background:#b93a32;color:#fff}
 .ns{background:#f2f3f5;color:#777}.na{background:#fff}
 .sw{display:inline-block;width:1em;height:1em;vertical-align:middle;margin:0 .2em 0 .8em}
+.cmp{margin:.6em 0}.cmp input{font:inherit;padding:2px 6px;width:22em}.cmp-msg{color:#444;margin-left:.6em}
 .findbox{margin:.3em 0}.findbox input{font:inherit;padding:2px 6px;width:22em}.found{color:#444;margin-left:.6em}
 """
 
-JS = r"""
+#: Decoding the per-question estimates and comparing one model with all
+#: others: Pairs.listed's sums (kscore.leaderboard._ranges) in the page's
+#: script; tests/test_html_compare.py runs it in node against pair_rows.
+COMPARE_JS = r"""
+function kscoreDecode(D){
+  var b=atob(D.x),u=new Uint8Array(b.length),i,N=D.models.length*D.q,X=new Float64Array(N);
+  for(i=0;i<b.length;i++)u[i]=b.charCodeAt(i);
+  var v=new DataView(u.buffer);
+  for(i=0;i<N;i++){
+    if(D.enc==='f64'){X[i]=v.getFloat64(8*i,true);continue;}
+    var c=D.enc==='u8'?u[i]:v.getUint16(2*i,true);X[i]=c===D.miss?NaN:c/D.den;
+  }
+  return X;
+}
+function kscoreErfc(x){
+  var z=Math.abs(x),t=1/(1+z/2),r=t*Math.exp(-z*z-1.26551223+t*(1.00002368+t*(.37409196+t*(.09678418+
+    t*(-.18628806+t*(.27886807+t*(-1.13520398+t*(1.48851587+t*(-.82215223+t*.17087277)))))))));
+  return x>=0?r:2-r;
+}
+function kscoreCompare(D,X,i){
+  var L=D.models.length,Q=D.q,cl=D.cl,G=0,q,j,R={d:[],se:[],p:[],n:[],sig:[]};
+  if(cl){for(q=0;q<Q;q++)G=Math.max(G,cl[q]+1);}
+  var S=new Float64Array(G),hit=new Uint8Array(G);
+  for(j=0;j<L;j++){
+    var n=0,sd=0,a=i*Q,b=j*Q;
+    for(q=0;q<Q;q++){var x=X[a+q],y=X[b+q];if(x===x&&y===y){n++;sd+=x-y;}}
+    var d=sd/n,ss=0,v;
+    if(cl){S.fill(0);hit.fill(0);}
+    for(q=0;q<Q;q++){
+      x=X[a+q];y=X[b+q];if(!(x===x&&y===y))continue;var e=x-y-d;
+      if(cl){S[cl[q]]+=e;hit[cl[q]]=1;}else ss+=e*e;
+    }
+    if(cl){var g=0;for(q=0;q<G;q++){g+=hit[q];ss+=S[q]*S[q];}v=g>1?g/(g-1)*ss/(n*n):NaN;}
+    else v=n>1?ss/(n*(n-1)):NaN;
+    var se=Math.sqrt(v),t=se>0?d/se:(d===0?0:(d>0?Infinity:-Infinity));
+    if(se!==se)t=NaN;
+    var u=Math.abs(t)/Math.SQRT2;
+    R.d.push(d);R.se.push(se);R.n.push(n);R.p.push(t===t?kscoreErfc(u):NaN);
+    R.sig.push(j!==i&&t===t&&((D.ucut!==null&&u>=D.ucut)||(D.tcrit!==null&&Math.abs(t)>D.tcrit)));
+  }
+  return R;
+}
+"""
+
+JS = COMPARE_JS + r"""
 (function(){
 function key(td){
   if(!td)return null;
@@ -115,6 +162,31 @@ Array.prototype.forEach.call(document.querySelectorAll('.pw-data'),function(el){
   });
   var th=box.querySelectorAll('tbody th');
   for(i=0;i<n;i++){th[i].title=D.names[i];}
+});
+Array.prototype.forEach.call(document.querySelectorAll('.cmp'),function(box){
+  var D=JSON.parse(box.querySelector('.cmp-data').textContent),inp=box.querySelector('input');
+  var msg=box.querySelector('.cmp-msg'),out=box.querySelector('.cmp-box'),X=kscoreDecode(D);
+  function num(x){return isFinite(x)?x.toFixed(4):'';}
+  function esc(x){return x.replace(/&/g,'&amp;').replace(/</g,'&lt;');}
+  function show(q){
+    q=q.trim();var lq=q.toLowerCase(),i=D.models.indexOf(q),hits=0,k;
+    if(i<0){for(k=0;k<D.models.length;k++){if(D.models[k].toLowerCase().indexOf(lq)>=0){if(i<0)i=k;hits++;}}}
+    if(!q||i<0){msg.textContent=q?'no model holds '+q:'';out.innerHTML='';return;}
+    msg.textContent=D.models[i]+(hits>1?' (the first of '+hits+' models holding '+q+')':'')+' minus each model';
+    var R=kscoreCompare(D,X,i),h=['<table><thead><tr><th>#</th><th>model</th><th>difference</th><th>interval</th>'+
+      '<th>p</th><th>questions</th><th></th></tr></thead><tbody>'];
+    for(k=0;k<D.models.length;k++){
+      if(k===i)continue;var d=R.d[k],s=R.sig[k];
+      h.push('<tr><td>'+(k+1)+'</td><td class="name">'+esc(D.models[k])+'</td><td class="'+
+        (isNaN(d)?'na':(s?((d>0)===D.hb?'up2':'dn2'):'ns'))+'">'+(d>0?'+':'')+num(d)+'</td><td>'+
+        (isFinite(R.se[k])?'['+num(d-D.z*R.se[k])+', '+num(d+D.z*R.se[k])+']':'')+'</td><td>'+
+        (isNaN(R.p[k])?'':R.p[k].toPrecision(2))+'</td><td>'+R.n[k]+'</td><td>'+(s?'significant':'')+'</td></tr>');
+    }
+    h.push('</tbody></table>');out.innerHTML=h.join('');
+  }
+  inp.addEventListener('change',function(){show(inp.value);});
+  var c=/compare=([^&]*)/.exec(location.hash.slice(1));
+  if(c){inp.value=decodeURIComponent(c[1]);show(inp.value);}
 });
 function finder(box){
   var inp=box.querySelector('input'),out=box.querySelector('.found');

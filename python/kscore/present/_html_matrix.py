@@ -62,5 +62,22 @@ def matrix_html(board: Board) -> str:
               f'<span class="sw dn3"></span>row significantly worse'
               f'<span class="sw ns"></span>not significant; darker: a larger difference.'
               + (f" {escape(pw.note)}" if pw.note else "") + "</p>")
-    return (f'<div class="pw">{legend}<script type="application/json" class="pw-data">{script_json(data(board, pw))}'
-            '</script><div class="scroll pw-box"></div></div>')
+    out = (f'<div class="pw">{legend}<script type="application/json" class="pw-data">{script_json(data(board, pw))}'
+           '</script><div class="scroll pw-box"></div></div>')
+    return out + compare_html(board, pw)
+
+
+def compare_html(board: Board, pw: Pairwise) -> str:
+    """The box comparing any model (typed, or ``#compare=NAME``) with every
+    other, from the per-question estimates (computed by the page's script:
+    :data:`kscore.present._html_assets.COMPARE_JS`); '' without them."""
+    if pw.on_demand is None:
+        return ""
+    data = dict(pw.on_demand, hb=next((m.higher_better for m in board.metrics if m.name == pw.metric), True))
+    return ('<div class="cmp"><label>Compare a model with all others: <input type="search" '
+            'placeholder="a model\'s name, or part of it (Enter)"></label><span class="cmp-msg"></span>'
+            f'<script type="application/json" class="cmp-data">{script_json(data)}</script>'
+            '<div class="scroll cmp-box"></div>'
+            f'<p class="foot">The difference on {escape(pw.metric)}, paired on the questions both answered, '
+            "its interval and p-value, significance by the board's rule: any model, computed in the page.</p>"
+            "</div>")

@@ -113,9 +113,12 @@ def _pairwise(lb: Leaderboard, n: int) -> Pairwise | None:
 
     if len(order) < len(rows):
         return None
+    from ..leaderboard._pair_rows import compare_data
+
     return Pairwise(pw.metric, grid(pw.diff), grid(pw.lo), grid(pw.hi), grid(pw.p),
                     [[bool(sig[i, j]) and i != j for j in order] for i in order],
-                    note=f"row minus column on {pw.metric}, paired on the questions both answered")
+                    note=f"row minus column on {pw.metric}, paired on the questions both answered",
+                    on_demand=compare_data(lb))
 
 
 def _vs_next(lb: Leaderboard, models: list[str]) -> list[str]:

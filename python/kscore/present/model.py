@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,9 @@ class Pairwise:
     p: list[list[float | None]]
     significant: list[list[bool]]
     note: str = ""
+    #: Per-question estimates of every model, for comparing any model with
+    #: all others in the page's script (kscore.leaderboard._pair_rows.compare_data).
+    on_demand: dict[str, Any] | None = None
 
 
 @dataclass

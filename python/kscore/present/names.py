@@ -177,15 +177,30 @@ def _neighbour_regions(distinct: list[str]) -> dict[str, list[tuple[int, int]]]:
     b = own - np.minimum(suffix, np.minimum(own, lengths[o]) - a)
     empty = a == b  # (the other name has more characters here: the ones either side)
     a, b = np.where(empty, np.maximum(a - 1, 0), a), np.where(empty, np.minimum(a + 1, own), b)
-    cuts = np.flatnonzero(np.diff(i)) + 1
+    cuts = [0, *(np.flatnonzero(np.diff(i)) + 1).tolist(), len(i)]
     found: dict[str, list[tuple[int, int]]] = {}
-    for part in np.split(np.arange(len(i)), cuts):
-        name = distinct[int(i[part[0]])]
-        words, _, starts = _words(name)
-        ends = set(zip(a[part].tolist(), b[part].tolist()))
-        spans = {_differing_words(words, starts, int(x), int(y)) for x, y in ends}
+    a_list, b_list, i_list = a.tolist(), b.tolist(), i.tolist()
+    for k in range(len(cuts) - 1):  # (each name's pairs: i is sorted)
+        lo, hi = cuts[k], cuts[k + 1]
+        name = distinct[i_list[lo]]
+        shape = _shape(name)
+        spans = {_word_span(shape, x, y) for x, y in zip(a_list[lo:hi], b_list[lo:hi])}
         found[name] = [s for s in spans if not any(t != s and s[0] <= t[0] and t[1] <= s[1] for t in spans)]
     return found
+
+
+def _shape(name: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The lengths of ``name``'s words and their starts: all that
+    :func:`_differing_words` reads of it."""
+    words, _, starts = _words(name)
+    return tuple(len(w) for w in words), tuple(starts)
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_span(shape: tuple[tuple[int, ...], tuple[int, ...]], a: int, b: int) -> tuple[int, int]:
+    """:func:`_differing_words` of a name of this shape (names of a sweep
+    share a few shapes: computed once each)."""
+    return _differing_words(["x" * n for n in shape[0]], list(shape[1]), a, b)
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -254,16 +269,33 @@ def _condensed(name: str, regions: list[tuple[int, int]], width: int, shared: in
     word (through an ``org/``), the words just before them, just after (but
     never one in its last ``shared`` characters, an end all names share),
     some of those between; None when the regions' words alone do not fit."""
-    words, seps, starts = _words(name)
-    if regions in ([], [(0, len(words) - 1)]):
+    words, seps, _ = _words(name)
+    kept = _kept_words(tuple(len(w) for w in words), tuple(seps), tuple(regions), width, shared)
+    return None if kept is None else _render(words, seps, set(kept))
+
+
+@lru_cache(maxsize=1 << 16)
+def _kept_words(lengths: tuple[int, ...], seps: tuple[str, ...], regions: tuple[tuple[int, int], ...], width: int,
+                shared: int) -> frozenset[int] | None:
+    """The words :func:`_condensed` keeps: what it reads of a name is the
+    lengths of its words and its separators, so names of a sweep (one shape,
+    other digits) are condensed once per shape."""
+    words = ["x" * n for n in lengths]
+    seps_l = list(seps)
+    starts, pos = [], 0
+    for j, n in enumerate(lengths):
+        starts.append(pos)
+        pos += n + (len(seps_l[j]) if j < len(seps_l) else 0)
+    name_len = pos
+    if list(regions) in ([], [(0, len(words) - 1)]):
         return None  # no other name, or none sharing a word: nothing to leave out first
-    kept = _stab(words, regions)
-    if len(_render(words, seps, kept)) > width:
+    kept = _stab(words, list(regions))
+    if len(_render(words, seps_l, kept)) > width:
         return None
 
     def add(more: Sequence[int]) -> bool:
         trial = kept | set(more)
-        if len(_render(words, seps, trial)) > width:
+        if len(_render(words, seps_l, trial)) > width:
             return False
         kept.update(more)
         return True
@@ -275,7 +307,7 @@ def _condensed(name: str, regions: list[tuple[int, int]], width: int, shared: in
     if first > 0:  # the first word, or the words before a "/" (an organisation)
         org = next((j for j, sep in enumerate(seps[:first]) if "/" in sep), 0)
         add(range(0, min(org, first - 1) + 1))
-    tail = next((j for j, start in enumerate(starts) if start >= len(name) - shared), len(words))
+    tail = next((j for j, start in enumerate(starts) if start >= name_len - shared), len(words))
     # Outwards word by word until one does not fit, then into the gaps left:
     # always a word beside one kept (never a lone word between two ellipses).
     for side, outwards in ((range(first - 1, -1, -1), True), (range(last + 1, max(last + 1, tail)), True),
@@ -283,7 +315,7 @@ def _condensed(name: str, regions: list[tuple[int, int]], width: int, shared: in
         for j in side:
             if j not in kept and (j - 1 in kept or j + 1 in kept) and not add([j]) and outwards:
                 break
-    return _render(words, seps, kept)
+    return frozenset(kept)
 
 
 def _middle(name: str, width: int, head: int | None = None) -> str:
