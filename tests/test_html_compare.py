@@ -95,7 +95,7 @@ def test_estimates_are_carried_exactly_and_compactly() -> None:
     from kscore.leaderboard._compare import dense
 
     assert lb.scores is not None
-    X, W, _ = dense(lb.scores, lb.sort.name, list(data["models"]))  # type: ignore[arg-type]
+    X, W, _ = dense(lb.scores, lb.sort.name, list(data["models"]))
     assert np.array_equal(codes == 255, ~W)
     assert np.array_equal(np.where(W, codes / 3, 0.0), np.where(W, X, 0.0))  # (the very doubles)
 
