@@ -105,3 +105,23 @@ def test_the_memory_limit_reaches_duckdb(board_file: Path) -> None:
         con.close()  # type: ignore[attr-defined]
     assert limit == "286.1 MiB" and folder == str(spill.path), (limit, folder)
     assert not os.path.exists(spill.path.parent)
+
+
+def test_count_takes_the_limit_too(board_file: Path, own_tmpdir: Path) -> None:
+    """``kscore count --memory-limit`` (``count(memory_limit=)``): the counts
+    table of a spilled read equals the one read without a limit."""
+    from kscore.leaderboard import count
+    from kscore.leaderboard._issues import Issues
+
+    want = count(board_file).to_arrow()
+    for limit in LIMITS:
+        issues = Issues()
+        try:
+            got = count(board_file, memory_limit=limit, issues=issues)
+        except LeaderboardError:
+            continue
+        assert issues.notes == [f"the read spilled to disk under --memory-limit {limit}"]
+        assert got.to_arrow().equals(want)
+        assert not list(own_tmpdir.iterdir())
+        return
+    pytest.fail(f"every limit of {LIMITS} was too small")

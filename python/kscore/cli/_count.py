@@ -45,6 +45,8 @@ def add_count_parser(sub: Any) -> None:
                    help="the counts table to write: Parquet (.parquet, or any other name) or CSV (.csv)")
     p.add_argument("--input-format", choices=["csv", "tsv", "jsonl", "parquet", "npy", "npz", *TOOL_FORMATS],
                    help="file format (default: by extension)")
+    p.add_argument("--memory-limit", metavar="SIZE",
+                   help="most memory DuckDB may use while reading, e.g. 512MB, 2GB (as for kscore leaderboard)")
     cols = p.add_argument_group("columns (default: auto-detected from common spellings)")
     cols.add_argument("--model-col", metavar="NAME", help="model column")
     cols.add_argument("--question-col", metavar="NAME", help="question id column")
@@ -81,7 +83,8 @@ def count_command(args: argparse.Namespace, err: Any) -> int:
         record = counted(list(args.file))  # (refuses a raw file a stored table already holds)
         counts = count(source, weights=args.weights, cluster=args.cluster, by=args.by, model_col=args.model_col,
                        question_col=args.question_col, outcome_col=args.outcome_col, sample_col=args.sample_col,
-                       input_format=args.input_format, strict=args.strict, issues=issues, progress=progress)
+                       input_format=args.input_format, strict=args.strict, issues=issues, progress=progress,
+                       memory_limit=args.memory_limit)
     except LeaderboardError as exc:
         raise CliError(str(exc)) from exc
     if not args.quiet:

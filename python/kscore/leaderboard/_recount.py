@@ -148,6 +148,7 @@ def count(
     strict: bool = False,
     issues: Issues | None = None,
     progress: bool | Progress = False,
+    memory_limit: str | int | None = None,
 ) -> Counts:
     """The counts table of ``source``: one row per (model, question), its
     samples per outcome category; what :func:`kscore.leaderboard` reads
@@ -159,8 +160,9 @@ def count(
     outcomes: columns ``c_0..c_C``); ``cluster`` / ``by`` name question
     columns carried beside the counts. Data warnings (skipped rows,
     duplicates) go to ``issues`` when given, else to Python's ``warnings``;
-    ``strict`` raises :class:`LeaderboardError` on the first. Store the
-    result with ``.to_parquet(path)``: it is a source itself.
+    ``strict`` raises :class:`LeaderboardError` on the first.
+    ``memory_limit``: DuckDB's, as for :func:`kscore.leaderboard`. Store
+    the result with ``.to_parquet(path)``: it is a source itself.
 
     Examples:
         >>> import pandas as pd
@@ -180,7 +182,7 @@ def count(
     extra = tuple(dict.fromkeys(x for x in (cluster, by) if x is not None))
     names = ColumnNames(model_col, question_col, outcome_col, sample_col, extra)
     counts, label = read_counts(source, names=names, n_categories=len(w), input_format=input_format,
-                                issues=found, progress=shown)
+                                issues=found, progress=shown, memory_limit=memory_limit)
     for x in extra:
         if x not in counts.attributes:
             raise LeaderboardError(f"--cluster / --by {x!r}: {label} has no such question column")
