@@ -110,7 +110,7 @@ def test_wilson_bounds_equal_the_formula_and_the_board() -> None:
         assert (v.estimate, v.sigma) == (u.estimate, u.sigma)
         p, se = v.estimate, v.sigma
         n = min(p * (1 - p) / se**2, 45) if se > 0 and 0 < p < 1 else 15
-        # 3 clusters of 5: t on min(2, the clusters' effective number), in sixteenths
+        # 3 clusters of 5: t on min(2, the clusters' effective number), in sixteenths (below 4)
         rs = [sum(x - p for x in xs[5 * g:5 * g + 5]) for g in range(3)] if (xs := per_question(r.model)) else []
         w = [x * x for x in rs]
         df = min(2.0, math.floor(16 * max(sum(w) ** 2 / sum(x * x for x in w), 1.0)) / 16) if sum(w) > 0 else 2.0
@@ -148,3 +148,21 @@ def test_effective_df_counts_the_groups_that_carry_the_spread() -> None:
     lo1, hi1 = wilson_bounds(*args, df_eff=np.array([2.0]))
     lo0, hi0 = wilson_bounds(*args)
     assert lo1[0] < lo0[0] and hi1[0] > hi0[0]
+
+
+def test_effective_df_is_rounded_down_and_t_is_scipys() -> None:
+    # df_eff 2.3 -> 2.25 (sixteenths below 4), 7.9 -> 7 (integers to 32), 40.5 -> 40 (steps of 2 from 32 to 63),
+    # 103 -> 100 (steps of 4 from 64 to 127); capped at the groups less one (30 groups: 29); NaN: the groups' 29.
+    d = np.array([2.3, 7.9, 40.5, 103.0, np.nan])
+    want = [2.25, 7.0, 29.0, 29.0, 29.0]
+    L = len(d)
+    p, se = np.full(L, 0.2), np.full(L, 0.05)
+    lo, hi = wilson_bounds(p, se, np.full(L, 30), np.full(L, 30), np.full(L, 120), 0.95, df_eff=d)
+    lo2, hi2 = wilson_bounds(p[:2], se[:2], np.full(2, 200), np.full(2, 200), np.full(2, 800), 0.95,
+                             df_eff=np.array([40.5, 103.0]))
+    n = 0.2 * 0.8 / 0.05**2
+    for df, got in zip(want + [40.0, 100.0], list(zip(lo, hi)) + list(zip(lo2, hi2))):
+        t = float(stats.t.ppf(0.975, df))
+        centre = (0.2 + t * t / (2 * n)) / (1 + t * t / n)
+        half = t / (1 + t * t / n) * math.sqrt(0.16 / n + t * t / (4 * n * n))
+        assert math.isclose(got[0], centre - half, rel_tol=1e-9) and math.isclose(got[1], centre + half, rel_tol=1e-9)

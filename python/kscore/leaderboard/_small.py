@@ -137,8 +137,16 @@ def wilson_bounds(estimate: FloatArray, se: FloatArray, questions: npt.NDArray[n
     dof = np.asarray(groups, np.float64) - 1.0
     if df_eff is not None:
         d_eff = np.asarray(df_eff, np.float64)
-        # (rounded down to sixteenths: as many distinct t to solve as that)
-        dof = np.where(np.isnan(d_eff), dof, np.minimum(dof, np.floor(16 * np.maximum(d_eff, 1.0)) / 16))
+        # Rounded down (a little wider, never narrower): to sixteenths below 4,
+        # where t moves fast, to integers up to 32, above to 16 steps per
+        # doubling (t moves by under 0.3% a step there); so at most some 200
+        # distinct t to solve for the effective df on any board.
+        d_eff = np.maximum(d_eff, 1.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            step = np.exp2(np.floor(np.log2(np.maximum(d_eff, 32.0))) - 4.0)  # 2 at 32 to 63, 4 at 64 to 127, ...
+        d_eff = np.where(d_eff < 4.0, np.floor(16 * d_eff) / 16,
+                         np.where(d_eff < 32.0, np.floor(d_eff), np.floor(d_eff / step) * step))
+        dof = np.where(np.isnan(d_eff), dof, np.minimum(dof, d_eff))
     df, at = np.unique(dof, return_inverse=True)
     t = np.array([t_two_sided(confidence, g) if g >= 1 else np.nan for g in df.tolist()])[at.ravel()]
     t2 = t * t
