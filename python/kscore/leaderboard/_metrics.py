@@ -343,7 +343,7 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
         if interval != "posterior":
             mean, se = spread.get(metric.name) or _over_questions(sc, metric.name, bad if some_nan else None)
             if interval == "wilson":  # the small-board interval (_small.py)
-                w_lo, w_hi = small_board_bounds(sc, mean, se, confidence, (lo_b, hi_b))
+                w_lo, w_hi = small_board_bounds(sc, metric.name, mean, se, confidence, (lo_b, hi_b))
             for j in np.flatnonzero(~bad & present):
                 est, s = float(mean[j]), float(se[j])
                 if interval == "wilson":
