@@ -10,9 +10,9 @@ Workloads (fixed seed, counts tables, no reading):
   then its plan; the leaderboard with ``interval="wilson"``;
 - 10,000 models x 200 questions x 8 samples: the whole ``plan()`` on a
   board built without its L x L paired comparisons (the leaderboard's
-  rows from ``_metrics.compute``: those comparisons at 10,000 models are
+  rows from ``stats.metrics.compute``: those comparisons at 10,000 models are
   the ``scale`` work's, not timed here), and the plan's own work on the
-  models x questions grid (``_plan._spreads`` and ``_plan._pairs``,
+  models x questions grid (``stats.plan._spreads`` and ``stats.plan._pairs``,
   adjacent pairs only).
 
 Run ``python benches/bench_plan.py`` or ``python -m pytest

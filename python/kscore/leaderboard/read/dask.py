@@ -74,7 +74,7 @@ def _ids(part: Any, cols: ColumnNames) -> tuple[Any, Any]:
 
 def outcome_values(col: Any) -> npt.NDArray[np.float64]:
     """The outcome as a number, NaN where missing, unparsable or not finite
-    (the same rule as _sql.outcome_expr)."""
+    (the same rule as sql.outcome_expr)."""
     import pandas as pd
     from pandas.api import types
 

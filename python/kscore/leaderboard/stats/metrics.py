@@ -216,7 +216,7 @@ class Scores:
     _models: PerModel | None = field(default=None, repr=False)
 
     def per_model(self) -> PerModel:
-        """The models' rows summed up (_states.per_model), once."""
+        """The models' rows summed up (states.per_model), once."""
         if self._models is None:
             st = self.states if self.states is not None else distinct_states(self.counts.categories)
             self.states = st
@@ -310,7 +310,7 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     spread: dict[str, tuple[FloatArray, FloatArray]] = {}
     if pm.grid_t is not None:
         # Every model on every question: the accuracy and every metric's mean
-        # and interval over questions from one pass of column sums (_stats.grid_se).
+        # and interval over questions from one pass of column sums (intervals.grid_se).
         names = [x.name for x in metrics if x.name in sc.per_state] if interval != "posterior" and \
             sc.cluster is None else []
         mean, se = grid_se(np.stack([reward, *(sc.per_state[x] for x in names)], axis=1), pm.grid_t, q_count)

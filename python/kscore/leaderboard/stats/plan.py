@@ -212,7 +212,7 @@ def plan(board: Leaderboard, metric: str | Metric | None = None, power: float = 
 
 def _small_board(board: Leaderboard, m: Metric, w: FloatArray, sc: Any) -> str | None:
     """The first model whose normal interval over questions is unreliable
-    (_small.unreliable), in words; None where none is or the board already
+    (small.unreliable), in words; None where none is or the board already
     uses another interval."""
     if board.interval != "questions":
         return None
