@@ -10,9 +10,9 @@ Workloads (fixed seed, counts tables, no reading):
   then its plan; the leaderboard with ``interval="wilson"``;
 - 10,000 models x 200 questions x 8 samples: the whole ``plan()`` on a
   board built without its L x L paired comparisons (the leaderboard's
-  rows from ``_metrics.compute``: those comparisons at 10,000 models are
+  rows from ``stats.metrics.compute``: those comparisons at 10,000 models are
   the ``scale`` work's, not timed here), and the plan's own work on the
-  models x questions grid (``_plan._spreads`` and ``_plan._pairs``,
+  models x questions grid (``stats.plan._spreads`` and ``stats.plan._pairs``,
   adjacent pairs only).
 
 Run ``python benches/bench_plan.py`` or ``python -m pytest
@@ -52,9 +52,9 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
 def unpaired_board(counts: Counts) -> Any:
     """A pass@1 Leaderboard of ``counts`` without the paired comparisons."""
     from kscore.leaderboard import Leaderboard
-    from kscore.leaderboard._metrics import compute, scores
-    from kscore.leaderboard._rank import sort_rows
     from kscore.leaderboard._spec import parse_metrics
+    from kscore.leaderboard.stats.metrics import compute, scores
+    from kscore.leaderboard.stats.rank import sort_rows
 
     w = np.array([0.0, 1.0])
     chosen = parse_metrics(["pass@1"], [1])
@@ -65,7 +65,7 @@ def unpaired_board(counts: Counts) -> Any:
 
 
 def run(rounds: int = 5) -> dict[str, float]:
-    from kscore.leaderboard._plan import _pairs, _spreads
+    from kscore.leaderboard.stats.plan import _pairs, _spreads
 
     counts = board(1000, 500, 8)
     big = unpaired_board(board(10_000, 200, 8, seed=2))

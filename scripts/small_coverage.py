@@ -1,5 +1,5 @@
 """Coverage and mean width at 95% of the small-board interval
-(``interval="wilson"``, kscore.leaderboard._small; docs/rankings.md *Small
+(``interval="wilson"``, kscore.leaderboard.stats.small; docs/rankings.md *Small
 boards*) beside the normal interval over questions and the previous Wilson
 (t on the groups' degrees of freedom, no effective df), on simulated boards:
 the grid of tests/test_small_coverage.py and skewed extremes (means 0.01 to
@@ -10,7 +10,7 @@ Each board is one model's Q questions: question chances ~ Beta(mean conc,
 (1 - mean) conc) or, with clusters, a cluster chance ~ that Beta and the
 questions' ~ Beta around it (as in the tests); K samples each, pass@1.
 The estimate and its cluster-robust standard error are the board's
-(kscore.leaderboard._stats), computed here on arrays for speed; the
+(kscore.leaderboard.stats.intervals), computed here on arrays for speed; the
 leaderboard itself is checked on the same kind of boards by the tests.
 
 Run: ``python scripts/small_coverage.py [boards per case, default 2000]``
@@ -24,7 +24,7 @@ import sys
 import numpy as np
 
 from kscore._interval import z_value
-from kscore.leaderboard._small import effective_df, wilson_bounds
+from kscore.leaderboard.stats.small import effective_df, wilson_bounds
 
 CASES = [  # questions, samples, mean, concentration, cluster size (None: every question its own)
     (10, 1, 0.9, 20.0, None), (20, 4, 0.05, 2.0, None), (12, 4, 0.5, 5.0, None), (30, 1, 0.5, 20.0, 5),

@@ -305,7 +305,7 @@ def reread(path: Path) -> Any:
     table = _reread(path)
     if table is None:
         return None
-    from kscore.leaderboard._columns import SPELLINGS, find_spelling
+    from kscore.leaderboard.read.columns import SPELLINGS, find_spelling
 
     if not any(find_spelling(table.column_names, s) for s in SPELLINGS["model"]):
         table = table.append_column("model", __import__("pyarrow").array([path.name.split(".")[0]] * table.num_rows))
@@ -313,8 +313,8 @@ def reread(path: Path) -> Any:
 
 
 def _reread(path: Path) -> Any:
-    from kscore.leaderboard._compressed import open_binary
-    from kscore.leaderboard._source import format_of, sniff_delimiter
+    from kscore.leaderboard.read.compressed import open_binary
+    from kscore.leaderboard.read.source import format_of, sniff_delimiter
 
     kind = format_of(path.name) if path.is_file() else None
     if kind in ("csv", "tsv"):

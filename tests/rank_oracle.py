@@ -1,6 +1,6 @@
 """Today's (before issue 26) all-pairs computation of the paired tests and
 rank ranges, kept verbatim as the test oracle of the blocked rank ranges
-(kscore.leaderboard._ranges): the L x L matrices of differences, standard
+(kscore.leaderboard.stats.ranges): the L x L matrices of differences, standard
 errors and p-values, Holm over the upper triangle, ranks from the
 significance matrix. Not used by the package."""
 
@@ -12,8 +12,8 @@ import numpy as np
 import numpy.typing as npt
 
 from kscore._interval import z_value
-from kscore.leaderboard._compare import dense
-from kscore.leaderboard._stats import holm, p_two_sided
+from kscore.leaderboard.stats.compare import dense
+from kscore.leaderboard.stats.intervals import holm, p_two_sided
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

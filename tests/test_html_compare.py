@@ -1,6 +1,6 @@
 """The HTML page compares any model with every other in its own script
 (kscore.present._html_assets.COMPARE_JS) from the per-question estimates it
-carries (kscore.leaderboard._pair_rows.compare_data): run in node on boards
+carries (kscore.leaderboard.stats.pair_rows.compare_data): run in node on boards
 with missing questions and clusters, its differences, standard errors,
 question counts and decisions equal the streamed pair rows (pair_rows,
 themselves checked against the all-pairs matrices in test_rank_ranges.py);
@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import kscore
-from kscore.leaderboard._pair_rows import compare_data, pair_rows
+from kscore.leaderboard.stats.pair_rows import compare_data, pair_rows
 from kscore.present._html_assets import COMPARE_JS
 
 NODE = shutil.which("node")
@@ -92,7 +92,7 @@ def test_estimates_are_carried_exactly_and_compactly() -> None:
     data = compare_data(lb)
     assert data is not None and data["enc"] == "u8" and data["den"] == 3
     codes = np.frombuffer(base64.b64decode(str(data["x"])), np.uint8).reshape(30, 50)
-    from kscore.leaderboard._compare import dense
+    from kscore.leaderboard.stats.compare import dense
 
     assert lb.scores is not None
     X, W, _ = dense(lb.scores, lb.sort.name, list(data["models"]))

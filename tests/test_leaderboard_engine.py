@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import kscore
-from kscore.leaderboard import _aggregate
+from kscore.leaderboard.read import aggregate as _aggregate
 
 pa = pytest.importorskip("pyarrow")
 pytest.importorskip("duckdb")
@@ -156,7 +156,7 @@ def test_one_csv_file_is_sniffed_once(tmp_path: Path, fmt: str) -> None:
     table's, CRLF line ends and a date column included."""
     import gzip
 
-    from kscore.leaderboard import _source
+    from kscore.leaderboard.read import source as _source
 
     data = rows(4)
     sep = "\t" if fmt == "tsv" else ","

@@ -16,13 +16,13 @@ import pytest
 
 import kscore
 from kscore.leaderboard import Counts
-from kscore.leaderboard._aggregate import codes, codes_of, order_cells
-from kscore.leaderboard._blas import one_thread
-from kscore.leaderboard._compare import dense
-from kscore.leaderboard._metrics import Scores, by_model, question_estimates, scores
 from kscore.leaderboard._spec import parse_metrics
-from kscore.leaderboard._states import distinct_states, min_max, per_model, row_sums
-from kscore.leaderboard._stats import column_sums, grid_se, group_se, group_se_tabled
+from kscore.leaderboard.read.aggregate import codes, codes_of, order_cells
+from kscore.leaderboard.runtime.blas import one_thread
+from kscore.leaderboard.stats.compare import dense
+from kscore.leaderboard.stats.intervals import column_sums, grid_se, group_se, group_se_tabled
+from kscore.leaderboard.stats.metrics import Scores, by_model, question_estimates, scores
+from kscore.leaderboard.stats.states import distinct_states, min_max, per_model, row_sums
 
 
 def grid(n_models: int, n_questions: int, n: int, categories: int, seed: int) -> Counts:
@@ -184,7 +184,7 @@ def test_codes_on_threads_equal_one_by_one() -> None:
 @pytest.mark.parametrize("w", [[0.0, 1.0], [0.0, 0.3, 0.7], [-1.0, 0.5, 0.25, 2.0]])
 def test_bayes_from_states_equals_bayes_ci(w: list[float]) -> None:
     import kscore.counts as kc
-    from kscore.leaderboard._bayes_states import bayes_ci_states
+    from kscore.leaderboard.stats.bayes_states import bayes_ci_states
 
     rng = np.random.default_rng(len(w))
     cats = rng.multinomial(7, np.full(len(w), 1 / len(w)), size=4000).astype(np.int64)
@@ -229,7 +229,7 @@ def test_column_sums_in_blocks_are_sequential_sums(n_models: int, n_questions: i
 
 def _hugepage_advice() -> bool:
     """numpy's current setting (read by setting it back)."""
-    from kscore.leaderboard._pages import _setter
+    from kscore.leaderboard.runtime.pages import _setter
 
     setter = _setter()
     assert setter is not None
@@ -240,8 +240,9 @@ def _hugepage_advice() -> bool:
 
 @pytest.mark.parametrize("before", [True, False])
 def test_the_job_runs_on_small_pages_and_restores_numpys_setting(before: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    from kscore.leaderboard import LeaderboardError, _pages
+    from kscore.leaderboard import LeaderboardError
     from kscore.leaderboard import _run as run
+    from kscore.leaderboard.runtime import pages as _pages
 
     seen: list[bool] = []
     real = run.scores  # type: ignore[attr-defined]

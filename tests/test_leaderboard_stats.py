@@ -24,7 +24,7 @@ from kscore import _kscore
 from kscore import eval as ke
 from kscore.leaderboard import Counts, LeaderboardError, from_cells
 from kscore.leaderboard._spec import PREFIX_OF, parse_metrics
-from kscore.leaderboard._stats import holm
+from kscore.leaderboard.stats.intervals import holm
 
 pa = pytest.importorskip("pyarrow")
 pytest.importorskip("duckdb")

@@ -1,4 +1,4 @@
-"""Design diagnostics (kscore.leaderboard._plan, docs/rankings.md *Plan*):
+"""Design diagnostics (kscore.leaderboard.stats.plan, docs/rankings.md *Plan*):
 the within-question variance against its definition and Miller's unbiased
 estimate, the plan's numbers against a direct computation, the split of
 variance and the power claim checked by simulation."""
@@ -16,9 +16,9 @@ from scipy import stats
 import kscore
 from kscore import counts as kc
 from kscore.leaderboard import Counts, LeaderboardError
-from kscore.leaderboard._metrics import question_estimates
 from kscore.leaderboard._spec import Metric
-from kscore.leaderboard._within import jackknife, within_variance
+from kscore.leaderboard.stats.metrics import question_estimates
+from kscore.leaderboard.stats.within import jackknife, within_variance
 
 BINARY = np.array([0.0, 1.0])
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kscore.leaderboard._ranges import rank_sets
+from kscore.leaderboard.stats.ranges import rank_sets
 
 #: Abilities (logit): three groups of near-tied models.
 ABILITY = np.array([1.0, 0.97, 0.94, 0.5, 0.48, 0.0, -0.02, -0.6])

@@ -1,4 +1,4 @@
-"""The rank ranges made without L x L matrices (kscore.leaderboard._ranges)
+"""The rank ranges made without L x L matrices (kscore.leaderboard.stats.ranges)
 equal those of the all-pairs matrices, the code before issue 26 kept
 verbatim in tests/rank_oracle.py (the oracle: the same products, p-values,
 Holm over the upper triangle, significance matrix), on random boards up
@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import kscore
-from kscore.leaderboard._pair_rows import pair_rows
-from kscore.leaderboard._ranges import rank_sets
-from kscore.leaderboard._stats import holm, p_two_sided
+from kscore.leaderboard.stats.intervals import holm, p_two_sided
+from kscore.leaderboard.stats.pair_rows import pair_rows
+from kscore.leaderboard.stats.ranges import rank_sets
 from tests import rank_oracle as oracle
 
 
@@ -162,7 +162,7 @@ def test_float32_products_of_large_boards_decide_as_the_matrices(seed: int, monk
     # Past 2000 models the unadjusted count's products are float32, the pairs
     # near the threshold decided in float64: the same ranges (shown here on
     # smaller boards, with the switch lowered; no twins: their t is 0 / 0).
-    from kscore.leaderboard import _ranges
+    from kscore.leaderboard.stats import ranges as _ranges
 
     monkeypatch.setattr(_ranges, "SINGLE", 10)
     rng = np.random.default_rng(200 + seed)
@@ -172,7 +172,8 @@ def test_float32_products_of_large_boards_decide_as_the_matrices(seed: int, monk
 
 
 def test_holm_past_its_memory_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    from kscore.leaderboard import LeaderboardError, _ranges
+    from kscore.leaderboard import LeaderboardError
+    from kscore.leaderboard.stats import ranges as _ranges
 
     # (missing questions: the kept path; a full grid keeps nothing, below)
     monkeypatch.setattr(_ranges, "HOLM_MAX_KEPT", 10)
@@ -185,8 +186,8 @@ def test_holm_past_its_memory_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) 
 @pytest.mark.parametrize("seed", range(5))
 def test_holm_level_is_the_products_threshold(seed: int) -> None:
     # Holm's test of the l-th p-value is the float product (m - l) p < alpha
-    # (holm() in _stats.py); holm_level gives the smallest p failing it.
-    from kscore.leaderboard._ranges import holm_level
+    # (holm() in stats/intervals.py); holm_level gives the smallest p failing it.
+    from kscore.leaderboard.stats.ranges import holm_level
 
     rng = np.random.default_rng(seed)
     for _ in range(200):

@@ -90,7 +90,7 @@ def _as_dict(counts: Counts) -> dict[tuple[str, str], list[int]]:
 def counts_reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Every test with both readers of Parquet counts tables: pyarrow's
     (for large files; here on any size) and the DuckDB query (small files)."""
-    counts_input = importlib.import_module("kscore.leaderboard._counts_input")  # (kscore.leaderboard is a function)
+    counts_input = importlib.import_module("kscore.leaderboard.read.counts_input")  # (kscore.leaderboard is a function)
     monkeypatch.setattr(counts_input, "FAST_BYTES", 0 if request.param == "pyarrow" else 1 << 62)
     return str(request.param)
 
@@ -218,7 +218,7 @@ def _counts_rows() -> dict[str, list[Any]]:
 
 
 def test_parquet_counts_reader_equals_the_query(tmp_path: Path, counts_reader: str) -> None:
-    counts_input: Any = importlib.import_module("kscore.leaderboard._counts_input")
+    counts_input: Any = importlib.import_module("kscore.leaderboard.read.counts_input")
     rows = _counts_rows()
     path = _write(rows, tmp_path / "counts.parquet")
     fast_issues, query_issues = Issues(), Issues()

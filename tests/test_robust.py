@@ -1,4 +1,4 @@
-"""Robustness to dropping questions (kscore.leaderboard._robust): the
+"""Robustness to dropping questions (kscore.leaderboard.stats.robust): the
 greedy count (drop the largest per-question differences first) against
 every subset of the questions, on small random pairs with ties and with
 questions one model lacks."""
@@ -9,7 +9,7 @@ from itertools import combinations
 
 import numpy as np
 
-from kscore.leaderboard._robust import fewest_flips
+from kscore.leaderboard.stats.robust import fewest_flips
 
 
 def brute(d: np.ndarray) -> int:

@@ -1,4 +1,4 @@
-"""The small-board interval (``interval="wilson"``, kscore.leaderboard._small;
+"""The small-board interval (``interval="wilson"``, kscore.leaderboard.stats.small;
 docs/rankings.md *Small boards*) by simulation: at 95% it covers the
 population value in at least 93% of simulated boards of 10 to 100
 questions, near the ends of the range and with clustered questions, where
@@ -15,7 +15,7 @@ from scipy import special, stats
 
 import kscore
 from kscore.leaderboard import Counts
-from kscore.leaderboard._small import effective_df, t_two_sided, unreliable, wilson_bounds
+from kscore.leaderboard.stats.small import effective_df, t_two_sided, unreliable, wilson_bounds
 
 BOARDS = 600  # independent boards per case: the binomial sd of a 95% coverage is 0.009
 

@@ -294,7 +294,7 @@ class _Stderr:
 
 def leaderboard(args: argparse.Namespace) -> int:
     """The command: kscore.leaderboard() does the work; this prints it."""
-    from ..leaderboard._progress import phase
+    from ..leaderboard.runtime.progress import phase
     from ._output import Board
 
     err = _Stderr()
@@ -318,7 +318,7 @@ def leaderboard(args: argparse.Namespace) -> int:
     phase("writing")
     _write_board(Board(board, args.top, pairs_kind, plan=args.plan), fmt, args.output, args.wide)
     if args.pairwise_output:
-        from ..leaderboard._pair_rows import write_pairs
+        from ..leaderboard.stats.pair_rows import write_pairs
 
         kind, n = pairs_kind
         if kind == "auto":
@@ -337,7 +337,7 @@ def _pairwise_kind(args: argparse.Namespace) -> tuple[str, int | None]:
     """``--pairwise``'s choice; a FILE it swallowed (``--pairwise top 5
     FILE``) given back to ``file``."""
     from ..leaderboard import LeaderboardError
-    from ..leaderboard._pair_rows import parse_pairwise
+    from ..leaderboard.stats.pair_rows import parse_pairwise
 
     words = args.pairwise
     if words and args.file is None and len(words) in (2, 3) and words[-1] not in ("all", "adjacent", "none", "top") \

@@ -8,8 +8,8 @@ import math
 from typing import Any
 
 from ..leaderboard import Comparison, Leaderboard, ModelRow
-from ..leaderboard._rank import rank_label
-from ..leaderboard._result import ALL
+from ..leaderboard.result.board import ALL
+from ..leaderboard.stats.rank import rank_label
 from ._errors import CliError, one_line
 
 
@@ -206,7 +206,7 @@ def _json_board(board: Board) -> dict[str, Any]:
         raise CliError(f"--pairwise all with json holds {len(lb.rows):,} x {len(lb.rows):,} pairs in memory: stream "
                        "them with --pairwise-output FILE instead (or --pairwise top N)")
     else:
-        from ..leaderboard._pair_rows import pair_rows
+        from ..leaderboard.stats.pair_rows import pair_rows
 
         doc["pairwise"] = None
         doc["pairs"] = {"which": "top" if kind == "top" else kind, "top": n,

@@ -29,7 +29,7 @@ from typing import Any
 from ..formats import _inspect
 from ..formats._table import concat
 from ..leaderboard import Comparison, Leaderboard, Pairwise, leaderboard
-from ..leaderboard._plan import Plan
+from ..leaderboard.stats.plan import Plan
 
 #: A log: an ``inspect_ai.log.EvalLog`` (with its samples, or read from its
 #: ``location``) or the path of a ``.eval`` / ``.json`` log.

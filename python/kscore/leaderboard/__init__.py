@@ -15,19 +15,20 @@ Dask cluster. See docs/leaderboard.md.
 
 from __future__ import annotations
 
-from ._columns import ColumnNames
-from ._compare import Comparison, Pairwise
 from ._counts import Counts, add_counts, from_cells
-from ._dask import counts_from_dask
 from ._issues import Issues, LeaderboardError
-from ._metrics import ModelRow, Value
-from ._plan import ModelSpread, PairPlan, Plan
-from ._progress import Progress
-from ._recount import count
-from ._result import Leaderboard
-from ._run import leaderboard, read_counts
-from ._source import input_files
+from ._run import leaderboard
 from ._spec import Metric
+from .read.columns import ColumnNames
+from .read.dask import counts_from_dask
+from .read.reader import read_counts
+from .read.recount import count
+from .read.source import input_files
+from .result.board import Leaderboard
+from .runtime.progress import Progress
+from .stats.compare import Comparison, Pairwise
+from .stats.metrics import ModelRow, Value
+from .stats.plan import ModelSpread, PairPlan, Plan
 
 __all__ = [
     "leaderboard",

@@ -59,7 +59,7 @@ table.pw thead th{text-align:center;padding:0}table.pw.dense thead th{font-size:
 """
 
 #: Decoding the per-question estimates and comparing one model with all
-#: others: Pairs.listed's sums (kscore.leaderboard._ranges) in the page's
+#: others: Pairs.listed's sums (kscore.leaderboard.stats.ranges) in the page's
 #: script; tests/test_html_compare.py runs it in node against pair_rows.
 COMPARE_JS = r"""
 function kscoreDecode(D){

@@ -58,7 +58,7 @@ def curve_note(lb: Leaderboard) -> str:
 
 def leaderboard_curves(lb: Leaderboard, models: list[str]) -> list[Curve | None]:
     """The curve of each of ``models`` (None for a model without results)."""
-    from ..leaderboard._metrics import by_model
+    from ..leaderboard.stats.metrics import by_model
 
     counts = lb.counts
     index = {counts.models[m]: idx for m, idx in by_model(counts)}
@@ -68,7 +68,7 @@ def leaderboard_curves(lb: Leaderboard, models: list[str]) -> list[Curve | None]
 
 
 def _posterior(lb: Leaderboard, idx: IntArray, ks: list[int]) -> Curve:
-    from ..leaderboard._metrics import curve
+    from ..leaderboard.stats.metrics import curve
 
     c = curve(lb.counts.categories[idx], ks, lb.confidence)  # rows: posterior mean, lo, hi, classic
     return Curve(ks, [float(x) for x in c[:, 0]], [float(x) for x in c[:, 1]], [float(x) for x in c[:, 2]])
@@ -79,7 +79,7 @@ def _over_questions(lb: Leaderboard, idx: IntArray, ks: list[int]) -> Curve:
     once: the per-question estimates of all k stacked as one group per k."""
     from .. import counts as kc
     from .._interval import z_value
-    from ..leaderboard._stats import group_se
+    from ..leaderboard.stats.intervals import group_se
 
     cats = lb.counts.categories[idx]
     x = kc.curve(cats.sum(axis=1), cats[:, -1], "pass_at_k", ks, mean=False)  # questions x ks

@@ -77,7 +77,7 @@ class Pairwise:
     significant: list[list[bool]]
     note: str = ""
     #: Per-question estimates of every model, for comparing any model with
-    #: all others in the page's script (kscore.leaderboard._pair_rows.compare_data).
+    #: all others in the page's script (kscore.leaderboard.stats.pair_rows.compare_data).
     on_demand: dict[str, Any] | None = None
 
 

@@ -24,8 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+from .._types import FloatArray, IntArray
 
 
 @dataclass(frozen=True)

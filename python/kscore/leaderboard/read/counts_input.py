@@ -16,7 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ._aggregate import (
+from .._counts import Counts, sum_cells
+from .._issues import Issues, LeaderboardError
+from .._types import IntArray
+from .aggregate import (
     codes_of,
     drop_unused,
     extra_columns,
@@ -25,11 +28,9 @@ from ._aggregate import (
     question_attributes,
     run_checked,
 )
-from ._columns import ColumnNames
-from ._counts import Counts, IntArray, sum_cells
-from ._issues import Issues, LeaderboardError
-from ._source import Source
-from ._sql import ident
+from .columns import ColumnNames
+from .source import Source
+from .sql import ident
 
 
 def is_counts_table(columns: list[str], names: ColumnNames) -> bool:
@@ -79,7 +80,7 @@ def read_counts_table(source: Source, columns: list[str], names: ColumnNames, n_
         cat = [c[have] for c in cat]
         xs = [(names, x[have]) for names, x in xs]
     m, q, placed = order_cells(m, q, len(questions), cat + [x for _, x in xs])
-    categories = placed[:len(cat)].T  # cells x categories, column-major, as _aggregate.py's
+    categories = placed[:len(cat)].T  # cells x categories, column-major, as read/aggregate.py's
     xs = [(names, x) for (names, _), x in zip(xs, placed[len(cat):])]
     attributes = question_attributes(q, len(questions), xs, extra)
     return Counts(models, questions, m, q, categories, attributes)
@@ -136,7 +137,7 @@ def _read_parquet(source: Source, wanted: list[str], extra: tuple[str, ...], col
 
 def _values(table: Any, name: str) -> tuple[IntArray, Any]:
     """An integer column as int64 (nulls as 0) and its validity (None: no nulls)."""
-    from ._aggregate import arrow_call, ints
+    from .aggregate import arrow_call, ints
 
     col = table.column(name)
     valid = None

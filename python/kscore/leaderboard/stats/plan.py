@@ -1,7 +1,7 @@
 """Design diagnostics of a board (docs/rankings.md, *Plan*): where each
 model's uncertainty comes from, how small a difference the board can
 detect, what would resolve each adjacent pair, and how robust each pair's
-order is to dropping questions (_robust.py).
+order is to dropping questions (stats/robust.py).
 
 **Variance within and between questions** (E. Miller, "Adding Error Bars
 to Evals", arXiv 2411.00640, sections 3 and 5). A model's per-question
@@ -11,7 +11,7 @@ its answers are samples (within). By the law of total variance,
 the ``x_i`` estimates the whole, and the mean over questions of an
 unbiased estimate of ``Var(x_i | i)`` its within part, so the between part
 is their difference (at least 0). ``Var(x_i | i)`` is estimated from the
-question's category counts alone (_within.py): for the mean reward
+question's category counts alone (stats/within.py): for the mean reward
 (pass@1, avg@n) ``s^2 / n``, the unbiased estimate Miller uses (``s^2``:
 the samples' variance, ``ddof=1``), and unbiased for Bayes@N and the
 U-statistics (pass@k, maj@k, ...) where a question has at least ``2k``
@@ -39,18 +39,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from .._interval import z_value
-from ._issues import LeaderboardError
-from ._robust import fewest_flips
-from ._spec import Metric
-from ._states import distinct_states
-from ._within import within_variance
+from ..._interval import z_value
+from .._issues import LeaderboardError
+from .._spec import Metric
+from .._types import FloatArray, IntArray
+from .robust import fewest_flips
+from .states import distinct_states
+from .within import within_variance
 
 if TYPE_CHECKING:
-    from ._result import Leaderboard
+    from ..result.board import Leaderboard
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 
 @dataclass
@@ -180,7 +179,7 @@ def plan(board: Leaderboard, metric: str | Metric | None = None, power: float = 
     if sc is None:
         raise LeaderboardError("this leaderboard keeps no per-question scores")
     w = np.asarray(board.weights, np.float64)
-    from ._rank import scored_models
+    from .rank import scored_models
 
     models = scored_models(board.rows, m)
     c = sc.counts
@@ -213,12 +212,12 @@ def plan(board: Leaderboard, metric: str | Metric | None = None, power: float = 
 
 def _small_board(board: Leaderboard, m: Metric, w: FloatArray, sc: Any) -> str | None:
     """The first model whose normal interval over questions is unreliable
-    (_small.unreliable), in words; None where none is or the board already
+    (small.unreliable), in words; None where none is or the board already
     uses another interval."""
     if board.interval != "questions":
         return None
-    from ._metrics import bounds_of
-    from ._small import model_groups, unreliable
+    from .metrics import bounds_of
+    from .small import model_groups, unreliable
 
     _, groups, _ = model_groups(sc)
     at = {name: i for i, name in enumerate(sc.counts.models)}

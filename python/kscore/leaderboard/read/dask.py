@@ -8,7 +8,7 @@ which problem), ``groupby(model, question).sum()`` adds them on the workers
 (the ids in their own type: they are written as text, as DuckDB writes them,
 once counted), and only the per-(model, question) counts come back to this
 process. Rows are
-judged as the DuckDB engine judges them (_sql.py): outcomes 0/1, booleans,
+judged as the DuckDB engine judges them (read/sql.py): outcomes 0/1, booleans,
 the words true/false, t/f, yes/no and numeric text, integer categories
 0..C with weights; rows without an id or sample, with an unparsable or
 out-of-range outcome are skipped and counted; rows repeating a (model,
@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._columns import ColumnNames, resolve_columns
-from ._counts import Counts, from_cells
-from ._issues import EXAMPLES, Issues, LeaderboardError
+from .._counts import Counts, from_cells
+from .._issues import EXAMPLES, Issues, LeaderboardError
+from .columns import ColumnNames, resolve_columns
 
 #: The name of the source in messages, and of the one model without a model column.
 LABEL = "dask DataFrame"
@@ -74,7 +74,7 @@ def _ids(part: Any, cols: ColumnNames) -> tuple[Any, Any]:
 
 def outcome_values(col: Any) -> npt.NDArray[np.float64]:
     """The outcome as a number, NaN where missing, unparsable or not finite
-    (the same rule as _sql.outcome_expr)."""
+    (the same rule as sql.outcome_expr)."""
     import pandas as pd
     from pandas.api import types
 
@@ -138,7 +138,7 @@ def _n_categories(weights: Sequence[float] | str | None, n_categories: int | Non
         if n_categories < 2:
             raise LeaderboardError(f"n_categories must be at least 2; got {n_categories}")
         return n_categories
-    from ._run import _weights
+    from .._options import weights as _weights
 
     return len(_weights(weights))
 
@@ -238,10 +238,10 @@ def leaderboard_counts(ddf: Any, names: ColumnNames, n_categories: int, issues: 
     """The counts ``kscore.leaderboard`` ranks for a dask source: a counts
     table (columns model, question, n, c) is brought back and read as one;
     rows are counted on the cluster by :func:`counts_from_dask`."""
-    from ._counts_input import is_counts_table
+    from .counts_input import is_counts_table
 
     if is_counts_table([str(c) for c in ddf.columns], names):
-        from ._run import read_counts
+        from .reader import read_counts
 
         return read_counts(ddf.compute(), names=names, n_categories=n_categories, issues=issues)[0]
     return counts_from_dask(ddf, model=names.model, question=names.question, outcome=names.outcome,

@@ -22,8 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+from .._types import FloatArray, IntArray
 
 
 def p_two_sided(z: npt.ArrayLike) -> FloatArray:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ._issues import Issues, LeaderboardError
+from .._issues import Issues, LeaderboardError
 
 #: Auto-detected column spellings, in order of preference (compared by
 #: :func:`spelling_key`: ``Question ID``, ``question-id`` and ``QuestionId``

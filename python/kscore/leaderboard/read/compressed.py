@@ -16,7 +16,7 @@ import gzip
 from pathlib import Path
 from typing import IO, Any
 
-from ._issues import LeaderboardError
+from .._issues import LeaderboardError
 
 _ZSTD_MAGIC = 0xFD2FB528
 _SKIPPABLE = 0x184D2A50  # to 0x184D2A5F: skippable frames (RFC 8878, 3.1.2)

@@ -7,7 +7,7 @@ A model's rank range is ``1 + (models significantly better)`` to ``L -
 visited a block of rows at a time (rows ``a..b`` against columns ``a..L``:
 the upper triangle), each block's differences, standard errors and t
 statistics computed from the same products and in the same order of
-operations as the all-pairs matrices of :func:`kscore.leaderboard._stats.paired`
+operations as the all-pairs matrices of :func:`kscore.leaderboard.stats.intervals.paired`
 (so that every decision is the same: tests/test_rank_ranges.py compares
 them with that code, kept in tests/rank_oracle.py), counted and dropped.
 Memory: a few blocks of ``rows x L`` (8 MB each), whatever ``L``.
@@ -55,13 +55,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._blas import one_thread
+from .._types import FloatArray, IntArray
+from ..runtime.blas import one_thread
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-
-#: Adjustments of the paired tests behind the rank ranges.
-ADJUST = ("none", "holm", "simultaneous")
 #: Entries of one block (rows x columns): 8 MB per float64 temporary.
 BLOCK = 1 << 20
 #: Multiplier draws of the simultaneous sets (fixed seed). The critical
@@ -141,7 +137,7 @@ def u_threshold(alpha: float) -> float:
 class Pairs:
     """The per-model data of the paired tests of ``X`` (models x questions,
     ``W`` the questions each has, ``cluster`` per question or None), as
-    :func:`kscore.leaderboard._stats.paired` prepares it; :meth:`blocks`
+    :func:`kscore.leaderboard.stats.intervals.paired` prepares it; :meth:`blocks`
     yields the upper triangle's differences and standard errors."""
 
     def __init__(self, X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None) -> None:
@@ -464,7 +460,7 @@ def holm_crit(u_sorted: FloatArray, m: int, alpha: float) -> float | None:
     """Holm's largest rejected p-value (None: none rejected) from the ``u``
     of the pairs with ``p < alpha``, sorted decreasing, ``m`` the family's
     size: the first position ``l`` with ``(m - l) p_(l) >= alpha`` ends the
-    rejections (``holm()`` in _stats.py computes the same products)."""
+    rejections (``holm()`` in stats/intervals.py computes the same products)."""
     stop = len(u_sorted)
     for a in range(0, len(u_sorted), 1 << 20):  # (a chunk at a time: no array as long as the pairs)
         u = u_sorted[a:a + (1 << 20)]
@@ -522,7 +518,7 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
             kept.append(u[_unadjusted(u, u_star, alpha)])
             count += len(kept[-1])
             if count > HOLM_MAX_KEPT:
-                from ._issues import LeaderboardError
+                from .._issues import LeaderboardError
 
                 raise LeaderboardError(
                     f"--adjust {adjust} on {L:,} models keeps the t statistic of every pair significant at "
@@ -548,7 +544,7 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
 
 def holm_level(alpha: float, k: int) -> float:
     """The smallest double ``a`` with ``k * a >= alpha`` in floating point:
-    ``k * p < alpha`` (Holm's product, as ``holm()`` in _stats.py rounds
+    ``k * p < alpha`` (Holm's product, as ``holm()`` in stats/intervals.py rounds
     it) is ``p < a``, the product being nondecreasing in ``p``."""
     lo, hi = 0, int(np.float64(alpha).view(np.int64))  # (k >= 1: alpha itself passes)
     while hi - lo > 1:
@@ -617,7 +613,7 @@ def _scale(pairs: Pairs) -> tuple[FloatArray, float]:
 def step_down(pairs: Pairs, alpha: float, m: int, u_sig: FloatArray) -> float | None:
     """The step-down max-t procedure's last critical value: pairs with
     ``|t|`` above it are rejected (module docstring). None: none is."""
-    from .._interval import z_value
+    from ..._interval import z_value
 
     if m == 0 or pairs.Q < 2 or (pairs.cluster is not None and len(pairs.parts) < 2):
         return None  # (no testable pair: every standard error needs two questions / clusters)

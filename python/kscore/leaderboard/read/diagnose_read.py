@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ._compressed import compression, open_binary
-from ._source import Source
+from .compressed import compression, open_binary
+from .source import Source
 
 #: What reading a file can raise: the file system (OSError, which pyarrow's
 #: and gzip's decompression errors are too), a stream cut short, corrupt

@@ -17,15 +17,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._interval import z_value
-from ._blas import one_thread
-from ._counts import Counts
-from ._metrics import Scores
-from ._ranges import RankSets
-from ._stats import holm, p_two_sided, paired
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+from ..._interval import z_value
+from .._counts import Counts
+from .._types import FloatArray, IntArray
+from ..runtime.blas import one_thread
+from .intervals import holm, p_two_sided, paired
+from .metrics import Scores
+from .ranges import RankSets
 
 
 @dataclass

@@ -7,16 +7,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._compare import Comparison, Pairwise, compare, pairwise
-from ._counts import Counts
-from ._issues import LeaderboardError
-from ._metrics import ModelRow, Scores
-from ._ranges import RankSets
-from ._rank import rank_label, scored_models
-from ._spec import Metric
+from .._counts import Counts
+from .._issues import LeaderboardError
+from .._spec import Metric
+from ..stats.compare import Comparison, Pairwise, compare, pairwise
+from ..stats.metrics import ModelRow, Scores
+from ..stats.ranges import RankSets
+from ..stats.rank import rank_label, scored_models
 
 if TYPE_CHECKING:
-    from ._plan import Plan
+    from ..stats.plan import Plan
 
 #: The ``group`` of the overall board in tables with ``by`` groups.
 ALL = "(all)"
@@ -74,7 +74,7 @@ class Leaderboard:
             return self.sort
         if isinstance(metric, Metric):
             return metric
-        from ._spec import resolve_sort
+        from .._spec import resolve_sort
 
         return resolve_sort(metric, self.metrics)
 
@@ -128,7 +128,7 @@ class Leaderboard:
             >>> board.plan().pairs[0].flip is None  # a is ahead on every question
             True
         """
-        from ._plan import plan
+        from ..stats.plan import plan
 
         return plan(self, metric, power)
 

@@ -4,7 +4,7 @@ kscore.counts (docs/leaderboard.md, *Metrics* and *Intervals*).
 The per-question estimates of a metric (the unbiased estimator of each
 question, ``kscore.counts`` with ``mean=False``; Bayes@N's per-question
 posterior mean) are computed once per distinct state of the board's rows
-(_states.py) in one core call per metric (max@k: one per reward level), not
+(stats/states.py) in one core call per metric (max@k: one per reward level), not
 one per model, and gathered back to the rows. A model's value is the mean of its per-question estimates (the
 classic estimate, ``mean=True``). Its interval is either
 
@@ -12,7 +12,7 @@ classic estimate, ``mean=True``). Its interval is either
   over questions (cluster-robust with clusters; :mod:`._stats`), or
 * ``posterior``: ``kscore.counts``' / ``kscore.eval``'s Bayesian credible
   interval, conditional on the question set (one call per model), or
-* ``wilson``: the small-board interval over questions (_small.py)."""
+* ``wilson``: the small-board interval over questions (stats/small.py)."""
 
 from __future__ import annotations
 
@@ -23,19 +23,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .. import counts as kc
-from .._interval import normal_ci, z_value
-from ._bayes_states import bayes_ci_states
-from ._counts import Counts
-from ._issues import Issues
-from ._small import small_board_bounds
-from ._spec import Metric
-from ._states import PerModel, States, distinct_states, per_model, row_sums
-from ._stats import grid_se, group_se, group_se_tabled
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-INTERVALS = ("questions", "posterior", "wilson")
+from ... import counts as kc
+from ..._interval import normal_ci, z_value
+from .._counts import Counts
+from .._issues import Issues
+from .._spec import Metric
+from .._types import FloatArray, IntArray
+from .bayes_states import bayes_ci_states
+from .intervals import grid_se, group_se, group_se_tabled
+from .small import small_board_bounds
+from .states import PerModel, States, distinct_states, per_model, row_sums
 
 
 @dataclass
@@ -166,7 +163,7 @@ def posterior(cats: IntArray, metric: Metric, w: FloatArray, confidence: float) 
     ``kscore.counts``' ``*_ci`` for the table metrics, ``bayes_ci`` for
     Bayes@N, ``kscore.eval.avg_ci`` / ``max_at_k_ci`` for avg@n / max@k
     (equal-n groups pooled exactly); NaN for cons@k (no posterior)."""
-    from .. import eval as ke
+    from ... import eval as ke
 
     n = row_sums(cats)
     c = cats[:, -1]
@@ -219,7 +216,7 @@ class Scores:
     _models: PerModel | None = field(default=None, repr=False)
 
     def per_model(self) -> PerModel:
-        """The models' rows summed up (_states.per_model), once."""
+        """The models' rows summed up (states.per_model), once."""
         if self._models is None:
             st = self.states if self.states is not None else distinct_states(self.counts.categories)
             self.states = st
@@ -277,7 +274,7 @@ def _as_slice(idx: IntArray) -> IntArray | slice:
 
 def _over_questions(sc: Scores, name: str, bad: npt.NDArray[np.bool_] | None) -> tuple[FloatArray, FloatArray]:
     """Each model's mean of its per-question estimates and the standard error
-    of that mean over questions (_stats.py), the same numbers by the
+    of that mean over questions (stats/intervals.py), the same numbers by the
     cheapest way the board allows: column sums of the questions x models
     grid, a (model, state) table, or every row (``bad``: models with rows
     short of the budget, left out; the first two give them NaN, which is not
@@ -313,7 +310,7 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     spread: dict[str, tuple[FloatArray, FloatArray]] = {}
     if pm.grid_t is not None:
         # Every model on every question: the accuracy and every metric's mean
-        # and interval over questions from one pass of column sums (_stats.grid_se).
+        # and interval over questions from one pass of column sums (intervals.grid_se).
         names = [x.name for x in metrics if x.name in sc.per_state] if interval != "posterior" and \
             sc.cluster is None else []
         mean, se = grid_se(np.stack([reward, *(sc.per_state[x] for x in names)], axis=1), pm.grid_t, q_count)
@@ -342,7 +339,7 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
                           []).append(counts.models[j])
         if interval != "posterior":
             mean, se = spread.get(metric.name) or _over_questions(sc, metric.name, bad if some_nan else None)
-            if interval == "wilson":  # the small-board interval (_small.py)
+            if interval == "wilson":  # the small-board interval (stats/small.py)
                 w_lo, w_hi = small_board_bounds(sc, metric.name, mean, se, confidence, (lo_b, hi_b))
             for j in np.flatnonzero(~bad & present):
                 est, s = float(mean[j]), float(se[j])
@@ -356,7 +353,7 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             for i, idx in groups:
                 if bad[i]:
                     continue
-                if metric.kind == "bayes" and pm.table is not None:  # from the model's states (_bayes_states.py)
+                if metric.kind == "bayes" and pm.table is not None:  # from the model's states (stats/bayes_states.py)
                     has = pm.table[i] > 0
                     mu, sigma, lo, hi = bayes_ci_states(st.cats[has], pm.table[i][has], w, confidence,
                                                         bounds_of(metric, w))

@@ -3,7 +3,7 @@
 One ``GROUP BY model, question`` turns every row into per-(model, question)
 category counts, plus what the diagnostics need: the rows with a problem
 (no id, an unparsable or out-of-range outcome; their kinds are told apart
-only when there are any, by _diagnose.py) and the distinct sample ids (a
+only when there are any, by read/diagnose.py) and the distinct sample ids (a
 64-bit mask of ids 0..63, so duplicates cost no extra pass; other ids get an
 exact ``count(DISTINCT)`` pass). Where the Parquet column statistics already
 prove every outcome an integer category and every sample id in 0..63, the
@@ -21,16 +21,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._columns import ColumnNames, resolve_columns
-from ._counts import Counts
-from ._diagnose_read import duplicate_header
-from ._interrupt import interruptible
-from ._issues import Issues, LeaderboardError
-from ._progress import phase
-from ._source import Source
-from ._sql import RowSql, literal, outcome_expr, sample_is_integer, value
-
-IntArray = npt.NDArray[np.int64]
+from .._counts import Counts
+from .._issues import Issues, LeaderboardError
+from .._types import IntArray
+from ..runtime.progress import phase
+from .columns import ColumnNames, resolve_columns
+from .diagnose_read import duplicate_header
+from .interrupt import interruptible
+from .source import Source
+from .sql import RowSql, literal, outcome_expr, sample_is_integer, value
 
 
 @dataclass
@@ -340,7 +339,7 @@ def codes_of(table: Any, names: list[str]) -> list[tuple[list[str], IntArray]]:
         threading.Thread(target=run, args=(i,), name="kscore-codes", daemon=True).start()
     out[0] = codes(table, names[0])  # on this thread: a Ctrl-C goes straight up
     for event in done[1:]:
-        while not event.wait(0.25):  # not Thread.join: see _interrupt.py
+        while not event.wait(0.25):  # not Thread.join: see read/interrupt.py
             pass
     for x in out:
         if isinstance(x, BaseException):
@@ -458,7 +457,7 @@ def run_checked(source: Source, sql: str, filename: bool = False, row_number: bo
     """The query's result as a pyarrow Table; DuckDB errors as one line naming the source."""
     import duckdb
 
-    from ._diagnose_read import explain_read_error
+    from .diagnose_read import explain_read_error
 
     def work() -> Any:
         rel = source.run(sql, filename, row_number)

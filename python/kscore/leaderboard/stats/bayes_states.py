@@ -3,7 +3,7 @@
 
 :func:`kscore.counts.bayes_ci` sums a value per question with ``math.fsum``,
 the correctly rounded sum. A model's questions take few distinct states
-(_states.py), and the exact sum of count x value over them, rounded once,
+(stats/states.py), and the exact sum of count x value over them, rounded once,
 is the same correctly rounded number: the same ``(mu, sigma, lo, hi)``
 without a pass over the model's questions."""
 
@@ -12,14 +12,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import numpy as np
-import numpy.typing as npt
-
-from .._interval import normal_ci
-from ..counts._bayes import question_moments
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+from ..._interval import normal_ci
+from ...counts._bayes import question_moments
+from .._types import FloatArray, IntArray
 
 
 def _exact_sum(values: FloatArray, counts: IntArray) -> float:

@@ -24,11 +24,11 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, TypeGuard
 
-from ._columns import ColumnNames
-from ._counts import Counts, add_counts
-from ._issues import Issues, LeaderboardError
-from ._pages import on_small_pages
-from ._progress import Progress
+from .._counts import Counts, add_counts
+from .._issues import Issues, LeaderboardError
+from ..runtime.pages import on_small_pages
+from ..runtime.progress import Progress
+from .columns import ColumnNames
 
 
 def is_many(source: object) -> TypeGuard[Sequence[object]]:
@@ -37,7 +37,7 @@ def is_many(source: object) -> TypeGuard[Sequence[object]]:
 
 
 def read_many(sources: Sequence[object], read: Any, **options: Any) -> tuple[Counts, str]:
-    """Each source read by ``read`` (``_run.read_counts``) and the counts
+    """Each source read by ``read`` (``reader.read_counts``) and the counts
     added; the label names them all."""
     if not sources:
         raise LeaderboardError("no source given (an empty list)")
@@ -55,7 +55,7 @@ def read_many(sources: Sequence[object], read: Any, **options: Any) -> tuple[Cou
 def _refuse_repeats(sources: Sequence[object]) -> None:
     """A file named by two of the sources (``board.parquet`` and a glob
     that matches it too) would have its counts added twice: refused."""
-    from ._source import input_files
+    from .source import input_files
 
     seen: dict[str, str] = {}
     for source in sources:
@@ -107,7 +107,7 @@ def counted(sources: Sequence[object]) -> list[str]:
     here), for the new table's footer. A raw file a stored table already
     holds, or one two stored tables hold, is refused: its counts would be
     added twice (a file rewritten since, or copied, is not recognised)."""
-    from ._source import input_files
+    from .source import input_files
 
     holder: dict[str, str] = {}
     raw: list[tuple[str, str]] = []
@@ -174,7 +174,8 @@ def count(
         >>> both.columns()["model"], both.n.tolist(), both.c.tolist()
         (['a', 'a', 'b', 'b'], [4, 4, 1, 1], [3, 3, 1, 0])
     """
-    from ._run import _weights, read_counts
+    from .._options import weights as _weights
+    from .reader import read_counts
 
     w = _weights(weights)
     found = Issues()
@@ -219,10 +220,10 @@ def output_format(path: str) -> str:
 def is_counts_file(path: str, input_format: str | None = None) -> bool:
     """Whether ``path`` is a counts table (columns n and c, as a source):
     ``kscore count`` may then write its update over it."""
-    from ._aggregate import describe
-    from ._counts_input import is_counts_table
-    from ._run import _connect
-    from ._source import open_source
+    from .aggregate import describe
+    from .counts_input import is_counts_table
+    from .reader import _connect
+    from .source import open_source
 
     try:
         src = open_source(path, input_format, _connect)

@@ -24,13 +24,10 @@ sampling noise), estimated from the question's category counts alone
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
-from ._metrics import question_estimates
-from ._spec import Metric
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+from .._spec import Metric
+from .._types import FloatArray, IntArray
+from .metrics import question_estimates
 
 
 def within_variance(cats: IntArray, metric: Metric, w: FloatArray) -> FloatArray:
