@@ -19,8 +19,7 @@ from ._issues import Issues, LeaderboardError
 from ._options import check
 from ._options import weights as parse_weights
 from ._spec import Metric, default_ks, parse_ks, parse_metrics, resolve_sort
-from .read.columns import ColumnNames
-from .read.reader import read_counts
+from .read.reader import read_columns
 from .result.board import Leaderboard
 from .runtime.pages import on_small_pages
 from .runtime.progress import Progress, phase
@@ -117,14 +116,9 @@ def leaderboard(
     ks_given = parse_ks(k)
     issues = Issues()
     shown = progress if isinstance(progress, Progress) else Progress(_stderr_console() if progress else None)
-    extra = tuple(dict.fromkeys(x for x in (cluster, by) if x is not None))
-    names = ColumnNames(model_col, question_col, outcome_col, sample_col, extra)
-    counts, label = read_counts(source, names=names, n_categories=len(w), input_format=input_format,
-                                issues=issues, progress=shown, memory_limit=memory_limit)
-    for x in extra:
-        if x not in counts.attributes:
-            raise LeaderboardError(f"--cluster / --by {x!r}: {label} has no such question column (long-format "
-                                   "and counts tables carry question columns; .npy/.npz and Counts without it do not)")
+    counts, label = read_columns(source, n_categories=len(w), cluster=cluster, by=by, model_col=model_col,
+                                 question_col=question_col, outcome_col=outcome_col, sample_col=sample_col,
+                                 input_format=input_format, issues=issues, progress=shown, memory_limit=memory_limit)
     if isinstance(source, (str, os.PathLike)) and Path(os.fspath(source)).is_file():
         label = os.fspath(source)
     phase("metrics")

@@ -78,6 +78,24 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
     return counts, label
 
 
+def read_columns(source: object, *, n_categories: int, cluster: str | None, by: str | None, model_col: str | None,
+                 question_col: str | None, outcome_col: str | None, sample_col: str | None,
+                 input_format: str | None, issues: Issues, progress: Progress | None,
+                 memory_limit: str | int | None) -> tuple[Counts, str]:
+    """:func:`read_counts` with the columns as the user names them (the
+    leaderboard's and ``count``'s flags), ``cluster`` / ``by`` carried as
+    question attributes and checked to be there."""
+    extra = tuple(dict.fromkeys(x for x in (cluster, by) if x is not None))
+    names = ColumnNames(model_col, question_col, outcome_col, sample_col, extra)
+    counts, label = read_counts(source, names=names, n_categories=n_categories, input_format=input_format,
+                                issues=issues, progress=progress, memory_limit=memory_limit)
+    for x in extra:
+        if x not in counts.attributes:
+            raise LeaderboardError(f"--cluster / --by {x!r}: {label} has no such question column (long-format "
+                                   "and counts tables carry question columns; .npy/.npz and Counts without it do not)")
+    return counts, label
+
+
 def _read_counts(source: object, names: ColumnNames | None, n_categories: int, input_format: str | None,
                  issues: Issues, progress: Progress | None,
                  connect: Callable[[], object]) -> tuple[Counts, str]:

@@ -175,18 +175,14 @@ def count(
         (['a', 'a', 'b', 'b'], [4, 4, 1, 1], [3, 3, 1, 0])
     """
     from .._options import weights as _weights
-    from .reader import read_counts
+    from .reader import read_columns
 
     w = _weights(weights)
     found = Issues()
     shown = progress if isinstance(progress, Progress) else Progress(_stderr() if progress else None)
-    extra = tuple(dict.fromkeys(x for x in (cluster, by) if x is not None))
-    names = ColumnNames(model_col, question_col, outcome_col, sample_col, extra)
-    counts, label = read_counts(source, names=names, n_categories=len(w), input_format=input_format,
-                                issues=found, progress=shown, memory_limit=memory_limit)
-    for x in extra:
-        if x not in counts.attributes:
-            raise LeaderboardError(f"--cluster / --by {x!r}: {label} has no such question column")
+    counts, _ = read_columns(source, n_categories=len(w), cluster=cluster, by=by, model_col=model_col,
+                             question_col=question_col, outcome_col=outcome_col, sample_col=sample_col,
+                             input_format=input_format, issues=found, progress=shown, memory_limit=memory_limit)
     if strict and found.warnings:
         raise LeaderboardError(f"{len(found.warnings)} data problem(s): {found.warnings[0]}")
     if issues is not None:
