@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
+import numpy.typing as npt
 
 ELLIPSIS = "…"
 #: Where a name splits into words: runs of ``-_/:@+``, spaces, and dots but
@@ -104,15 +105,7 @@ def _regions(names: tuple[str, ...]) -> list[list[tuple[int, int]]]:
     if n > ALL_PAIRS:
         near = _neighbour_regions(distinct)
         return [near[name] for name in names]
-    lengths = np.array([len(name) for name in distinct])
-    width = int(lengths.max()) + 1
-    pad = 0x110000  # above every code point: no character equals it
-    ahead = np.full((n, width), pad, dtype=np.uint32)
-    behind = np.full((n, width), pad, dtype=np.uint32)
-    for j, name in enumerate(distinct):
-        codes = np.frombuffer(name.encode("utf-32-le"), dtype=np.uint32)
-        ahead[j, :len(name)] = codes
-        behind[j, :len(name)] = codes[::-1]
+    lengths, width, ahead, behind = _code_rows(distinct)
     block = max(1, 4_000_000 // (n * width))
     found: dict[str, list[tuple[int, int]]] = {}
     for lo in range(0, n, block):
@@ -138,6 +131,23 @@ def _regions(names: tuple[str, ...]) -> list[list[tuple[int, int]]]:
     return [found[name] for name in names]
 
 
+def _code_rows(distinct: list[str]) -> tuple[npt.NDArray[np.int64], int, npt.NDArray[np.uint32],
+                                             npt.NDArray[np.uint32]]:
+    """The names' lengths, the row width (the longest + 1), and each name's
+    code points forwards and reversed, one row each, padded with a value
+    above every code point (no character equals it)."""
+    lengths = np.array([len(name) for name in distinct], dtype=np.int64)
+    width = int(lengths.max()) + 1
+    pad = 0x110000
+    ahead = np.full((len(distinct), width), pad, dtype=np.uint32)
+    behind = np.full((len(distinct), width), pad, dtype=np.uint32)
+    for j, name in enumerate(distinct):
+        codes = np.frombuffer(name.encode("utf-32-le"), dtype=np.uint32)
+        ahead[j, :len(name)] = codes
+        behind[j, :len(name)] = codes[::-1]
+    return lengths, width, ahead, behind
+
+
 #: Beyond :data:`ALL_PAIRS` names, each is compared with this many
 #: neighbours either side in sorted order and in the order of the reversed
 #: names.
@@ -153,15 +163,7 @@ def _neighbour_regions(distinct: list[str]) -> dict[str, list[tuple[int, int]]]:
     :func:`shorten_names` still make every text distinct. 10 000 names:
     a few vectorised passes instead of n^2 comparisons."""
     n = len(distinct)
-    lengths = np.array([len(name) for name in distinct])
-    width = int(lengths.max()) + 1
-    pad = 0x110000  # above every code point: no character equals it
-    ahead = np.full((n, width), pad, dtype=np.uint32)
-    behind = np.full((n, width), pad, dtype=np.uint32)
-    for j, name in enumerate(distinct):
-        codes = np.frombuffer(name.encode("utf-32-le"), dtype=np.uint32)
-        ahead[j, :len(name)] = codes
-        behind[j, :len(name)] = codes[::-1]
+    lengths, width, ahead, behind = _code_rows(distinct)
     back = np.array(sorted(range(n), key=lambda j: distinct[j][::-1]))
     others = []  # (name, other) index pairs: neighbours in either order
     for order in (np.arange(n), back):
