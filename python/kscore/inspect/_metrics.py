@@ -108,6 +108,13 @@ def _kscore_metric(where: str, specs: Callable[[int], list[Spec]], w: FloatArray
     return run
 
 
+def _budgeted(name: str, k: Ks, cluster: str | None, confidence: float, to_float: ToFloat | None) -> Metric:
+    """A binary metric with a budget (pass@k, pass^k, mG-Pass@k, maj@k,
+    AUC@k) at each of ``k``: one row of the core's metric table each."""
+    _check(k, None, confidence, name)
+    return _kscore_metric(name, lambda n: [Spec(name, x) for x in _ks(k, n)], BINARY, cluster, confidence, to_float)
+
+
 @metric(scores="unreduced")
 def pass_at_k(k: Ks = None, cluster: str | None = None, confidence: float = 0.95,
               to_float: ToFloat | None = None) -> Metric:
@@ -124,9 +131,7 @@ def pass_at_k(k: Ks = None, cluster: str | None = None, confidence: float = 0.95
         >>> from kscore.inspect import pass_at_k
         >>> m = pass_at_k(4)  # Task(..., metrics=[pass_at_k(4)], epochs=8)
     """
-    _check(k, None, confidence, "pass_at_k")
-    return _kscore_metric("pass_at_k", lambda n: [Spec("pass_at_k", x) for x in _ks(k, n)], BINARY, cluster,
-                          confidence, to_float)
+    return _budgeted("pass_at_k", k, cluster, confidence, to_float)
 
 
 @metric(scores="unreduced")
@@ -138,9 +143,7 @@ def pass_hat_k(k: Ks = None, cluster: str | None = None, confidence: float = 0.9
         >>> from kscore.inspect import pass_hat_k
         >>> m = pass_hat_k(2)
     """
-    _check(k, None, confidence, "pass_hat_k")
-    return _kscore_metric("pass_hat_k", lambda n: [Spec("pass_hat_k", x) for x in _ks(k, n)], BINARY, cluster,
-                          confidence, to_float)
+    return _budgeted("pass_hat_k", k, cluster, confidence, to_float)
 
 
 @metric(scores="unreduced")
@@ -168,9 +171,7 @@ def mg_pass_at_k(k: Ks = None, cluster: str | None = None, confidence: float = 0
         >>> from kscore.inspect import mg_pass_at_k
         >>> m = mg_pass_at_k(4)
     """
-    _check(k, None, confidence, "mg_pass_at_k")
-    return _kscore_metric("mg_pass_at_k", lambda n: [Spec("mg_pass_at_k", x) for x in _ks(k, n)], BINARY, cluster,
-                          confidence, to_float)
+    return _budgeted("mg_pass_at_k", k, cluster, confidence, to_float)
 
 
 @metric(scores="unreduced")
@@ -183,9 +184,7 @@ def maj_at_k(k: Ks = None, cluster: str | None = None, confidence: float = 0.95,
         >>> from kscore.inspect import maj_at_k
         >>> m = maj_at_k(5)
     """
-    _check(k, None, confidence, "maj_at_k")
-    return _kscore_metric("maj_at_k", lambda n: [Spec("maj_at_k", x) for x in _ks(k, n)], BINARY, cluster,
-                          confidence, to_float)
+    return _budgeted("maj_at_k", k, cluster, confidence, to_float)
 
 
 @metric(scores="unreduced")
@@ -198,9 +197,7 @@ def auc_at_k(k: Ks = None, cluster: str | None = None, confidence: float = 0.95,
         >>> from kscore.inspect import auc_at_k
         >>> m = auc_at_k(4)
     """
-    _check(k, None, confidence, "auc_at_k")
-    return _kscore_metric("auc_at_k", lambda n: [Spec("auc_at_k", x) for x in _ks(k, n)], BINARY, cluster,
-                          confidence, to_float)
+    return _budgeted("auc_at_k", k, cluster, confidence, to_float)
 
 
 @metric(scores="unreduced")
