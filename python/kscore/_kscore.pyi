@@ -239,3 +239,11 @@ def tailpass_add_gamma_tails(
     split: bool = True,
 ) -> None:
     """Add per-draw profiles from numpy's gamma variates (q, draws, 2) into out (draws, T)."""
+def max_t_block(
+    z: npt.NDArray[np.float32],
+    inv: npt.NDArray[np.float32],
+    row0: int,
+    col0: int,
+    mx: npt.NDArray[np.float32],
+) -> npt.NDArray[np.float32]:
+    """mx raised to |z[col0 + j] - z[row0 + i]| * inv[i, j] over the pairs with inv != 0 (a new array)."""

@@ -11,6 +11,8 @@
 //! - `categorical`: category counts with rewards (Bayes@N, Avg, Max@k).
 //! - `tailpass`: TailPass profiles of binary banks (tails, covariance, draws).
 //! - `numeric`: compensated sums and the inverse normal CDF.
+//! - `rank`: the leaderboard's ranking statistics (the simultaneous rank
+//!   sets' max-t bootstrap).
 //!
 //! And four files at the top: `metric` (the metric table: names, aliases,
 //! credit at each k), `par` (when work is worth handing to the thread pool),
@@ -25,6 +27,7 @@ pub mod metric;
 pub mod numeric;
 pub mod par;
 pub mod posterior;
+pub mod rank;
 pub mod tailpass;
 #[cfg(test)]
 mod testutil;

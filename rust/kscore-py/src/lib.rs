@@ -11,6 +11,7 @@ mod credit;
 mod enter;
 mod matrix;
 mod posterior;
+mod rank;
 mod tailpass;
 
 /// Inverse standard normal CDF (Cephes `ndtri`, as `scipy.special.ndtri`).
@@ -69,5 +70,6 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tailpass::tailpass_empirical, m)?)?;
     m.add_function(wrap_pyfunction!(tailpass::tailpass_draw_tails, m)?)?;
     m.add_function(wrap_pyfunction!(tailpass::tailpass_add_gamma_tails, m)?)?;
+    m.add_function(wrap_pyfunction!(rank::max_t_block, m)?)?;
     Ok(())
 }

@@ -60,18 +60,6 @@ from ..runtime.blas import one_thread
 
 #: Entries of one block (rows x columns): 8 MB per float64 temporary.
 BLOCK = 1 << 20
-#: Multiplier draws of the simultaneous sets (fixed seed). The critical
-#: value is the ``ceil((1 - alpha)(DRAWS + 1))``-th smallest maximum: for a
-#: new draw of the same law it is exceeded with probability at most
-#: ``alpha`` whatever ``DRAWS`` (exchangeability), so a few hundred draws
-#: cost precision of the critical value, not level.
-DRAWS = 250
-SEED = 20261125
-#: The simultaneous sets' bootstrap is ``DRAWS x L^2 / 2`` work: past this
-#: many models Holm's ranges stand in (docs/leaderboard.md, *Rank ranges*).
-SIMULTANEOUS_MAX = 2000
-
-
 @dataclass
 class RankSets:
     """Each model's rank range (``lo``, ``hi``: board order) and how pairs
@@ -494,17 +482,22 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
     pairs = Pairs(X, W, cluster)
     note = ""
     used = adjust
-    if adjust == "simultaneous" and (not pairs.full or L > SIMULTANEOUS_MAX):
+    if adjust == "simultaneous" and not pairs.full:
         used = "holm"
-        why = "some models lack some questions" if not pairs.full else f"more than {SIMULTANEOUS_MAX:,} models"
-        note = f"simultaneous rank sets need every model on every question and at most {SIMULTANEOUS_MAX:,} " \
-               f"models ({why}): Holm's ranges shown (the same guarantee, possibly wider)"
+        note = "simultaneous rank sets need every model on every question (some models lack some questions): " \
+               "Holm's ranges shown (the same guarantee, possibly wider)"
     p_crit: float | None = None
     t_crit: float | None = None
     if used == "none" and pairs.full and cluster is None and pairs.Q > 1:
         _folded(pairs, better, worse, u_star, alpha)
     elif used == "holm" and pairs.full and cluster is None and pairs.Q > 1:
         p_crit = _holm_folded(pairs, better, worse, alpha)
+    elif used == "simultaneous":
+        from .simultaneous import count_ranks, simultaneous
+
+        sets = simultaneous(pairs, alpha, u_star)
+        p_crit = count_ranks(pairs, sets, u_star, alpha, better, worse)
+        t_crit = sets.t_crit
     elif used == "none":
         for a, b, diff, _, t in pairs.blocks():
             _count(better, worse, a, b, _unadjusted(_u(t), u_star, alpha), diff)
@@ -529,8 +522,6 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
         u_sig.sort()  # (in place, then read backwards: no copy of what can be 8 bytes per pair)
         u_sig = u_sig[::-1]
         p_crit = holm_crit(u_sig, m, alpha)
-        if used == "simultaneous":
-            t_crit = step_down(pairs, alpha, m, u_sig)
         rule = RankSets(models, better, worse, used, confidence, u_star, p_crit, t_crit)
         for a, b, diff, _, t in pairs.blocks():
             with np.errstate(invalid="ignore"):
@@ -595,72 +586,3 @@ def _holm_p(u: FloatArray, p_crit: float | None) -> FloatArray:
     for k in np.setdiff1d(cand, np.flatnonzero(sure)).tolist():
         out.flat[k] = math.erfc(float(u.flat[k]))
     return out
-
-
-def _scale(pairs: Pairs) -> tuple[FloatArray, float]:
-    """``E`` (questions summed per cluster) and the multipliers' scale
-    making ``Var(T*_ij) = 1`` (module docstring)."""
-    X0 = pairs.X0
-    n = pairs.Q
-    E = X0 - X0.mean(axis=1, keepdims=True)
-    if pairs.cluster is None:
-        return E, math.sqrt(n / (n - 1.0)) / n
-    E = np.stack([E[:, part].sum(axis=1) for part in pairs.parts], axis=1)
-    G = E.shape[1]
-    return E, math.sqrt(G / (G - 1.0)) / n
-
-
-def step_down(pairs: Pairs, alpha: float, m: int, u_sig: FloatArray) -> float | None:
-    """The step-down max-t procedure's last critical value: pairs with
-    ``|t|`` above it are rejected (module docstring). None: none is."""
-    from ..._interval import z_value
-
-    if m == 0 or pairs.Q < 2 or (pairs.cluster is not None and len(pairs.parts) < 2):
-        return None  # (no testable pair: every standard error needs two questions / clusters)
-    E, scale = _scale(pairs)
-    rng = np.random.default_rng(SEED)
-    Z = (E @ rng.standard_normal((E.shape[1], DRAWS)) * scale).astype(np.float32)  # models x draws
-    t_sig = u_sig * math.sqrt(2.0)  # the |t| of the pairs with p < alpha
-    floor = float(np.nextafter(pairs_floor(alpha), 0.0))
-    c_prev, done = math.inf, 0  # the family: the pairs with |t| <= c_prev (``done`` rejected)
-    while True:
-        mx = _max_t(pairs, Z, c_prev)
-        k = min(DRAWS, math.ceil((1.0 - alpha) * (DRAWS + 1))) - 1
-        c = float(np.sort(mx)[k])
-        # Bonferroni's bound of the max-t quantile for the pairs left (2-sided), and no lower
-        # than one test's: Monte Carlo noise neither widens beyond Holm nor rejects beyond p < alpha.
-        c = max(min(c, z_value(1.0 - alpha / (m - done))), floor)
-        now = int(np.count_nonzero(t_sig > c))
-        # Stopping early is valid (fewer rejections); a step that removed under a tenth of the
-        # family would lower the next critical value little, at the cost of another pass.
-        if now == m or now - done < max(1, (m - done) // 10):
-            return c if now else None
-        c_prev, done = c, now
-
-
-def pairs_floor(alpha: float) -> float:
-    """One two-sided test's critical |t|."""
-    return u_threshold(alpha) * math.sqrt(2.0)
-
-
-def _max_t(pairs: Pairs, Z: npt.NDArray[np.float32], c_prev: float) -> npt.NDArray[np.float32]:
-    """Per draw, ``max |Z*_i - Z*_j| / se_ij`` over the pairs with ``|t| <=
-    c_prev`` (``Z``: models x draws), a few rows at a time (rows x columns x
-    draws float32, 4 MB: in cache, contiguous over the draws)."""
-    draws = Z.shape[1]
-    mx = np.zeros(draws, np.float32)
-    for a, b, _, se, t in pairs.blocks():
-        with np.errstate(invalid="ignore", divide="ignore"):
-            inv = np.where((np.abs(t) <= c_prev) & (se > 0), 1.0 / se, 0.0).astype(np.float32)
-        for r in range(a, b):
-            keep = np.flatnonzero(inv[r - a])
-            if keep.size == 0:
-                continue
-            chunk = max(1, (1 << 16) // draws)
-            for c0 in range(0, keep.size, chunk):
-                cols = keep[c0:c0 + chunk]
-                d = Z[a + cols] - Z[r]
-                np.abs(d, out=d)
-                d *= inv[r - a, cols][:, None]
-                np.maximum(mx, d.max(axis=0), out=mx)
-    return mx

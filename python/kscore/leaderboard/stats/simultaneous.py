@@ -1,0 +1,290 @@
+"""The simultaneous rank sets (``--adjust simultaneous``) without L x L
+memory (docs/leaderboard.md, *Rank ranges*).
+
+The step-down max-t procedure of :mod:`kscore.leaderboard.stats.ranges`
+(its module docstring has the statistics), made in a few sweeps over the
+blocks of pairs of :meth:`Pairs.blocks <kscore.leaderboard.stats.ranges.Pairs.blocks>`
+(rows ``a..b`` against columns ``a..L``; 8 MB per temporary whatever
+``L``), with the same decisions, bit for bit, as the code it replaced
+(kept in tests/simultaneous_oracle.py), which held every pair's ``|t|``
+significant at ``alpha`` (8 bytes a pair) and swept the blocks once per
+step:
+
+- Each block's standard errors are computed once per sweep and serve all
+  :data:`DRAWS` multiplier draws: the compiled kernel
+  (``kscore._kscore.max_t_block``, rust/kscore-core/src/rank/max_t.rs)
+  raises the per-draw maxima of ``|Z*_i - Z*_j| / se_ij`` over the
+  block's pairs with the numpy loop's float32 operations (a maximum is
+  exact: the same bits in any order).
+- Instead of the held ``|t|``, a histogram of the significant pairs' ``u =
+  |t| / sqrt 2`` (bins of 1/16 384 of an octave, a few hundred KB) bounds
+  every count the procedure asks for (``#{u sqrt 2 > c}``; Holm's
+  ``#{erfc(u) < level}``): a count is exact up to the pairs of the one bin
+  its threshold falls in. Where every value in those bounds leads to the
+  same decision, the decision is taken; otherwise the exact count is made
+  in the next sweep, which computes the next step's maxima at the same time
+  (discarded if the count says stop).
+- Holm's rejections (kept in the simultaneous sets) are the least fixed
+  point of ``R <- #{(m - R) p < alpha}`` (docs/leaderboard.md): iterated
+  on the histogram's lower bounds, which stay below it, and checked by one
+  exact count unless the upper bound already shows the fixed point.
+
+Sweeps on a board where most pairs differ: the first (maxima over all
+pairs, the histogram), one per further step of the procedure, and the
+last, which counts the ranks. Needs every model on every question (the
+multipliers perturb each model's estimate per question; with missing
+questions a pair's difference is over its own questions and ``T*`` no
+longer splits into ``Z*_i - Z*_j``): :func:`kscore.leaderboard.stats.ranges.rank_sets`
+shows Holm's ranges there, with a note.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ... import _kscore
+from .._types import FloatArray, IntArray
+from .ranges import Pairs, _count, _u, _unadjusted, holm_level, u_threshold
+
+#: Multiplier draws (fixed seed). The critical value is the
+#: ``ceil((1 - alpha)(DRAWS + 1))``-th smallest maximum: for a new draw of
+#: the same law it is exceeded with probability at most ``alpha`` whatever
+#: ``DRAWS`` (exchangeability), so a few hundred draws cost precision of the
+#: critical value, not level.
+DRAWS = 250
+SEED = 20261125
+#: Bins of the histogram of ``u``: the top ``64 - SHIFT`` bits of the
+#: double (sign, exponent, 52 - SHIFT bits of mantissa): 2^(52 - SHIFT) bins
+#: an octave.
+SHIFT = 38
+#: ``u`` from here on shares one bin (no critical value comes near:
+#: Bonferroni's for 10^12 pairs at 10^-6 is |t| < 10).
+U_TOP = 64.0
+
+
+@dataclass
+class Sets:
+    """What the procedure decided: Holm's ``level`` (significant where
+    ``erfc(u) < level``; None: no pair) and the max-t critical value
+    ``t_crit`` (significant where ``|t| > t_crit``; None: no pair)."""
+
+    level: float | None
+    t_crit: float | None
+
+
+class Sketch:
+    """A histogram of the significant pairs' ``u`` (bins of equal bit
+    patterns' prefixes: positive doubles sort as their bits), bounding
+    the count of any up-set of ``u``."""
+
+    def __init__(self, u_star: float) -> None:
+        self.k0 = _bits(u_star) >> SHIFT
+        top = _bits(U_TOP) >> SHIFT
+        self.counts = np.zeros(top - self.k0 + 1, np.int64)
+        keys = np.arange(self.k0, top + 1, dtype=np.int64)
+        self.lo = (keys << SHIFT).view(np.float64)  # the smallest double of each bin
+        self.hi = (((keys + 1) << SHIFT) - 1).view(np.float64)  # the largest
+        self.lo[0] = 0.0  # (a u below u_star decided significant by erfc itself: in the first bin)
+        self.hi[-1] = math.inf
+
+    def add(self, u: FloatArray) -> None:
+        """Counts the ``u`` (significant pairs: none NaN)."""
+        k = np.clip((u.view(np.int64) >> SHIFT) - self.k0, 0, len(self.counts) - 1)
+        self.counts += np.bincount(k, minlength=len(self.counts))
+
+    def bounds(self, pred: Callable[[FloatArray], npt.NDArray[np.bool_]]) -> tuple[int, int]:
+        """``(lo, hi)`` around ``#{pred(u)}`` for ``pred`` true from some ``u``
+        on: a bin counts surely where ``pred`` holds at its smallest double,
+        possibly where at its largest."""
+        return int(self.counts[pred(self.lo)].sum()), int(self.counts[pred(self.hi)].sum())
+
+
+def _bits(x: float) -> int:
+    return int(np.float64(x).view(np.int64))
+
+
+def _above(c: float) -> Callable[[FloatArray], npt.NDArray[np.bool_]]:
+    """``u sqrt 2 > c``: the step-down's test, rounded as it was (the held
+    ``|t|`` were ``u * sqrt 2``)."""
+    return lambda u: u * math.sqrt(2.0) > c
+
+
+def _below(level: float) -> Callable[[FloatArray], npt.NDArray[np.bool_]]:
+    """``erfc(u) < level`` (Holm's test at ``level``)."""
+    u_l = u_threshold(level)
+    return lambda u: _unadjusted(u, u_l, level)
+
+
+class _Holm:
+    """Holm's rejections ``R``: the least fixed point of ``f(R) = #{erfc(u)
+    < holm_level(alpha, m - R)}`` (``f(R) >= R`` below it; module
+    docstring), reached on the histogram's bounds and checked exactly
+    where they cannot tell."""
+
+    def __init__(self, m: int, alpha: float, sketch: Sketch) -> None:
+        self.m, self.alpha, self.sketch = m, alpha, sketch
+        self.R = 0
+        self.level: float | None = None  # (set when known)
+        self.pending: float | None = None  # a level whose exact count is asked for
+        self._climb()
+
+    def _climb(self) -> None:
+        while True:
+            level = holm_level(self.alpha, self.m - self.R)
+            lo, hi = self.sketch.bounds(_below(level))
+            if hi <= self.R or lo == self.m:  # f(R) = R, or every pair rejected
+                self.R, self.level, self.pending = max(self.R, lo), level, None
+                return
+            if lo <= self.R:  # (the bounds cannot tell: one exact count)
+                self.pending = level
+                return
+            self.R = lo  # (lo <= f(R) <= the fixed point)
+
+    def exact(self, count: int) -> None:
+        """The exact ``f(R)`` at the pending level."""
+        assert self.pending is not None
+        if count <= self.R or count == self.m:
+            self.R, self.level, self.pending = count, self.pending, None
+            return
+        self.R = count
+        self._climb()
+
+
+@dataclass
+class _Sweep:
+    """What one sweep over the blocks gives: the per-draw maxima over the
+    pairs with ``|t| <= c_prev`` (None: not asked), the exact counts of the
+    significant pairs with ``u sqrt 2 > c`` and ``erfc(u) < level``."""
+
+    mx: npt.NDArray[np.float32] | None
+    above: int
+    below: int
+
+
+def _sweep(pairs: Pairs, u_star: float, alpha: float, Z: npt.NDArray[np.float32] | None, c_prev: float,
+           c: float | None, level: float | None, sketch: Sketch | None = None) -> _Sweep:
+    """One pass over the blocks (see :class:`_Sweep`); ``sketch``: filled."""
+    mx = None if Z is None else np.zeros(Z.shape[1], np.float32)
+    above = below = 0
+    test_below = None if level is None else _below(level)
+    for a, _, _, se, t in pairs.blocks():
+        if Z is not None:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                inv = np.where((np.abs(t) <= c_prev) & (se > 0), 1.0 / se, 0.0).astype(np.float32)
+            mx = _kscore.max_t_block(Z, inv, a, a, mx)
+        if sketch is None and c is None and level is None:
+            continue
+        u = _u(t)
+        u_sig = u[_unadjusted(u, u_star, alpha)]
+        if sketch is not None:
+            sketch.add(u_sig)
+        if c is not None:
+            above += int(np.count_nonzero(_above(c)(u_sig)))
+        if test_below is not None:
+            below += int(np.count_nonzero(test_below(u_sig)))
+    return _Sweep(mx, above, below)
+
+
+def _stops(now: int, done: int, m: int) -> bool:
+    """The step-down's stopping rule: every pair rejected, or a step that
+    removed under a tenth of the family left (stopping early is valid:
+    fewer rejections; another step would lower the critical value little,
+    at the cost of another sweep)."""
+    return now == m or now - done < max(1, (m - done) // 10)
+
+
+def simultaneous(pairs: Pairs, alpha: float, u_star: float) -> Sets:
+    """Holm's level and the step-down max-t critical value of a full grid
+    (module docstring; ``u_star``: one test's threshold of ``u``)."""
+    from ..._interval import z_value
+
+    assert pairs.full
+    L = pairs.L
+    tested = pairs.Q >= 2 and (pairs.cluster is None or len(pairs.parts) >= 2)
+    # (on a full grid every pair has the same questions: all testable, or none)
+    m = L * (L - 1) // 2 if tested else 0
+    if m == 0:
+        return Sets(None, None)
+    E, scale = _scale(pairs)
+    rng = np.random.default_rng(SEED)
+    Z = np.ascontiguousarray((E @ rng.standard_normal((E.shape[1], DRAWS)) * scale).astype(np.float32))
+    del E
+    floor = float(np.nextafter(u_star * math.sqrt(2.0), 0.0))  # (one two-sided test's critical |t|)
+    k = min(DRAWS, math.ceil((1.0 - alpha) * (DRAWS + 1))) - 1
+
+    def crit(mx: npt.NDArray[np.float32], done: int) -> float:
+        # Bonferroni's bound of the max-t quantile for the pairs left (2-sided), and no lower than
+        # one test's: Monte Carlo noise neither widens beyond Holm nor rejects beyond p < alpha.
+        c = float(np.sort(mx)[k])
+        return max(min(c, z_value(1.0 - alpha / (m - done))), floor)
+
+    sketch = Sketch(u_star)
+    first = _sweep(pairs, u_star, alpha, Z, math.inf, None, None, sketch)
+    assert first.mx is not None
+    holm = _Holm(m, alpha, sketch)
+    c, done = crit(first.mx, 0), 0
+    t_crit: float | None
+    while True:
+        lo, hi = sketch.bounds(_above(c))
+        go = done + max(1, (m - done) // 10)  # (a step that rejects fewer pairs than this stops)
+        all_stop = hi < go or lo == m or go > m - 1
+        if all_stop and (lo > 0 or hi == 0):
+            t_crit = c if lo > 0 else None  # (every count within the bounds stops, with the same answer)
+            break
+        # The exact count, and (unless every count within the bounds stops) the next step's maxima.
+        more = not all_stop
+        got = _sweep(pairs, u_star, alpha, Z if more else None, c, c, holm.pending)
+        if holm.pending is not None:
+            holm.exact(got.below)
+        now = got.above
+        if _stops(now, done, m):
+            t_crit = c if now else None
+            break
+        assert got.mx is not None
+        c, done = crit(got.mx, now), now
+    while holm.pending is not None:  # (rare: Holm's count left open by the bounds and every sweep above)
+        holm.exact(_sweep(pairs, u_star, alpha, None, math.inf, None, holm.pending).below)
+    level = holm.level if holm.R > 0 else None
+    return Sets(level, t_crit)
+
+
+def count_ranks(pairs: Pairs, sets: Sets, u_star: float, alpha: float, better: IntArray,
+                worse: IntArray) -> float | None:
+    """Adds to ``better``/``worse`` the pairs significant by Holm's test
+    (``erfc(u) < level``) or by the max-t one (``|t| > t_crit``); returns
+    Holm's ``p_crit``, the largest rejected p-value (significant where ``p
+    <= p_crit``; None: none rejected)."""
+    u_min: float | None = None
+    holm = None if sets.level is None else _below(sets.level)
+    for a, b, diff, _, t in pairs.blocks():
+        u = _u(t)
+        sig = np.zeros(t.shape, bool)
+        if holm is not None:
+            sig = holm(u) & _unadjusted(u, u_star, alpha)
+            if sig.any():
+                u_min = float(u[sig].min()) if u_min is None else min(u_min, float(u[sig].min()))
+        if sets.t_crit is not None:
+            with np.errstate(invalid="ignore"):
+                sig |= np.abs(t) > sets.t_crit
+        with np.errstate(invalid="ignore"):
+            sig &= np.abs(t) > 0
+        _count(better, worse, a, b, sig & ~np.isnan(t), diff)
+    return None if u_min is None else math.erfc(u_min)
+
+
+def _scale(pairs: Pairs) -> tuple[FloatArray, float]:
+    """``E`` (questions summed per cluster) and the multipliers' scale
+    making ``Var(T*_ij) = 1`` (kscore.leaderboard.stats.ranges' docstring)."""
+    X0 = pairs.X0
+    n = pairs.Q
+    E = X0 - X0.mean(axis=1, keepdims=True)
+    if pairs.cluster is None:
+        return E, math.sqrt(n / (n - 1.0)) / n
+    E = np.stack([E[:, part].sum(axis=1) for part in pairs.parts], axis=1)
+    G = E.shape[1]
+    return E, math.sqrt(G / (G - 1.0)) / n
