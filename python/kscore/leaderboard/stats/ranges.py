@@ -39,9 +39,10 @@ Decisions, for ``alpha = 1 - confidence``:
   Wilhelm, "Inference for Ranks", Review of Economic Studies). Each step's
   critical value is at most Bonferroni's for the pairs left (which bounds
   the max-t quantile), and Holm's rejections are added: never wider than
-  Holm's ranges. Needs every model on every question and at most
-  :data:`SIMULTANEOUS_MAX` models; otherwise Holm's ranges (same
-  guarantee, possibly wider), said in a note.
+  Holm's ranges. Made in a few sweeps of the blocks, whatever the number
+  of models, by :mod:`kscore.leaderboard.stats.simultaneous`. Needs every
+  model on every question; otherwise Holm's ranges (same guarantee,
+  possibly wider), said in a note.
 """
 
 from __future__ import annotations

@@ -16,9 +16,10 @@
 //!
 //! Memory: the block and one accumulator of `draws` floats per thread.
 //! Speed: the columns are taken a tile at a time (their rows of `z` stay in
-//! the core's cache while every row of the block passes over them), the
-//! tiles shared among the pool's threads, and the loop over draws compiled
-//! for AVX2 where the CPU has it.
+//! the core's cache while every row of the block passes over them) and the
+//! draws a chunk at a time (a chunk's maxima stay in registers), the tiles
+//! shared among the pool's threads, the loop compiled for AVX2 where the
+//! CPU has it.
 
 use rayon::prelude::*;
 
@@ -104,12 +105,12 @@ pub fn max_t(block: Block<'_>, mx: &mut [f32]) -> Result<()> {
     Ok(())
 }
 
-/// numpy's `maximum`: NaN if either is.
+/// numpy's `maximum`: NaN if either is (that NaN, as numpy returns it).
 #[inline]
 fn max_nan(a: f32, b: f32) -> f32 {
-    if a.is_nan() || b.is_nan() {
-        f32::NAN
-    } else if b > a {
+    if a.is_nan() {
+        a
+    } else if b.is_nan() || b > a {
         b
     } else {
         a
@@ -143,32 +144,62 @@ unsafe fn tile_avx2(block: &Block<'_>, c0: usize, c1: usize, acc: &mut [f32]) {
     tile_body(block, c0, c1, acc)
 }
 
-/// Columns `c0..c1` against every row of the block.
+/// Draws per chunk: a chunk's accumulators and the row's estimates stay in
+/// registers (4 + 4 AVX2 vectors) while the tile's columns pass.
+const CHUNK: usize = 32;
+
+/// Columns `c0..c1` against every row of the block, a chunk of draws at a time.
 #[inline(always)]
 fn tile_body(block: &Block<'_>, c0: usize, c1: usize, acc: &mut [f32]) {
     let d = block.draws;
-    for i in 0..block.rows {
-        let zi = &block.z[(block.row0 + i) * d..][..d];
-        let w_row = &block.inv[i * block.cols..][..block.cols];
-        for j in c0..c1 {
-            let w = w_row[j];
-            if w == 0.0 {
-                continue;
-            }
-            let zj = &block.z[(block.col0 + j) * d..][..d];
-            if w.is_finite() {
-                // (no NaN can arise: |zj - zi| * w is finite or +inf, and
-                // a NaN already in acc stays, as `v > NaN` is false)
-                for ((a, &x), &y) in acc.iter_mut().zip(zj).zip(zi) {
-                    let v = (x - y).abs() * w;
-                    *a = if v > *a { v } else { *a };
+    let mut d0 = 0;
+    while d0 < d {
+        let len = CHUNK.min(d - d0);
+        if len == CHUNK {
+            let mut a = [0.0f32; CHUNK];
+            a.copy_from_slice(&acc[d0..d0 + CHUNK]);
+            for i in 0..block.rows {
+                let mut zi = [0.0f32; CHUNK];
+                zi.copy_from_slice(&block.z[(block.row0 + i) * d + d0..][..CHUNK]);
+                let w_row = &block.inv[i * block.cols..][..block.cols];
+                for j in c0..c1 {
+                    let w = w_row[j];
+                    if w == 0.0 {
+                        continue;
+                    }
+                    let zj = &block.z[(block.col0 + j) * d + d0..][..CHUNK];
+                    if w.is_finite() {
+                        // (no NaN can arise: |zj - zi| * w is finite or +inf, and
+                        // a NaN already in `a` stays, as `v > NaN` is false)
+                        for k in 0..CHUNK {
+                            let v = (zj[k] - zi[k]).abs() * w;
+                            a[k] = if v > a[k] { v } else { a[k] };
+                        }
+                    } else {
+                        for k in 0..CHUNK {
+                            a[k] = max_nan(a[k], (zj[k] - zi[k]).abs() * w);
+                        }
+                    }
                 }
-            } else {
-                for ((a, &x), &y) in acc.iter_mut().zip(zj).zip(zi) {
-                    *a = max_nan(*a, (x - y).abs() * w);
+            }
+            acc[d0..d0 + CHUNK].copy_from_slice(&a);
+        } else {
+            let a = &mut acc[d0..d];
+            for i in 0..block.rows {
+                let zi = &block.z[(block.row0 + i) * d + d0..][..len];
+                let w_row = &block.inv[i * block.cols..][..block.cols];
+                for j in c0..c1 {
+                    let w = w_row[j];
+                    if w != 0.0 {
+                        let zj = &block.z[(block.col0 + j) * d + d0..][..len];
+                        for ((a, &x), &y) in a.iter_mut().zip(zj).zip(zi) {
+                            *a = max_nan(*a, (x - y).abs() * w);
+                        }
+                    }
                 }
             }
         }
+        d0 += CHUNK;
         if crate::cancel::stopping() {
             return; // (the binding's watch sees the stop and discards the result)
         }
