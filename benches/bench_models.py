@@ -16,6 +16,13 @@ Run (a few minutes; the 100k board needs some 3 GB free)::
 
     python benches/bench_models.py --boards 1000x50,10000x100,100000x20 --dir /tmp/kscore-models
 
+The rank ranges' adjustments run as CSV with ``--extra``: Holm's beside the
+simultaneous sets in the same run (their bootstrap is 250 x L^2 / 2
+pair-draws: leave the 100k board out)::
+
+    python benches/bench_models.py --boards 1000x50,3000x50,10000x100 --formats csv \
+        --extra '--adjust holm;--adjust simultaneous'
+
 ``--python`` picks the interpreter (the before/after comparison runs this
 script twice, with ``PYTHONPATH`` at the old and the new tree). No timing is
 asserted; the table is printed (docs/leaderboard.md, *Speed*).

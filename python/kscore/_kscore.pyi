@@ -15,7 +15,7 @@ __all__ = [
     "max_at_k_posterior", "max_at_k_posterior_of_matrix",
     "posterior_moments", "joint_posterior_moments", "delta_blend", "blend", "geom_posterior",
     "tailpass_state_tails", "tailpass_payoff_moments", "tailpass_endpoint", "tailpass_covariance",
-    "tailpass_empirical", "tailpass_draw_tails", "tailpass_add_gamma_tails",
+    "tailpass_empirical", "tailpass_draw_tails", "tailpass_add_gamma_tails", "max_t_block",
 ]
 
 @final
