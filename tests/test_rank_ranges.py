@@ -111,10 +111,11 @@ def test_simultaneous_sets_are_no_wider_than_holm(seed: int) -> None:
     assert sim.could_be_best == [m for m, lo in zip(models, sim.lo.tolist()) if lo == 1]
 
 
-def test_simultaneous_falls_back_to_holm_with_missing_questions() -> None:
+def test_simultaneous_falls_back_to_holm_with_missing_questions_in_clusters() -> None:
+    # (missing questions without clusters: tests/test_simultaneous_sets.py)
     rng = np.random.default_rng(7)
-    X, W, cl = _board(rng, 10, 50, 0.5, 1)
-    sets = rank_sets(X, W, cl, [str(i) for i in range(10)], 0.95, "simultaneous")
+    X, W, _ = _board(rng, 10, 50, 0.5, 1)
+    sets = rank_sets(X, W, rng.integers(0, 10, 50), [str(i) for i in range(10)], 0.95, "simultaneous")
     assert sets.adjust == "holm" and "Holm's ranges" in sets.note
 
 

@@ -484,9 +484,13 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
     note = ""
     used = adjust
     if adjust == "simultaneous" and not pairs.full:
-        used = "holm"
-        note = "simultaneous rank sets need every model on every question (some models lack some questions): " \
-               "Holm's ranges shown (the same guarantee, possibly wider)"
+        from .simultaneous import partial_refusal
+
+        why = partial_refusal(pairs)
+        if why:
+            used = "holm"
+            note = f"simultaneous rank sets with missing questions need {why}: Holm's ranges shown (the same " \
+                   "guarantee, possibly wider)"
     p_crit: float | None = None
     t_crit: float | None = None
     if used == "none" and pairs.full and cluster is None and pairs.Q > 1:

@@ -41,8 +41,10 @@ shows Holm's ranges there, with a note.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
@@ -62,9 +64,34 @@ SEED = 20261125
 #: double (sign, exponent, 52 - SHIFT bits of mantissa): 2^(52 - SHIFT) bins
 #: an octave.
 SHIFT = 38
+#: Threads taking the blocks' maxima with missing questions (rows of a block shared).
+THREADS = min(2, os.cpu_count() or 1)
 #: ``u`` from here on shares one bin (no critical value comes near:
 #: Bonferroni's for 10^12 pairs at 10^-6 is |t| < 10).
 U_TOP = 64.0
+
+
+#: With missing questions the bootstrap is two products per row of a block for
+#: all draws (``6 x DRAWS x Q`` flops a pair, float64): past this many
+#: ``models^2 x questions`` (1 000 models x 100 questions, some 10-20 s on
+#: the shared 2-core machine) Holm's ranges stand in, with a note.
+PARTIAL_MAX = 1000 * 1000 * 100
+
+
+def partial_refusal(pairs: Pairs) -> str:
+    """Why the simultaneous sets of a board with missing questions are not
+    made ("": they are): clusters, or past :data:`PARTIAL_MAX`.
+
+    >>> from kscore.leaderboard.stats.ranges import Pairs
+    >>> X = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+    >>> partial_refusal(Pairs(X, np.array([[True, True, False], [True, True, True]]), None))
+    ''
+    """
+    if pairs.cluster is not None:
+        return "questions without clusters (--cluster)"
+    if pairs.L * pairs.L * pairs.Q > PARTIAL_MAX:
+        return f"models^2 x questions <= {PARTIAL_MAX:,} (here {pairs.L:,} models x {pairs.Q:,} questions)"
+    return ""
 
 
 @dataclass
@@ -159,33 +186,113 @@ class _Holm:
 class _Sweep:
     """What one sweep over the blocks gives: the per-draw maxima over the
     pairs with ``|t| <= c_prev`` (None: not asked), the exact counts of the
-    significant pairs with ``u sqrt 2 > c`` and ``erfc(u) < level``."""
+    significant pairs with ``u sqrt 2 > c`` and ``erfc(u) < level``, and of
+    the pairs tested (``t`` not NaN)."""
 
-    mx: npt.NDArray[np.float32] | None
+    mx: npt.NDArray[np.floating] | None
     above: int
     below: int
+    tested: int
 
 
-def _sweep(pairs: Pairs, u_star: float, alpha: float, Z: npt.NDArray[np.float32] | None, c_prev: float,
+class _Draws:
+    """The multiplier draws on a full grid: each model's perturbed estimate
+    per draw (``Z``, float32, models x draws), the maxima of a block from
+    the compiled kernel."""
+
+    def __init__(self, pairs: Pairs) -> None:
+        E, scale = _scale(pairs)
+        rng = np.random.default_rng(SEED)
+        self.Z = np.ascontiguousarray((E @ rng.standard_normal((E.shape[1], DRAWS)) * scale).astype(np.float32))
+
+    def jobs(self, a: int, b: int, diff: FloatArray, se: FloatArray, t: FloatArray,
+             c_prev: float) -> list[Callable[[], npt.NDArray[np.floating]]]:
+        """The block's maxima over the pairs with ``|t| <= c_prev``, to run
+        (one job: the kernel shares it among the cores itself)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            inv = np.where((np.abs(t) <= c_prev) & (se > 0), 1.0 / se, 0.0).astype(np.float32)
+        Z = self.Z
+        return [lambda: _kscore.max_t_block(Z, inv, a, a, np.zeros(Z.shape[1], np.float32))]
+
+
+class _PartialDraws:
+    """The multiplier draws with missing questions (no clusters): a pair's
+    ``T*_ij = sum_q g_q e_q / sqrt(sum_q e_q^2)`` over the questions ``q``
+    both have, ``e_q`` the paired differences centred on their mean ``d_ij``
+    (``sum_q e_q^2 = n (n - 1) se^2``): variance 1, the Gaussian max-t over
+    the estimated covariance of the differences, as on a full grid (where
+    it is ``(Z*_i - Z*_j) / se_ij``). It does not split into a term per
+    model: ``sum_q g_q e_q = sum_q g_q (x_iq w_jq - w_iq x_jq) - d_ij sum_q
+    g_q w_iq w_jq``, two products per row of the block for all draws
+    (float64, numpy). A pair whose differences are constant on its
+    questions (``e = 0``: with few questions in common, not rare) has no
+    variance to perturb: ``T* = 0``, where ``sum_q e_q^2`` is within the
+    rounding of its sums (``64 Q eps (|x_i|^2 + |x_j|^2)``) rather than the
+    noise over noise that dividing would give."""
+
+    def __init__(self, pairs: Pairs) -> None:
+        rng = np.random.default_rng(SEED)
+        self.G = np.ascontiguousarray(rng.standard_normal((pairs.Q, DRAWS)).T)  # draws x questions
+        self.pairs = pairs
+        self.K = np.concatenate([pairs.Wf, -pairs.X0], axis=1)  # [w_j, -x_j]: models x 2 questions
+        self.r2 = (pairs.X0 * pairs.X0).sum(axis=1) * (64.0 * pairs.Q * float(np.finfo(np.float64).eps))
+
+    def jobs(self, a: int, b: int, diff: FloatArray, se: FloatArray, t: FloatArray,
+             c_prev: float) -> list[Callable[[], npt.NDArray[np.floating]]]:
+        """The block's maxima over the pairs with ``|t| <= c_prev``, to run:
+        a job per share of its rows (:data:`THREADS`; each product on one
+        BLAS thread)."""
+        pairs, G, K = self.pairs, self.G, self.K
+        Wf, X0 = pairs.Wf, pairs.X0
+        n = Wf[a:b] @ Wf[a:].T
+        with np.errstate(invalid="ignore", divide="ignore"):
+            root = se * np.sqrt(n * (n - 1.0))  # sqrt(sum_q e_q^2)
+            keep = (np.abs(t) <= c_prev) & (root * root > self.r2[a:b, None] + self.r2[None, a:])
+            inv = np.where(keep, 1.0 / root, 0.0)
+
+        def run(r0: int, r1: int) -> npt.NDArray[np.floating]:
+            mx = np.zeros(G.shape[0])
+            step = max(1, (1 << 18) // G.shape[0])  # (columns a product: draws x step, 2 MB)
+            for r in range(r0, r1):
+                cols = np.flatnonzero(inv[r - a])
+                if cols.size == 0:
+                    continue
+                Gw = G * Wf[r]
+                H = np.concatenate([G * X0[r], Gw], axis=1)  # [g x_i, g w_i]: draws x 2 questions
+                for c0 in range(0, cols.size, step):
+                    cc = cols[c0:c0 + step]
+                    N = H @ K[a + cc].T - diff[r - a, cc] * (Gw @ Wf[a + cc].T)
+                    np.abs(N, out=N)
+                    N *= inv[r - a, cc]
+                    np.maximum(mx, N.max(axis=1), out=mx)
+            return mx
+
+        cuts = np.linspace(a, b, min(THREADS, b - a) + 1).round().astype(int).tolist()
+        return [partial(run, r0, r1) for r0, r1 in zip(cuts, cuts[1:])]
+
+
+def _sweep(pairs: Pairs, u_star: float, alpha: float, draws: _Draws | _PartialDraws | None, c_prev: float,
            c: float | None, level: float | None, sketch: Sketch | None = None) -> _Sweep:
     """One pass over the blocks (see :class:`_Sweep`); ``sketch``: filled.
-    The kernel takes a block on a thread of its own (it releases the
-    interpreter) while the next block's statistics are computed: each block
-    gives its own maxima, merged at the end (a maximum is exact)."""
+    A block's maxima are taken on a thread of their own (the kernel and
+    numpy's products release the interpreter) while the next block's
+    statistics are computed: each block gives its own, merged at the end
+    (a maximum is exact)."""
     from concurrent.futures import Future, ThreadPoolExecutor
 
-    mx = None if Z is None else np.zeros(Z.shape[1], np.float32)
-    above = below = 0
+    mx: npt.NDArray[np.floating] | None = None
+    above = below = tested = 0
     test_below = None if level is None else _below(level)
-    running: list[Future[npt.NDArray[np.float32]]] = []
-    with ThreadPoolExecutor(1) as pool:  # (one block in flight: its weights, 4 MB at 10 000 models, are held)
-        for a, _, _, se, t in pairs.blocks():
-            if Z is not None and mx is not None:
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    inv = np.where((np.abs(t) <= c_prev) & (se > 0), 1.0 / se, 0.0).astype(np.float32)
-                if running:
-                    mx = np.maximum(mx, running.pop().result())
-                running.append(pool.submit(_kscore.max_t_block, Z, inv, a, a, np.zeros(Z.shape[1], np.float32)))
+    running: list[Future[npt.NDArray[np.floating]]] = []
+    with ThreadPoolExecutor(THREADS) as pool:  # (one block in flight: its weights, 4 MB at 10 000 models, held)
+        for a, b, diff, se, t in pairs.blocks():
+            if draws is not None:
+                jobs = draws.jobs(a, b, diff, se, t, c_prev)
+                while running:
+                    got = running.pop().result()
+                    mx = got if mx is None else np.maximum(mx, got)
+                running = [pool.submit(job) for job in jobs]
+            tested += int(np.count_nonzero(~np.isnan(t)))
             if sketch is None and c is None and level is None:
                 continue
             u = _u(t)
@@ -196,9 +303,10 @@ def _sweep(pairs: Pairs, u_star: float, alpha: float, Z: npt.NDArray[np.float32]
                 above += int(np.count_nonzero(_above(c)(u_sig)))
             if test_below is not None:
                 below += int(np.count_nonzero(test_below(u_sig)))
-        if running and mx is not None:
-            mx = np.maximum(mx, running.pop().result())
-    return _Sweep(mx, above, below)
+        while running:
+            got = running.pop().result()
+            mx = got if mx is None else np.maximum(mx, got)
+    return _Sweep(mx, above, below, tested)
 
 
 def _stops(now: int, done: int, m: int) -> bool:
@@ -223,29 +331,29 @@ def simultaneous(pairs: Pairs, alpha: float, u_star: float) -> Sets:
     """
     from ..._interval import z_value
 
-    if not pairs.full:
-        raise ValueError("simultaneous rank sets need every model on every question")
+    if not pairs.full and pairs.cluster is not None:
+        raise ValueError("simultaneous rank sets with missing questions need questions without clusters")
     L = pairs.L
     tested = pairs.Q >= 2 and (pairs.cluster is None or len(pairs.parts) >= 2)
-    # (on a full grid every pair has the same questions: all testable, or none)
+    # (on a full grid every pair has the same questions: all testable, or none; else counted)
     m = L * (L - 1) // 2 if tested else 0
     if m == 0:
         return Sets(None, None)
-    E, scale = _scale(pairs)
-    rng = np.random.default_rng(SEED)
-    Z = np.ascontiguousarray((E @ rng.standard_normal((E.shape[1], DRAWS)) * scale).astype(np.float32))
-    del E
+    draws = _Draws(pairs) if pairs.full else _PartialDraws(pairs)
     floor = float(np.nextafter(u_star * math.sqrt(2.0), 0.0))  # (one two-sided test's critical |t|)
     k = min(DRAWS, math.ceil((1.0 - alpha) * (DRAWS + 1))) - 1
 
-    def crit(mx: npt.NDArray[np.float32], done: int) -> float:
+    def crit(mx: npt.NDArray[np.floating], done: int) -> float:
         # Bonferroni's bound of the max-t quantile for the pairs left (2-sided), and no lower than
         # one test's: Monte Carlo noise neither widens beyond Holm nor rejects beyond p < alpha.
         c = float(np.sort(mx)[k])
         return max(min(c, z_value(1.0 - alpha / (m - done))), floor)
 
     sketch = Sketch(u_star)
-    first = _sweep(pairs, u_star, alpha, Z, math.inf, None, None, sketch)
+    first = _sweep(pairs, u_star, alpha, draws, math.inf, None, None, sketch)
+    m = first.tested
+    if m == 0:
+        return Sets(None, None)
     assert first.mx is not None
     holm = _Holm(m, alpha, sketch)
     c, done = crit(first.mx, 0), 0
@@ -259,7 +367,7 @@ def simultaneous(pairs: Pairs, alpha: float, u_star: float) -> Sets:
             break
         # The exact count, and (unless every count within the bounds stops) the next step's maxima.
         more = not all_stop
-        got = _sweep(pairs, u_star, alpha, Z if more else None, c, c, holm.pending)
+        got = _sweep(pairs, u_star, alpha, draws if more else None, c, c, holm.pending)
         if holm.pending is not None:
             holm.exact(got.below)
         now = got.above
