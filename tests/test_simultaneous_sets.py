@@ -162,7 +162,7 @@ def test_missing_questions_as_defined(seed: int) -> None:
         assert got.lo.tolist() == lo and got.hi.tolist() == hi
 
 
-def test_missing_questions_in_clusters_or_past_the_cap_give_holms_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_past_the_caps_or_missing_questions_in_clusters_holms_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(3)
     X, _, _ = _board(rng, 30, 40, 1.0, 1)
     W = rng.random(X.shape) > 0.1
@@ -174,6 +174,12 @@ def test_missing_questions_in_clusters_or_past_the_cap_give_holms_ranges(monkeyp
     monkeypatch.setattr(sim, "PARTIAL_MAX", 30 * 30 * 40 - 1)
     got = rank_sets(X.copy(), W, None, models, 0.95, "simultaneous")
     assert got.adjust == "holm" and "30 models x 40 questions" in got.note
+    assert got.lo.tolist() == holm.lo.tolist() and got.hi.tolist() == holm.hi.tolist()
+    X, W, _ = _board(rng, 30, 40, 1.0, 1)
+    monkeypatch.setattr(sim, "FULL_MAX", 29)
+    got = rank_sets(X.copy(), W, None, models, 0.95, "simultaneous")
+    assert got.adjust == "holm" and "at most 29 models" in got.note
+    holm = rank_sets(X.copy(), W, None, models, 0.95, "holm")
     assert got.lo.tolist() == holm.lo.tolist() and got.hi.tolist() == holm.hi.tolist()
 
 

@@ -39,9 +39,11 @@ Decisions, for ``alpha = 1 - confidence``:
   Wilhelm, "Inference for Ranks", Review of Economic Studies). Each step's
   critical value is at most Bonferroni's for the pairs left (which bounds
   the max-t quantile), and Holm's rejections are added: never wider than
-  Holm's ranges. Made in a few sweeps of the blocks, whatever the number
-  of models, by :mod:`kscore.leaderboard.stats.simultaneous`. Needs every
-  model on every question; otherwise Holm's ranges (same guarantee,
+  Holm's ranges. Made in a few sweeps of the blocks by
+  :mod:`kscore.leaderboard.stats.simultaneous`, also with missing questions
+  (each pair on the questions both have); where that module refuses a
+  board (:func:`kscore.leaderboard.stats.simultaneous.refusal`: its size,
+  or missing questions with clusters), Holm's ranges (same guarantee,
   possibly wider), said in a note.
 """
 
@@ -483,14 +485,13 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
     pairs = Pairs(X, W, cluster)
     note = ""
     used = adjust
-    if adjust == "simultaneous" and not pairs.full:
-        from .simultaneous import partial_refusal
+    if adjust == "simultaneous":
+        from .simultaneous import refusal
 
-        why = partial_refusal(pairs)
+        why = refusal(pairs)
         if why:
             used = "holm"
-            note = f"simultaneous rank sets with missing questions need {why}: Holm's ranges shown (the same " \
-                   "guarantee, possibly wider)"
+            note = f"simultaneous rank sets need {why}: Holm's ranges shown (the same guarantee, possibly wider)"
     p_crit: float | None = None
     t_crit: float | None = None
     if used == "none" and pairs.full and cluster is None and pairs.Q > 1:

@@ -71,26 +71,35 @@ THREADS = min(2, os.cpu_count() or 1)
 U_TOP = 64.0
 
 
-#: With missing questions the bootstrap is two products per row of a block for
-#: all draws (``6 x DRAWS x Q`` flops a pair, float64): past this many
-#: ``models^2 x questions`` (1 000 models x 100 questions, some 10-20 s on
-#: the shared 2-core machine) Holm's ranges stand in, with a note.
+#: On a full grid the bootstrap is ``DRAWS x L^2 / 2`` pair-draws (some 4-8 s
+#: at 10 000 models, a minute at 30 000 on the shared 2-core machine): past
+#: this many models Holm's ranges stand in, with a note.
+FULL_MAX = 30_000
+#: With missing questions it is two products per row of a block for all draws
+#: (``6 x DRAWS x Q`` flops a pair, float64): past this many ``models^2 x
+#: questions`` (1 000 models x 100 questions, some 15 s) Holm's ranges stand in.
 PARTIAL_MAX = 1000 * 1000 * 100
 
 
-def partial_refusal(pairs: Pairs) -> str:
-    """Why the simultaneous sets of a board with missing questions are not
-    made ("": they are): clusters, or past :data:`PARTIAL_MAX`.
+def refusal(pairs: Pairs) -> str:
+    """Why the simultaneous sets of this board are not made ("": they are):
+    past :data:`FULL_MAX` models; with missing questions, clusters or past
+    :data:`PARTIAL_MAX`.
 
     >>> from kscore.leaderboard.stats.ranges import Pairs
     >>> X = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
-    >>> partial_refusal(Pairs(X, np.array([[True, True, False], [True, True, True]]), None))
+    >>> refusal(Pairs(X, np.array([[True, True, False], [True, True, True]]), None))
     ''
+    >>> refusal(Pairs(X, np.array([[True, True, False], [True, True, True]]), np.array([0, 0, 1])))
+    'with missing questions, questions without clusters (--cluster)'
     """
+    if pairs.full:
+        return f"at most {FULL_MAX:,} models" if pairs.L > FULL_MAX else ""
     if pairs.cluster is not None:
-        return "questions without clusters (--cluster)"
+        return "with missing questions, questions without clusters (--cluster)"
     if pairs.L * pairs.L * pairs.Q > PARTIAL_MAX:
-        return f"models^2 x questions <= {PARTIAL_MAX:,} (here {pairs.L:,} models x {pairs.Q:,} questions)"
+        return f"with missing questions, models^2 x questions <= {PARTIAL_MAX:,} (here {pairs.L:,} models x " \
+               f"{pairs.Q:,} questions)"
     return ""
 
 

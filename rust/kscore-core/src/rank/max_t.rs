@@ -50,7 +50,7 @@ pub struct Block<'a> {
 
 impl Block<'_> {
     fn check(&self, mx: &[f32]) -> Result<()> {
-        let models = if self.draws == 0 { 0 } else { self.z.len() / self.draws };
+        let models = self.z.len().checked_div(self.draws).unwrap_or(0);
         if self.draws == 0 || self.z.len() != models * self.draws {
             return Err(Error::value("max_t: z must be models x draws with at least one draw"));
         }
@@ -162,8 +162,7 @@ fn tile_body(block: &Block<'_>, c0: usize, c1: usize, acc: &mut [f32]) {
                 let mut zi = [0.0f32; CHUNK];
                 zi.copy_from_slice(&block.z[(block.row0 + i) * d + d0..][..CHUNK]);
                 let w_row = &block.inv[i * block.cols..][..block.cols];
-                for j in c0..c1 {
-                    let w = w_row[j];
+                for (j, &w) in (c0..c1).zip(&w_row[c0..c1]) {
                     if w == 0.0 {
                         continue;
                     }
@@ -188,8 +187,7 @@ fn tile_body(block: &Block<'_>, c0: usize, c1: usize, acc: &mut [f32]) {
             for i in 0..block.rows {
                 let zi = &block.z[(block.row0 + i) * d + d0..][..len];
                 let w_row = &block.inv[i * block.cols..][..block.cols];
-                for j in c0..c1 {
-                    let w = w_row[j];
+                for (j, &w) in (c0..c1).zip(&w_row[c0..c1]) {
                     if w != 0.0 {
                         let zj = &block.z[(block.col0 + j) * d + d0..][..len];
                         for ((a, &x), &y) in a.iter_mut().zip(zj).zip(zi) {
