@@ -64,8 +64,10 @@ SEED = 20261125
 #: double (sign, exponent, 52 - SHIFT bits of mantissa): 2^(52 - SHIFT) bins
 #: an octave.
 SHIFT = 38
-#: Threads taking the blocks' maxima with missing questions (rows of a block shared).
+#: Threads taking the blocks' maxima (with missing questions, a job per few rows).
 THREADS = min(2, os.cpu_count() or 1)
+#: The work of a job with missing questions (flops): tens of milliseconds.
+JOB_FLOPS = 1e8
 #: ``u`` from here on shares one bin (no critical value comes near:
 #: Bonferroni's for 10^12 pairs at 10^-6 is |t| < 10).
 U_TOP = 64.0
@@ -249,8 +251,8 @@ class _PartialDraws:
     def jobs(self, a: int, b: int, diff: FloatArray, se: FloatArray, t: FloatArray,
              c_prev: float) -> list[Callable[[], npt.NDArray[np.floating]]]:
         """The block's maxima over the pairs with ``|t| <= c_prev``, to run:
-        a job per share of its rows (:data:`THREADS`; each product on one
-        BLAS thread)."""
+        a job per few rows (:data:`JOB_FLOPS`; each product on one BLAS
+        thread, :data:`THREADS` jobs at a time)."""
         pairs, G, K = self.pairs, self.G, self.K
         Wf, X0 = pairs.Wf, pairs.X0
         n = Wf[a:b] @ Wf[a:].T
@@ -276,8 +278,9 @@ class _PartialDraws:
                     np.maximum(mx, N.max(axis=1), out=mx)
             return mx
 
-        cuts = np.linspace(a, b, min(THREADS, b - a) + 1).round().astype(int).tolist()
-        return [partial(run, r0, r1) for r0, r1 in zip(cuts, cuts[1:])]
+        # (rows a job: some JOB_FLOPS, tens of ms, so that Ctrl-C waits for no long job)
+        rows = max(1, int(JOB_FLOPS // (6.0 * G.shape[0] * pairs.Q * max(pairs.L - a, 1))))
+        return [partial(run, r0, min(r0 + rows, b)) for r0 in range(a, b, rows)]
 
 
 def _sweep(pairs: Pairs, u_star: float, alpha: float, draws: _Draws | _PartialDraws | None, c_prev: float,
@@ -294,27 +297,31 @@ def _sweep(pairs: Pairs, u_star: float, alpha: float, draws: _Draws | _PartialDr
     test_below = None if level is None else _below(level)
     running: list[Future[npt.NDArray[np.floating]]] = []
     with ThreadPoolExecutor(THREADS) as pool:  # (one block in flight: its weights, 4 MB at 10 000 models, held)
-        for a, b, diff, se, t in pairs.blocks():
-            if draws is not None:
-                jobs = draws.jobs(a, b, diff, se, t, c_prev)
-                while running:
-                    got = running.pop().result()
-                    mx = got if mx is None else np.maximum(mx, got)
-                running = [pool.submit(job) for job in jobs]
-            tested += int(np.count_nonzero(~np.isnan(t)))
-            if sketch is None and c is None and level is None:
-                continue
-            u = _u(t)
-            u_sig = u[_unadjusted(u, u_star, alpha)]
-            if sketch is not None:
-                sketch.add(u_sig)
-            if c is not None:
-                above += int(np.count_nonzero(_above(c)(u_sig)))
-            if test_below is not None:
-                below += int(np.count_nonzero(test_below(u_sig)))
-        while running:
-            got = running.pop().result()
-            mx = got if mx is None else np.maximum(mx, got)
+        try:
+            for a, b, diff, se, t in pairs.blocks():
+                if draws is not None:
+                    jobs = draws.jobs(a, b, diff, se, t, c_prev)
+                    while running:
+                        got = running.pop().result()
+                        mx = got if mx is None else np.maximum(mx, got)
+                    running = [pool.submit(job) for job in jobs]
+                tested += int(np.count_nonzero(~np.isnan(t)))
+                if sketch is None and c is None and level is None:
+                    continue
+                u = _u(t)
+                u_sig = u[_unadjusted(u, u_star, alpha)]
+                if sketch is not None:
+                    sketch.add(u_sig)
+                if c is not None:
+                    above += int(np.count_nonzero(_above(c)(u_sig)))
+                if test_below is not None:
+                    below += int(np.count_nonzero(test_below(u_sig)))
+            while running:
+                got = running.pop().result()
+                mx = got if mx is None else np.maximum(mx, got)
+        except BaseException:  # (Ctrl-C: drop the jobs not started; those running end within tens of ms)
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     return _Sweep(mx, above, below, tested)
 
 
