@@ -79,7 +79,8 @@ U_TOP = 64.0
 FULL_MAX = 30_000
 #: With missing questions it is two products per row of a block for all draws
 #: (``6 x DRAWS x Q`` flops a pair, float64): past this many ``models^2 x
-#: questions`` (1 000 models x 100 questions, some 15 s) Holm's ranges stand in.
+#: questions`` (1 000 models x 100 questions: 3-30 s on the shared 2-core
+#: machine, as its load goes) Holm's ranges stand in.
 PARTIAL_MAX = 1000 * 1000 * 100
 
 
