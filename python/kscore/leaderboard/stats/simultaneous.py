@@ -31,11 +31,17 @@ step:
 
 Sweeps on a board where most pairs differ: the first (maxima over all
 pairs, the histogram), one per further step of the procedure, and the
-last, which counts the ranks. Needs every model on every question (the
-multipliers perturb each model's estimate per question; with missing
-questions a pair's difference is over its own questions and ``T*`` no
-longer splits into ``Z*_i - Z*_j``): :func:`kscore.leaderboard.stats.ranges.rank_sets`
-shows Holm's ranges there, with a note.
+last, which counts the ranks.
+
+With missing questions (no clusters) each pair is compared on the
+questions both have, as everywhere on the board, and its bootstrap
+statistic is over those questions too (:class:`_PartialDraws`): it no
+longer splits into ``Z*_i - Z*_j``, so the maxima come from two products
+per row of a block for all draws (float64 numpy), checked against the
+definition pair by pair. :func:`refusal` says where Holm's ranges stand in
+(:func:`kscore.leaderboard.stats.ranges.rank_sets` adds the note): past
+:data:`FULL_MAX` models, or :data:`PARTIAL_MAX` with missing questions,
+or missing questions with clusters.
 """
 
 from __future__ import annotations
@@ -335,8 +341,9 @@ def _stops(now: int, done: int, m: int) -> bool:
 
 
 def simultaneous(pairs: Pairs, alpha: float, u_star: float) -> Sets:
-    """Holm's level and the step-down max-t critical value of a full grid
-    (module docstring; ``u_star``: one test's threshold of ``u``,
+    """Holm's level and the step-down max-t critical value of a board (a
+    full grid, or missing questions without clusters; module docstring;
+    ``u_star``: one test's threshold of ``u``,
     :func:`kscore.leaderboard.stats.ranges.u_threshold` of ``alpha``).
 
     >>> from kscore.leaderboard.stats.ranges import Pairs, u_threshold
