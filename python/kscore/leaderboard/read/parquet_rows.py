@@ -15,7 +15,8 @@ sample id outside the range, a repeated sample id, a missing id): on any
 of them, or on a layout it does not take (hive partitions, a question
 column that is not text, ``--cluster``/``--by`` attributes, a sparse board),
 it stops and DuckDB counts the input the general way, which checks and
-names every row. The result is the same :class:`Cells` either way.
+names every row. The result is the same :class:`Cells` either way. Under
+``--memory-limit`` DuckDB counts (it spills to disk; this count would not).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class _Halt(Exception):
 
 def applies(source: Source, r: RowSql) -> bool:
     """Whether the direct count may take this input (it may still stop)."""
-    if not ENABLED or r.proven is None or r.names is None or r.extra or source.kind != "parquet":
+    if not (ENABLED and source.direct) or r.proven is None or r.names is None or r.extra or source.kind != "parquet":
         return False
     if source.relation is not None or not source.files:
         return False
@@ -83,13 +84,26 @@ def count_rows(source: Source, r: RowSql) -> tuple[list[str], list[str], IntArra
 
     columns = [c for c in (model_col, question_col, outcome_col, sample_col) if c is not None]
     ids = [c for c in (model_col, question_col) if c is not None]
-    with _Readers(source.files, columns, ids, prepare) as batches:
-        for batch in batches:
-            if isinstance(batch, str):
-                return batch
-            halted = counter.add(*batch)
-            if halted is not None:
-                return halted
+    done = [0]
+    total: list[int] = []  # the files' rows, read from their footers once the display asks (after a second)
+
+    def meter() -> float:
+        if not total:
+            total.append(max(_rows(source.files), 1))
+        return min(100.0, 100.0 * done[0] / total[0])
+
+    source.meter = meter
+    try:
+        with _Readers(source.files, columns, ids, prepare) as batches:
+            for batch in batches:
+                if isinstance(batch, str):
+                    return batch
+                halted = counter.add(*batch)
+                if halted is not None:
+                    return halted
+                done[0] += len(batch[2])
+    finally:
+        source.meter = None
     models_, questions, m, q, cats = counter.finish()
     if len(m) == 0:
         return "no rows"
@@ -167,6 +181,16 @@ _DONE = object()
 #: Reader threads (files are dealt out to them in turn) and batches read ahead.
 READERS = 2
 READ_AHEAD = 4
+
+
+def _rows(files: list[Path]) -> int:
+    """Rows of the files by their footers (for the progress display)."""
+    import pyarrow.parquet as pq
+
+    try:
+        return sum(pq.read_metadata(f).num_rows for f in files)
+    except Exception:  # noqa: BLE001 - an unreadable footer: the readers find it and hand over
+        return 0
 
 
 def _file_model(source: Source, path: Path) -> str:

@@ -315,31 +315,69 @@ struct ModelRow {
     seen: Vec<u64>,
 }
 
-/// The rows of one cell seen in a row: their counts and sample ids.
-struct Run {
-    model: u32,
-    slot: u32,
-    rows: u64,
-    /// Rows of category 1 (two categories: `counts` is filled at the flush).
-    ones: u64,
-    /// Ids seen (ids 0..63: `seen` is filled at the flush).
-    mask: u64,
-    counts: Vec<u64>,
-    seen: Vec<u64>,
+/// A run of one cell's rows with two categories and ids 0..63: (rows, ones, ids seen).
+#[inline]
+fn one_word_run<V: Code, S: Code>(outcome: &[V], sample: &[S], ids: u64) -> Result<(u64, u64, u64), Halt> {
+    let (mut ones, mut mask) = (0u64, 0u64);
+    for (v, s) in outcome.iter().zip(sample) {
+        let (v, s) = (v.code(), s.code());
+        if v as u64 > 1 {
+            return Err(Halt::Outcome);
+        }
+        if s as u64 >= ids {
+            return Err(Halt::Sample);
+        }
+        let bit = 1u64 << (s & 63);
+        if mask & bit != 0 {
+            return Err(Halt::Duplicate);
+        }
+        mask |= bit;
+        ones += v as u64;
+    }
+    Ok((outcome.len() as u64, ones, mask))
 }
 
-impl Run {
-    fn new(categories: usize, words: usize) -> Run {
-        Run {
-            model: u32::MAX,
-            slot: u32::MAX,
-            rows: 0,
-            ones: 0,
-            mask: 0,
-            counts: vec![0; categories],
-            seen: vec![0; words],
+/// A run with two categories and no sample column: (rows, ones, 0).
+#[inline]
+fn binary_run<V: Code>(outcome: &[V]) -> Result<(u64, u64, u64), Halt> {
+    let mut ones = 0u64;
+    for v in outcome {
+        let v = v.code();
+        if v as u64 > 1 {
+            return Err(Halt::Outcome);
         }
+        ones += v as u64;
     }
+    Ok((outcome.len() as u64, ones, 0))
+}
+
+/// Any other run: counts per category into `local`, ids seen into `seen`.
+fn general_run<V: Code, S: Code>(
+    outcome: &[V],
+    sample: Option<(&[S], u64)>,
+    local: &mut [u64],
+    seen: &mut [u64],
+) -> Result<(), Halt> {
+    let c = local.len() as u64;
+    for (i, v) in outcome.iter().enumerate() {
+        let v = v.code();
+        if v as u64 >= c {
+            return Err(Halt::Outcome);
+        }
+        if let Some((s, ids)) = sample {
+            let s = s[i].code();
+            if s as u64 >= ids {
+                return Err(Halt::Sample);
+            }
+            let (w, bit) = (s as usize >> 6, 1u64 << (s & 63));
+            if seen[w] & bit != 0 {
+                return Err(Halt::Duplicate);
+            }
+            seen[w] |= bit;
+        }
+        local[v as usize] += 1;
+    }
+    Ok(())
 }
 
 /// The counts so far and the name tables.
@@ -418,111 +456,97 @@ impl RowCounter {
         outcome: &[V],
         sample: Option<&[S]>,
     ) -> Result<(), Halt> {
-        let (c, ids) = (self.categories, self.ids as i64);
-        // The current model's row: its code and question span, refreshed on
-        // a change of model or a growth (rows of a model come together).
-        let mut current = u32::MAX;
-        let (mut lo, mut len) = (0u32, 0u32);
-        // Rows of one cell usually come together (a question's samples):
-        // they are counted in `run` and written to the cell once, when the
-        // cell changes (a read-modify-write of the same memory per row
-        // would wait on the previous row's store).
-        let mut run = Run::new(c, self.words);
-        // The common cases kept in registers: two categories (the correct
-        // ones summed), ids 0..63 (one word of bits).
-        let (binary, one_word) = (c == 2, self.words == 1);
-        for r in 0..q_idx.len() {
+        let c = self.categories;
+        let n = q_idx.len();
+        let m_idx = match *model {
+            ModelColumn::Coded(idx, _) => Some(idx),
+            ModelColumn::Constant(_) => None,
+        };
+        // Rows of one cell usually come together (a question's samples): each
+        // run of equal indices is resolved to its cell once, counted in
+        // registers and added to the cell once (a read-modify-write of the
+        // cell per row would wait on the previous row's store).
+        let mut local = vec![0u64; c];
+        let mut seen = vec![0u64; self.words];
+        let mut r = 0;
+        while r < n {
+            let qi = q_idx[r];
+            let mut e = r + 1;
+            match m_idx {
+                None => {
+                    while e < n && q_idx[e] == qi {
+                        e += 1;
+                    }
+                }
+                Some(mi) => {
+                    while e < n && q_idx[e] == qi && mi[e] == mi[r] {
+                        e += 1;
+                    }
+                }
+            }
             let m = match *model {
                 ModelColumn::Constant(m) => m,
                 ModelColumn::Coded(idx, map) => *map.get(idx[r] as u32 as usize).ok_or(Halt::Index)?,
             };
-            let q = *q_map.get(q_idx[r] as u32 as usize).ok_or(Halt::Index)?;
-            let v = outcome[r].code();
-            if v < 0 || v >= c as i64 {
-                return Err(Halt::Outcome);
-            }
-            if m != current {
-                self.flush(&mut run)?;
-                if m as usize >= self.rows.len() {
-                    self.rows.resize_with(m as usize + 1, ModelRow::default);
+            let q = *q_map.get(qi as u32 as usize).ok_or(Halt::Index)?;
+            let (rows, ones, mask) = match sample {
+                // Two categories, ids 0..63: a sum and one word of bits.
+                Some(s) if c == 2 && self.words == 1 => one_word_run(&outcome[r..e], &s[r..e], self.ids as u64)?,
+                Some(s) => {
+                    general_run(&outcome[r..e], Some((&s[r..e], self.ids as u64)), &mut local, &mut seen)?;
+                    (0, 0, 0)
                 }
-                current = m;
-                (lo, len) = (self.rows[m as usize].lo, self.rows[m as usize].len);
-            }
-            let mut slot = q.wrapping_sub(lo);
-            if slot >= len {
-                self.flush(&mut run)?;
-                slot = self.grow(m as usize, q)? as u32;
-                (lo, len) = (self.rows[m as usize].lo, self.rows[m as usize].len);
-            }
-            if (m, slot) != (run.model, run.slot) {
-                self.flush(&mut run)?;
-                (run.model, run.slot) = (m, slot);
-            }
-            if let Some(s) = sample {
-                let s = s[r].code();
-                if s < 0 || s >= ids {
-                    return Err(Halt::Sample);
+                None if c == 2 => binary_run(&outcome[r..e])?,
+                None => {
+                    general_run::<V, S>(&outcome[r..e], None, &mut local, &mut seen)?;
+                    (0, 0, 0)
                 }
-                let bit = 1u64 << (s & 63);
-                if one_word {
-                    if run.mask & bit != 0 {
-                        return Err(Halt::Duplicate);
-                    }
-                    run.mask |= bit;
-                } else {
-                    let w = s as usize >> 6;
-                    if run.seen[w] & bit != 0 {
-                        return Err(Halt::Duplicate);
-                    }
-                    run.seen[w] |= bit;
+            };
+            if rows > 0 {
+                (local[0], local[1]) = (rows - ones, ones);
+                if !seen.is_empty() {
+                    seen[0] = mask;
                 }
             }
-            if binary {
-                run.ones += v as u64;
-            } else {
-                run.counts[v as usize] += 1;
-            }
-            run.rows += 1;
+            self.merge(m, q, &mut local, &mut seen)?;
+            r = e;
         }
-        self.flush(&mut run)
+        Ok(())
     }
 
-    /// Add a run's counts to its cell (nothing for an empty run).
-    fn flush(&mut self, run: &mut Run) -> Result<(), Halt> {
-        if run.rows == 0 {
-            return Ok(());
-        }
+    /// Add a run's counts (and ids seen) to its cell, growing the model's
+    /// row to hold it; `local` and `seen` are left zero.
+    fn merge(&mut self, m: u32, q: u32, local: &mut [u64], seen: &mut [u64]) -> Result<(), Halt> {
         let (c, words) = (self.categories, self.words);
-        let row = &mut self.rows[run.model as usize];
-        let slot = run.slot as usize;
+        if m as usize >= self.rows.len() {
+            self.rows.resize_with(m as usize + 1, ModelRow::default);
+        }
+        let row = &self.rows[m as usize];
+        let slot = match q.wrapping_sub(row.lo) {
+            s if s < row.len => s as usize,
+            _ => self.grow(m as usize, q)?,
+        };
+        let row = &mut self.rows[m as usize];
         let cell = &mut row.counts[slot * c..slot * c + c];
         let mut new_cell = cell.iter().all(|&x| x == 0);
-        if words == 1 {
-            run.seen[0] = run.mask;
-            run.mask = 0;
-        }
-        if c == 2 {
-            (run.counts[0], run.counts[1]) = (run.rows - run.ones, run.ones);
-            run.ones = 0;
-        }
         if words > 0 {
-            let seen = &mut row.seen[slot * words..slot * words + words];
-            for (stored, &local) in seen.iter_mut().zip(&run.seen) {
-                if *stored & local != 0 {
+            for (stored, local) in row.seen[slot * words..slot * words + words]
+                .iter_mut()
+                .zip(seen.iter_mut())
+            {
+                if *stored & *local != 0 {
                     return Err(Halt::Duplicate);
                 }
                 new_cell &= *stored == 0;
-                *stored |= local;
+                *stored |= *local;
+                *local = 0;
             }
-            run.seen.fill(0);
         }
-        for (x, add) in cell.iter_mut().zip(run.counts.iter_mut()) {
+        for (x, add) in cell.iter_mut().zip(local.iter_mut()) {
             *x = u32::try_from(*x as u64 + *add).map_err(|_| Halt::Overflow)?;
             *add = 0;
         }
         self.cells += new_cell as usize;
-        run.rows = 0;
         Ok(())
     }
 
