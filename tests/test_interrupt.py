@@ -122,7 +122,23 @@ def big_board(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _interrupt_run(board: Path, folder: Path, phase: str, delay: float) -> tuple[int, float, str]:
+@pytest.fixture(scope="module")
+def big_parquet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """20M rows in 20 Parquet files (a model each, 100,000 questions x 10
+    samples), counted outside DuckDB (read/parquet_rows.py) for some 2 s on a
+    quiet 2-core machine."""
+    duckdb = pytest.importorskip("duckdb")
+    folder = tmp_path_factory.mktemp("interrupt-parquet")
+    con = duckdb.connect()
+    for m in range(20):
+        con.execute(f"COPY (SELECT 'model-{m:02d}' AS model, 'q' || CAST(i // 10 AS VARCHAR) AS question_id, "
+                    "CAST(i % 10 AS SMALLINT) AS sample, CAST(hash(i) % 2 AS TINYINT) AS correct "
+                    f"FROM range(1000000) t(i)) TO '{folder / f'model-{m:02d}.parquet'}' (FORMAT parquet)")
+    return folder
+
+
+def _interrupt_run(board: Path, folder: Path, phase: str, delay: float,
+                   limit: bool = True) -> tuple[int, float, str]:
     """Start ``kscore leaderboard`` on ``board`` with outputs in ``folder``,
     send SIGINT ``delay`` s after ``phase`` begins: (status, seconds from the
     signal to the exit, what stderr said after the phase began)."""
@@ -131,7 +147,7 @@ def _interrupt_run(board: Path, folder: Path, phase: str, delay: float) -> tuple
     tmp.mkdir()
     env = dict(os.environ, KSCORE_PHASES="1", TMPDIR=str(tmp), PYTHONUNBUFFERED="1")
     cmd = [sys.executable, "-m", "kscore", "leaderboard", str(board), "--wide", "-o", str(out),
-           "--plot", str(plot), "--quiet", "--memory-limit", "1GB"]
+           "--plot", str(plot), "--quiet", *(["--memory-limit", "1GB"] if limit else [])]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stderr is not None
@@ -177,6 +193,19 @@ def test_sigint_in_each_phase_of_a_leaderboard_run(big_board: Path, tmp_path: Pa
     left = sorted(p.name for p in (folder / "out").iterdir())
     assert left == (["board.txt"] if phase == "plotting" else []), left
     assert not list((folder / "tmp").iterdir()), list((folder / "tmp").iterdir())
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.3])
+def test_sigint_while_parquet_rows_are_counted_outside_duckdb(big_parquet: Path, tmp_path: Path,
+                                                                delay: float) -> None:
+    """The direct count of Parquet rows (reader threads, the core counting
+    batches): a SIGINT in it ends the run as in any phase, within the bound,
+    with one line and nothing left behind."""
+    rc, waited, rest = _interrupt_run(big_parquet, tmp_path, "reading", delay, limit=False)
+    assert rc == 130, (rc, rest)
+    assert rest == "kscore: interrupted\n", rest
+    assert waited < RUN_BOUND_S, f"exit {waited:.2f} s after SIGINT"
+    assert not list((tmp_path / "out").iterdir())
 
 
 def test_an_error_raised_while_handling_ctrl_c_is_an_interrupt() -> None:

@@ -9,7 +9,7 @@ from typing_extensions import final
 
 __version__: str
 __all__ = [
-    "__version__", "Credit", "metric_table", "BinaryBank", "CountStates", "CategoryCounts",
+    "__version__", "Credit", "metric_table", "BinaryBank", "CountStates", "CategoryCounts", "RowCounter",
     "ndtri", "_set_parallel_grain", "_vector_paths",
     "bayes", "dirichlet_of_matrix", "avg", "observed_mean", "max_at_k", "max_at_k_of_matrix",
     "max_at_k_posterior", "max_at_k_posterior_of_matrix",
@@ -110,6 +110,21 @@ class CategoryCounts:
     @property
     def trials(self) -> int: ...
     def to_array(self) -> npt.NDArray[np.uint32]: ...
+
+#: A dictionary column of a batch: int32 indices, int32/int64 offsets, uint8 data.
+_Dictionary = tuple[npt.NDArray[np.int32], npt.NDArray[np.int32] | npt.NDArray[np.int64], npt.NDArray[np.uint8]]
+
+@final
+class RowCounter:
+    """Per-(model, question) category counts of long-format rows, batch by batch."""
+
+    def __new__(cls, categories: int, ids: int) -> RowCounter: ...
+    def model_code(self, name: str) -> int: ...
+    def add(self, model: int | _Dictionary, question: _Dictionary, outcome: npt.NDArray[Any],
+            sample: npt.NDArray[Any] | None = None) -> str | None: ...
+    def cells(self) -> int: ...
+    def finish(self) -> tuple[list[str], list[str], npt.NDArray[np.int64], npt.NDArray[np.int64],
+                              npt.NDArray[np.int64]]: ...
 
 def dirichlet_of_matrix(
     matrix: object, weights: object, observed: bool, prior: object = None

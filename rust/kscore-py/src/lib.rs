@@ -12,6 +12,7 @@ mod enter;
 mod matrix;
 mod posterior;
 mod rank;
+mod rows;
 mod tailpass;
 
 /// Inverse standard normal CDF (Cephes `ndtri`, as `scipy.special.ndtri`).
@@ -50,6 +51,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_set_parallel_grain, m)?)?;
     m.add_function(wrap_pyfunction!(_vector_paths, m)?)?;
     m.add_class::<categorical::CategoryCounts>()?;
+    m.add_class::<rows::RowCounter>()?;
     m.add_function(wrap_pyfunction!(categorical::bayes, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::dirichlet_of_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::avg, m)?)?;

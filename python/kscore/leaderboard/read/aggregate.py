@@ -28,6 +28,7 @@ from ..runtime.progress import phase
 from .columns import ColumnNames, resolve_columns
 from .diagnose_read import duplicate_header
 from .interrupt import interruptible
+from .parquet_rows import REPEATED, applies, count_rows, to_counts
 from .source import Source
 from .sql import RowSql, literal, outcome_expr, sample_is_integer, value
 
@@ -74,7 +75,8 @@ def row_sql(source: Source, names: ColumnNames, n_categories: int, issues: Issue
     proven = _proven(source, cols.outcome, types[cols.outcome], cols.sample, n_categories)
     return RowSql(m, value(cols.question, types[cols.question]), outcome_expr(cols.outcome, types[cols.outcome]), s,
                   f"CAST({value(cols.outcome, types[cols.outcome])} AS VARCHAR)", mask_ok, n_categories, proven,
-                  extra_columns(names.extra, available, source.label, types))
+                  extra_columns(names.extra, available, source.label, types),
+                  (cols.model, cols.question, cols.outcome, cols.sample))
 
 
 def extra_columns(extra: tuple[str, ...], available: list[str], label: str,
@@ -367,6 +369,13 @@ def by_model_question(m: IntArray, q: IntArray, n_questions: int) -> IntArray:
 
 def aggregate(source: Source, r: RowSql) -> Cells:
     """Run the aggregation; per-cell counts, problem totals."""
+    if applies(source, r):
+        found = count_rows(source, r)
+        if not isinstance(found, str):
+            phase("counting")
+            return Cells(to_counts(found), r, 0, 0, 0)
+        if found == REPEATED:  # the lean query would find it too: count with every row checked
+            r = replace(r, proven=None)
     table = run_checked(source, _query(r), filename=source.multi)
     phase("counting")
     columns = set(table.column_names)

@@ -60,7 +60,8 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
             return con
 
         try:
-            counts, label = _read_counts(source, names, n_categories, input_format, issues, progress, connect)
+            counts, label = _read_counts(source, names, n_categories, input_format, issues, progress, connect,
+                                         direct=limit is None)
         except LeaderboardError as exc:
             if limit is not None and "out of memory" in str(exc).lower():
                 raise LeaderboardError(f"{exc} (under --memory-limit {limit}: give it more)") from None
@@ -98,7 +99,7 @@ def read_columns(source: object, *, n_categories: int, cluster: str | None, by: 
 
 def _read_counts(source: object, names: ColumnNames | None, n_categories: int, input_format: str | None,
                  issues: Issues, progress: Progress | None,
-                 connect: Callable[[], object]) -> tuple[Counts, str]:
+                 connect: Callable[[], object], direct: bool = True) -> tuple[Counts, str]:
     import duckdb
 
     names = names or ColumnNames()
@@ -110,12 +111,13 @@ def _read_counts(source: object, names: ColumnNames | None, n_categories: int, i
     if is_dask_collection(source):  # counted on the cluster (read/dask.py)
         return leaderboard_counts(source, names, n_categories, issues), DASK_LABEL
     src: Source = open_source(source, input_format, connect)
+    src.direct = direct
     for message in src.warnings:
         issues.warn(message)
     if src.kind in ("npy", "npz"):
         return read_wide(src.files[0], src.kind, n_categories, issues), src.label
     phase("reading")
-    with (progress or Progress(None)).query(src.con, f"Reading {Path(src.label).name or src.label}"):
+    with (progress or Progress(None)).query(src, f"Reading {Path(src.label).name or src.label}"):
         columns = describe_checked(src, names)
         available = [n for n, _ in columns]
         if is_counts_table(available, names):

@@ -66,6 +66,19 @@ class Source:
     warnings: list[str] = field(default_factory=list)
     #: The field separator of a CSV/TSV input (:func:`sniff_delimiter`).
     delimiter: str = ","
+    #: Whether its rows may be counted outside DuckDB (read/parquet_rows.py);
+    #: not under a memory limit, which is DuckDB's (it spills, the direct
+    #: count would not).
+    direct: bool = True
+    #: While the direct count runs: its percentage of rows read (the
+    #: progress display asks it instead of DuckDB's query progress).
+    meter: Callable[[], float] | None = None
+
+    def query_progress(self) -> float:
+        """The running read's percentage done (-1: none running), for runtime/progress.py."""
+        if self.meter is not None:
+            return self.meter()
+        return float(self.con.query_progress()) if self.con is not None else -1.0
 
     @property
     def multi(self) -> bool:

@@ -62,6 +62,10 @@ class RowSql:
     #: Question attributes carried through the aggregation (``--cluster``,
     #: ``--by``): (name, expression), selected as x0, x1, ...
     extra: tuple[tuple[str, str], ...] = ()
+    #: The columns as named in the source (model, question, outcome,
+    #: sample; None: absent), for the direct count of Parquet rows
+    #: (read/parquet_rows.py).
+    names: tuple[str | None, str, str, str | None] | None = None
 
     def select(self) -> str:
         s = self.s if self.s is not None else "0"

@@ -34,7 +34,9 @@ class Progress:
 
     @contextmanager
     def query(self, con: Any, text: str) -> Iterator[None]:
-        """Show ``text`` and the percentage done of ``con``'s running query."""
+        """Show ``text`` and the percentage done of ``con``'s running query
+        (``con``: anything with DuckDB's ``query_progress()``, as a read's
+        Source, which also tells the progress of a count outside DuckDB)."""
         if self.console is None or con is None:
             yield
             return

@@ -13,6 +13,8 @@
 //! - `histogram`: distinct per-row counts with frequencies.
 //! - `counts`: per-question `(n, c)` arrays: types and their validation.
 //! - `states`: those pairs deduplicated into a `StateTable`.
+//! - `rows`: long-format rows (Arrow dictionary batches) to per-(model,
+//!   question) category counts, for the leaderboard.
 
 pub mod bytes;
 pub mod counts;
@@ -22,6 +24,7 @@ pub mod matrix;
 pub mod moments;
 pub mod packed;
 pub mod planes;
+pub mod rows;
 pub mod states;
 pub mod wide;
 
