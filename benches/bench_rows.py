@@ -52,8 +52,9 @@ def main() -> None:
     args = parser.parse_args()
     import compileall
 
-    import kscore
     from bench_leaderboard import write_dataset
+
+    import kscore
 
     compileall.compile_dir(Path(kscore.__file__).parent, quiet=1)
     raw = args.dir / "raw"
