@@ -9,22 +9,25 @@ reader the leaderboard uses on inspect logs: ``C`` 1, ``P`` 0.5, ``I``/``N``
 ``w`` it equals (``w = [0, 1]``: the outcome is 0 or 1, the correct answers
 counted). The counts per (sample, category) are all kscore's kernels need.
 
-The Python work is two attribute reads per score; the rest runs on arrays
-and on the few distinct values (a value is looked up once, not once per
-score). inspect passes the same list to every metric of a scorer, so the
+Reading the scores is the cost: two attribute reads per score, through
+pydantic objects scattered in memory. The compiled module reads both in one
+pass (``_kscore.inspect_columns``: one-letter values as bytes, int ids as
+int64, else the objects); the rest runs on arrays and on the few distinct
+values (a value is looked up once, not once per score). inspect passes the same list to every metric of a scorer, so the
 table is kept for the next metric (one slot, holding that list until a
 metric is called on another one; a list changed in place in between would
 be seen as it was: inspect does not do that)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from .. import _kscore
 from ..formats._inspect import to_float as default_to_float
 from ..leaderboard._counts import Counts
 
@@ -64,8 +67,7 @@ def _key(scores: Sequence[Any], w: FloatArray, to_float: ToFloat | None) -> tupl
 
 
 def _build(scores: Sequence[Any], w: FloatArray, to_float: ToFloat | None, where: str) -> Table:
-    values = [s.score.value for s in scores]
-    ids = [s.sample_id for s in scores]
+    values, ids = read(scores)
     cat = _categories(values, w, to_float, where)
     q, n_questions = _question_codes(ids)
     width = len(w)
@@ -76,25 +78,31 @@ def _build(scores: Sequence[Any], w: FloatArray, to_float: ToFloat | None, where
     return Table(counts, q)
 
 
-def _categories(values: list[Any], w: FloatArray, to_float: ToFloat | None, where: str) -> IntArray:
+def read(scores: Sequence[Any]) -> tuple[bytes | list[Any], IntArray | list[Any]]:
+    """Each score's ``.score.value`` and ``.sample_id``: the values as bytes
+    (one latin-1 code each) when every one is a one-character str below
+    U+0100, the ids as int64 when every one is an int, else as lists."""
+    if isinstance(scores, list):
+        return _kscore.inspect_columns(scores)  # (one pass, as getattr reads)
+    return [s.score.value for s in scores], [s.sample_id for s in scores]
+
+
+def _categories(values: bytes | list[Any], w: FloatArray, to_float: ToFloat | None, where: str) -> IntArray:
     """Each value's outcome category (the index of the reward it equals)."""
+    if isinstance(values, bytes):
+        letters = np.frombuffer(values, np.uint8)
+        present = np.flatnonzero(np.bincount(letters, minlength=256))
+        of_letter = _category_of([chr(c) for c in present.tolist()], w, to_float, where)
+        by_code = np.zeros(256, np.int64)
+        by_code[present] = [of_letter[chr(c)] for c in present.tolist()]
+        return by_code[letters]
     try:
         distinct: set[Hashable] = set(values)
     except TypeError:
         bad = next(v for v in values if not isinstance(v, Hashable))
         raise ValueError(f"kscore {where}: a score value is {type(bad).__name__} ({str(bad)[:60]}), several values "
                          "rather than one outcome; give the scorer one value per sample") from None
-    convert = to_float or default_to_float
-    rewards = w.tolist()
-    cat_of: dict[Any, int] = {}
-    for v in distinct:
-        f = convert(v)
-        if f is None or f not in rewards:
-            shown = "0 or 1" if rewards == [0.0, 1.0] else f"one of the rewards w = {rewards}"
-            mapped = "" if f is None else f" (as a number: {f!r})"
-            raise ValueError(f"kscore {where}: score value {v!r}{mapped} is not {shown}; "
-                             "pass w= for graded rewards (bayes)")
-        cat_of[v] = rewards.index(f)
+    cat_of = _category_of(distinct, w, to_float, where)
     n = len(values)
     if len(cat_of) == 1:
         return np.full(n, next(iter(cat_of.values())), np.int64)
@@ -111,16 +119,34 @@ def _categories(values: list[Any], w: FloatArray, to_float: ToFloat | None, wher
     return np.fromiter(map(cat_of.__getitem__, values), np.int64, n)
 
 
-def _question_codes(ids: list[Any]) -> tuple[IntArray, int]:
+def _category_of(distinct: Iterable[Any], w: FloatArray, to_float: ToFloat | None, where: str) -> dict[Any, int]:
+    """Each distinct value's outcome category, mapped as ``to_float`` maps it."""
+    convert = to_float or default_to_float
+    rewards = w.tolist()
+    cat_of: dict[Any, int] = {}
+    for v in distinct:
+        f = convert(v)
+        if f is None or f not in rewards:
+            shown = "0 or 1" if rewards == [0.0, 1.0] else f"one of the rewards w = {rewards}"
+            mapped = "" if f is None else f" (as a number: {f!r})"
+            raise ValueError(f"kscore {where}: score value {v!r}{mapped} is not {shown}; "
+                             "pass w= for graded rewards (bayes)")
+        cat_of[v] = rewards.index(f)
+    return cat_of
+
+
+def _question_codes(ids: IntArray | list[Any]) -> tuple[IntArray, int]:
     """Each score's question code 0..Q-1 (by sample id) and Q."""
     n = len(ids)
-    arr = np.array(ids) if n else np.zeros(0, np.int64)
+    arr = ids if isinstance(ids, np.ndarray) else np.array(ids) if n else np.zeros(0, np.int64)
     if arr.dtype.kind == "i":  # every id an int (a str id makes the array text)
         lo = int(arr.min()) if n else 0
         span = int(arr.max()) - lo + 1 if n else 0
         if span <= 4 * n + (1 << 16):
             off = arr - lo
             used = np.bincount(off, minlength=span) > 0
+            if used.all():  # (ids lo..hi without a gap: the offsets are the codes)
+                return off.astype(np.int64, copy=False), span
             renum = np.cumsum(used) - 1
             return renum[off].astype(np.int64, copy=False), int(used.sum())
         uniq, inv = np.unique(arr, return_inverse=True)
