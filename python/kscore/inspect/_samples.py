@@ -9,14 +9,16 @@ reader the leaderboard uses on inspect logs: ``C`` 1, ``P`` 0.5, ``I``/``N``
 ``w`` it equals (``w = [0, 1]``: the outcome is 0 or 1, the correct answers
 counted). The counts per (sample, category) are all kscore's kernels need.
 
-Reading the scores is the cost: two attribute reads per score, through
-pydantic objects scattered in memory. The compiled module reads both in one
-pass (``_kscore.inspect_columns``: one-letter values as bytes, int ids as
-int64, else the objects); the rest runs on arrays and on the few distinct
-values (a value is looked up once, not once per score). inspect passes the same list to every metric of a scorer, so the
-table is kept for the next metric (one slot, holding that list until a
-metric is called on another one; a list changed in place in between would
-be seen as it was: inspect does not do that)."""
+Reading the scores is the cost: two attribute reads per score, walks
+through pydantic objects scattered in memory. The compiled module reads both
+in one pass (``_kscore.inspect_columns``: one-letter values as bytes, int
+ids as int64, else the objects), about two thirds of the time of Python's
+two list comprehensions; the rest runs on arrays and on the few distinct
+values (a value is looked up once, not once per score). inspect passes the
+same list to every metric of a scorer, so the table is kept for the next
+metric (one slot, holding that list until a metric is called on another
+one; a list changed in place in between would be seen as it was: inspect
+does not do that)."""
 
 from __future__ import annotations
 
@@ -82,7 +84,7 @@ def read(scores: Sequence[Any]) -> tuple[bytes | list[Any], IntArray | list[Any]
     """Each score's ``.score.value`` and ``.sample_id``: the values as bytes
     (one latin-1 code each) when every one is a one-character str below
     U+0100, the ids as int64 when every one is an int, else as lists."""
-    if isinstance(scores, list):
+    if type(scores) is list:  # (a subclass may iterate otherwise)
         return _kscore.inspect_columns(scores)  # (one pass, as getattr reads)
     return [s.score.value for s in scores], [s.sample_id for s in scores]
 
