@@ -15,8 +15,8 @@ implementations taking turns (conftest.interleaved_medians):
   work after the reads (the same call on columns read beforehand: the
   values' categories, the grouping of epochs by sample, the counts table,
   the estimate and its interval);
-* the same metric reading the scores in Python (two list comprehensions, as
-  before the compiled reader);
+* the same metric reading the scores in Python (``_samples.python_read``,
+  the reader of a sequence that is not a list);
 * the floor of a metric of the scores written in Python: reading
   ``.score.value`` and ``.sample_id`` of every score (two list
   comprehensions), and the loop inspect itself runs over the list before
@@ -77,30 +77,33 @@ def workloads(scores: list[SampleScore]) -> dict[str, Callable[[], Any]]:
         # of the scores makes (inspect's own loop before any metric reads one).
         return [s.score.value for s in scores], [s.sample_id for s in scores]
 
+    def fresh() -> None:
+        _samples._last = _samples._last_columns = None  # (no list kept from a previous call)
+
     def kscore_one() -> Any:
-        _samples._last = None  # (a fresh table: no list kept from a previous call)
+        fresh()
         return one(scores)
 
     def kscore_read() -> Any:
-        return _samples.read(scores)
+        return _samples.read(scores, "bench")
 
-    columns = _samples.read(scores)
+    columns = _samples.read(scores, "bench")
 
     def kscore_own() -> Any:
         # The metric with its reads done beforehand: kscore's own work.
-        _samples._last = None
+        fresh()
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(_samples, "read", lambda _: columns)
+            mp.setattr(_samples, "read", lambda *_: columns)
             return one(scores)
 
     def kscore_python_reads() -> Any:
-        _samples._last = None
+        fresh()
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(_samples, "read", python_read)
+            mp.setattr(_samples, "read", _samples.python_read)
             return one(scores)
 
     def kscore_eight() -> Any:
-        _samples._last = None
+        fresh()
         return [m(scores) for m in eight]
 
     def read_only() -> Any:
@@ -122,7 +125,7 @@ def workloads(scores: list[SampleScore]) -> dict[str, Callable[[], Any]]:
 
     return {"kscore": kscore_one, "kscore: reading the scores (compiled, one pass)": kscore_read,
             "kscore: own work after the reads": kscore_own,
-            "kscore, reading in Python (before)": kscore_python_reads,
+            "kscore, reading in Python (no compiled reader)": kscore_python_reads,
             "kscore (8 metrics)": kscore_eight, "read .score.value, .sample_id in Python": read_only,
             "inspect's NaN filter before metrics": inspect_nan_filter,
             "inspect accuracy+stderr (unreduced)": inspect_unreduced,

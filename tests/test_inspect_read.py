@@ -1,8 +1,9 @@
 """kscore.inspect's reader of inspect's ``SampleScore`` list (the compiled
-one-pass ``_kscore.inspect_columns``): it returns what Python's
+one-pass ``_kscore.inspect_columns``): the values and ids Python's
 ``[s.score.value for s in scores]`` and ``[s.sample_id for s in scores]``
-return, as bytes / int64 where the values are one-letter strs / the ids ints,
-and the metrics give the same numbers through either reader."""
+read, numbered as kscore's Python reader (a dict) numbers them, the ids as
+int64 where they are ints; and the metrics give the same numbers through
+either reader."""
 
 from __future__ import annotations
 
@@ -21,50 +22,63 @@ from kscore import inspect as ki  # noqa: E402
 from kscore.inspect import _samples  # noqa: E402
 
 
-def python_columns(scores: list[Any]) -> tuple[list[Any], list[Any]]:
-    return [s.score.value for s in scores], [s.sample_id for s in scores]
+def same_columns(scores: list[Any]) -> tuple[Any, ...]:
+    """The compiled reader's columns, checked against kscore's Python reader
+    (same codes, same distinct objects and types) and against Python's
+    attribute reads (each score's value and id, as dict keys equal)."""
+    got = _kscore.inspect_columns(scores)
+    want = _samples.python_read(scores, "test")
+    codes, distinct, ids, distinct_ids = got
+    assert codes.dtype == np.int64 and ids.dtype == np.int64
+    assert codes.tolist() == want[0].tolist() and ids.tolist() == want[2].tolist()
+    assert distinct == want[1] and [type(v) for v in distinct] == [type(v) for v in want[1]]
+    assert (distinct_ids is None) == (want[3] is None)
+    if distinct_ids is not None:
+        assert distinct_ids == want[3] and [type(v) for v in distinct_ids] == [type(v) for v in want[3]]
+    assert [distinct[c] for c in codes.tolist()] == [s.score.value for s in scores]
+    sids = ids.tolist() if distinct_ids is None else [distinct_ids[c] for c in ids.tolist()]
+    assert sids == [s.sample_id for s in scores]
+    return got
 
 
-def same_columns(scores: list[Any]) -> tuple[Any, Any]:
-    """The compiled reader's columns, checked against Python's reads (same
-    values, same types where kept as objects)."""
-    values, ids = _kscore.inspect_columns(scores)
-    want_v, want_i = python_columns(scores)
-    got_v = [chr(b) for b in values] if isinstance(values, bytes) else values
-    got_i = ids.tolist() if isinstance(ids, np.ndarray) else ids
-    assert got_v == want_v and [type(v) for v in got_v] == [type(v) for v in want_v]
-    assert got_i == want_i and [type(i) for i in got_i] == [type(i) for i in want_i]
-    return values, ids
-
-
-def test_letters_and_int_ids_come_as_bytes_and_int64() -> None:
+def test_letters_and_int_ids() -> None:
     scores = [SampleScore(score=Score(value=v), sample_id=i % 3 - 1) for i, v in enumerate("CICPNÿ")]
-    values, ids = same_columns(scores)
-    assert values == "CICPNÿ".encode("latin-1")
-    assert isinstance(ids, np.ndarray) and ids.dtype == np.int64
-    empty_v, empty_i = same_columns([])
-    assert empty_v == b"" and isinstance(empty_i, np.ndarray) and empty_i.dtype == np.int64
+    codes, distinct, ids, distinct_ids = same_columns(scores)
+    assert distinct == list("CIPNÿ") and codes.tolist() == [0, 1, 0, 2, 3, 4]
+    assert ids.tolist() == [-1, 0, 1, -1, 0, 1] and distinct_ids is None
+    codes, distinct, ids, distinct_ids = same_columns([])
+    assert len(codes) == len(ids) == 0 and distinct == [] and distinct_ids is None
 
 
-@pytest.mark.parametrize("odd", [1.0, 1, True, "yes", "✓", "", [1, 0], {"a": "C"}])
-def test_any_other_value_gives_the_value_objects(odd: Any) -> None:
+@pytest.mark.parametrize("odd", [1.0, 1, 0, True, 0.5, "yes", "✓", "", float("nan")])
+def test_any_other_value_is_numbered(odd: Any) -> None:
     """A value that is not a one-letter str, at the start, in the middle or
-    at the end: the list of values as Python reads them."""
+    at the end: numbered as a dict numbers its keys (1, 1.0 and True one)."""
     for where in (0, 3, 5):
         vals: list[Any] = list("CICIC")
         vals.insert(where, odd)
-        values, _ = same_columns([SampleScore(score=Score(value=v), sample_id=j) for j, v in enumerate(vals)])
-        assert isinstance(values, list)
+        same_columns([SampleScore(score=Score(value=v), sample_id=j) for j, v in enumerate(vals)])
+    mixed = [1, 1.0, True, "C", 0, 0.0, False, "I", 1]
+    same_columns([SampleScore.model_construct(score=Score.model_construct(value=v), sample_id=0) for v in mixed])
 
 
-@pytest.mark.parametrize("odd", ["7", 2**63, -(2**63) - 1, True, 1.0])
-def test_any_other_id_gives_the_id_objects(odd: Any) -> None:
+@pytest.mark.parametrize("odd", [[1, 0], {"a": "C"}])
+def test_an_unhashable_value_is_a_one_line_error(odd: Any) -> None:
+    scores = [SampleScore(score=Score(value=v), sample_id=j) for j, v in enumerate(["C", odd, "I"])]
+    with pytest.raises(TypeError):
+        _kscore.inspect_columns(scores)
+    with pytest.raises(ValueError, match="^kscore test: a score value is .*several values"):
+        _samples.read(scores, "test")
+
+
+@pytest.mark.parametrize("odd", ["7", 2**63, -(2**63) - 1, True, 1.0, None])
+def test_any_other_id_is_numbered(odd: Any) -> None:
     for where in (0, 2, 4):
         sids: list[Any] = [5, 7, 2**63 - 1, -(2**63)]
         sids.insert(where, odd)
         # (model_construct: pydantic's validation would make True and 1.0 the int 1)
-        _, ids = same_columns([SampleScore.model_construct(score=Score(value="C"), sample_id=i) for i in sids])
-        assert isinstance(ids, list)
+        got = same_columns([SampleScore.model_construct(score=Score(value="C"), sample_id=i) for i in sids])
+        assert got[3] is not None
 
 
 class Shadowed:
@@ -101,8 +115,9 @@ def test_objects_read_as_getattr_reads_them() -> None:
     and __getattribute__: the reader gives what getattr gives."""
     scores: list[Any] = [SimpleNamespace(score=SimpleNamespace(value="C"), sample_id=1), Shadowed(), Computed(),
                          SampleScore(score=Score(value="I"), sample_id=2)]
-    values, ids = same_columns(scores)
-    assert values == b"CCNI" and ids == [1, 4, "computed", 2]
+    codes, distinct, ids, distinct_ids = same_columns(scores)
+    assert distinct == ["C", "N", "I"] and codes.tolist() == [0, 0, 1, 2]
+    assert distinct_ids == [1, 4, "computed", 2]
 
 
 def test_missing_attribute_raises_as_python_does() -> None:
@@ -125,11 +140,11 @@ def test_metrics_equal_through_either_reader(seed: int, monkeypatch: pytest.Monk
             scores = [SampleScore(score=Score(value=to_value(int(R[i, e]))), sample_id=to_id(i))
                       for i, e in (divmod(int(j), n) for j in rng.permutation(q * n))]
             metrics: list[Any] = [ki.pass_at_k([1, 4]), ki.maj_at_k(3), ki.bayes(), ki.avg_at_n()]
-            _samples._last = None
+            _samples._last = _samples._last_columns = None
             compiled = [m(scores) for m in metrics]
-            _samples._last = None
+            _samples._last = _samples._last_columns = None
             with monkeypatch.context() as mp:
-                mp.setattr(_samples, "read", python_columns)
+                mp.setattr(_samples, "read", _samples.python_read)
                 python = [m(scores) for m in metrics]
             assert compiled == python
 
@@ -145,5 +160,5 @@ class Slotted:
 
 
 def test_objects_without_a_dict_are_read_by_getattr() -> None:
-    values, ids = same_columns([Slotted("C", 1), SampleScore(score=Score(value="I"), sample_id=2), Slotted("✓", 3)])
-    assert values == ["C", "I", "✓"] and ids.tolist() == [1, 2, 3]
+    got = same_columns([Slotted("C", 1), SampleScore(score=Score(value="I"), sample_id=2), Slotted("✓", 3)])
+    assert got[1] == ["C", "I", "✓"] and got[2].tolist() == [1, 2, 3]

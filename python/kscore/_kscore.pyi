@@ -240,7 +240,9 @@ def tailpass_add_gamma_tails(
 ) -> None:
     """Add per-draw profiles from numpy's gamma variates (q, draws, 2) into out (draws, T)."""
 
-def inspect_columns(scores: list[Any]) -> tuple[bytes | list[Any], npt.NDArray[np.int64] | list[Any]]:
+def inspect_columns(
+    scores: list[Any],
+) -> tuple[npt.NDArray[np.int64], list[Any], npt.NDArray[np.int64], list[Any] | None]:
     """inspect's ``SampleScore`` list read in one pass: each ``.score.value``
-    (bytes of latin-1 codes when all are one-character strs, else a list) and
-    ``.sample_id`` (int64 when all are ints, else a list)."""
+    numbered in order of first appearance (codes, distinct values) and each
+    ``.sample_id`` (the int64 ids and None, or codes and distinct ids)."""

@@ -5,15 +5,15 @@
 //! Why here: a metric of a million scores spends most of its time on these
 //! attribute reads (memory-bound walks through pydantic objects). One pass
 //! reading both fields, from each model's `__dict__`, with the common cases
-//! (one-letter values, int ids) stored straight into byte and int64 columns,
-//! costs about two thirds of Python's two list comprehensions
-//! (benches/bench_inspect.py). It touches Python objects, so it holds the
+//! (one-letter values, int ids) stored straight into byte and int64 columns
+//! and the others numbered through a dict as they come, costs about two
+//! thirds of Python's two list comprehensions (benches/bench_inspect.py). It touches Python objects, so it holds the
 //! interpreter (no `enter`); it only reads.
 
 use numpy::IntoPyArray;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyType};
+use pyo3::types::{PyDict, PyInt, PyList, PyString, PyType};
 
 /// Reads fields of Python objects as `getattr` does, through the object's
 /// `__dict__` when its type cannot put anything in front of it: the type
@@ -94,17 +94,61 @@ impl<'py, const N: usize> Fields<'py, N> {
     }
 }
 
-/// The values: one byte each while every value is a one-character str below
-/// U+0100 (inspect's "C", "I", "P", "N"), else the value objects.
-enum Values<'py> {
-    Letters(Vec<u8>),
-    Objects(Vec<Bound<'py, PyAny>>),
+/// Objects numbered in order of first appearance, equal ones (as dict keys:
+/// Python's hash and ==) under one code, the way Python's
+/// `{v: None for v in values}` keeps them.
+struct Factor<'py> {
+    index: Bound<'py, PyDict>,
+    distinct: Vec<Bound<'py, PyAny>>,
+    codes: Vec<i64>,
+    /// The first few distinct objects, found by identity before the dict
+    /// (the one-letter strs and small ints Python shares).
+    recent: Vec<(Bound<'py, PyAny>, i64)>,
 }
 
-/// The sample ids: int64 while every id is an int that fits, else the id objects.
+impl<'py> Factor<'py> {
+    fn new(py: Python<'py>, capacity: usize) -> Self {
+        Factor {
+            index: PyDict::new(py),
+            distinct: Vec::new(),
+            codes: Vec::with_capacity(capacity),
+            recent: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, v: &Bound<'py, PyAny>) -> PyResult<()> {
+        if let Some((_, c)) = self.recent.iter().find(|(o, _)| o.is(v)) {
+            self.codes.push(*c);
+            return Ok(());
+        }
+        let c = match self.index.get_item(v)? {
+            Some(c) => c.extract::<i64>()?,
+            None => {
+                let c = i64::try_from(self.distinct.len())?;
+                self.index.set_item(v, c)?;
+                self.distinct.push(v.clone());
+                if self.recent.len() < 8 {
+                    self.recent.push((v.clone(), c));
+                }
+                c
+            }
+        };
+        self.codes.push(c);
+        Ok(())
+    }
+}
+
+/// The values: one byte each while every value is a one-character str below
+/// U+0100 (inspect's "C", "I", "P", "N"), else numbered as [`Factor`] does.
+enum Values<'py> {
+    Letters(Vec<u8>),
+    Numbered(Factor<'py>),
+}
+
+/// The sample ids: int64 while every id is an int that fits, else numbered.
 enum Ids<'py> {
     Ints(Vec<i64>),
-    Objects(Vec<Bound<'py, PyAny>>),
+    Numbered(Factor<'py>),
 }
 
 fn letter(v: &Bound<'_, PyAny>) -> Option<u8> {
@@ -121,35 +165,69 @@ fn int64(v: &Bound<'_, PyAny>) -> Option<i64> {
     v.cast_exact::<PyInt>().ok()?.extract::<i64>().ok()
 }
 
+/// The str of one latin-1 letter, made once per letter.
+fn letter_strs<'py>(py: Python<'py>, bytes: &[u8]) -> Vec<Option<Bound<'py, PyAny>>> {
+    let mut strs: Vec<Option<Bound<'py, PyAny>>> = vec![None; 256];
+    for &b in bytes {
+        strs[usize::from(b)]
+            .get_or_insert_with(|| PyString::new(py, char::from(b).encode_utf8(&mut [0; 4])).into_any());
+    }
+    strs
+}
+
 impl<'py> Values<'py> {
-    fn push(&mut self, v: Bound<'py, PyAny>) {
+    fn push(&mut self, v: Bound<'py, PyAny>) -> PyResult<()> {
         match self {
             Values::Letters(bytes) => match letter(&v) {
                 Some(b) => bytes.push(b),
                 None => {
-                    // Back to objects: the earlier letters as equal strs.
+                    // Numbered from here on: the earlier letters as equal strs.
                     let py = v.py();
-                    let mut letters: Vec<Option<Bound<'py, PyAny>>> = vec![None; 256];
-                    let mut objs: Vec<Bound<'py, PyAny>> = Vec::with_capacity(bytes.capacity());
+                    let mut factor = Factor::new(py, bytes.capacity());
+                    let strs = letter_strs(py, bytes);
                     for &b in bytes.iter() {
-                        let s = letters[usize::from(b)].get_or_insert_with(|| {
-                            PyString::new(py, char::from(b).encode_utf8(&mut [0; 4])).into_any()
-                        });
-                        objs.push(s.clone());
+                        if let Some(s) = &strs[usize::from(b)] {
+                            factor.push(s)?;
+                        }
                     }
-                    objs.push(v);
-                    *self = Values::Objects(objs);
+                    factor.push(&v)?;
+                    *self = Values::Numbered(factor);
                 }
             },
-            Values::Objects(objs) => objs.push(v),
+            Values::Numbered(factor) => factor.push(&v)?,
         }
+        Ok(())
     }
 
-    fn into_py(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        match self {
-            Values::Letters(bytes) => Ok(PyBytes::new(py, &bytes).into_any()),
-            Values::Objects(objs) => Ok(PyList::new(py, objs)?.into_any()),
-        }
+    /// `(codes, distinct values)`.
+    fn into_py(self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyList>)> {
+        let factor = match self {
+            Values::Numbered(factor) => factor,
+            Values::Letters(bytes) => {
+                // The letters' own codes, in order of first appearance.
+                let strs = letter_strs(py, &bytes);
+                let mut code = [-1i64; 256];
+                let mut factor = Factor::new(py, 0);
+                factor.codes = bytes
+                    .iter()
+                    .map(|&b| {
+                        let slot = &mut code[usize::from(b)];
+                        if *slot < 0 {
+                            *slot = i64::try_from(factor.distinct.len()).unwrap_or(i64::MAX);
+                            if let Some(s) = &strs[usize::from(b)] {
+                                factor.distinct.push(s.clone());
+                            }
+                        }
+                        *slot
+                    })
+                    .collect();
+                factor
+            }
+        };
+        Ok((
+            factor.codes.into_pyarray(py).into_any(),
+            PyList::new(py, factor.distinct)?,
+        ))
     }
 }
 
@@ -159,37 +237,50 @@ impl<'py> Ids<'py> {
             Ids::Ints(ints) => match int64(&v) {
                 Some(i) => ints.push(i),
                 None => {
+                    // Numbered from here on: the earlier ids as equal ints.
                     let py = v.py();
-                    let mut objs: Vec<Bound<'py, PyAny>> = Vec::with_capacity(ints.capacity());
+                    let mut factor = Factor::new(py, ints.capacity());
                     for &i in ints.iter() {
-                        objs.push(i.into_pyobject(py)?.into_any());
+                        factor.push(&i.into_pyobject(py)?.into_any())?;
                     }
-                    objs.push(v);
-                    *self = Ids::Objects(objs);
+                    factor.push(&v)?;
+                    *self = Ids::Numbered(factor);
                 }
             },
-            Ids::Objects(objs) => objs.push(v),
+            Ids::Numbered(factor) => factor.push(&v)?,
         }
         Ok(())
     }
 
-    fn into_py(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    /// `(ids, None)` for int ids, else `(codes, distinct ids)`.
+    fn into_py(self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyList>>)> {
         match self {
-            Ids::Ints(ints) => Ok(ints.into_pyarray(py).into_any()),
-            Ids::Objects(objs) => Ok(PyList::new(py, objs)?.into_any()),
+            Ids::Ints(ints) => Ok((ints.into_pyarray(py).into_any(), None)),
+            Ids::Numbered(factor) => Ok((
+                factor.codes.into_pyarray(py).into_any(),
+                Some(PyList::new(py, factor.distinct)?),
+            )),
         }
     }
 }
 
+/// The two columns of a list of scores: `(value codes, distinct values,
+/// ids or id codes, distinct ids or None)`.
+type Columns<'py> = (
+    Bound<'py, PyAny>,
+    Bound<'py, PyList>,
+    Bound<'py, PyAny>,
+    Option<Bound<'py, PyList>>,
+);
+
 /// Each score's `.score.value` and `.sample_id`, as `getattr` reads them,
-/// in one pass: `(values, ids)`, values a `bytes` (one latin-1 code per
-/// score, when every value is a one-character str below U+0100) or a list,
-/// ids an int64 array (every id an int in int64) or a list.
+/// in one pass. The values numbered in order of first appearance (equal
+/// values, as dict keys, one number): int64 codes and the distinct values.
+/// The ids: an int64 array of the ids themselves when every one is an int
+/// that fits (and None), else numbered as the values are. An unhashable
+/// value or id raises TypeError.
 #[pyfunction]
-pub fn inspect_columns<'py>(
-    py: Python<'py>,
-    scores: &Bound<'py, PyList>,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+pub fn inspect_columns<'py>(py: Python<'py>, scores: &Bound<'py, PyList>) -> PyResult<Columns<'py>> {
     let n = scores.len();
     let mut outer = Fields::new(py, ["score", "sample_id"])?;
     let mut inner = Fields::new(py, ["value"])?;
@@ -201,8 +292,10 @@ pub fn inspect_columns<'py>(
         let score = outer.get(&s, d.as_ref(), 0)?;
         let sid = outer.get(&s, d.as_ref(), 1)?;
         let d = inner.dict(&score)?;
-        values.push(inner.get(&score, d.as_ref(), 0)?);
+        values.push(inner.get(&score, d.as_ref(), 0)?)?;
         ids.push(sid)?;
     }
-    Ok((values.into_py(py)?, ids.into_py(py)?))
+    let (codes, distinct) = values.into_py(py)?;
+    let (id_codes, distinct_ids) = ids.into_py(py)?;
+    Ok((codes, distinct, id_codes, distinct_ids))
 }
