@@ -130,7 +130,9 @@ def test_missing_attribute_raises_as_python_does() -> None:
 @pytest.mark.parametrize("seed", range(3))
 def test_metrics_equal_through_either_reader(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Shuffled epochs, int or str ids, letters or numbers: every metric
-    gives the same dict through the compiled reader and Python's reads."""
+    gives the same dict through the compiled reader (the metrics in turn on
+    one list, as inspect calls them) and through Python's reads (each
+    metric alone)."""
     rng = np.random.default_rng(seed)
     q, n = 40, 6
     R = (rng.random((q, n)) < rng.uniform(0.1, 0.9, q)[:, None]).astype(int)
@@ -139,13 +141,16 @@ def test_metrics_equal_through_either_reader(seed: int, monkeypatch: pytest.Monk
         for to_id in (lambda i: i * 3 + 10, lambda i: f"s{i}"):
             scores = [SampleScore(score=Score(value=to_value(int(R[i, e]))), sample_id=to_id(i))
                       for i, e in (divmod(int(j), n) for j in rng.permutation(q * n))]
-            metrics: list[Any] = [ki.pass_at_k([1, 4]), ki.maj_at_k(3), ki.bayes(), ki.avg_at_n()]
+            metrics: list[Any] = [ki.pass_at_k([1, 4]), ki.maj_at_k(3), ki.bayes(w=[0, 0.5, 1]), ki.bayes(),
+                                  ki.avg_at_n()]
             _samples._last = _samples._last_columns = None
-            compiled = [m(scores) for m in metrics]
-            _samples._last = _samples._last_columns = None
+            compiled = [m(scores) for m in metrics]  # (one read, kept for the next metrics)
+            python = []
             with monkeypatch.context() as mp:
                 mp.setattr(_samples, "read", _samples.python_read)
-                python = [m(scores) for m in metrics]
+                for m in metrics:  # (each on its own)
+                    _samples._last = _samples._last_columns = None
+                    python.append(m(scores))
             assert compiled == python
 
 
