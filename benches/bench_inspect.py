@@ -8,10 +8,19 @@ not adjacent: inspect appends scores as samples finish). Only the metric
 calls are timed, each the way inspect calls it (``metric(list)``), the
 implementations taking turns (conftest.interleaved_medians):
 
-* ``kscore``: one metric, ``pass_at_k(4)``, its counts table built afresh;
-* the floor any metric of the scores pays: reading ``.score.value`` and
-  ``.sample_id`` of every score (two list comprehensions), and the loop
-  inspect itself runs over the list before calling its metrics;
+* ``kscore``: one metric, ``pass_at_k(4)``, its counts table built afresh
+  (the whole cost of the metric on the list);
+* its two parts: reading every score's ``.score.value`` and ``.sample_id``
+  (``_samples.read``: one pass in the compiled module), and kscore's own
+  work after the reads (the same call on columns read beforehand: the
+  values' categories, the grouping of epochs by sample, the counts table,
+  the estimate and its interval);
+* the same metric reading the scores in Python (``_samples.python_read``,
+  the reader of a sequence that is not a list);
+* the floor of a metric of the scores written in Python: reading
+  ``.score.value`` and ``.sample_id`` of every score (two list
+  comprehensions), and the loop inspect itself runs over the list before
+  calling its metrics;
 * kscore, eight metrics: pass@k, pass^k, G-Pass, mG-Pass, maj, AUC, Bayes@N,
   avg@n, called in turn on the same list as inspect does (the table is
   built once and kept for the next metric);
@@ -28,7 +37,7 @@ from __future__ import annotations
 import math
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -63,18 +72,42 @@ def workloads(scores: list[SampleScore]) -> dict[str, Callable[[], Any]]:
     err: Any = stderr()
     reducer = pass_at(4)
 
+    def python_read(scores: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+        # The floor in Python: the two attribute reads per score every metric
+        # of the scores makes (inspect's own loop before any metric reads one).
+        return [s.score.value for s in scores], [s.sample_id for s in scores]
+
+    def fresh() -> None:
+        _samples._last = _samples._last_columns = None  # (no list kept from a previous call)
+
     def kscore_one() -> Any:
-        _samples._last = None  # (a fresh table: no list kept from a previous call)
+        fresh()
         return one(scores)
 
+    def kscore_read() -> Any:
+        return _samples.read(scores, "bench")
+
+    columns = _samples.read(scores, "bench")
+
+    def kscore_own() -> Any:
+        # The metric with its reads done beforehand: kscore's own work.
+        fresh()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(_samples, "read", lambda *_: columns)
+            return one(scores)
+
+    def kscore_python_reads() -> Any:
+        fresh()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(_samples, "read", _samples.python_read)
+            return one(scores)
+
     def kscore_eight() -> Any:
-        _samples._last = None
+        fresh()
         return [m(scores) for m in eight]
 
     def read_only() -> Any:
-        # The floor: the two attribute reads per score every metric of the
-        # scores makes (inspect's own loop before any metric reads one).
-        return [s.score.value for s in scores], [s.sample_id for s in scores]
+        return python_read(scores)
 
     def inspect_nan_filter() -> Any:
         # What inspect itself runs over the list before calling any metric
@@ -90,7 +123,10 @@ def workloads(scores: list[SampleScore]) -> dict[str, Callable[[], Any]]:
         reduced = reduce_scores(scores, reducer=reducer)
         return acc(reduced), err(reduced)
 
-    return {"kscore": kscore_one, "kscore (8 metrics)": kscore_eight, "read .score.value, .sample_id": read_only,
+    return {"kscore": kscore_one, "kscore: reading the scores (compiled, one pass)": kscore_read,
+            "kscore: own work after the reads": kscore_own,
+            "kscore, reading in Python (no compiled reader)": kscore_python_reads,
+            "kscore (8 metrics)": kscore_eight, "read .score.value, .sample_id in Python": read_only,
             "inspect's NaN filter before metrics": inspect_nan_filter,
             "inspect accuracy+stderr (unreduced)": inspect_unreduced,
             "inspect pass_at(4) reducer + accuracy+stderr": inspect_pass_at}

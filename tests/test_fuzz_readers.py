@@ -65,6 +65,21 @@ def test_duplicates_among_rows_without_a_model(tmp_path: Path) -> None:
     assert outcome.rc == 0 and "duplicate rows" not in outcome.err and "2 rows without a model" in outcome.err
 
 
+def test_parquet_column_name_not_utf8(tmp_path: Path) -> None:
+    """A Parquet footer naming a column with bytes that are not UTF-8: was
+    DuckDB's ``RuntimeError: nanobind::str(): conversion error!``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "results.parquet"
+    pq.write_table(pa.table({"model": ["a"], "question": ["q"], "zzzz": [1]}), path, store_schema=False)
+    data = path.read_bytes()
+    assert data.count(b"zzzz") == 2  # the schema and the column chunk's path
+    path.write_bytes(data.replace(b"zzzz", b"\xf0\x28\x8c\x28"))
+    outcome = run_input(str(path), compare=False)
+    assert judge(path, outcome) is None and outcome.rc == 1 and "not valid UTF-8" in outcome.err
+
+
 def test_worker_reports_a_hang(tmp_path: Path) -> None:
     """The harness itself: an input past the limit is a hang, and the next
     input runs in a fresh worker."""

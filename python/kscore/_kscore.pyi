@@ -15,7 +15,7 @@ __all__ = [
     "max_at_k_posterior", "max_at_k_posterior_of_matrix",
     "posterior_moments", "joint_posterior_moments", "delta_blend", "blend", "geom_posterior",
     "tailpass_state_tails", "tailpass_payoff_moments", "tailpass_endpoint", "tailpass_covariance",
-    "tailpass_empirical", "tailpass_draw_tails", "tailpass_add_gamma_tails", "max_t_block",
+    "tailpass_empirical", "tailpass_draw_tails", "tailpass_add_gamma_tails", "inspect_columns", "max_t_block",
 ]
 
 @final
@@ -254,6 +254,14 @@ def tailpass_add_gamma_tails(
     split: bool = True,
 ) -> None:
     """Add per-draw profiles from numpy's gamma variates (q, draws, 2) into out (draws, T)."""
+
+def inspect_columns(
+    scores: list[Any],
+) -> tuple[npt.NDArray[np.int64], list[Any], npt.NDArray[np.int64], list[Any] | None]:
+    """inspect's ``SampleScore`` list read in one pass: each ``.score.value``
+    numbered in order of first appearance (codes, distinct values) and each
+    ``.sample_id`` (the int64 ids and None, or codes and distinct ids)."""
+
 def max_t_block(
     z: npt.NDArray[np.float32],
     inv: npt.NDArray[np.float32],

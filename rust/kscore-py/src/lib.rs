@@ -9,6 +9,7 @@ mod categorical;
 mod counts;
 mod credit;
 mod enter;
+mod inspect;
 mod matrix;
 mod posterior;
 mod rank;
@@ -38,7 +39,8 @@ fn _vector_paths() -> &'static str {
 }
 
 // No global interpreter state is touched outside `enter` (the interpreter is
-// released there), and every class is frozen: safe without the GIL.
+// released there) but by `inspect_columns`, which only reads a list through
+// PyO3's owned references, and every class is frozen: safe without the GIL.
 #[pymodule(gil_used = false)]
 fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     enter::note_loading_process();
@@ -72,6 +74,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tailpass::tailpass_empirical, m)?)?;
     m.add_function(wrap_pyfunction!(tailpass::tailpass_draw_tails, m)?)?;
     m.add_function(wrap_pyfunction!(tailpass::tailpass_add_gamma_tails, m)?)?;
+    m.add_function(wrap_pyfunction!(inspect::inspect_columns, m)?)?;
     m.add_function(wrap_pyfunction!(rank::max_t_block, m)?)?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! core (`kscore_core::intake::rows`). A batch the core cannot vouch for
 //! returns why, and the caller counts the input the general way.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -95,9 +95,20 @@ pub struct RowCounter {
     inner: Mutex<Option<rows::RowCounter>>,
 }
 
+/// The counter's lock, without waiting: a thread that waited for it while
+/// holding the interpreter could deadlock with the holder, which releases the
+/// interpreter while it counts and needs it back to return.
+fn try_lock(inner: &Mutex<Option<rows::RowCounter>>) -> PyResult<MutexGuard<'_, Option<rows::RowCounter>>> {
+    match inner.try_lock() {
+        Ok(guard) => Ok(guard),
+        Err(TryLockError::Poisoned(e)) => Ok(e.into_inner()),
+        Err(TryLockError::WouldBlock) => Err(PyRuntimeError::new_err("this RowCounter is in use by another thread")),
+    }
+}
+
 impl RowCounter {
     fn with<T>(&self, work: impl FnOnce(&mut rows::RowCounter) -> PyResult<T>) -> PyResult<T> {
-        let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = try_lock(&self.inner)?;
         let counter = guard
             .as_mut()
             .ok_or_else(|| PyRuntimeError::new_err("this RowCounter has finished"))?;
@@ -144,7 +155,7 @@ impl RowCounter {
             Some(model.extract()?)
         };
         let constant = model.extract::<u32>().ok();
-        let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = try_lock(&self.inner)?;
         let Some(counter) = guard.as_mut() else {
             return Err(PyRuntimeError::new_err("this RowCounter has finished"));
         };
@@ -235,7 +246,7 @@ impl RowCounter {
         Bound<'py, PyArray2<i64>>,
     )> {
         let counter = {
-            let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            let mut guard = try_lock(&self.inner)?;
             guard
                 .take()
                 .ok_or_else(|| PyRuntimeError::new_err("this RowCounter has finished"))?

@@ -123,8 +123,12 @@ class _Readers:
         self.files, self.columns, self.ids, self.prepare = files, columns, ids, prepare
         self.queue: queue.Queue[Any] = queue.Queue(maxsize=READ_AHEAD)
         self.stop = threading.Event()
-        self.threads = [threading.Thread(target=self._read, args=(files[i::READERS],), name="kscore-read",
-                                         daemon=True) for i in range(min(READERS, len(files)))]
+        # Whole files dealt out in turn; fewer files than readers: each
+        # file's row groups dealt out (one big file is read on every reader).
+        parts = READERS if len(files) < READERS else 1
+        units = [(f, k, parts) for f in files for k in range(parts)]
+        self.threads = [threading.Thread(target=self._read, args=(units[i::READERS],), name="kscore-read",
+                                         daemon=True) for i in range(min(READERS, len(units)))]
 
     def __enter__(self) -> Iterator[tuple[Any, ...] | str]:
         for t in self.threads:
@@ -148,10 +152,10 @@ class _Readers:
                 pass
         return False
 
-    def _read(self, files: list[Path]) -> None:
+    def _read(self, units: list[tuple[Path, int, int]]) -> None:
         try:
-            for path in files:
-                for batch in _batches(path, self.columns, self.ids):
+            for path, part, parts in units:
+                for batch in _batches(path, self.columns, self.ids, part, parts):
                     if not self._put(self.prepare(path, batch)):
                         return
         except _Halt as why:
@@ -178,7 +182,7 @@ class _Readers:
 
 #: A reader's last item.
 _DONE = object()
-#: Reader threads (files are dealt out to them in turn) and batches read ahead.
+#: Reader threads (files, or one file's row groups, are dealt out to them in turn) and batches read ahead.
 READERS = 2
 READ_AHEAD = 4
 
@@ -200,15 +204,18 @@ def _file_model(source: Source, path: Path) -> str:
     return found.group(1) if found else str(path)
 
 
-def _batches(path: Path, columns: list[str], dictionaries: list[str]) -> Any:
-    """The file's row groups as record batches, the id columns as dictionaries."""
+def _batches(path: Path, columns: list[str], dictionaries: list[str], part: int = 0, parts: int = 1) -> Any:
+    """Row groups ``part``, ``part + parts``, ... of the file as record
+    batches, the id columns as dictionaries."""
     import pyarrow.parquet as pq
 
     file = pq.ParquetFile(path, read_dictionary=dictionaries)
     names = file.schema_arrow.names
     if any(c not in names for c in columns):
         raise _Halt(f"a column missing in {path.name}")
-    yield from file.iter_batches(batch_size=BATCH_ROWS, columns=columns, use_threads=True)
+    groups = list(range(part, file.num_row_groups, parts))
+    if groups:
+        yield from file.iter_batches(batch_size=BATCH_ROWS, row_groups=groups, columns=columns, use_threads=True)
 
 
 def _buffer(buf: Any, dtype: Any, count: int) -> Any:

@@ -149,6 +149,12 @@ def describe_checked(src: Source, names: ColumnNames | None = None) -> list[tupl
         columns = describe(src)
     except duckdb.Error as exc:
         raise LeaderboardError(explain_read_error(src, exc) or error_line(src, exc)) from exc
+    except RuntimeError as exc:
+        if "conversion" not in str(exc):
+            raise
+        # DuckDB's binding cannot make Python text of a column name that is
+        # not UTF-8 (found by scripts/fuzz_readers.py in a mutated Parquet footer).
+        raise LeaderboardError(f"{src.label}: cannot read {src.kind}: a column name is not valid UTF-8") from None
     if src.kind == "jsonl" and [n for n, _ in columns] == ["json"]:
         # DuckDB reads JSON Lines with a line that is not an object (an
         # array, a number) as one column, "json": name that line.
