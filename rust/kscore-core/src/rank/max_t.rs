@@ -228,9 +228,9 @@ mod tests {
                 if w == 0.0 {
                     continue;
                 }
-                for d in 0..b.draws {
+                for (d, m) in mx.iter_mut().enumerate().take(b.draws) {
                     let v = (b.z[(b.col0 + j) * b.draws + d] - b.z[(b.row0 + i) * b.draws + d]).abs() * w;
-                    mx[d] = max_nan(mx[d], v);
+                    *m = max_nan(*m, v);
                 }
             }
         }
