@@ -170,7 +170,7 @@ def _board(sc: Scores, chosen: list[Metric], sort_by: Metric, w: npt.NDArray[np.
     rows = sort_rows(compute(sc, chosen, w, confidence, interval, issues), sort_by)
     models = scored_models(rows, sort_by)
     X, W, cl = dense(sc, sort_by.name, models)
-    sets = rank_sets(X, W, cl, models, confidence, adjust)  # (no matrix of all pairs: stats/ranges.py)
+    sets = rank_sets(X, W, cl, models, confidence, adjust, overwrite=True)  # (no matrix of all pairs: stats/ranges.py)
     del X, W
     if sets.note:
         issues.note(sets.note)

@@ -103,10 +103,13 @@ def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDA
     """Models x questions of the per-question estimates (NaN rows left
     out), the mask of present cells and each question's cluster."""
     c = sc.counts
+    f = sc.per_state.get(name)
+    grid = sc.per_model().grid
+    if f is not None and grid is not None and not bool(np.isnan(f).any()):
+        return _from_grid(c, f, grid, models, sc.cluster)
     x = sc.x[name]
     pos = {m: i for i, m in enumerate(models)}
     row_of = np.array([pos.get(m, -1) for m in c.models], np.int64)
-    f = sc.per_state.get(name)
     some_nan = bool(np.isnan(f).any()) if f is not None else bool(np.isnan(x).any())
     full = None if some_nan else _full_grid(c, x, row_of, sc.cluster, sc.per_model().grid_t is not None)
     if full is not None:
@@ -128,6 +131,20 @@ def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDA
         cl = np.zeros(Q, np.int64)
         cl[q_idx] = sc.cluster[ok]
     return X, W, cl
+
+
+def _from_grid(c: Counts, f: FloatArray, grid: npt.NDArray[np.integer[Any]], models: list[str],
+               cluster: IntArray | None) -> tuple[FloatArray, npt.NDArray[np.bool_], IntArray | None]:
+    """:func:`dense` where every model has every question (``grid``: each
+    model's state per question) and no estimate is NaN: each row is its
+    model's states looked up in ``f`` (the estimate per state), without the
+    estimates of every row (the values :func:`_full_grid` places)."""
+    code = {m: i for i, m in enumerate(c.models)}
+    Q = grid.shape[1]
+    X = np.empty((len(models), Q))
+    for r, m in enumerate(models):
+        np.take(f, grid[code[m]], out=X[r])
+    return X, np.ones((len(models), Q), bool), None if cluster is None else cluster[:Q].copy()
 
 
 def _full_grid(c: Counts, x: FloatArray, row_of: IntArray, cluster: IntArray | None, grid: bool) -> tuple[

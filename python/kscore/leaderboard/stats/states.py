@@ -94,6 +94,9 @@ class PerModel:
     grid_t: npt.NDArray[np.integer[Any]] | None = None
     #: Rows per (model, state) (None where ``cell`` is).
     table: IntArray | None = None
+    #: ``grid_t`` transposed (models x questions, C order): a model's states
+    #: contiguous, for the dense per-question estimates of any models.
+    grid: npt.NDArray[np.integer[Any]] | None = None
 
 
 def per_model(st: States, m: IntArray, q: IntArray, n_models: int, n_questions: int) -> PerModel:
@@ -116,9 +119,11 @@ def per_model(st: States, m: IntArray, q: IntArray, n_models: int, n_questions: 
                 and bool((q.reshape(L, Q) == np.arange(Q)).all()))
         small = np.dtype(np.int8 if S <= 127 else np.int16 if S <= 32767 else np.int32)  # (a fraction of the memory)
         grid_t: npt.NDArray[np.integer[Any]] | None = None
+        by_model: npt.NDArray[np.integer[Any]] | None = None
         if grid:
-            grid_t = st.of_row.reshape(L, Q).T.astype(small, order="C")
-        return PerModel(count, n_min, n_max, int(table.sum(axis=0) @ n_s), cell, grid_t, table)
+            by_model = st.of_row.reshape(L, Q).astype(small)
+            grid_t = np.ascontiguousarray(by_model.T)
+        return PerModel(count, n_min, n_max, int(table.sum(axis=0) @ n_s), cell, grid_t, table, by_model)
     lo, hi = min_max(m, st.n, n_models)
     return PerModel(np.bincount(m, minlength=n_models), lo, hi, int(st.n.sum()), None)
 
