@@ -33,9 +33,9 @@ from .stats.states import PerModel, distinct_states, row_sums
 def _coverage(counts: Counts, pm: PerModel, issues: Issues) -> None:
     """Warn about models missing questions; note ragged sample counts
     (``pm``: the models' rows summed up)."""
-    q_seen = np.bincount(counts.question, minlength=len(counts.questions)) > 0
-    n_q = int(q_seen.sum())
     per_model, lo, hi = pm.count, pm.n_min, pm.n_max
+    q_seen = _questions_seen(counts, pm)
+    n_q = int(q_seen.sum())
     missing: list[str] = []
     for m in np.flatnonzero(per_model):
         name = counts.models[int(m)]
@@ -53,6 +53,14 @@ def _coverage(counts: Counts, pm: PerModel, issues: Issues) -> None:
         issues.warn(line)
     if len(missing) > 10:
         issues.warn(f"... and {len(missing) - 10} more models with missing questions")
+
+
+def _questions_seen(counts: Counts, pm: PerModel) -> npt.NDArray[np.bool_]:
+    """Which questions have rows (on a grid: all, without a pass over them)."""
+    if pm.grid_t is not None:
+        return np.ones(len(counts.questions), bool)
+    out: npt.NDArray[np.bool_] = np.bincount(counts.question, minlength=len(counts.questions)) > 0
+    return out
 
 
 @on_small_pages
@@ -175,7 +183,7 @@ def _board(sc: Scores, chosen: list[Metric], sort_by: Metric, w: npt.NDArray[np.
     if sets.note:
         issues.note(sets.note)
     rank(rows, sets)
-    n_q = int((np.bincount(counts.question, minlength=len(counts.questions)) > 0).sum())
+    n_q = int(_questions_seen(counts, sc.per_model()).sum())
     return Leaderboard(rows, chosen, sort_by, confidence, label, n_q, sc.per_model().samples, [float(x) for x in w],
                        counts, interval=interval, adjust=adjust, ranks=sets, scores=sc)
 

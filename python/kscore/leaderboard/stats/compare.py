@@ -143,7 +143,7 @@ def _from_grid(c: Counts, f: FloatArray, grid: npt.NDArray[np.integer[Any]], mod
     Q = grid.shape[1]
     X = np.empty((len(models), Q))
     for r, m in enumerate(models):
-        np.take(f, grid[code[m]], out=X[r])
+        np.take(f, grid[code[m]], out=X[r], mode="clip")  # (clip: no buffered copy of the indices)
     return X, np.ones((len(models), Q), bool), None if cluster is None else cluster[:Q].copy()
 
 
