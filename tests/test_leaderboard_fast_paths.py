@@ -42,6 +42,58 @@ def test_distinct_states_rebuild_every_row(n: int, categories: int) -> None:
     assert len(np.unique(st.cats, axis=0)) == len(st.cats)  # distinct
 
 
+def _key_order(cats: np.ndarray) -> list[tuple[int, ...]]:
+    """The states' order of the key of (n, every category but the last) in
+    one radix: the later categories more significant, n the least."""
+    rows = {tuple(int(v) for v in r) for r in cats}
+    return sorted(rows, key=lambda r: (*reversed(r[:-1]), sum(r)))
+
+
+@pytest.mark.parametrize(("categories", "top", "rows"), [(1, 9, 500), (2, 10, 5000), (3, 40, 2000), (4, 6, 70_000),
+                                                         (3, 100_000, 300)])
+def test_distinct_states_numbered_by_their_key(categories: int, top: int, rows: int) -> None:
+    # In steps of CHUNK rows (70 000: two), a byte per row; the table's states
+    # in the order of the key of (n, categories but the last), np.unique's
+    # order past its size (the last case). (3, 40): the sum of the categories'
+    # largest is past the table's size, n's largest is not.
+    from kscore.leaderboard.stats.states import CHUNK
+
+    rng = np.random.default_rng(categories * top)
+    cats = np.zeros((rows, categories), np.int64)
+    which = rng.integers(0, categories, rows)
+    cats[np.arange(rows), which] = rng.integers(0, top + 1, rows)
+    if categories > 1:
+        cats[::3] = rng.multinomial(top, np.full(categories, 1 / categories), size=len(cats[::3]))
+    st = distinct_states(np.asfortranarray(cats) if categories % 2 else cats)
+    assert np.array_equal(st.cats[st.of_row], cats) and np.array_equal(st.n, cats.sum(axis=1))
+    uniq = [tuple(r) for r in st.cats.tolist()]
+    if (top + 1) ** categories <= 4 * rows + (1 << 16):
+        assert uniq == _key_order(cats) and st.of_row.dtype.itemsize <= 2
+    else:
+        assert uniq == [tuple(r) for r in np.unique(cats, axis=0).tolist()]
+    assert rows < CHUNK or len(st.of_row) == rows
+
+
+@pytest.mark.parametrize(("n_models", "n_questions"), [(2, 70_001), (700, 300), (3, 1)])
+def test_per_model_on_the_grid_in_steps_equals_the_cells(n_models: int, n_questions: int) -> None:
+    counts = grid(n_models, n_questions, 4, 3, seed=n_models)
+    st = distinct_states(counts.categories)
+    S, L, Q = len(st.cats), n_models, n_questions
+    m, q = counts.model, counts.question
+    pm = per_model(st, m, q, L, Q)
+    table = np.bincount(m * S + st.of_row, minlength=L * S).reshape(L, S)
+    assert pm.table is not None and np.array_equal(pm.table, table)
+    assert pm.grid is not None and pm.grid_t is not None and pm.cell is None
+    assert np.array_equal(pm.grid, st.of_row.reshape(L, Q)) and np.array_equal(pm.grid_t, st.of_row.reshape(L, Q).T)
+    # The same rows with two of the last model's swapped: no grid, the same table.
+    swap = np.arange(len(m))
+    swap[[-1, -2]] = swap[[-2, -1]] if Q > 1 else swap[[-1, -2]]
+    if Q > 1:
+        other = per_model(distinct_states(counts.categories[swap]), m[swap], q[swap], L, Q)
+        assert other.grid is None and other.grid_t is None and other.cell is not None
+        assert other.table is not None and np.array_equal(other.table, table)
+
+
 def test_metrics_per_state_equal_every_row_evaluated() -> None:
     counts = grid(4, 30, 6, 3, seed=1)
     w = np.array([0.0, 0.3, 0.7])
@@ -67,6 +119,19 @@ def test_full_grid_equals_the_scatter() -> None:
     slow = dense(shuffled, "pass@2", order)
     for a, b in zip(fast, slow):
         assert a is not None and b is not None and np.array_equal(a, b)
+
+
+def test_dense_rows_of_any_models_from_the_grid_equal_the_scatter() -> None:
+    counts = grid(7, 40, 6, 2, seed=4)
+    sc = scores(counts, parse_metrics(["pass@2"], [2]), np.array([0.0, 1.0]), None)
+    assert sc.per_model().grid is not None
+    c = counts
+    perm = np.random.default_rng(5).permutation(len(c.model))
+    shuffled = Scores(Counts(c.models, c.questions, c.model[perm], c.question[perm], c.categories[perm]),
+                      {k: v[perm] for k, v in sc.x.items()}, None)
+    for models in (["m6", "m2"], ["m0", "m5", "m1", "m3"], ["m4"]):
+        fast, slow = dense(sc, "pass@2", models), dense(shuffled, "pass@2", models)
+        assert all(np.array_equal(a, b) for a, b in zip(fast[:2], slow[:2])) and fast[2] is slow[2] is None
 
 
 def test_rows_ordered_by_model_group_as_sorting_would() -> None:

@@ -32,7 +32,7 @@ from .._types import FloatArray, IntArray
 from .bayes_states import bayes_ci_states
 from .intervals import grid_se, group_se, group_se_tabled
 from .small import small_board_bounds
-from .states import PerModel, States, distinct_states, per_model, row_sums
+from .states import PerModel, StateArray, States, distinct_states, per_model, row_sums
 
 
 @dataclass
@@ -248,7 +248,7 @@ class Gathered(Mapping[str, FloatArray]):
     values on first use (the board's intervals need none of them; the
     pairwise comparisons the sorted metric's)."""
 
-    def __init__(self, per_state: dict[str, FloatArray], of_row: IntArray) -> None:
+    def __init__(self, per_state: dict[str, FloatArray], of_row: StateArray) -> None:
         self._per_state = per_state
         self._of_row = of_row
         self._done: dict[str, FloatArray] = {}

@@ -70,6 +70,10 @@ SEED = 20261125
 #: The simultaneous sets' bootstrap is ``DRAWS x L^2 / 2`` work: past this
 #: many models Holm's ranges stand in (docs/leaderboard.md, *Rank ranges*).
 SIMULTANEOUS_MAX = 2000
+#: Up to this many models (on a full grid) :class:`Pairs` keeps the Gram
+#: matrix it makes for the sums of squares (8 MB), and the unadjusted and
+#: Holm counts read every pair's test from it (:func:`_folded_gram`).
+GRAM_MODELS = 1024
 
 
 @dataclass
@@ -168,7 +172,7 @@ class Pairs:
                     b = min(a + step, L)
                     G = X0[a:b] @ X0[a:b].T
                     self.s2[a:b] = np.diagonal(G)  # (the Gram matrix's diagonal, as its products)
-                    if b - a == L:
+                    if b - a == L and L <= GRAM_MODELS:
                         self.gram = G
         else:
             self.XX = X0 * X0

@@ -19,7 +19,6 @@ import numpy.typing as npt
 
 from .._types import IntArray
 
-
 #: Rows per step of the passes over the rows: their temporaries stay in cache
 #: and no array as long as the rows is made but the states' own.
 CHUNK = 1 << 16
