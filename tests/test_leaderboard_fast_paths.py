@@ -335,3 +335,56 @@ def test_the_job_runs_on_small_pages_and_restores_numpys_setting(before: bool, m
         assert _hugepage_advice() is before
     finally:
         setter(old)
+
+
+def _graded_board(n_models: int, n_questions: int, seed: int, sort: str = "pass@1") -> kscore.Leaderboard:
+    rng = np.random.default_rng(seed)
+    ability = rng.normal(0, 0.6, n_models)
+    p = 1 / (1 + np.exp(-(ability[:, None] - rng.normal(0, 1, n_questions))))
+    n = np.where(np.arange(n_models)[:, None] % 3 == 0, 4, 8) * np.ones((1, n_questions), np.int64)  # ragged models
+    c = rng.binomial(n, p)
+    cats = np.stack([(n - c).ravel(), c.ravel()], axis=1)
+    counts = Counts([f"m{i}" for i in range(n_models)], [f"q{i}" for i in range(n_questions)],
+                    np.repeat(np.arange(n_models), n_questions), np.tile(np.arange(n_questions), n_models), cats)
+    return kscore.leaderboard(counts, metrics="pass@1,pass@k,avg@n", k="1,3", sort=sort)
+
+
+def test_curves_from_the_grid_equal_each_models_rows() -> None:
+    from kscore.leaderboard.stats.metrics import by_model
+    from kscore.present import curves
+
+    lb = _graded_board(7, 60, seed=11)
+    assert lb.scores is not None and lb.scores.per_model().grid_t is not None
+    index = {lb.counts.models[m]: idx for m, idx in by_model(lb.counts)}
+    n_min = {r.model: r.n_min for r in lb.rows}
+    for models in (["m3", "m0", "m6", "m1"], ["m5"], [r.model for r in lb.rows]):
+        got = curves.leaderboard_curves(lb, models)
+        want = [curves._over_questions(lb, index[m], curves.curve_ks(n_min[m])) for m in models]
+        assert got == want
+
+
+def test_compare_codes_from_the_states_equal_those_of_every_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kscore.leaderboard.stats import pair_rows
+
+    # avg@n: c / n, bytes; pass@1 here: some estimates a rounding off c / n, float64 (from the estimates).
+    boards = [_graded_board(6, 50, seed=12, sort=sort) for sort in ("avg@n", "pass@1")]
+    fast = [pair_rows.compare_data(lb) for lb in boards]
+    monkeypatch.setattr(pair_rows, "_grid_codes", lambda *a: None)
+    assert fast == [pair_rows.compare_data(lb) for lb in boards]
+    assert [d["enc"] if d else None for d in fast] == ["u8", "f64"]
+
+
+def test_listed_pairs_a_few_at_a_time_equal_all_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kscore.leaderboard.stats import ranges
+
+    rng = np.random.default_rng(13)
+    X = rng.binomial(4, 0.6, (30, 200)) / 4.0
+    W = rng.random(X.shape) > 0.1
+    for cluster in (None, rng.integers(0, 20, 200)):
+        for mask in (np.ones_like(W), W):
+            i, j = rng.integers(0, 30, 90), rng.integers(0, 30, 90)
+            whole = ranges.Pairs(X, mask, cluster).listed(i, j)
+            with monkeypatch.context() as mp:
+                mp.setattr(ranges, "LISTED", 1000)  # (five pairs at a time)
+                parts = ranges.Pairs(X, mask, cluster, sums=False).listed(i, j)
+            assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(whole, parts))

@@ -145,12 +145,13 @@ class Pairs:
     yields the upper triangle's differences and standard errors."""
 
     def __init__(self, X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
-                 overwrite: bool = False) -> None:
+                 overwrite: bool = False, sums: bool = True) -> None:
         L, Q = X.shape
         self.L, self.Q = L, Q
         self.full = full = bool(W.all())
         # (the centring of paired(), line for line: the same X0; ``overwrite``: X is the caller's to spare,
-        # centred in place as paired(overwrite=True) does, no second array as large)
+        # centred in place as paired(overwrite=True) does, no second array as large; ``sums``: False where only
+        # listed() is wanted, which needs neither the sums nor the Gram matrix)
         Wf = np.ones((L, 0)) if full else W.astype(np.float64)
         cnt = np.full(Q, float(L)) if full else Wf.sum(axis=0)
         mu = np.divide(X.sum(axis=0) if full else np.where(W, X, 0.0).sum(axis=0), cnt, out=np.zeros_like(cnt),
@@ -163,7 +164,7 @@ class Pairs:
         self.X0, self.Wf, self.cluster = X0, Wf, cluster
         #: The Gram matrix ``X0 X0^T`` where one block made all of it (few models), else None.
         self.gram: FloatArray | None = None
-        if full:
+        if full and sums:
             self.s = X0.sum(axis=1)
             self.s2 = np.empty(L)
             step = max(1, BLOCK // max(L, 1))
@@ -230,7 +231,13 @@ class Pairs:
 
     def listed(self, i: IntArray, j: IntArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """``diff``, ``se`` and ``n`` of the listed pairs ``i[k]`` minus
-        ``j[k]`` only (the same statistics, summed per pair)."""
+        ``j[k]`` only (the same statistics, summed per pair; a few pairs at a
+        time, each pair's sums the same whatever the others)."""
+        step = max(1, LISTED // max(self.Q, 1))
+        if len(i) > step:
+            parts = [self.listed(i[a:a + step], j[a:a + step]) for a in range(0, len(i), step)]
+            d, s, n = (np.concatenate([p[k] for p in parts]) for k in range(3))
+            return d, s, n
         X0 = self.X0
         w = None if self.full else self.Wf[i] * self.Wf[j]
         n = np.full(len(i), float(self.Q)) if w is None else w.sum(axis=1)
@@ -273,6 +280,8 @@ def t_stat(diff: FloatArray, se: FloatArray, a: int) -> FloatArray:
     return t
 
 
+#: Entries of the differences :meth:`Pairs.listed` holds at a time (8 MB per float64 temporary).
+LISTED = 1 << 20
 #: Tiles of the folded count: rows x columns (1 or 2 MB: in cache).
 TILE_ROWS, TILE_COLS = 256, 1024
 #: Holm's ranges keep one float per pair significant at alpha: past this
