@@ -388,3 +388,27 @@ def test_listed_pairs_a_few_at_a_time_equal_all_at_once(monkeypatch: pytest.Monk
                 mp.setattr(ranges, "LISTED", 1000)  # (five pairs at a time)
                 parts = ranges.Pairs(X, mask, cluster, sums=False).listed(i, j)
             assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(whole, parts))
+
+
+@pytest.mark.skipif(not hasattr(kscore._kscore, "grid_sums"), reason="the compiled module predates grid_sums")
+@pytest.mark.parametrize(("n_models", "n_questions", "width", "states"), [(1, 5000, 6, 11), (37, 999, 1, 7),
+                                                                          (5, 3000, 11, 200), (300, 40, 3, 30_000)])
+def test_core_grid_sums_equal_numpys_column_sums(n_models: int, n_questions: int, width: int, states: int) -> None:
+    # The core's sums in registers are numpy's column sums to the bit (one or
+    # two bytes per state; one table, or one per model as grid_se's squares).
+    rng = np.random.default_rng(n_models * width)
+    dtype = np.int8 if states <= 127 else np.int16
+    which = rng.integers(0, states, (n_models, n_questions)).astype(dtype)
+    states_t = np.ascontiguousarray(which.T)
+    values = rng.random((states, width)) * 10 - 3
+    shared = column_sums(values, states_t)
+    assert np.array_equal(column_sums(values, states_t, grid=which), shared)
+    own = rng.random((n_models, states, width))
+    assert np.array_equal(column_sums(own, states_t, per_column=True, grid=which),
+                          column_sums(own, states_t, per_column=True))
+    sequential = values[which[:, 0]].copy()
+    for q in range(1, n_questions):
+        sequential += values[which[:, q]]
+    assert np.array_equal(shared, sequential)
+    with pytest.raises(ValueError, match="past the table"):
+        kscore._kscore.grid_sums(np.full((2, 3), states, np.uint8 if states < 256 else np.uint16), values)

@@ -49,6 +49,12 @@ class BinaryBank:
 def metric_table() -> list[tuple[str, str, str]]:
     """``(name, canonical name, needs)`` for every finite-bank metric name and alias."""
 
+def grid_sums(
+    grid: npt.NDArray[np.uint8] | npt.NDArray[np.uint16], table: npt.NDArray[np.float64], rows_per_model: int = 0
+) -> npt.NDArray[np.float64]:
+    """Per model (a row of ``grid``, its states per question), the sequential
+    sum over its questions of ``table[rows_per_model * i + state]``."""
+
 def ndtri(p: float) -> float:
     """Inverse standard normal CDF (Cephes ``ndtri``, as ``scipy.special.ndtri``)."""
 

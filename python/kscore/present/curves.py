@@ -102,9 +102,10 @@ def _over_questions_grid(lb: Leaderboard, models: list[str], n_min: dict[str, in
         present = pm.table[cols].sum(axis=0) > 0  # (the states of these models: n >= every k)
         values = np.zeros((len(st.cats), len(ks)))
         values[present] = kc.curve(n_s[present], c_s[present], "pass_at_k", list(ks), mean=False)
-        states_t = pm.grid_t if len(cols) == pm.grid_t.shape[1] and bool(np.all(cols == np.arange(len(cols)))) \
-            else np.ascontiguousarray(pm.grid_t[:, cols])
-        mean, se = grid_se(values, states_t, pm.count[cols])
+        every = len(cols) == pm.grid_t.shape[1] and bool(np.all(cols == np.arange(len(cols))))
+        states_t = pm.grid_t if every else np.ascontiguousarray(pm.grid_t[:, cols])
+        mean, se = grid_se(values, states_t, pm.count[cols], None if pm.grid is None else pm.grid if every else
+                           pm.grid[cols])
         lo, hi = np.clip(mean - z * se, 0.0, 1.0), np.clip(mean + z * se, 0.0, 1.0)
         for r, j in enumerate(which):
             out[j] = Curve(list(ks), [float(v) for v in mean[r]], [float(v) for v in lo[r]], [float(v) for v in hi[r]])

@@ -281,7 +281,7 @@ def _over_questions(sc: Scores, name: str, bad: npt.NDArray[np.bool_] | None) ->
     shown)."""
     pm, f, m = sc.per_model(), sc.per_state.get(name), sc.counts.model
     if f is not None and sc.cluster is None and pm.grid_t is not None:
-        return grid_se(f, pm.grid_t, pm.count)
+        return grid_se(f, pm.grid_t, pm.count, pm.grid)
     if f is not None and sc.cluster is None and pm.cell is not None:
         return group_se_tabled(sc.x[name], f, pm.cell, m, pm.count)
     x, L = sc.x[name], len(sc.counts.models)
@@ -313,7 +313,8 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
         # and interval over questions from one pass of column sums (intervals.grid_se).
         names = [x.name for x in metrics if x.name in sc.per_state] if interval != "posterior" and \
             sc.cluster is None else []
-        mean, se = grid_se(np.stack([reward, *(sc.per_state[x] for x in names)], axis=1), pm.grid_t, q_count)
+        mean, se = grid_se(np.stack([reward, *(sc.per_state[x] for x in names)], axis=1), pm.grid_t, q_count,
+                           pm.grid)
         acc = np.where(present, mean[:, 0], 0.0)
         spread = {x: (mean[:, k], se[:, k]) for k, x in enumerate(names, 1)}
     else:
