@@ -215,6 +215,8 @@ def test_per_model_from_the_state_table_equals_the_rows(n_models: int) -> None:
     assert np.array_equal(pm.count, np.bincount(m, minlength=n_models))
     assert np.array_equal(pm.n_min, lo) and np.array_equal(pm.n_max, hi) and pm.samples == int(n.sum())
     assert pm.n_min[3] == pm.n_max[3] == 0
+    if pm.table is not None:  # (rows ordered by model: each one's run of rows)
+        assert pm.starts is not None and np.array_equal(np.diff(pm.starts), pm.count) and pm.starts[-1] == len(m)
 
 
 @pytest.mark.parametrize("n_models", [2, 3, 50])
@@ -398,7 +400,7 @@ def test_core_grid_sums_equal_numpys_column_sums(n_models: int, n_questions: int
     # two bytes per state; one table, or one per model as grid_se's squares).
     rng = np.random.default_rng(n_models * width)
     dtype = np.int8 if states <= 127 else np.int16
-    which = rng.integers(0, states, (n_models, n_questions)).astype(dtype)
+    which: np.ndarray[Any, np.dtype[np.integer[Any]]] = rng.integers(0, states, (n_models, n_questions)).astype(dtype)
     states_t = np.ascontiguousarray(which.T)
     values = rng.random((states, width)) * 10 - 3
     shared = column_sums(values, states_t)
@@ -411,4 +413,31 @@ def test_core_grid_sums_equal_numpys_column_sums(n_models: int, n_questions: int
         sequential += values[which[:, q]]
     assert np.array_equal(shared, sequential)
     with pytest.raises(ValueError, match="past the table"):
-        kscore._kscore.grid_sums(np.full((2, 3), states, np.uint8 if states < 256 else np.uint16), values)
+        past: Any = np.full((2, 3), states, np.uint8 if states < 256 else np.uint16)
+        kscore._kscore.grid_sums(past, values)
+
+
+@pytest.mark.skipif(not hasattr(kscore._kscore, "segment_sums"), reason="the compiled module predates segment_sums")
+@pytest.mark.parametrize(("states", "width"), [(9, 1), (9, 5), (300, 3)])
+def test_segment_se_equals_group_se_tabled(states: int, width: int) -> None:
+    # Off the grid (models with different questions, one with none), rows
+    # ordered by model: the core's sums per run of rows are bincount's.
+    from kscore.leaderboard.stats.intervals import segment_se
+
+    rng = np.random.default_rng(states + width)
+    group = np.sort(rng.choice([0, 1, 2, 4, 5, 6], 5000))  # model 3: no rows
+    cnt = np.bincount(group, minlength=7)
+    which = rng.integers(0, states, len(group))
+    values = rng.random((states, width)) * 4 - 1
+    values[0] = -0.0
+    if width > 1:
+        values[1, 1] = np.nan
+    starts = np.searchsorted(group, np.arange(8)).astype(np.int64)
+    of_row: np.ndarray[Any, np.dtype[np.integer[Any]]] = which.astype(np.int8 if states <= 127 else np.int16)
+    got = segment_se(values if width > 1 else values[:, 0], of_row, starts, cnt)
+    assert got is not None
+    for j in range(width):
+        want = group_se_tabled(values[which, j], values[:, j], group * states + which, group, cnt)
+        for a, b in zip(got, want):
+            assert np.array_equal(a[:, j] if width > 1 else a, b, equal_nan=True)
+            assert np.array_equal(np.signbit(a[:, j] if width > 1 else a), np.signbit(b))

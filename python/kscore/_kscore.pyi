@@ -55,6 +55,15 @@ def grid_sums(
     """Per model (a row of ``grid``, its states per question), the sequential
     sum over its questions of ``table[rows_per_model * i + state]``."""
 
+def segment_sums(
+    states: npt.NDArray[np.uint8] | npt.NDArray[np.uint16],
+    offsets: npt.NDArray[np.int64],
+    table: npt.NDArray[np.float64],
+    rows_per_model: int = 0,
+) -> npt.NDArray[np.float64]:
+    """:func:`grid_sums` over runs of ``states``: model ``i``'s is
+    ``states[offsets[i]:offsets[i + 1]]`` (an empty run: zeros)."""
+
 def ndtri(p: float) -> float:
     """Inverse standard normal CDF (Cephes ``ndtri``, as ``scipy.special.ndtri``)."""
 

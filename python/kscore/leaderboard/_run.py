@@ -37,11 +37,23 @@ def _coverage(counts: Counts, pm: PerModel, issues: Issues) -> None:
     q_seen = _questions_seen(counts, pm)
     n_q = int(q_seen.sum())
     missing: list[str] = []
+    short = 0  # (models missing questions: the first 10 named, with examples, the rest counted)
+    ordered: bool | None = None
     for m in np.flatnonzero(per_model):
         name = counts.models[int(m)]
         if per_model[m] < n_q:
+            short += 1
+        if per_model[m] < n_q and short <= 10:
+            if ordered is None:  # (rows ordered by model, as the engine keeps them: a model's rows by bisection)
+                ordered = pm.starts is not None or bool(np.all(counts.model[1:] >= counts.model[:-1]))
+            if ordered:
+                a, b = (pm.starts[m], pm.starts[m + 1]) if pm.starts is not None else \
+                    np.searchsorted(counts.model, [m, m + 1])
+                its = counts.question[a:b]
+            else:
+                its = counts.question[counts.model == m]
             has = np.zeros(len(counts.questions), bool)
-            has[counts.question[counts.model == m]] = True
+            has[its] = True
             lacking = sorted(counts.questions[int(q)] for q in np.flatnonzero(q_seen & ~has))
             eg = ", ".join(f"'{q}'" for q in lacking[:3])
             missing.append(f"model '{name}' has no results for {len(lacking)} of {n_q} questions (e.g. {eg}); "
@@ -49,10 +61,10 @@ def _coverage(counts: Counts, pm: PerModel, issues: Issues) -> None:
         if lo[m] != hi[m]:
             issues.note(f"model '{name}' has {lo[m]} to {hi[m]} samples per question; its metrics use each "
                         "question's own count (exact)")
-    for line in missing[:10]:
+    for line in missing:
         issues.warn(line)
-    if len(missing) > 10:
-        issues.warn(f"... and {len(missing) - 10} more models with missing questions")
+    if short > 10:
+        issues.warn(f"... and {short - 10} more models with missing questions")
 
 
 def _questions_seen(counts: Counts, pm: PerModel) -> npt.NDArray[np.bool_]:

@@ -45,6 +45,24 @@ pub fn grid_sums<S: StateIndex>(
     if grid.len() != models * questions {
         return Err(Error::value("the grid's length is not models x questions"));
     }
+    let offsets: Vec<usize> = (0..=models).map(|i| i * questions).collect();
+    segment_sums(grid, &offsets, table, width, rows_per_model)
+}
+
+/// [`grid_sums`] over segments of `states`: model `i`'s run is
+/// `states[offsets[i]..offsets[i + 1]]` (nondecreasing offsets, the last
+/// at most the states' length), an empty run's sums zeros.
+pub fn segment_sums<S: StateIndex>(
+    states: &[S],
+    offsets: &[usize],
+    table: &[f64],
+    width: usize,
+    rows_per_model: usize,
+) -> Result<Vec<f64>> {
+    if offsets.is_empty() || offsets.windows(2).any(|w| w[0] > w[1]) || offsets[offsets.len() - 1] > states.len() {
+        return Err(Error::value("the offsets must be nondecreasing and within the states"));
+    }
+    let models = offsets.len() - 1;
     if width == 0 || table.len() % width != 0 {
         return Err(Error::value("the table's length is not a multiple of its width"));
     }
@@ -54,23 +72,23 @@ pub fn grid_sums<S: StateIndex>(
         return Err(Error::value("the table has fewer rows than models x rows per model"));
     }
     let mut out = vec![0.0; models * width];
-    if questions == 0 {
-        return Ok(out);
-    }
     for (i, acc) in out.chunks_exact_mut(width).enumerate() {
-        let states = &grid[i * questions..(i + 1) * questions];
+        let run = &states[offsets[i]..offsets[i + 1]];
+        if run.is_empty() {
+            continue;
+        }
         let base = if rows_per_model == 0 { 0 } else { i * rows_per_model };
         let t = &table[base * width..(base + own) * width];
         let ok = match width {
-            1 => model_sums::<1, S>(states, t, acc),
-            2 => model_sums::<2, S>(states, t, acc),
-            3 => model_sums::<3, S>(states, t, acc),
-            4 => model_sums::<4, S>(states, t, acc),
-            5 => model_sums::<5, S>(states, t, acc),
-            6 => model_sums::<6, S>(states, t, acc),
-            7 => model_sums::<7, S>(states, t, acc),
-            8 => model_sums::<8, S>(states, t, acc),
-            _ => model_sums_any(states, t, width, acc),
+            1 => model_sums::<1, S>(run, t, acc),
+            2 => model_sums::<2, S>(run, t, acc),
+            3 => model_sums::<3, S>(run, t, acc),
+            4 => model_sums::<4, S>(run, t, acc),
+            5 => model_sums::<5, S>(run, t, acc),
+            6 => model_sums::<6, S>(run, t, acc),
+            7 => model_sums::<7, S>(run, t, acc),
+            8 => model_sums::<8, S>(run, t, acc),
+            _ => model_sums_any(run, t, width, acc),
         };
         if !ok {
             return Err(Error::value("a state index is past the table's rows"));
@@ -163,6 +181,16 @@ mod tests {
                 assert!(got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()));
             }
         }
+    }
+
+    #[test]
+    fn segments_are_runs_of_the_states() {
+        let states = [0u8, 1, 1, 2, 0, 2, 2];
+        let table = [1.0, 10.0, 100.0];
+        let got = segment_sums(&states, &[0, 3, 3, 7], &table, 1, 0).unwrap();
+        assert_eq!(got, vec![21.0, 0.0, 301.0]);
+        assert!(segment_sums(&states, &[0, 4, 3], &table, 1, 0).is_err());
+        assert!(segment_sums(&states, &[0, 8], &table, 1, 0).is_err());
     }
 
     #[test]

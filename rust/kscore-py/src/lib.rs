@@ -45,6 +45,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<credit::Credit>()?;
     m.add_function(wrap_pyfunction!(credit::metric_table, m)?)?;
     m.add_function(wrap_pyfunction!(grid_sums::grid_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(grid_sums::segment_sums, m)?)?;
     m.add_class::<bank::BinaryBank>()?;
     m.add_class::<counts::CountStates>()?;
     m.add_function(wrap_pyfunction!(ndtri, m)?)?;

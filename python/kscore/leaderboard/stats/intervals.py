@@ -173,6 +173,34 @@ def grid_se(values: FloatArray, states_t: npt.NDArray[np.integer[Any]], cnt: Int
     return mean, np.sqrt(var)
 
 
+def segment_se(values: FloatArray, of_row: npt.NDArray[np.integer[Any]], starts: IntArray, cnt: IntArray) -> tuple[
+        FloatArray, FloatArray] | None:
+    """:func:`grid_se` off the grid, where group ``g``'s values are the rows
+    ``starts[g]..starts[g + 1]`` (``of_row``: each row's state): the sums of
+    :func:`group_se_tabled` (bincount's, row after row from +0.0) by the
+    core's ``segment_sums``, no per-row array made. None where the compiled
+    module lacks it or the states are wider than two bytes."""
+    from ... import _kscore
+
+    core = getattr(_kscore, "segment_sums", None)
+    if core is None or of_row.dtype.itemsize > 2:
+        return None
+    states = np.ascontiguousarray(of_row).view(np.uint8 if of_row.dtype.itemsize == 1 else np.uint16)
+    inner = values.shape[1:]
+    width = int(np.prod(inner)) if inner else 1
+    L = len(cnt)
+    c = cnt.reshape(-1, *([1] * (values.ndim - 1)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total: FloatArray = core(states, starts, np.ascontiguousarray(values.reshape(-1, width), np.float64))
+        mean = (total.reshape(L, *inner) + 0.0) / c
+        d = values[None] - mean[:, None]
+        squares: FloatArray = core(states, starts, np.ascontiguousarray((d * d).reshape(-1, width)), values.shape[0])
+        ss = squares.reshape(L, *inner) + 0.0
+        g = c.astype(np.float64)
+        var = np.where(g > 1, g / (g - 1) * ss / (c.astype(np.float64) ** 2), np.nan)
+    return mean, np.sqrt(var)
+
+
 def paired(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
            overwrite: bool = False) -> dict[str, Any]:
     """Every pair of rows of ``X`` (models x questions, ``W`` marking the

@@ -144,6 +144,9 @@ class PerModel:
     #: ``grid_t`` transposed (models x questions, C order): a model's states
     #: contiguous, for the dense per-question estimates of any models.
     grid: StateArray | None = None
+    #: Off the grid, where the rows are ordered by model (as the engine keeps
+    #: them) and ``table`` is there: model ``i``'s rows ``starts[i]..starts[i + 1]``.
+    starts: IntArray | None = None
 
 
 def per_model(st: States, m: IntArray, q: IntArray, n_models: int, n_questions: int) -> PerModel:
@@ -178,7 +181,10 @@ def per_model(st: States, m: IntArray, q: IntArray, n_models: int, n_questions: 
             grid_t = np.ascontiguousarray(by_model.T)
         elif cell is None:
             cell = m * S + st.of_row
-        return PerModel(count, n_min, n_max, int(table.sum(axis=0) @ n_s), cell, grid_t, table, by_model)
+        starts: IntArray | None = None
+        if not grid and bool(np.all(m[1:] >= m[:-1])):
+            starts = np.searchsorted(m, np.arange(L + 1)).astype(np.int64)
+        return PerModel(count, n_min, n_max, int(table.sum(axis=0) @ n_s), cell, grid_t, table, by_model, starts)
     lo, hi = min_max(m, st.n, n_models)
     return PerModel(np.bincount(m, minlength=n_models), lo, hi, int(st.n.sum()), None)
 
