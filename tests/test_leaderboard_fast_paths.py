@@ -441,3 +441,27 @@ def test_segment_se_equals_group_se_tabled(states: int, width: int) -> None:
         for a, b in zip(got, want):
             assert np.array_equal(a[:, j] if width > 1 else a, b, equal_nan=True)
             assert np.array_equal(np.signbit(a[:, j] if width > 1 else a), np.signbit(b))
+
+
+def test_dense_rows_of_each_models_run_equal_the_scatter(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Off the grid (cells missing), rows ordered by model, some estimates NaN
+    # (pass@8 where a row has fewer samples), clusters: each model's run of
+    # rows placed on its own gives the scatter's matrices.
+    from kscore.leaderboard.stats import compare
+
+    counts = grid(6, 80, 8, 2, seed=14)
+    rng = np.random.default_rng(15)
+    keep = rng.random(len(counts.model)) > 0.2
+    cats = counts.categories.copy()
+    cats[::7, 0] -= np.minimum(cats[::7, 0], 3)  # (rows with fewer than 8 samples)
+    c = Counts(counts.models, counts.questions, counts.model[keep], counts.question[keep], cats[keep])
+    sc = scores(c, parse_metrics(["pass@8,pass@1"], [1, 8]), np.array([0.0, 1.0]), c.question // 9)
+    assert sc.per_model().starts is not None and sc.per_model().grid is None
+    perm = rng.permutation(len(c.model))
+    shuffled = Scores(Counts(c.models, c.questions, c.model[perm], c.question[perm], c.categories[perm]),
+                      {k: v[perm] for k, v in sc.x.items()}, None if sc.cluster is None else sc.cluster[perm])
+    monkeypatch.setattr(compare, "RUN", 1)
+    for name in ("pass@8", "pass@1"):
+        for models in (["m5", "m0", "m3"], [f"m{i}" for i in range(6)]):
+            fast, slow = dense(sc, name, models), dense(shuffled, name, models)
+            assert all(a is not None and b is not None and np.array_equal(a, b) for a, b in zip(fast, slow)), name
