@@ -195,8 +195,18 @@ def _grid_table(of_row: StateArray, m: IntArray, q: IntArray, L: int, Q: int, S:
     ``i``'s rows ``i Q .. (i + 1) Q``, questions ``0..Q-1``). Where they are
     not, the rest is counted from a cell per row."""
     table = np.zeros((L, S), np.int64)
+    if Q > CHUNK:  # (pieces of one model at a time)
+        for i in range(L):
+            for o in range(0, Q, CHUNK):
+                a, b = i * Q + o, i * Q + min(o + CHUNK, Q)
+                if not (bool((m[a:b] == i).all()) and bool((q[a:b] == np.arange(o, o + b - a)).all())):
+                    rest = np.bincount(m[i * Q:] * S + of_row[i * Q:], minlength=L * S).reshape(L, S)
+                    table[i] = 0
+                    return table + rest, False
+                table[i] += np.bincount(of_row[a:b], minlength=S)
+        return table, True
     ramp = np.arange(Q)
-    step = max(1, CHUNK // Q)
+    step = CHUNK // Q
     offset = np.repeat(np.arange(min(step, L)) * S, Q)  # (a step's cells: its models' rows by S)
     for i0 in range(0, L, step):
         i1 = min(i0 + step, L)
