@@ -42,6 +42,58 @@ def test_distinct_states_rebuild_every_row(n: int, categories: int) -> None:
     assert len(np.unique(st.cats, axis=0)) == len(st.cats)  # distinct
 
 
+def _key_order(cats: np.ndarray) -> list[tuple[int, ...]]:
+    """The states' order of the key of (n, every category but the last) in
+    one radix: the later categories more significant, n the least."""
+    rows = {tuple(int(v) for v in r) for r in cats}
+    return sorted(rows, key=lambda r: (*reversed(r[:-1]), sum(r)))
+
+
+@pytest.mark.parametrize(("categories", "top", "rows"), [(1, 9, 500), (2, 10, 5000), (3, 40, 2000), (4, 6, 70_000),
+                                                         (3, 100_000, 300)])
+def test_distinct_states_numbered_by_their_key(categories: int, top: int, rows: int) -> None:
+    # In steps of CHUNK rows (70 000: two), a byte per row; the table's states
+    # in the order of the key of (n, categories but the last), np.unique's
+    # order past its size (the last case). (3, 40): the sum of the categories'
+    # largest is past the table's size, n's largest is not.
+    from kscore.leaderboard.stats.states import CHUNK
+
+    rng = np.random.default_rng(categories * top)
+    cats = np.zeros((rows, categories), np.int64)
+    which = rng.integers(0, categories, rows)
+    cats[np.arange(rows), which] = rng.integers(0, top + 1, rows)
+    if categories > 1:
+        cats[::3] = rng.multinomial(top, np.full(categories, 1 / categories), size=len(cats[::3]))
+    st = distinct_states(np.asfortranarray(cats) if categories % 2 else cats)
+    assert np.array_equal(st.cats[st.of_row], cats) and np.array_equal(st.n, cats.sum(axis=1))
+    uniq = [tuple(r) for r in st.cats.tolist()]
+    if (top + 1) ** categories <= 4 * rows + (1 << 16):
+        assert uniq == _key_order(cats) and st.of_row.dtype.itemsize <= 2
+    else:
+        assert uniq == [tuple(r) for r in np.unique(cats, axis=0).tolist()]
+    assert rows < CHUNK or len(st.of_row) == rows
+
+
+@pytest.mark.parametrize(("n_models", "n_questions"), [(2, 70_001), (700, 300), (3, 1)])
+def test_per_model_on_the_grid_in_steps_equals_the_cells(n_models: int, n_questions: int) -> None:
+    counts = grid(n_models, n_questions, 4, 3, seed=n_models)
+    st = distinct_states(counts.categories)
+    S, L, Q = len(st.cats), n_models, n_questions
+    m, q = counts.model, counts.question
+    pm = per_model(st, m, q, L, Q)
+    table = np.bincount(m * S + st.of_row, minlength=L * S).reshape(L, S)
+    assert pm.table is not None and np.array_equal(pm.table, table)
+    assert pm.grid is not None and pm.grid_t is not None and pm.cell is None
+    assert np.array_equal(pm.grid, st.of_row.reshape(L, Q)) and np.array_equal(pm.grid_t, st.of_row.reshape(L, Q).T)
+    # The same rows with two of the last model's swapped: no grid, the same table.
+    swap = np.arange(len(m))
+    swap[[-1, -2]] = swap[[-2, -1]] if Q > 1 else swap[[-1, -2]]
+    if Q > 1:
+        other = per_model(distinct_states(counts.categories[swap]), m[swap], q[swap], L, Q)
+        assert other.grid is None and other.grid_t is None and other.cell is not None
+        assert other.table is not None and np.array_equal(other.table, table)
+
+
 def test_metrics_per_state_equal_every_row_evaluated() -> None:
     counts = grid(4, 30, 6, 3, seed=1)
     w = np.array([0.0, 0.3, 0.7])
@@ -67,6 +119,19 @@ def test_full_grid_equals_the_scatter() -> None:
     slow = dense(shuffled, "pass@2", order)
     for a, b in zip(fast, slow):
         assert a is not None and b is not None and np.array_equal(a, b)
+
+
+def test_dense_rows_of_any_models_from_the_grid_equal_the_scatter() -> None:
+    counts = grid(7, 40, 6, 2, seed=4)
+    sc = scores(counts, parse_metrics(["pass@2"], [2]), np.array([0.0, 1.0]), None)
+    assert sc.per_model().grid is not None
+    c = counts
+    perm = np.random.default_rng(5).permutation(len(c.model))
+    shuffled = Scores(Counts(c.models, c.questions, c.model[perm], c.question[perm], c.categories[perm]),
+                      {k: v[perm] for k, v in sc.x.items()}, None)
+    for models in (["m6", "m2"], ["m0", "m5", "m1", "m3"], ["m4"]):
+        fast, slow = dense(sc, "pass@2", models), dense(shuffled, "pass@2", models)
+        assert all(np.array_equal(a, b) for a, b in zip(fast[:2], slow[:2])) and fast[2] is slow[2] is None
 
 
 def test_rows_ordered_by_model_group_as_sorting_would() -> None:
@@ -150,6 +215,8 @@ def test_per_model_from_the_state_table_equals_the_rows(n_models: int) -> None:
     assert np.array_equal(pm.count, np.bincount(m, minlength=n_models))
     assert np.array_equal(pm.n_min, lo) and np.array_equal(pm.n_max, hi) and pm.samples == int(n.sum())
     assert pm.n_min[3] == pm.n_max[3] == 0
+    if pm.table is not None:  # (rows ordered by model: each one's run of rows)
+        assert pm.starts is not None and np.array_equal(np.diff(pm.starts), pm.count) and pm.starts[-1] == len(m)
 
 
 @pytest.mark.parametrize("n_models", [2, 3, 50])
@@ -270,3 +337,131 @@ def test_the_job_runs_on_small_pages_and_restores_numpys_setting(before: bool, m
         assert _hugepage_advice() is before
     finally:
         setter(old)
+
+
+def _graded_board(n_models: int, n_questions: int, seed: int, sort: str = "pass@1") -> kscore.Leaderboard:
+    rng = np.random.default_rng(seed)
+    ability = rng.normal(0, 0.6, n_models)
+    p = 1 / (1 + np.exp(-(ability[:, None] - rng.normal(0, 1, n_questions))))
+    n = np.where(np.arange(n_models)[:, None] % 3 == 0, 4, 8) * np.ones((1, n_questions), np.int64)  # ragged models
+    c = rng.binomial(n, p)
+    cats = np.stack([(n - c).ravel(), c.ravel()], axis=1)
+    counts = Counts([f"m{i}" for i in range(n_models)], [f"q{i}" for i in range(n_questions)],
+                    np.repeat(np.arange(n_models), n_questions), np.tile(np.arange(n_questions), n_models), cats)
+    return kscore.leaderboard(counts, metrics="pass@1,pass@k,avg@n", k="1,3", sort=sort)
+
+
+def test_curves_from_the_grid_equal_each_models_rows() -> None:
+    from kscore.leaderboard.stats.metrics import by_model
+    from kscore.present import curves
+
+    lb = _graded_board(7, 60, seed=11)
+    assert lb.scores is not None and lb.scores.per_model().grid_t is not None
+    index = {lb.counts.models[m]: idx for m, idx in by_model(lb.counts)}
+    n_min = {r.model: r.n_min for r in lb.rows}
+    for models in (["m3", "m0", "m6", "m1"], ["m5"], [r.model for r in lb.rows]):
+        got = curves.leaderboard_curves(lb, models)
+        want = [curves._over_questions(lb, index[m], curves.curve_ks(n_min[m])) for m in models]
+        assert got == want
+
+
+def test_compare_codes_from_the_states_equal_those_of_every_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kscore.leaderboard.stats import pair_rows
+
+    # avg@n: c / n, bytes; pass@1 here: some estimates a rounding off c / n, float64 (from the estimates).
+    boards = [_graded_board(6, 50, seed=12, sort=sort) for sort in ("avg@n", "pass@1")]
+    fast = [pair_rows.compare_data(lb) for lb in boards]
+    monkeypatch.setattr(pair_rows, "_grid_codes", lambda *a: None)
+    assert fast == [pair_rows.compare_data(lb) for lb in boards]
+    assert [d["enc"] if d else None for d in fast] == ["u8", "f64"]
+
+
+def test_listed_pairs_a_few_at_a_time_equal_all_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kscore.leaderboard.stats import ranges
+
+    rng = np.random.default_rng(13)
+    X = rng.binomial(4, 0.6, (30, 200)) / 4.0
+    W = rng.random(X.shape) > 0.1
+    for cluster in (None, rng.integers(0, 20, 200)):
+        for mask in (np.ones_like(W), W):
+            i, j = rng.integers(0, 30, 90), rng.integers(0, 30, 90)
+            whole = ranges.Pairs(X, mask, cluster).listed(i, j)
+            with monkeypatch.context() as mp:
+                mp.setattr(ranges, "LISTED", 1000)  # (five pairs at a time)
+                parts = ranges.Pairs(X, mask, cluster, sums=False).listed(i, j)
+            assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(whole, parts))
+
+
+@pytest.mark.skipif(not hasattr(kscore._kscore, "grid_sums"), reason="the compiled module predates grid_sums")
+@pytest.mark.parametrize(("n_models", "n_questions", "width", "states"), [(1, 5000, 6, 11), (37, 999, 1, 7),
+                                                                          (5, 3000, 11, 200), (300, 40, 3, 30_000)])
+def test_core_grid_sums_equal_numpys_column_sums(n_models: int, n_questions: int, width: int, states: int) -> None:
+    # The core's sums in registers are numpy's column sums to the bit (one or
+    # two bytes per state; one table, or one per model as grid_se's squares).
+    rng = np.random.default_rng(n_models * width)
+    dtype = np.int8 if states <= 127 else np.int16
+    which: np.ndarray[Any, np.dtype[np.integer[Any]]] = rng.integers(0, states, (n_models, n_questions)).astype(dtype)
+    states_t = np.ascontiguousarray(which.T)
+    values = rng.random((states, width)) * 10 - 3
+    shared = column_sums(values, states_t)
+    assert np.array_equal(column_sums(values, states_t, grid=which), shared)
+    own = rng.random((n_models, states, width))
+    assert np.array_equal(column_sums(own, states_t, per_column=True, grid=which),
+                          column_sums(own, states_t, per_column=True))
+    sequential = values[which[:, 0]].copy()
+    for q in range(1, n_questions):
+        sequential += values[which[:, q]]
+    assert np.array_equal(shared, sequential)
+    with pytest.raises(ValueError, match="past the table"):
+        past: Any = np.full((2, 3), states, np.uint8 if states < 256 else np.uint16)
+        kscore._kscore.grid_sums(past, values)
+
+
+@pytest.mark.skipif(not hasattr(kscore._kscore, "segment_sums"), reason="the compiled module predates segment_sums")
+@pytest.mark.parametrize(("states", "width"), [(9, 1), (9, 5), (300, 3)])
+def test_segment_se_equals_group_se_tabled(states: int, width: int) -> None:
+    # Off the grid (models with different questions, one with none), rows
+    # ordered by model: the core's sums per run of rows are bincount's.
+    from kscore.leaderboard.stats.intervals import segment_se
+
+    rng = np.random.default_rng(states + width)
+    group = np.sort(rng.choice([0, 1, 2, 4, 5, 6], 5000))  # model 3: no rows
+    cnt = np.bincount(group, minlength=7)
+    which = rng.integers(0, states, len(group))
+    values = rng.random((states, width)) * 4 - 1
+    values[0] = -0.0
+    if width > 1:
+        values[1, 1] = np.nan
+    starts = np.searchsorted(group, np.arange(8)).astype(np.int64)
+    of_row: np.ndarray[Any, np.dtype[np.integer[Any]]] = which.astype(np.int8 if states <= 127 else np.int16)
+    got = segment_se(values if width > 1 else values[:, 0], of_row, starts, cnt)
+    assert got is not None
+    for j in range(width):
+        want = group_se_tabled(values[which, j], values[:, j], group * states + which, group, cnt)
+        for a, b in zip(got, want):
+            assert np.array_equal(a[:, j] if width > 1 else a, b, equal_nan=True)
+            assert np.array_equal(np.signbit(a[:, j] if width > 1 else a), np.signbit(b))
+
+
+def test_dense_rows_of_each_models_run_equal_the_scatter(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Off the grid (cells missing), rows ordered by model, some estimates NaN
+    # (pass@8 where a row has fewer samples), clusters: each model's run of
+    # rows placed on its own gives the scatter's matrices.
+    from kscore.leaderboard.stats import compare
+
+    counts = grid(6, 80, 8, 2, seed=14)
+    rng = np.random.default_rng(15)
+    keep = rng.random(len(counts.model)) > 0.2
+    cats = counts.categories.copy()
+    cats[::7, 0] -= np.minimum(cats[::7, 0], 3)  # (rows with fewer than 8 samples)
+    c = Counts(counts.models, counts.questions, counts.model[keep], counts.question[keep], cats[keep])
+    sc = scores(c, parse_metrics(["pass@8,pass@1"], [1, 8]), np.array([0.0, 1.0]), c.question // 9)
+    assert sc.per_model().starts is not None and sc.per_model().grid is None
+    perm = rng.permutation(len(c.model))
+    shuffled = Scores(Counts(c.models, c.questions, c.model[perm], c.question[perm], c.categories[perm]),
+                      {k: v[perm] for k, v in sc.x.items()}, None if sc.cluster is None else sc.cluster[perm])
+    monkeypatch.setattr(compare, "RUN", 1)
+    for name in ("pass@8", "pass@1"):
+        for models in (["m5", "m0", "m3"], [f"m{i}" for i in range(6)]):
+            fast, slow = dense(sc, name, models), dense(shuffled, name, models)
+            assert all(a is not None and b is not None and np.array_equal(a, b) for a, b in zip(fast, slow)), name

@@ -166,10 +166,32 @@ def test_float32_products_of_large_boards_decide_as_the_matrices(seed: int, monk
     from kscore.leaderboard.stats import ranges as _ranges
 
     monkeypatch.setattr(_ranges, "SINGLE", 10)
+    monkeypatch.setattr(_ranges, "GRAM_MODELS", 0)  # (the tiles' products, not the Gram matrix)
     rng = np.random.default_rng(200 + seed)
     X, W, _ = _board(rng, 400, [20, 100, 7, 300][seed], 0.3, 4)
     got = rank_sets(X.copy(), W, None, [str(i) for i in range(400)], 0.95, "none")
     assert list(zip(got.lo.tolist(), got.hi.tolist())) == _oracle(X, W, None, 0.95, "none")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_folded_count_from_the_gram_matrix_equals_the_tiles(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Few models on a full grid: every pair's test from the Gram matrix Pairs
+    # makes anyway; more (GRAM_MODELS lowered to 0 here): the tiles' products.
+    # Both equal the matrices, twins and near-ties included.
+    from kscore.leaderboard.stats import ranges as _ranges
+
+    rng = np.random.default_rng(300 + seed)
+    L, Q = int(rng.integers(2, 300)), int(rng.integers(2, 120))
+    X, W, _ = _board(rng, L, Q, float(rng.choice([0.05, 0.3, 1.0])), [0, 2, 4, 6][seed % 4])
+    models = [str(i) for i in range(L)]
+    for adjust in ("none", "holm"):
+        want = _oracle(X, W, None, 0.95, adjust)
+        gram = rank_sets(X.copy(), W, None, models, 0.95, adjust, overwrite=True)
+        with monkeypatch.context() as mp:
+            mp.setattr(_ranges, "GRAM_MODELS", 0)
+            tiles = rank_sets(X.copy(), W, None, models, 0.95, adjust)
+        assert list(zip(gram.lo.tolist(), gram.hi.tolist())) == want, (seed, adjust)
+        assert list(zip(tiles.lo.tolist(), tiles.hi.tolist())) == want, (seed, adjust)
 
 
 def test_holm_past_its_memory_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

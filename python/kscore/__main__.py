@@ -13,13 +13,14 @@ import sys
 from importlib import resources
 from importlib.util import find_spec
 
-import numpy as np
-
-from . import eval as ke
-
 
 def plain() -> None:
-    """Every kscore.eval point metric on the shipped sample outcome matrix."""
+    """Every kscore.eval point metric on the shipped sample outcome matrix
+    (kscore.eval imported here: ``python -m kscore leaderboard`` needs none of it)."""
+    import numpy as np
+
+    from . import eval as ke
+
     with resources.files("kscore.data").joinpath("sample_outcomes.npz").open("rb") as fh:
         data = np.load(fh)
         R, w = data["binary"], data["w"]

@@ -16,6 +16,7 @@ __all__ = [
     "posterior_moments", "joint_posterior_moments", "delta_blend", "blend", "geom_posterior",
     "tailpass_state_tails", "tailpass_payoff_moments", "tailpass_endpoint", "tailpass_covariance",
     "tailpass_empirical", "tailpass_draw_tails", "tailpass_add_gamma_tails", "inspect_columns", "max_t_block",
+    "grid_sums", "segment_sums",
 ]
 
 @final
@@ -48,6 +49,21 @@ class BinaryBank:
 
 def metric_table() -> list[tuple[str, str, str]]:
     """``(name, canonical name, needs)`` for every finite-bank metric name and alias."""
+
+def grid_sums(
+    grid: npt.NDArray[np.uint8] | npt.NDArray[np.uint16], table: npt.NDArray[np.float64], rows_per_model: int = 0
+) -> npt.NDArray[np.float64]:
+    """Per model (a row of ``grid``, its states per question), the sequential
+    sum over its questions of ``table[rows_per_model * i + state]``."""
+
+def segment_sums(
+    states: npt.NDArray[np.uint8] | npt.NDArray[np.uint16],
+    offsets: npt.NDArray[np.int64],
+    table: npt.NDArray[np.float64],
+    rows_per_model: int = 0,
+) -> npt.NDArray[np.float64]:
+    """:func:`grid_sums` over runs of ``states``: model ``i``'s is
+    ``states[offsets[i]:offsets[i + 1]]`` (an empty run: zeros)."""
 
 def ndtri(p: float) -> float:
     """Inverse standard normal CDF (Cephes ``ndtri``, as ``scipy.special.ndtri``)."""

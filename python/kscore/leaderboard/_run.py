@@ -33,15 +33,27 @@ from .stats.states import PerModel, distinct_states, row_sums
 def _coverage(counts: Counts, pm: PerModel, issues: Issues) -> None:
     """Warn about models missing questions; note ragged sample counts
     (``pm``: the models' rows summed up)."""
-    q_seen = np.bincount(counts.question, minlength=len(counts.questions)) > 0
-    n_q = int(q_seen.sum())
     per_model, lo, hi = pm.count, pm.n_min, pm.n_max
+    q_seen = _questions_seen(counts, pm)
+    n_q = int(q_seen.sum())
     missing: list[str] = []
+    short = 0  # (models missing questions: the first 10 named, with examples, the rest counted)
+    ordered: bool | None = None
     for m in np.flatnonzero(per_model):
         name = counts.models[int(m)]
         if per_model[m] < n_q:
+            short += 1
+        if per_model[m] < n_q and short <= 10:
+            if ordered is None:  # (rows ordered by model, as the engine keeps them: a model's rows by bisection)
+                ordered = pm.starts is not None or bool(np.all(counts.model[1:] >= counts.model[:-1]))
+            if ordered:
+                a, b = (pm.starts[m], pm.starts[m + 1]) if pm.starts is not None else \
+                    np.searchsorted(counts.model, [m, m + 1])
+                its = counts.question[a:b]
+            else:
+                its = counts.question[counts.model == m]
             has = np.zeros(len(counts.questions), bool)
-            has[counts.question[counts.model == m]] = True
+            has[its] = True
             lacking = sorted(counts.questions[int(q)] for q in np.flatnonzero(q_seen & ~has))
             eg = ", ".join(f"'{q}'" for q in lacking[:3])
             missing.append(f"model '{name}' has no results for {len(lacking)} of {n_q} questions (e.g. {eg}); "
@@ -49,10 +61,18 @@ def _coverage(counts: Counts, pm: PerModel, issues: Issues) -> None:
         if lo[m] != hi[m]:
             issues.note(f"model '{name}' has {lo[m]} to {hi[m]} samples per question; its metrics use each "
                         "question's own count (exact)")
-    for line in missing[:10]:
+    for line in missing:
         issues.warn(line)
-    if len(missing) > 10:
-        issues.warn(f"... and {len(missing) - 10} more models with missing questions")
+    if short > 10:
+        issues.warn(f"... and {short - 10} more models with missing questions")
+
+
+def _questions_seen(counts: Counts, pm: PerModel) -> npt.NDArray[np.bool_]:
+    """Which questions have rows (on a grid: all, without a pass over them)."""
+    if pm.grid_t is not None:
+        return np.ones(len(counts.questions), bool)
+    out: npt.NDArray[np.bool_] = np.bincount(counts.question, minlength=len(counts.questions)) > 0
+    return out
 
 
 @on_small_pages
@@ -170,12 +190,12 @@ def _board(sc: Scores, chosen: list[Metric], sort_by: Metric, w: npt.NDArray[np.
     rows = sort_rows(compute(sc, chosen, w, confidence, interval, issues), sort_by)
     models = scored_models(rows, sort_by)
     X, W, cl = dense(sc, sort_by.name, models)
-    sets = rank_sets(X, W, cl, models, confidence, adjust)  # (no matrix of all pairs: stats/ranges.py)
+    sets = rank_sets(X, W, cl, models, confidence, adjust, overwrite=True)  # (no matrix of all pairs: stats/ranges.py)
     del X, W
     if sets.note:
         issues.note(sets.note)
     rank(rows, sets)
-    n_q = int((np.bincount(counts.question, minlength=len(counts.questions)) > 0).sum())
+    n_q = int(_questions_seen(counts, sc.per_model()).sum())
     return Leaderboard(rows, chosen, sort_by, confidence, label, n_q, sc.per_model().samples, [float(x) for x in w],
                        counts, interval=interval, adjust=adjust, ranks=sets, scores=sc)
 

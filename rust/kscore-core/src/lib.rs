@@ -22,6 +22,7 @@ pub mod cancel;
 pub mod categorical;
 pub mod error;
 pub mod finite;
+pub mod grid_sums;
 pub mod intake;
 pub mod metric;
 pub mod numeric;

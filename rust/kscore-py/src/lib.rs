@@ -9,6 +9,7 @@ mod categorical;
 mod counts;
 mod credit;
 mod enter;
+mod grid_sums;
 mod inspect;
 mod matrix;
 mod posterior;
@@ -47,6 +48,8 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<credit::Credit>()?;
     m.add_function(wrap_pyfunction!(credit::metric_table, m)?)?;
+    m.add_function(wrap_pyfunction!(grid_sums::grid_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(grid_sums::segment_sums, m)?)?;
     m.add_class::<bank::BinaryBank>()?;
     m.add_class::<counts::CountStates>()?;
     m.add_function(wrap_pyfunction!(ndtri, m)?)?;

@@ -103,10 +103,16 @@ def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDA
     """Models x questions of the per-question estimates (NaN rows left
     out), the mask of present cells and each question's cluster."""
     c = sc.counts
+    f = sc.per_state.get(name)
+    grid = sc.per_model().grid
+    if f is not None and grid is not None and not bool(np.isnan(f).any()):
+        return _from_grid(c, f, grid, models, sc.cluster)
+    starts = sc.per_model().starts
+    if f is not None and starts is not None and sc.states is not None and len(c.model) >= RUN * len(c.models):
+        return _from_runs(c, f, sc.states.of_row, starts, models, sc.cluster)
     x = sc.x[name]
     pos = {m: i for i, m in enumerate(models)}
     row_of = np.array([pos.get(m, -1) for m in c.models], np.int64)
-    f = sc.per_state.get(name)
     some_nan = bool(np.isnan(f).any()) if f is not None else bool(np.isnan(x).any())
     full = None if some_nan else _full_grid(c, x, row_of, sc.cluster, sc.per_model().grid_t is not None)
     if full is not None:
@@ -127,6 +133,61 @@ def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDA
     if sc.cluster is not None:
         cl = np.zeros(Q, np.int64)
         cl[q_idx] = sc.cluster[ok]
+    return X, W, cl
+
+
+def _from_grid(c: Counts, f: FloatArray, grid: npt.NDArray[np.integer[Any]], models: list[str],
+               cluster: IntArray | None) -> tuple[FloatArray, npt.NDArray[np.bool_], IntArray | None]:
+    """:func:`dense` where every model has every question (``grid``: each
+    model's state per question) and no estimate is NaN: each row is its
+    model's states looked up in ``f`` (the estimate per state), without the
+    estimates of every row (the values :func:`_full_grid` places)."""
+    code = {m: i for i, m in enumerate(c.models)}
+    Q = grid.shape[1]
+    X = np.empty((len(models), Q))
+    for r, m in enumerate(models):
+        np.take(f, grid[code[m]], out=X[r], mode="clip")  # (clip: no buffered copy of the indices)
+    return X, np.ones((len(models), Q), bool), None if cluster is None else cluster[:Q].copy()
+
+
+#: Rows per model (on average) from which :func:`dense` places each model's
+#: run of rows on its own rather than every row at once.
+RUN = 1000
+
+
+def _from_runs(c: Counts, f: FloatArray, of_row: npt.NDArray[np.integer[Any]], starts: IntArray, models: list[str],
+               cluster: IntArray | None) -> tuple[FloatArray, npt.NDArray[np.bool_], IntArray | None]:
+    """:func:`dense` where each model's rows are a run (``starts``; rows
+    ordered by model) and ``f`` is the estimate per state: the same cells
+    placed a model at a time from its states, without the estimates of
+    every row or index arrays as long as the rows."""
+    code = {m: i for i, m in enumerate(c.models)}
+    rows = [code[m] for m in models]
+    good = ~np.isnan(f)
+    some_nan = not bool(good.all())
+    used = np.zeros(len(c.questions), bool)
+    runs: list[tuple[npt.NDArray[np.integer[Any]], IntArray, slice | npt.NDArray[np.bool_]]] = []
+    for i in rows:
+        a, b = int(starts[i]), int(starts[i + 1])
+        s, qs = of_row[a:b], c.question[a:b]
+        keep: slice | npt.NDArray[np.bool_] = slice(None)
+        if some_nan:
+            keep = good[s]
+            s, qs = s[keep], qs[keep]
+        used[qs] = True
+        runs.append((s, qs, keep))
+    q_new = np.cumsum(used) - 1
+    Q = int(used.sum())
+    X = np.zeros((len(models), Q))
+    W = np.zeros((len(models), Q), bool)
+    cl = None if cluster is None else np.zeros(Q, np.int64)
+    for r, (i, (s, qs, keep)) in enumerate(zip(rows, runs)):
+        idx = q_new[qs]
+        X[r, idx] = f[s]
+        W[r, idx] = True
+        if cl is not None and cluster is not None:
+            a, b = int(starts[i]), int(starts[i + 1])
+            cl[idx] = cluster[a:b][keep]
     return X, W, cl
 
 

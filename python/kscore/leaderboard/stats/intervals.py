@@ -97,7 +97,8 @@ def group_se_tabled(x: FloatArray, values: FloatArray, cell: IntArray, group: In
     return mean, np.sqrt(var)
 
 
-def column_sums(table: FloatArray, states_t: npt.NDArray[np.integer[Any]], per_column: bool = False) -> FloatArray:
+def column_sums(table: FloatArray, states_t: npt.NDArray[np.integer[Any]], per_column: bool = False,
+                grid: npt.NDArray[np.integer[Any]] | None = None) -> FloatArray:
     """``table[states_t]`` summed down each column in row order, where
     ``table`` holds values per state (shape ``(S, *k)``) or, with
     ``per_column``, per (column, state) (``(L, S, *k)``); the result is
@@ -105,7 +106,13 @@ def column_sums(table: FloatArray, states_t: npt.NDArray[np.integer[Any]], per_c
     summation runs only along the contiguous axis), so each is a sequential
     sum, as bincount's. Taken a block of rows at a time, each block
     continuing the running sums (a row of the block), so that nothing larger
-    than a block is made."""
+    than a block is made. ``grid``: ``states_t`` transposed (C order), for
+    the core's ``grid_sums`` (the same sums, a model's run of states at a
+    time), where the compiled module has it."""
+    if grid is not None:
+        done = _core_sums(table, grid, per_column)
+        if done is not None:
+            return done
     Q, L = states_t.shape
     inner = table.shape[2:] if per_column else table.shape[1:]
     flat = table.reshape(-1, *inner)
@@ -127,8 +134,26 @@ def column_sums(table: FloatArray, states_t: npt.NDArray[np.integer[Any]], per_c
     return acc if acc is not None else np.zeros((L, *inner))
 
 
-def grid_se(values: FloatArray, states_t: npt.NDArray[np.integer[Any]], cnt: IntArray) -> tuple[
-        FloatArray, FloatArray]:
+def _core_sums(table: FloatArray, grid: npt.NDArray[np.integer[Any]], per_column: bool) -> FloatArray | None:
+    """:func:`column_sums` by ``kscore._kscore.grid_sums`` (sequential sums
+    in registers); None where the module lacks it or the states are wider
+    than two bytes."""
+    from ... import _kscore
+
+    core = getattr(_kscore, "grid_sums", None)
+    if core is None or grid.dtype.itemsize > 2 or grid.ndim != 2:
+        return None
+    L = grid.shape[0]
+    inner = table.shape[2:] if per_column else table.shape[1:]
+    width = int(np.prod(inner)) if inner else 1
+    flat = np.ascontiguousarray(table.reshape(-1, width), dtype=np.float64)
+    states = np.ascontiguousarray(grid).view(np.uint8 if grid.dtype.itemsize == 1 else np.uint16)  # (states >= 0)
+    out: FloatArray = core(states, flat, table.shape[1] if per_column else 0)
+    return out.reshape(L, *inner)
+
+
+def grid_se(values: FloatArray, states_t: npt.NDArray[np.integer[Any]], cnt: IntArray,
+            grid: npt.NDArray[np.integer[Any]] | None = None) -> tuple[FloatArray, FloatArray]:
     """:func:`group_se_tabled` where every group has every question, in
     order: ``states_t[i, g]`` is which state group ``g`` has on question
     ``i`` (at least two groups), ``values[s]`` (or ``values[s, k]``, several
@@ -136,12 +161,41 @@ def grid_se(values: FloatArray, states_t: npt.NDArray[np.integer[Any]], cnt: Int
     group's sums are :func:`column_sums`, bincount's sums (+ 0.0: bincount
     starts from +0.0); the squared deviations come from a (group, state)
     table. Column sums are vector adds; bincount's are a chain of dependent
-    adds, several times slower."""
+    adds, several times slower. ``grid``: ``states_t`` transposed, for the
+    core's sums (:func:`column_sums`)."""
     c = cnt.reshape(-1, *([1] * (values.ndim - 1)))
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = (column_sums(values, states_t) + 0.0) / c
+        mean = (column_sums(values, states_t, grid=grid) + 0.0) / c
         d = values[None] - mean[:, None]
-        ss = column_sums(d * d, states_t, per_column=True) + 0.0
+        ss = column_sums(d * d, states_t, per_column=True, grid=grid) + 0.0
+        g = c.astype(np.float64)
+        var = np.where(g > 1, g / (g - 1) * ss / (c.astype(np.float64) ** 2), np.nan)
+    return mean, np.sqrt(var)
+
+
+def segment_se(values: FloatArray, of_row: npt.NDArray[np.integer[Any]], starts: IntArray, cnt: IntArray) -> tuple[
+        FloatArray, FloatArray] | None:
+    """:func:`grid_se` off the grid, where group ``g``'s values are the rows
+    ``starts[g]..starts[g + 1]`` (``of_row``: each row's state): the sums of
+    :func:`group_se_tabled` (bincount's, row after row from +0.0) by the
+    core's ``segment_sums``, no per-row array made. None where the compiled
+    module lacks it or the states are wider than two bytes."""
+    from ... import _kscore
+
+    core = getattr(_kscore, "segment_sums", None)
+    if core is None or of_row.dtype.itemsize > 2:
+        return None
+    states = np.ascontiguousarray(of_row).view(np.uint8 if of_row.dtype.itemsize == 1 else np.uint16)
+    inner = values.shape[1:]
+    width = int(np.prod(inner)) if inner else 1
+    L = len(cnt)
+    c = cnt.reshape(-1, *([1] * (values.ndim - 1)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total: FloatArray = core(states, starts, np.ascontiguousarray(values.reshape(-1, width), np.float64))
+        mean = (total.reshape(L, *inner) + 0.0) / c
+        d = values[None] - mean[:, None]
+        squares: FloatArray = core(states, starts, np.ascontiguousarray((d * d).reshape(-1, width)), values.shape[0])
+        ss = squares.reshape(L, *inner) + 0.0
         g = c.astype(np.float64)
         var = np.where(g > 1, g / (g - 1) * ss / (c.astype(np.float64) ** 2), np.nan)
     return mean, np.sqrt(var)

@@ -30,9 +30,9 @@ from .._issues import Issues
 from .._spec import Metric
 from .._types import FloatArray, IntArray
 from .bayes_states import bayes_ci_states
-from .intervals import grid_se, group_se, group_se_tabled
+from .intervals import grid_se, group_se, group_se_tabled, segment_se
 from .small import small_board_bounds
-from .states import PerModel, States, distinct_states, per_model, row_sums
+from .states import PerModel, StateArray, States, distinct_states, per_model, row_sums
 
 
 @dataclass
@@ -248,7 +248,7 @@ class Gathered(Mapping[str, FloatArray]):
     values on first use (the board's intervals need none of them; the
     pairwise comparisons the sorted metric's)."""
 
-    def __init__(self, per_state: dict[str, FloatArray], of_row: IntArray) -> None:
+    def __init__(self, per_state: dict[str, FloatArray], of_row: StateArray) -> None:
         self._per_state = per_state
         self._of_row = of_row
         self._done: dict[str, FloatArray] = {}
@@ -281,7 +281,11 @@ def _over_questions(sc: Scores, name: str, bad: npt.NDArray[np.bool_] | None) ->
     shown)."""
     pm, f, m = sc.per_model(), sc.per_state.get(name), sc.counts.model
     if f is not None and sc.cluster is None and pm.grid_t is not None:
-        return grid_se(f, pm.grid_t, pm.count)
+        return grid_se(f, pm.grid_t, pm.count, pm.grid)
+    if f is not None and sc.cluster is None and pm.starts is not None and sc.states is not None:
+        fast = segment_se(f, sc.states.of_row, pm.starts, pm.count)
+        if fast is not None:
+            return fast
     if f is not None and sc.cluster is None and pm.cell is not None:
         return group_se_tabled(sc.x[name], f, pm.cell, m, pm.count)
     x, L = sc.x[name], len(sc.counts.models)
@@ -313,11 +317,25 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
         # and interval over questions from one pass of column sums (intervals.grid_se).
         names = [x.name for x in metrics if x.name in sc.per_state] if interval != "posterior" and \
             sc.cluster is None else []
-        mean, se = grid_se(np.stack([reward, *(sc.per_state[x] for x in names)], axis=1), pm.grid_t, q_count)
+        mean, se = grid_se(np.stack([reward, *(sc.per_state[x] for x in names)], axis=1), pm.grid_t, q_count,
+                           pm.grid)
         acc = np.where(present, mean[:, 0], 0.0)
         spread = {x: (mean[:, k], se[:, k]) for k, x in enumerate(names, 1)}
     else:
-        acc = np.bincount(m, weights=reward[st.of_row], minlength=L) / np.maximum(q_count, 1)
+        both = None
+        if pm.starts is not None:
+            # Rows ordered by model: the accuracy and every metric's mean and interval from one pass of
+            # sums over each model's rows (intervals.segment_se: bincount's sums, in the same order).
+            names = [x.name for x in metrics if x.name in sc.per_state] if interval != "posterior" and \
+                sc.cluster is None else []
+            both = segment_se(np.stack([reward, *(sc.per_state[x] for x in names)], axis=1), st.of_row, pm.starts,
+                              q_count)
+        if both is not None:
+            mean, se = both
+            acc = np.where(present, mean[:, 0], 0.0)
+            spread = {x: (mean[:, k], se[:, k]) for k, x in enumerate(names, 1)}
+        else:
+            acc = np.bincount(m, weights=reward[st.of_row], minlength=L) / np.maximum(q_count, 1)
     rows = {int(i): ModelRow(counts.models[i], int(q_count[i]), int(n_min[i]), int(n_max[i]), float(acc[i]), {})
             for i in models}
     # Each model's rows (a slice where they are contiguous, as the engine keeps them: no copy).

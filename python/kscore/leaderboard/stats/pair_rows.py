@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from ..._interval import z_value
 from .._issues import LeaderboardError
-from .._types import FloatArray
+from .._types import FloatArray, IntArray
 from .compare import dense
 from .intervals import p_two_sided
 from .ranges import Pairs, RankSets, u_threshold
@@ -24,6 +24,7 @@ from .rank import scored_models
 
 if TYPE_CHECKING:
     from ..result.board import Leaderboard
+    from .metrics import Scores
 
 
 #: The columns of a pair's row.
@@ -81,7 +82,8 @@ def pair_rows(lb: Leaderboard, kind: str, top: int | None = None) -> Iterator[di
     if len(models) < 2 or kind == "none":
         return
     X, W, cl = dense(lb.scores, lb.sort.name, models)
-    pairs = Pairs(X, W, cl)
+    pairs = Pairs(X, W, cl, overwrite=True, sums=kind != "adjacent")  # (X is dense()'s own)
+    del X
     if kind == "adjacent":
         for a in range(0, len(models) - 1, 4096):
             b = min(a + 4096, len(models) - 1)
@@ -124,6 +126,15 @@ def compare_data(lb: Leaderboard) -> dict[str, Any] | None:
     models = scored_models(lb.rows, lb.sort)
     if len(models) < 2:
         return None
+    u_cut, t_crit = lb.ranks.cuts() if lb.ranks is not None else (
+        u_threshold(1.0 - lb.confidence), None)
+    rule = {"z": z_value(lb.confidence), "ucut": u_cut if math.isfinite(u_cut) else None, "tcrit": t_crit}
+    coded = _grid_codes(lb.scores, lb.sort.name, models)
+    if coded is not None:
+        g_enc, g_den, g_miss, g_codes, q, g_cl = coded
+        return {"models": models, "q": q, "enc": g_enc, "den": g_den, "miss": g_miss,
+                "x": base64.b64encode(np.ascontiguousarray(g_codes).tobytes()).decode("ascii"),
+                "cl": None if g_cl is None else g_cl.tolist(), **rule}
     X, W, cl = dense(lb.scores, lb.sort.name, models)
     enc, den, miss = "f64", 1, None
     codes: npt.NDArray[Any] = np.where(W, X, np.nan)
@@ -137,12 +148,41 @@ def compare_data(lb: Leaderboard) -> dict[str, Any] | None:
                 break
     if enc == "f64":
         codes = codes.astype("<f8")  # (missing: NaN)
-    u_cut, t_crit = lb.ranks.cuts() if lb.ranks is not None else (
-        u_threshold(1.0 - lb.confidence), None)
     return {"models": models, "q": int(X.shape[1]), "enc": enc, "den": den, "miss": miss,
             "x": base64.b64encode(np.ascontiguousarray(codes).tobytes()).decode("ascii"),
-            "cl": None if cl is None else cl.tolist(), "z": z_value(lb.confidence),
-            "ucut": u_cut if math.isfinite(u_cut) else None, "tcrit": t_crit}
+            "cl": None if cl is None else cl.tolist(), **rule}
+
+
+def _grid_codes(sc: Scores, name: str, models: list[str]) -> tuple[
+        str, int, int, npt.NDArray[Any], int, IntArray | None] | None:
+    """:func:`compare_data`'s codes where every model has every question
+    and no estimate is NaN (None otherwise, or where no denominator fits):
+    each estimate is its state's, so the denominators are tried on the
+    states the models have, not on every (model, question), and each
+    model's codes are its states' (the same bytes)."""
+    f = sc.per_state.get(name)
+    pm = sc.per_model()
+    if f is None or pm.grid is None or pm.table is None or bool(np.isnan(f).any()):
+        return None
+    code = {m: i for i, m in enumerate(sc.counts.models)}
+    rows = np.array([code[m] for m in models], np.int64)
+    present = pm.table[rows].sum(axis=0) > 0
+    values = f[present]
+    for d in DENOMINATORS:
+        c = np.rint(values * d)
+        if np.array_equal(c / d, values) and c.min(initial=0) >= 0:
+            top = float(c.max(initial=0))
+            if top < 65535:  # (the largest code marks a missing question)
+                enc, miss = ("u8", 255) if top < 255 else ("u16", 65535)
+                per_state = np.zeros(len(f), np.uint8 if enc == "u8" else "<u2")
+                per_state[present] = c
+                Q = pm.grid.shape[1]
+                codes = np.empty((len(rows), Q), per_state.dtype)
+                for r, i in enumerate(rows.tolist()):
+                    np.take(per_state, pm.grid[i], out=codes[r], mode="clip")
+                cl = None if sc.cluster is None else sc.cluster[:Q].copy()
+                return enc, d, miss, codes, Q, cl
+    return None
 
 
 def write_pairs(lb: Leaderboard, kind: str, top: int | None, path: str, jsonl: bool = False) -> int:

@@ -63,6 +63,12 @@ from ..runtime.blas import one_thread
 
 #: Entries of one block (rows x columns): 8 MB per float64 temporary.
 BLOCK = 1 << 20
+#: Up to this many models (on a full grid) :class:`Pairs` keeps the Gram
+#: matrix it makes for the sums of squares (8 MB), and the unadjusted and
+#: Holm counts read every pair's test from it (:func:`_folded_gram`).
+GRAM_MODELS = 1024
+
+
 @dataclass
 class RankSets:
     """Each model's rank range (``lo``, ``hi``: board order) and how pairs
@@ -131,25 +137,37 @@ class Pairs:
     :func:`kscore.leaderboard.stats.intervals.paired` prepares it; :meth:`blocks`
     yields the upper triangle's differences and standard errors."""
 
-    def __init__(self, X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None) -> None:
+    def __init__(self, X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
+                 overwrite: bool = False, sums: bool = True) -> None:
         L, Q = X.shape
         self.L, self.Q = L, Q
         self.full = full = bool(W.all())
-        # (the centring of paired(), line for line: the same X0)
+        # (the centring of paired(), line for line: the same X0; ``overwrite``: X is the caller's to spare,
+        # centred in place as paired(overwrite=True) does, no second array as large; ``sums``: False where only
+        # listed() is wanted, which needs neither the sums nor the Gram matrix)
         Wf = np.ones((L, 0)) if full else W.astype(np.float64)
         cnt = np.full(Q, float(L)) if full else Wf.sum(axis=0)
         mu = np.divide(X.sum(axis=0) if full else np.where(W, X, 0.0).sum(axis=0), cnt, out=np.zeros_like(cnt),
                        where=cnt > 0)
-        X0 = X - mu if full else np.where(W, X - mu, 0.0)
+        if full and overwrite:
+            X0 = X
+            X0 -= mu
+        else:
+            X0 = X - mu if full else np.where(W, X - mu, 0.0)
         self.X0, self.Wf, self.cluster = X0, Wf, cluster
-        if full:
+        #: The Gram matrix ``X0 X0^T`` where one block made all of it (few models), else None.
+        self.gram: FloatArray | None = None
+        if full and sums:
             self.s = X0.sum(axis=1)
             self.s2 = np.empty(L)
             step = max(1, BLOCK // max(L, 1))
             with one_thread(float(step) * step * Q):
                 for a in range(0, L, step):
                     b = min(a + step, L)
-                    self.s2[a:b] = np.diagonal(X0[a:b] @ X0[a:b].T)  # (the Gram matrix's diagonal, as its products)
+                    G = X0[a:b] @ X0[a:b].T
+                    self.s2[a:b] = np.diagonal(G)  # (the Gram matrix's diagonal, as its products)
+                    if b - a == L and L <= GRAM_MODELS:
+                        self.gram = G
         else:
             self.XX = X0 * X0
         self.parts: list[IntArray] = []
@@ -206,7 +224,13 @@ class Pairs:
 
     def listed(self, i: IntArray, j: IntArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """``diff``, ``se`` and ``n`` of the listed pairs ``i[k]`` minus
-        ``j[k]`` only (the same statistics, summed per pair)."""
+        ``j[k]`` only (the same statistics, summed per pair; a few pairs at a
+        time, each pair's sums the same whatever the others)."""
+        step = max(1, LISTED // max(self.Q, 1))
+        if len(i) > step:
+            parts = [self.listed(i[a:a + step], j[a:a + step]) for a in range(0, len(i), step)]
+            d, s, n = (np.concatenate([p[k] for p in parts]) for k in range(3))
+            return d, s, n
         X0 = self.X0
         w = None if self.full else self.Wf[i] * self.Wf[j]
         n = np.full(len(i), float(self.Q)) if w is None else w.sum(axis=1)
@@ -249,6 +273,8 @@ def t_stat(diff: FloatArray, se: FloatArray, a: int) -> FloatArray:
     return t
 
 
+#: Entries of the differences :meth:`Pairs.listed` holds at a time (8 MB per float64 temporary).
+LISTED = 1 << 20
 #: Tiles of the folded count: rows x columns (1 or 2 MB: in cache).
 TILE_ROWS, TILE_COLS = 256, 1024
 #: Holm's ranges keep one float per pair significant at alpha: past this
@@ -283,8 +309,11 @@ def _folded(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, alph
     s, s2 = pairs.s, pairs.s2
     perm = np.argsort(-s, kind="stable")
     a = c * s * s - T2 * s2
-    ones = np.ones((pairs.L, 1))
     L = pairs.L
+    if pairs.gram is not None:
+        _folded_gram(pairs, pairs.gram, perm, a, c, T2, better, worse, u_star, alpha)
+        return
+    ones = np.ones((pairs.L, 1))
     # Past SINGLE models (few questions), the products in float32 (twice the speed; no board there is compared
     # with the matrices): the margin grows to cover float32's rounding, and the pairs within it
     # are decided in float64 (Pairs.listed) instead of by the exact block.
@@ -347,6 +376,37 @@ def _folded(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, alph
         _exact_pairs(pairs, np.concatenate(unsure), better, worse, u_star, alpha)
     elif unsure:
         _listed_pairs(pairs, np.concatenate(unsure), better, worse, u_star, alpha)
+
+
+def _margin(s: FloatArray, s2: FloatArray, c: float, T2: float) -> float:
+    """:func:`_folded`'s margin of ``F`` in float64: 1e-9 of its terms' size."""
+    size = c * 4.0 * float(np.max(np.abs(s))) ** 2 + 4.0 * T2 * float(s2.max()) + 1e-300
+    return 1e-9 * size
+
+
+def _folded_gram(pairs: Pairs, G: FloatArray, perm: IntArray, a: FloatArray, c: float, T2: float,
+                 better: IntArray, worse: IntArray, u_star: float, alpha: float) -> None:
+    """:func:`_folded` where the Gram matrix ``G`` of all pairs is at hand
+    (few models: :class:`Pairs` made it for the sums of squares): ``F_ij =
+    2 T^2 G_ij - 2 c s_i s_j + a_i + a_j`` from it, the same quantity as the
+    tiles' product (its rounding differs by far less than the margin), so
+    the same pairs are decided by sign and the same rule decides the rest
+    (:meth:`Pairs.block`): no pass over the questions."""
+    s = pairs.s[perm]
+    ap = a[perm]
+    delta = _margin(pairs.s, pairs.s2, c, T2)
+    F = G[np.ix_(perm, perm)]
+    F *= 2.0 * T2
+    F -= np.multiply.outer(2.0 * c * s, s)
+    F += ap[:, None]
+    F += ap[None, :]
+    F[np.tril_indices(len(perm))] = -np.inf  # (each pair once: column after row, as sorted by decreasing s)
+    sure = F > delta
+    worse[perm] += np.count_nonzero(sure, axis=1)
+    better[perm] += np.count_nonzero(sure, axis=0)
+    rr, cc = np.nonzero((F >= -delta) & ~sure)
+    if len(rr):  # (rare: a pair at the threshold, or identical models)
+        _exact_pairs(pairs, np.stack([perm[rr], perm[cc]], axis=1), better, worse, u_star, alpha)
 
 
 def _reach(s: FloatArray, s2: FloatArray, n: float, T2: float, margin: float) -> IntArray:
@@ -466,11 +526,12 @@ def holm_crit(u_sorted: FloatArray, m: int, alpha: float) -> float | None:
 
 
 def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None, models: list[str],
-              confidence: float, adjust: str = "none") -> RankSets:
+              confidence: float, adjust: str = "none", overwrite: bool = False) -> RankSets:
     """Every model's rank range from the paired tests of the rows of ``X``
     (board order; ``W``: the questions each has; ``cluster``: per question),
     ``adjust`` ``"none"``, ``"holm"`` or ``"simultaneous"``, without
-    matrices of all pairs (module docstring).
+    matrices of all pairs (module docstring). ``overwrite``: ``X`` may be
+    centred in place (the caller's own, not used after).
 
     >>> X = np.array([[1.0, 1, 1, 1, 0, 1], [0, 1, 0, 0, 1, 0], [0, 0, 1, 0, 0, 0]])
     >>> r = rank_sets(X, np.ones_like(X, bool), None, ["a", "b", "c"], 0.95)
@@ -482,7 +543,7 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
     u_star = u_threshold(alpha)
     better = np.zeros(L, np.int64)
     worse = np.zeros(L, np.int64)
-    pairs = Pairs(X, W, cluster)
+    pairs = Pairs(X, W, cluster, overwrite)
     note = ""
     used = adjust
     if adjust == "simultaneous":

@@ -9,7 +9,9 @@ over every row per metric."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -17,19 +19,33 @@ import numpy.typing as npt
 
 from .._types import IntArray
 
+#: Rows per step of the passes over the rows: their temporaries stay in cache
+#: and no array as long as the rows is made but the states' own.
+CHUNK = 1 << 16
+
+#: A state index per row, as few bytes as the states allow.
+StateArray = npt.NDArray[np.integer[Any]]
+
 
 @dataclass(frozen=True)
 class States:
     """``cats``: the distinct category-count rows (states x categories);
-    ``of_row``: each row's state; ``n``: each row's samples (its row sum)."""
+    ``of_row``: each row's state (the smallest integer type that holds
+    them: one byte for up to 127 states); ``n``: each row's samples (its
+    row sum), made on first use."""
 
     cats: IntArray
-    of_row: IntArray
-    n: IntArray
+    of_row: StateArray
+
+    @cached_property
+    def n(self) -> IntArray:
+        """Each row's samples: its state's (the same sums as the rows')."""
+        out: IntArray = row_sums(self.cats)[self.of_row]
+        return out
 
     def subset(self, rows: npt.NDArray[np.bool_]) -> States:
         """The states of some rows (a ``--by`` group): the same distinct states."""
-        return States(self.cats, self.of_row[rows], self.n[rows])
+        return States(self.cats, self.of_row[rows])
 
 
 def row_sums(cats: IntArray) -> IntArray:
@@ -41,38 +57,68 @@ def row_sums(cats: IntArray) -> IntArray:
     return out
 
 
-def distinct_states(cats: IntArray) -> States:
-    """The distinct rows of ``cats`` (non-negative counts): a key per row in
-    mixed radix (n, then every category but the last, each below n + 1)
-    marked in a table when the key space is small, else ``np.unique``."""
-    n = row_sums(cats)
+def small_int(top: int) -> np.dtype[Any]:
+    """The smallest signed integer type that holds ``0..top``."""
+    return np.dtype(np.int8 if top <= 127 else np.int16 if top <= 32767 else np.int32 if top < 2**31 else np.int64)
+
+
+def _keys(cats: IntArray, a: int, b: int, radix: list[int], out: IntArray) -> IntArray:
+    """Rows ``a..b``'s keys in mixed radix (``out``: a buffer): the last
+    category least significant, then the first, second, ... (the order of
+    the keys of (n, categories but the last) in one radix: with the others
+    fixed, n and the last category rise together)."""
     width = cats.shape[1]
-    if len(n) == 0:
-        return States(np.zeros((0, width), np.int64), np.zeros(0, np.int64), n)
-    radix = int(n.max()) + 1
-    size = radix**width
-    if size <= 4 * len(n) + (1 << 16):
-        key = cats[:, 0] * radix
-        key += n
-        scale = radix
-        for j in range(1, width - 1):
-            scale *= radix
-            key += cats[:, j] * scale
-        seen = np.zeros(size, bool)
-        seen[key] = True
-        slot = np.cumsum(seen) - 1
-        keys = np.flatnonzero(seen)
-        of_row: IntArray = slot[key]
-        uniq = np.empty((len(keys), width), np.int64)
-        n_s = keys % radix
-        rest = keys // radix
-        for j in range(width - 1):
-            uniq[:, j] = rest % radix
-            rest //= radix
-        uniq[:, -1] = n_s - uniq[:, :-1].sum(axis=1)
-        return States(uniq, of_row, n)
-    rows, inverse = np.unique(cats, axis=0, return_inverse=True)
-    return States(rows.astype(np.int64, copy=False), inverse.ravel().astype(np.int64, copy=False), n)
+    k = out[:b - a]
+    if width == 1:
+        k[:] = cats[a:b, 0]
+        return k
+    k[:] = cats[a:b, width - 2]
+    for j in range(width - 3, -1, -1):
+        k *= radix[j]
+        k += cats[a:b, j]
+    k *= radix[width - 1]
+    k += cats[a:b, width - 1]
+    return k
+
+
+def distinct_states(cats: IntArray) -> States:
+    """The distinct rows of ``cats`` (non-negative counts), numbered in the
+    order of their key in mixed radix (n, then every category but the last,
+    each below n + 1): marked in a table when that key space is small, a
+    pass over the rows in steps of :data:`CHUNK` (the keys are made per
+    step, in another radix of the same order); else ``np.unique``."""
+    N, width = cats.shape
+    if N == 0:
+        return States(np.zeros((0, width), np.int64), np.zeros(0, np.int64))
+    radix = [int(cats[:, j].max()) + 1 for j in range(width)]
+    # The table's condition on n's largest value (as the states were numbered when it was its key): at most
+    # the sum of the categories' largest, so a pass for it only where that sum is past the condition.
+    bound = 4 * N + (1 << 16)
+    top = sum(radix) - width
+    if (top + 1) ** width > bound and math.prod(radix) <= bound:
+        top = max(int(row_sums(cats[a:a + CHUNK]).max()) for a in range(0, N, CHUNK))
+    if (top + 1) ** width > bound:
+        rows, inverse = np.unique(cats, axis=0, return_inverse=True)
+        return States(rows.astype(np.int64, copy=False), inverse.ravel().astype(np.int64, copy=False))
+    seen = np.zeros(math.prod(radix), bool)
+    buf = np.empty(min(N, CHUNK), np.int64)
+    for a in range(0, N, CHUNK):
+        seen[_keys(cats, a, min(a + CHUNK, N), radix, buf)] = True
+    keys = np.flatnonzero(seen)
+    dtype = small_int(len(keys) - 1)
+    slot = (np.cumsum(seen) - 1).astype(dtype)
+    of_row = np.empty(N, dtype)
+    for a in range(0, N, CHUNK):
+        b = min(a + CHUNK, N)
+        np.take(slot, _keys(cats, a, b, radix, buf), out=of_row[a:b], mode="clip")
+    uniq = np.empty((len(keys), width), np.int64)
+    rest = keys.copy()
+    uniq[:, -1] = rest % radix[-1]
+    rest //= radix[-1]
+    for j in range(width - 1):
+        uniq[:, j] = rest % radix[j]
+        rest //= radix[j]
+    return States(uniq, of_row)
 
 
 @dataclass(frozen=True)
@@ -80,7 +126,8 @@ class PerModel:
     """Each model's rows summed up: ``count`` rows (its questions), the
     fewest and most samples of a row (0 for a model without rows), all
     ``samples``, and ``cell``, each row's ``model * S + state`` (None where
-    that (model, state) table would be large: then these came from the rows)."""
+    that (model, state) table would be large: then these came from the rows;
+    None on a grid too, where ``grid`` holds the same)."""
 
     count: IntArray
     n_min: IntArray
@@ -91,36 +138,86 @@ class PerModel:
     #: least two models): each row's state laid out questions x models, so
     #: that a sum over a model's questions is a column sum in row order
     #: (numpy sums pairwise only along the contiguous axis). None otherwise.
-    grid_t: npt.NDArray[np.integer[Any]] | None = None
-    #: Rows per (model, state) (None where ``cell`` is).
+    grid_t: StateArray | None = None
+    #: Rows per (model, state) (None where the rows were used).
     table: IntArray | None = None
+    #: ``grid_t`` transposed (models x questions, C order): a model's states
+    #: contiguous, for the dense per-question estimates of any models.
+    grid: StateArray | None = None
+    #: Off the grid, where the rows are ordered by model (as the engine keeps
+    #: them) and ``table`` is there: model ``i``'s rows ``starts[i]..starts[i + 1]``.
+    starts: IntArray | None = None
 
 
 def per_model(st: States, m: IntArray, q: IntArray, n_models: int, n_questions: int) -> PerModel:
     """:class:`PerModel` of rows with model codes ``m`` and question codes
     ``q``: one count of the rows per (model, state), the rest from that
-    small table."""
+    small table. Where the rows may be the grid (models x questions, in
+    order), a pass in steps of whole models counts them and checks that
+    order; otherwise a cell per row is counted."""
     S = len(st.cats)
-    if S and n_models * S <= 4 * len(m) + (1 << 16):
-        cell: IntArray = m * S + st.of_row
-        table = np.bincount(cell, minlength=n_models * S).reshape(n_models, S)
+    N = len(m)
+    L, Q = n_models, n_questions
+    if S and n_models * S <= 4 * N + (1 << 16):
         n_s = row_sums(st.cats)
+        cell: IntArray | None = None
+        grid = L >= 2 and Q >= 1 and N == L * Q
+        if grid:
+            table, grid = _grid_table(st.of_row, m, q, L, Q, S)
+        else:
+            cell = m * S + st.of_row
+            table = np.bincount(cell, minlength=L * S).reshape(L, S)
         has = table > 0
         count: IntArray = table.sum(axis=1)
         n_min: IntArray = np.where(has, n_s, np.iinfo(np.int64).max).min(axis=1)
         n_max: IntArray = np.where(has, n_s, 0).max(axis=1)
         n_min[count == 0] = 0
-        L, Q = n_models, n_questions
-        grid = (L >= 2 and Q >= 1 and len(m) == L * Q and bool((count == Q).all())
-                and bool((m.reshape(L, Q) == np.arange(L)[:, None]).all())
-                and bool((q.reshape(L, Q) == np.arange(Q)).all()))
-        small = np.dtype(np.int8 if S <= 127 else np.int16 if S <= 32767 else np.int32)  # (a fraction of the memory)
-        grid_t: npt.NDArray[np.integer[Any]] | None = None
+        grid = grid and bool((count == Q).all())
+        grid_t: StateArray | None = None
+        by_model: StateArray | None = None
         if grid:
-            grid_t = st.of_row.reshape(L, Q).T.astype(small, order="C")
-        return PerModel(count, n_min, n_max, int(table.sum(axis=0) @ n_s), cell, grid_t, table)
+            small = small_int(S - 1)  # (a fraction of the memory)
+            by_model = st.of_row.reshape(L, Q).astype(small, copy=False)
+            grid_t = np.ascontiguousarray(by_model.T)
+        elif cell is None:
+            cell = m * S + st.of_row
+        starts: IntArray | None = None
+        if not grid and bool(np.all(m[1:] >= m[:-1])):
+            starts = np.searchsorted(m, np.arange(L + 1)).astype(np.int64)
+        return PerModel(count, n_min, n_max, int(table.sum(axis=0) @ n_s), cell, grid_t, table, by_model, starts)
     lo, hi = min_max(m, st.n, n_models)
     return PerModel(np.bincount(m, minlength=n_models), lo, hi, int(st.n.sum()), None)
+
+
+def _grid_table(of_row: StateArray, m: IntArray, q: IntArray, L: int, Q: int, S: int) -> tuple[IntArray, bool]:
+    """Rows per (model, state) of ``L * Q`` rows, counted a few whole models
+    at a time, and whether the rows are models x questions in order (model
+    ``i``'s rows ``i Q .. (i + 1) Q``, questions ``0..Q-1``). Where they are
+    not, the rest is counted from a cell per row."""
+    table = np.zeros((L, S), np.int64)
+    if Q > CHUNK:  # (pieces of one model at a time)
+        for i in range(L):
+            for o in range(0, Q, CHUNK):
+                a, b = i * Q + o, i * Q + min(o + CHUNK, Q)
+                if not (bool((m[a:b] == i).all()) and bool((q[a:b] == np.arange(o, o + b - a)).all())):
+                    rest = np.bincount(m[i * Q:] * S + of_row[i * Q:], minlength=L * S).reshape(L, S)
+                    table[i] = 0
+                    return table + rest, False
+                table[i] += np.bincount(of_row[a:b], minlength=S)
+        return table, True
+    ramp = np.arange(Q)
+    step = CHUNK // Q
+    offset = np.repeat(np.arange(min(step, L)) * S, Q)  # (a step's cells: its models' rows by S)
+    for i0 in range(0, L, step):
+        i1 = min(i0 + step, L)
+        a, b = i0 * Q, i1 * Q
+        if not (bool((m[a:b].reshape(i1 - i0, Q) == np.arange(i0, i1)[:, None]).all())
+                and bool((q[a:b].reshape(i1 - i0, Q) == ramp).all())):
+            rest = np.bincount(m[a:] * S + of_row[a:], minlength=L * S).reshape(L, S)
+            return table + rest, False
+        cells = offset[:b - a] + of_row[a:b]
+        table[i0:i1] = np.bincount(cells, minlength=(i1 - i0) * S).reshape(i1 - i0, S)
+    return table, True
 
 
 def min_max(m: IntArray, n: IntArray, L: int) -> tuple[IntArray, IntArray]:

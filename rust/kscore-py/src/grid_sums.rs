@@ -1,0 +1,100 @@
+//! `grid_sums`: a leaderboard's per-model sums over its grid of states
+//! (kscore_core::grid_sums), for `kscore.leaderboard.stats.intervals`.
+
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+use crate::enter::enter;
+
+/// `out[i, j]`: the sequential sum over model `i`'s questions (in order) of
+/// `table[base_i + grid[i, q], j]` (`grid`: models x questions, uint8 or
+/// uint16, C order; `table`: rows x values, C order; `base_i = i *
+/// rows_per_model`, 0 for one table for all).
+#[pyfunction]
+#[pyo3(signature = (grid, table, rows_per_model = 0))]
+pub fn grid_sums<'py>(
+    py: Python<'py>,
+    grid: &Bound<'py, PyAny>,
+    table: PyReadonlyArray2<'py, f64>,
+    rows_per_model: usize,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let t = table
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("table must be C-contiguous"))?;
+    let width = table.as_array().ncols();
+    macro_rules! run {
+        ($ty:ty) => {{
+            let g = grid
+                .cast::<PyArray2<$ty>>()?
+                .try_readonly()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let (models, questions) = (g.as_array().nrows(), g.as_array().ncols());
+            let s = g
+                .as_slice()
+                .map_err(|_| PyValueError::new_err("grid must be C-contiguous"))?;
+            let out = enter(py, || {
+                kscore_core::grid_sums::grid_sums(s, models, questions, t, width, rows_per_model)
+            })?;
+            (models, out)
+        }};
+    }
+    let (models, out) = if grid.cast::<PyArray2<u8>>().is_ok() {
+        run!(u8)
+    } else if grid.cast::<PyArray2<u16>>().is_ok() {
+        run!(u16)
+    } else {
+        return Err(PyTypeError::new_err("grid must be a 2-D uint8 or uint16 array"));
+    };
+    let arr =
+        ndarray::Array2::from_shape_vec((models, width), out).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(arr.into_pyarray(py))
+}
+
+/// `out[i, j]`: the sequential sum over model `i`'s run of `states`
+/// (`states[offsets[i]:offsets[i + 1]]`, uint8 or uint16) of
+/// `table[base_i + state, j]` (as `grid_sums`; an empty run: zeros).
+#[pyfunction]
+#[pyo3(signature = (states, offsets, table, rows_per_model = 0))]
+pub fn segment_sums<'py>(
+    py: Python<'py>,
+    states: &Bound<'py, PyAny>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    table: PyReadonlyArray2<'py, f64>,
+    rows_per_model: usize,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let t = table
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("table must be C-contiguous"))?;
+    let width = table.as_array().ncols();
+    let offsets: Vec<usize> = offsets
+        .as_array()
+        .iter()
+        .map(|&o| usize::try_from(o).map_err(|_| PyValueError::new_err("offsets must be non-negative")))
+        .collect::<PyResult<_>>()?;
+    let models = offsets.len().saturating_sub(1);
+    macro_rules! run {
+        ($ty:ty) => {{
+            let g = states
+                .cast::<PyArray1<$ty>>()?
+                .try_readonly()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let s = g
+                .as_slice()
+                .map_err(|_| PyValueError::new_err("states must be contiguous"))?;
+            enter(py, || {
+                kscore_core::grid_sums::segment_sums(s, &offsets, t, width, rows_per_model)
+            })?
+        }};
+    }
+    let out = if states.cast::<PyArray1<u8>>().is_ok() {
+        run!(u8)
+    } else if states.cast::<PyArray1<u16>>().is_ok() {
+        run!(u16)
+    } else {
+        return Err(PyTypeError::new_err("states must be a 1-D uint8 or uint16 array"));
+    };
+    let arr =
+        ndarray::Array2::from_shape_vec((models, width), out).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(arr.into_pyarray(py))
+}
