@@ -7,6 +7,21 @@ use pyo3::prelude::*;
 
 use crate::enter::enter;
 
+/// The table's values (C order) and its width.
+fn table_of<'a>(table: &'a PyReadonlyArray2<'_, f64>) -> PyResult<(&'a [f64], usize)> {
+    let t = table
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("table must be C-contiguous"))?;
+    Ok((t, table.as_array().ncols()))
+}
+
+/// The sums as a models x width array.
+fn sums_array(py: Python<'_>, models: usize, width: usize, out: Vec<f64>) -> PyResult<Bound<'_, PyArray2<f64>>> {
+    let arr =
+        ndarray::Array2::from_shape_vec((models, width), out).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(arr.into_pyarray(py))
+}
+
 /// `out[i, j]`: the sequential sum over model `i`'s questions (in order) of
 /// `table[base_i + grid[i, q], j]` (`grid`: models x questions, uint8 or
 /// uint16, C order; `table`: rows x values, C order; `base_i = i *
@@ -19,10 +34,7 @@ pub fn grid_sums<'py>(
     table: PyReadonlyArray2<'py, f64>,
     rows_per_model: usize,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let t = table
-        .as_slice()
-        .map_err(|_| PyValueError::new_err("table must be C-contiguous"))?;
-    let width = table.as_array().ncols();
+    let (t, width) = table_of(&table)?;
     macro_rules! run {
         ($ty:ty) => {{
             let g = grid
@@ -46,9 +58,7 @@ pub fn grid_sums<'py>(
     } else {
         return Err(PyTypeError::new_err("grid must be a 2-D uint8 or uint16 array"));
     };
-    let arr =
-        ndarray::Array2::from_shape_vec((models, width), out).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(arr.into_pyarray(py))
+    sums_array(py, models, width, out)
 }
 
 /// `out[i, j]`: the sequential sum over model `i`'s run of `states`
@@ -63,10 +73,7 @@ pub fn segment_sums<'py>(
     table: PyReadonlyArray2<'py, f64>,
     rows_per_model: usize,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let t = table
-        .as_slice()
-        .map_err(|_| PyValueError::new_err("table must be C-contiguous"))?;
-    let width = table.as_array().ncols();
+    let (t, width) = table_of(&table)?;
     let offsets: Vec<usize> = offsets
         .as_array()
         .iter()
@@ -94,7 +101,5 @@ pub fn segment_sums<'py>(
     } else {
         return Err(PyTypeError::new_err("states must be a 1-D uint8 or uint16 array"));
     };
-    let arr =
-        ndarray::Array2::from_shape_vec((models, width), out).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(arr.into_pyarray(py))
+    sums_array(py, models, width, out)
 }

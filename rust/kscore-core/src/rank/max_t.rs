@@ -289,40 +289,29 @@ mod tests {
         }
     }
 
+    /// A block of one row (`row0`) against `cols` columns from `col0`.
+    fn row<'a>(z: &'a [f32], draws: usize, inv: &'a [f32], cols: usize, row0: usize, col0: usize) -> Block<'a> {
+        Block {
+            z,
+            draws,
+            inv,
+            rows: 1,
+            cols,
+            row0,
+            col0,
+        }
+    }
+
     #[test]
     fn an_infinite_weight_on_equal_estimates_is_nan_as_in_numpy() {
         let z = [1.0f32, 2.0, 1.0, 5.0];
         let inv = [0.0f32, f32::INFINITY];
         let mut mx = [0.0f32; 2];
-        max_t(
-            Block {
-                z: &z,
-                draws: 2,
-                inv: &inv,
-                rows: 1,
-                cols: 2,
-                row0: 0,
-                col0: 0,
-            },
-            &mut mx,
-        )
-        .unwrap();
+        max_t(row(&z, 2, &inv, 2, 0, 0), &mut mx).unwrap();
         assert!(mx[0].is_nan() && mx[1] == f32::INFINITY);
         // A NaN stays whatever follows.
         let inv = [0.0f32, 1.0];
-        max_t(
-            Block {
-                z: &z,
-                draws: 2,
-                inv: &inv,
-                rows: 1,
-                cols: 2,
-                row0: 0,
-                col0: 0,
-            },
-            &mut mx,
-        )
-        .unwrap();
+        max_t(row(&z, 2, &inv, 2, 0, 0), &mut mx).unwrap();
         assert!(mx[0].is_nan());
     }
 
@@ -331,58 +320,10 @@ mod tests {
         let z = [0.0f32; 6];
         let inv = [1.0f32; 2];
         let mut mx = [0.0f32; 2];
-        assert!(max_t(
-            Block {
-                z: &z,
-                draws: 2,
-                inv: &inv,
-                rows: 1,
-                cols: 2,
-                row0: 3,
-                col0: 0
-            },
-            &mut mx
-        )
-        .is_err());
-        assert!(max_t(
-            Block {
-                z: &z,
-                draws: 2,
-                inv: &inv,
-                rows: 1,
-                cols: 3,
-                row0: 0,
-                col0: 0
-            },
-            &mut mx
-        )
-        .is_err());
-        assert!(max_t(
-            Block {
-                z: &z,
-                draws: 4,
-                inv: &inv,
-                rows: 1,
-                cols: 2,
-                row0: 0,
-                col0: 0
-            },
-            &mut mx
-        )
-        .is_err());
+        assert!(max_t(row(&z, 2, &inv, 2, 3, 0), &mut mx).is_err()); // row past the models
+        assert!(max_t(row(&z, 2, &inv, 3, 0, 0), &mut mx).is_err()); // inv too short for the columns
+        assert!(max_t(row(&z, 4, &inv, 2, 0, 0), &mut mx).is_err()); // draws not dividing z
         let mut short = [0.0f32; 1];
-        assert!(max_t(
-            Block {
-                z: &z,
-                draws: 2,
-                inv: &inv,
-                rows: 1,
-                cols: 2,
-                row0: 0,
-                col0: 0
-            },
-            &mut short
-        )
-        .is_err());
+        assert!(max_t(row(&z, 2, &inv, 2, 0, 0), &mut short).is_err());
     }
 }
