@@ -88,3 +88,25 @@ def test_progress_shows_when_forced_and_not_when_piped_or_quiet(results: Path) -
     assert "Reading" not in piped.stderr
     quiet = kscore("leaderboard", results, "--format", "csv", "--progress", "--quiet")
     assert quiet.stderr == ""
+
+
+def test_ctrl_c_as_the_temporary_file_is_made_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A KeyboardInterrupt the moment the temporary file exists (here: as
+    its descriptor is closed) leaves no file beside the output (with
+    ``tempfile.mkstemp`` outside the cleanup, one landing as it returned
+    left a ``.curves.png.*.tmp``: tests/test_interrupt.py, plotting phase)."""
+    from kscore.cli import _write
+
+    real_close = os.close
+    calls = []
+
+    def close(fd: int) -> None:
+        real_close(fd)
+        calls.append(fd)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_write.os, "close", close)
+    with pytest.raises(KeyboardInterrupt):
+        with _write.atomic_path(tmp_path / "board.txt"):
+            pass
+    assert calls and list(tmp_path.iterdir()) == []

@@ -16,8 +16,8 @@ are refused before anything is read. See docs/leaderboard.md, *Output*.
 from __future__ import annotations
 
 import os
+import secrets
 import stat
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -103,15 +103,22 @@ def atomic_path(path: Path) -> Iterator[Path]:
         yield path
         return
     target = Path(os.path.realpath(path))
+    tmp: Path | None = None
     try:
-        # A shortened name: the longest allowed output name plus a prefix and
-        # suffix would be too long a name for the temporary file.
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name[:64]}.", suffix=".tmp", dir=target.parent)
-    except OSError as exc:
-        raise CliError(f"cannot write {path}: {_why(exc)}") from exc
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
+        # The name is chosen before the file exists and the file made inside
+        # this block, so that a Ctrl-C at any moment leaves no file behind
+        # (with mkstemp, one landing as it returned left its file: found by
+        # tests/test_interrupt.py). A shortened name: the longest allowed
+        # output name plus a prefix and suffix would be too long a name.
+        while tmp is None:
+            tmp = target.parent / f".{target.name[:64]}.{secrets.token_hex(8)}.tmp"
+            try:
+                os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            except FileExistsError:
+                tmp = None  # (not ours)
+            except OSError as exc:
+                tmp = None
+                raise CliError(f"cannot write {path}: {_why(exc)}") from exc
         yield tmp
         try:
             mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
@@ -120,7 +127,7 @@ def atomic_path(path: Path) -> Iterator[Path]:
         except OSError as exc:
             raise CliError(f"cannot write {path}: {_why(exc)}") from exc
     finally:
-        if tmp.exists():
+        if tmp is not None and tmp.exists():
             tmp.unlink()
 
 
