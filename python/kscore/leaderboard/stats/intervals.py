@@ -201,6 +201,26 @@ def segment_se(values: FloatArray, of_row: npt.NDArray[np.integer[Any]], starts:
     return mean, np.sqrt(var)
 
 
+def centred(X: FloatArray, W: npt.NDArray[np.bool_],
+            overwrite: bool = False) -> tuple[FloatArray, FloatArray, bool]:
+    """``X`` less each question's mean over the models that have it (0
+    where a model lacks the question), the mask as floats and whether
+    every model has every question (then the mask is left out: an ``L x
+    0`` array). ``overwrite``: a full ``X`` is centred in place."""
+    L, Q = X.shape
+    full = bool(W.all())
+    Wf = np.ones((L, 0)) if full else W.astype(np.float64)
+    cnt = np.full(Q, float(L)) if full else Wf.sum(axis=0)
+    mu = np.divide(X.sum(axis=0) if full else np.where(W, X, 0.0).sum(axis=0), cnt, out=np.zeros_like(cnt),
+                   where=cnt > 0)
+    if full and overwrite:
+        X0 = X
+        X0 -= mu
+    else:
+        X0 = X - mu if full else np.where(W, X - mu, 0.0)
+    return X0, Wf, full
+
+
 def paired(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
            overwrite: bool = False) -> dict[str, Any]:
     """Every pair of rows of ``X`` (models x questions, ``W`` marking the
@@ -214,18 +234,8 @@ def paired(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
     lose less to cancellation. ``overwrite``: ``X`` (every question known)
     may be centred in place, sparing a copy as large as it (80 MB for 100
     models x 100 000 questions)."""
-    L, Q = X.shape
-    full = bool(W.all())
-    # Every model has every question: the masks change nothing and are left out.
-    Wf = np.ones((L, 0)) if full else W.astype(np.float64)
-    cnt = np.full(Q, float(L)) if full else Wf.sum(axis=0)
-    mu = np.divide(X.sum(axis=0) if full else np.where(W, X, 0.0).sum(axis=0), cnt, out=np.zeros_like(cnt),
-                   where=cnt > 0)
-    if full and overwrite:
-        X0 = X
-        X0 -= mu
-    else:
-        X0 = X - mu if full else np.where(W, X - mu, 0.0)
+    L = X.shape[0]
+    X0, Wf, full = centred(X, W, overwrite)
     if full:
         n = np.full((L, L), float(X.shape[1]))
         s = X0.sum(axis=1)

@@ -60,6 +60,7 @@ import numpy.typing as npt
 
 from .._types import FloatArray, IntArray
 from ..runtime.blas import one_thread
+from .intervals import centred
 
 #: Entries of one block (rows x columns): 8 MB per float64 temporary.
 BLOCK = 1 << 20
@@ -141,19 +142,11 @@ class Pairs:
                  overwrite: bool = False, sums: bool = True) -> None:
         L, Q = X.shape
         self.L, self.Q = L, Q
-        self.full = full = bool(W.all())
-        # (the centring of paired(), line for line: the same X0; ``overwrite``: X is the caller's to spare,
-        # centred in place as paired(overwrite=True) does, no second array as large; ``sums``: False where only
-        # listed() is wanted, which needs neither the sums nor the Gram matrix)
-        Wf = np.ones((L, 0)) if full else W.astype(np.float64)
-        cnt = np.full(Q, float(L)) if full else Wf.sum(axis=0)
-        mu = np.divide(X.sum(axis=0) if full else np.where(W, X, 0.0).sum(axis=0), cnt, out=np.zeros_like(cnt),
-                       where=cnt > 0)
-        if full and overwrite:
-            X0 = X
-            X0 -= mu
-        else:
-            X0 = X - mu if full else np.where(W, X - mu, 0.0)
+        # (paired()'s centring, the same X0; ``overwrite``: X is the caller's to spare, centred in place, no
+        # second array as large; ``sums``: False where only listed() is wanted, which needs neither the sums
+        # nor the Gram matrix)
+        X0, Wf, full = centred(X, W, overwrite)
+        self.full = full
         self.X0, self.Wf, self.cluster = X0, Wf, cluster
         #: The Gram matrix ``X0 X0^T`` where one block made all of it (few models), else None.
         self.gram: FloatArray | None = None
