@@ -222,7 +222,7 @@ def leaderboard_runs(o: Out, files: list[str], *, big: bool = False, plots_top: 
     o.cli("table.stdout.txt", L, stdout=True)
     o.cli("wide.txt", [*L, "--wide", "-o", d + "wide.txt"])
     o.cli("wide.stdout.txt", [*L, "--wide"], stdout=True)
-    for fmt, suffix in (("csv", "csv"), ("json", "json"), ("markdown", "md"), ("html", "html")):
+    for suffix in ("csv", "json", "md", "html"):
         o.cli(f"board.{suffix}", [*L, "-o", d + f"board.{suffix}"])
     o.cli("board.stdout.csv", [*L, "--format", "csv"], stdout=True)
     o.cli("board.stdout.json", [*L, "--format", "json"], stdout=True)
@@ -408,7 +408,8 @@ def run_ragged(o: Out) -> None:
     for suffix in ("txt", "csv", "json", "md", "html"):
         o.cli(f"by-posterior.{suffix}", ["leaderboard", path, "--by", "subject", "--interval", "posterior",
                                          "-o", d + f"by-posterior.{suffix}"])
-    o.cli("by-top2-plan.md", ["leaderboard", path, "--by", "subject", "--top", "2", "--plan", "-o", d + "by-top2-plan.md"])
+    o.cli("by-top2-plan.md", ["leaderboard", path, "--by", "subject", "--top", "2", "--plan",
+                              "-o", d + "by-top2-plan.md"])
     o.cli("two-files.csv", ["leaderboard", path, str(sample_path()), "-o", d + "two-files.csv"])
     count_runs(o, [path], ["--cluster", "passage", "--by", "subject"])
     api_runs(o, path, "default")

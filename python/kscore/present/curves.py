@@ -45,17 +45,6 @@ def curve_ks(n: int) -> list[int]:
     return sorted({min(n, round(ratio**i)) for i in range(CURVE_POINTS)})
 
 
-def curve_note(lb: Leaderboard) -> str:
-    """What the line and the band are, for the caption under the curves."""
-    pct = f"{lb.confidence * 100:g}%"
-    if lb.interval == "posterior":
-        return (f"line: the posterior mean of pass@k (Beta(1, 1) prior; not the table's classic estimate); band: "
-                f"its {pct} credible interval given these questions (sampling noise only)")
-    cl = f", clustered by {lb.cluster}" if lb.cluster else ""
-    return (f"line: the classic pass@k estimate (as the table's pass@k cells); band: its {pct} interval over "
-            f"questions{cl}")
-
-
 def leaderboard_curves(lb: Leaderboard, models: list[str]) -> list[Curve | None]:
     """The curve of each of ``models`` (None for a model without results)."""
     from ..leaderboard.stats.metrics import by_model

@@ -132,23 +132,24 @@ class Leaderboard:
 
         return plan(self, metric, power)
 
-    def columns(self, groups: bool = False) -> dict[str, list[Any]]:
+    def columns(self, groups: bool = False, top: int | None = None) -> dict[str, list[Any]]:
         """One list per column: rank, rank_lo, rank_hi, model, questions,
         samples_min, samples_max, accuracy, then for each metric ``<m>`` (the
         estimate), ``<m>_sigma``, ``<m>_lo``, ``<m>_hi`` (the ``interval``'s
         standard error and bounds) and, for the posterior interval,
         ``<m>_posterior_mean`` (None where not computed). ``groups=True``
         with a ``by`` column: a leading ``group`` column, the overall board
-        (``(all)``) then each group's."""
+        (``(all)``) then each group's. ``top``: the first ``top`` models of
+        each (the command's CSV is this table, kscore.present.tabular)."""
         if groups and self.by is not None:
             boards = [self, *self.groups]
-            parts = [b.columns() for b in boards]
+            parts = [b.columns(top=top) for b in boards]
             out: dict[str, list[Any]] = {"group": [ALL if b.group is None else b.group
                                                    for b, p in zip(boards, parts) for _ in p["model"]]}
             for key in parts[0]:
                 out[key] = [v for p in parts for v in p[key]]
             return out
-        rs = self.rows
+        rs = self.rows if top is None else self.rows[:top]
         cols: dict[str, list[Any]] = {
             "rank": [rank_label(r) for r in rs],
             "rank_lo": [r.rank[0] if r.rank else None for r in rs],
