@@ -23,6 +23,8 @@ from typing import Any
 from ..present.console import Stderr as _Stderr
 from ..present.console import progress_console
 from ..present.formats import BY_NAME, from_suffix, names, pair_format, target
+from ..present.from_leaderboard import command_board, comparison_report, pairs, plan_report
+from ..present.model import OutputError
 from ._count import add_count_parser, count_command
 from ._errors import EXIT_INTERRUPTED, CliError, exit_with, one_line
 from ._write import check_outputs, refuse_inputs, refuse_same, write_atomic, write_text
@@ -268,8 +270,6 @@ def leaderboard(args: argparse.Namespace) -> int:
     """The command: kscore.leaderboard() does the work, kscore.present
     renders it (everything shown computed first), this writes it."""
     from ..leaderboard.runtime.progress import phase
-    from ..present.from_leaderboard import command_board, pairs
-    from ..present.model import OutputError
 
     err = _Stderr()
     if args.top is not None and args.top < 1:
@@ -291,8 +291,8 @@ def leaderboard(args: argparse.Namespace) -> int:
     _report(args, err, lb)
     phase("writing")
     try:
-        board = command_board(lb, fmt.needs | ({"curves"} if args.plot else set()), top=args.top,
-                              pairwise=pairs_kind, plan=args.plan)
+        needs = fmt.needs | ({"curves"} if args.plot else set()) | ({"rows"} if args.plot_intervals else set())
+        board = command_board(lb, needs, top=args.top, pairwise=pairs_kind, plan=args.plan)
     except OutputError as exc:
         raise CliError(str(exc)) from exc
     assert fmt.board is not None
@@ -355,7 +355,6 @@ def plan(args: argparse.Namespace) -> int:
     """``kscore plan [FILE]``: the design diagnostics of the board (and of
     each ``--by`` group)."""
     from ..leaderboard import LeaderboardError
-    from ..present.from_leaderboard import plan_report
 
     err = _Stderr()
     if not 0.0 < args.power < 1.0:
@@ -398,7 +397,6 @@ COMPARE_ELSE = "markdown"
 def compare(args: argparse.Namespace) -> int:
     """``kscore compare A B [FILE]``: one pair, every metric, paired."""
     from ..leaderboard import LeaderboardError
-    from ..present.from_leaderboard import comparison_report
 
     err = _Stderr()
     fmt = BY_NAME[_format(args)]

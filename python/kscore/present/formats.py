@@ -59,15 +59,16 @@ class Format:
 
 FORMATS: tuple[Format, ...] = (
     Format("table", (), board=_table, comparison=comparison_table, plan=lambda r, t: plan_text(r),
-           needs=frozenset({"plan"})),
+           needs=frozenset({"rows", "plan"})),
     Format("csv", (".csv",), board=lambda b, t: render_csv(b), comparison=lambda r, t: comparison_csv(r),
            needs=frozenset({"table"})),
     Format("json", (".json",), board=lambda b, t: render_json(b), comparison=lambda r, t: comparison_json(r),
-           plan=lambda r, t: plan_json(r), needs=frozenset({"json", "plan"})),
+           plan=lambda r, t: plan_json(r), needs=frozenset({"rows", "json", "plan"})),
     Format("markdown", (".md", ".markdown"), board=lambda b, t: markdown_document(b),
            comparison=lambda r, t: comparison_markdown(r), plan=lambda r, t: plan_markdown(r),
-           needs=frozenset({"plan"})),
-    Format("html", (".html", ".htm"), board=lambda b, t: render_html(b), needs=frozenset({"page", "plan"})),
+           needs=frozenset({"rows", "plan"})),
+    Format("html", (".html", ".htm"), board=lambda b, t: render_html(b),
+           needs=frozenset({"rows", "page", "plan"})),
 )
 
 #: The formats by name.

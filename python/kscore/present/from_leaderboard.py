@@ -87,8 +87,9 @@ def board_from_leaderboard(lb: Leaderboard, curves: bool = False, top: int | Non
     rows = lb.rows if top is None else lb.rows[:top]
     fields = ("estimate", "sigma", "lo", "hi", "posterior_mean") if lb.interval == "posterior" else \
         ("estimate", "sigma", "lo", "hi")
-    metrics = [MetricColumn(m.name, [estimate(r.values.get(m.name)) for r in rows], importance=j + 1, fields=fields)
-               for j, m in enumerate(lb.metrics)]
+    names = [m.name for m in lb.metrics]  # (a property: computed at each use)
+    metrics = [MetricColumn(name, [estimate(r.values.get(name)) for r in rows], importance=j + 1, fields=fields)
+               for j, name in enumerate(names)]
     metrics.append(MetricColumn("accuracy", [Estimate(r.accuracy) for r in rows], importance=40, fields=("estimate",),
                                 short="acc"))
     info = [InfoColumn("questions", [f"{r.questions:,}" for r in rows], importance=60,
@@ -198,17 +199,23 @@ def pairs(lb: Leaderboard, kind: str, top: int | None = None) -> Iterator[dict[s
     return pair_rows(lb, pairs_kind(lb, kind), top)
 
 
-def command_board(lb: Leaderboard, needs: Collection[str] = (), top: int | None = None,
+def command_board(lb: Leaderboard, needs: Collection[str] = ("rows",), top: int | None = None,
                   pairwise: tuple[str, int | None] = ("auto", None), plan: bool = False) -> Board:
     """The board ``kscore leaderboard`` writes, its first ``top`` rows (and
     each subset's), with what ``needs`` asks (``kscore.present.formats``
-    says it per format): ``table`` the typed columns (CSV), ``json`` the
-    JSON's facts, plans and pairs (``pairwise``: kind and N of
-    ``--pairwise``), ``page`` the page's curves, matrix and "vs next",
+    says it per format): ``rows`` the cells of every metric and column
+    (without it, only the names and ranks), ``table`` the typed columns
+    (CSV), ``json`` the JSON's facts, plans and pairs (``pairwise``: kind and
+    N of ``--pairwise``), ``page`` the page's curves, matrix and "vs next",
     ``curves`` the curves (``--plot``), ``plan`` a format that shows the
     design diagnostics when ``plan`` (``--plan``). Raises
     :class:`OutputError` for pairs too many to hold."""
-    board = table_board(lb, top, curves="curves" in needs or "page" in needs)
+    if not {"rows", "page", "curves"} & set(needs):  # (the typed columns alone: no cells to make)
+        rows = lb.rows if top is None else lb.rows[:top]
+        board = Board(f"kscore leaderboard: {lb.source}", [r.model for r in rows], [r.rank for r in rows], [],
+                      by=lb.by, warnings=lb.warnings)
+    else:
+        board = table_board(lb, top, curves="curves" in needs or "page" in needs)
     u = uncertainty(lb)
     n = len(board.models)
     board.words = Words(meaning=meaning(u), caption=caption(u, n, len(lb.rows), lb.n_questions, lb.n_samples,

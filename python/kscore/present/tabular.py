@@ -33,15 +33,16 @@ def csv_field(x: Any) -> str:
     return '"' + text.replace('"', '""') + '"' if quote else text
 
 
-def _number(x: Any) -> str:
-    """A table's cell: a float exactly (``repr``; NaN empty), text quoted where it must be."""
-    if x is None:
-        return ""
-    if isinstance(x, float):
-        return "" if x != x else repr(x)
-    if isinstance(x, str):
-        return csv_field(x)
-    return str(x)
+def _cells(values: list[Any]) -> list[str]:
+    """A table's column as CSV fields: floats exactly (``repr``; NaN
+    empty), text quoted where it must be, None empty (one test of the
+    column's kind, by its first value, not one per cell)."""
+    kind = next((type(x) for x in values if x is not None), None)
+    if kind is float:
+        return ["" if x is None or x != x else repr(x) for x in values]
+    if kind is str:
+        return [csv_field(x) for x in values]
+    return ["" if x is None else str(x) for x in values]
 
 
 def _csv_line(fields: Iterable[Any]) -> str:
@@ -51,7 +52,7 @@ def _csv_line(fields: Iterable[Any]) -> str:
 def render_csv(board: Board) -> str:
     """The board's ``table`` as CSV: a header line, a line per row."""
     table = board.table or {}
-    columns = [[_number(x) for x in values] for values in table.values()]
+    columns = [_cells(values) for values in table.values()]
     return _csv_line(table) + "".join(",".join(row) + "\n" for row in zip(*columns))
 
 

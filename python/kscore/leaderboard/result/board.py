@@ -161,13 +161,14 @@ class Leaderboard:
             "accuracy": [r.accuracy for r in rs],
         }
         for m in self.metrics:
-            vals = [r.values.get(m.name) for r in rs]
-            cols[m.name] = [None if v is None else v.estimate for v in vals]
-            cols[f"{m.name}_sigma"] = [None if v is None else v.sigma for v in vals]
-            cols[f"{m.name}_lo"] = [None if v is None else v.lo for v in vals]
-            cols[f"{m.name}_hi"] = [None if v is None else v.hi for v in vals]
+            name = m.name  # (a property: computed at each use)
+            vals = [r.values.get(name) for r in rs]
+            cols[name] = [None if v is None else v.estimate for v in vals]
+            cols[f"{name}_sigma"] = [None if v is None else v.sigma for v in vals]
+            cols[f"{name}_lo"] = [None if v is None else v.lo for v in vals]
+            cols[f"{name}_hi"] = [None if v is None else v.hi for v in vals]
             if self.interval == "posterior":
-                cols[f"{m.name}_posterior_mean"] = [None if v is None else v.posterior_mean for v in vals]
+                cols[f"{name}_posterior_mean"] = [None if v is None else v.posterior_mean for v in vals]
         return cols
 
     def to_arrow(self, groups: bool = False) -> Any:
