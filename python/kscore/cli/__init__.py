@@ -34,7 +34,7 @@ SAMPLE = "sample_results.csv.gz"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
+    from .._kscore import __version__
 
     parser = argparse.ArgumentParser(
         prog="kscore", description="Fast, exact metrics with credible intervals for sampled LLM outputs.")
@@ -219,8 +219,8 @@ def _size(path: Path) -> str:
 
 def _run(args: argparse.Namespace, err: Any) -> Any:
     """kscore.leaderboard() on the command's input (the shipped sample without FILE)."""
-    from ..leaderboard import LeaderboardError, Progress
-    from ..leaderboard import leaderboard as run
+    from ..leaderboard.api import LeaderboardError, Progress
+    from ..leaderboard.api import leaderboard as run
 
     show = not args.quiet and (args.progress or err.is_terminal)
     bar = progress_console(err.width) if args.progress else err
@@ -253,7 +253,7 @@ def _files(file: Any) -> Any:
 
 
 def _inputs(file: Any) -> list[Path]:
-    from ..leaderboard import input_files
+    from ..leaderboard.api import input_files
 
     return [p for f in (file if isinstance(file, list) else [file]) for p in input_files(f)]
 
@@ -269,7 +269,7 @@ def _report(args: argparse.Namespace, err: Any, board: Any) -> None:
 def leaderboard(args: argparse.Namespace) -> int:
     """The command: kscore.leaderboard() does the work, kscore.present
     renders it (everything shown computed first), this writes it."""
-    from ..leaderboard.runtime.progress import phase
+    from ..leaderboard.api import phase
 
     err = _Stderr()
     if args.top is not None and args.top < 1:
@@ -312,8 +312,7 @@ def leaderboard(args: argparse.Namespace) -> int:
 def _pairwise_kind(args: argparse.Namespace) -> tuple[str, int | None]:
     """``--pairwise``'s choice; a FILE it swallowed (``--pairwise top 5
     FILE``) given back to ``file``."""
-    from ..leaderboard import LeaderboardError
-    from ..leaderboard.stats.pair_rows import parse_pairwise
+    from ..leaderboard.api import LeaderboardError, parse_pairwise
 
     words = args.pairwise
     if words and args.file is None and len(words) in (2, 3) and words[-1] not in ("all", "adjacent", "none", "top") \
@@ -354,7 +353,7 @@ def _plot(args: argparse.Namespace, formats: dict[str, str], board: Any) -> None
 def plan(args: argparse.Namespace) -> int:
     """``kscore plan [FILE]``: the design diagnostics of the board (and of
     each ``--by`` group)."""
-    from ..leaderboard import LeaderboardError
+    from ..leaderboard.api import LeaderboardError
 
     err = _Stderr()
     if not 0.0 < args.power < 1.0:
@@ -396,7 +395,7 @@ COMPARE_ELSE = "markdown"
 
 def compare(args: argparse.Namespace) -> int:
     """``kscore compare A B [FILE]``: one pair, every metric, paired."""
-    from ..leaderboard import LeaderboardError
+    from ..leaderboard.api import LeaderboardError
 
     err = _Stderr()
     fmt = BY_NAME[_format(args)]

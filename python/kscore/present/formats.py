@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..leaderboard.api import Leaderboard
 from .console import comparison_table, wide_table
 from .from_leaderboard import command_board
 from .html import render_html
@@ -33,9 +34,6 @@ from .tabular import (
     write_pairs_jsonl,
 )
 from .text import plan_text, render_compact, terminal_width
-
-if TYPE_CHECKING:
-    from ..leaderboard import Leaderboard
 
 
 def _table(board: Board, target: Target) -> str:

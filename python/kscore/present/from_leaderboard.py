@@ -11,9 +11,10 @@ sentences); ``kscore compare``'s and ``kscore plan``'s reports
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .. import __version__
+from .._kscore import __version__
+from ..leaderboard.api import Leaderboard, Value, compare_data, pair_rows
 from .curves import leaderboard_curves
 from .model import (
     Board,
@@ -42,9 +43,6 @@ from .wording import (
     subset_caption,
     summary,
 )
-
-if TYPE_CHECKING:
-    from ..leaderboard import Leaderboard, Value
 
 #: The page's pairwise matrix: every pair of the first this many models
 #: (more would be a matrix nobody reads and a page growing as L^2); the
@@ -155,8 +153,6 @@ def _pairwise(lb: Leaderboard, n: int) -> Pairwise | None:
 
     if len(order) < len(rows):
         return None
-    from ..leaderboard.stats.pair_rows import compare_data
-
     return Pairwise(pw.metric, grid(pw.diff), grid(pw.lo), grid(pw.hi), grid(pw.p),
                     [[bool(sig[i, j]) and i != j for j in order] for i in order],
                     note=f"row minus column on {pw.metric}, paired on the questions both answered",
@@ -166,8 +162,6 @@ def _pairwise(lb: Leaderboard, n: int) -> Pairwise | None:
 def _vs_next(lb: Leaderboard, models: list[str]) -> list[str]:
     """Each model minus the next one shown: ``+0.012 [-0.004, 0.028]``, a
     ``*`` where significant by the board's rule."""
-    from ..leaderboard.stats.pair_rows import pair_rows
-
     by_pair = {(r["a"], r["b"]): r for r in pair_rows(lb, "adjacent")}
     out = []
     for a, b in zip(models, models[1:]):
@@ -194,8 +188,6 @@ def pairs_kind(lb: Leaderboard, kind: str) -> str:
 def pairs(lb: Leaderboard, kind: str, top: int | None = None) -> Iterator[dict[str, Any]]:
     """The pairs ``--pairwise-output`` streams: a row per pair, made a block
     at a time as they are written (never all in memory)."""
-    from ..leaderboard.stats.pair_rows import pair_rows
-
     return pair_rows(lb, pairs_kind(lb, kind), top)
 
 
@@ -258,8 +250,6 @@ def _json_extras(lb: Leaderboard, pairwise: tuple[str, int | None], plan: Any) -
         raise OutputError(f"--pairwise all with json holds {len(lb.rows):,} x {len(lb.rows):,} pairs in memory: "
                           "stream them with --pairwise-output FILE instead (or --pairwise top N)")
     else:
-        from ..leaderboard.stats.pair_rows import pair_rows
-
         out["pairwise"] = None
         out["pairs"] = {"which": "top" if kind == "top" else kind, "top": n,
                         "rows": list(pair_rows(lb, kind, n))} if kind != "none" else None

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from ..leaderboard import Comparison
+from ..leaderboard.api import Comparison
 
 
 @dataclass(frozen=True)
@@ -104,7 +103,7 @@ class Pairwise:
     significant: list[list[bool]]
     note: str = ""
     #: Per-question estimates of every model, for comparing any model with
-    #: all others in the page's script (kscore.leaderboard.stats.pair_rows.compare_data).
+    #: all others in the page's script (kscore.leaderboard.api.compare_data).
     on_demand: dict[str, Any] | None = None
 
 

@@ -16,10 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..leaderboard.api import ALL
 from .model import Board, ComparisonReport, PlanReport, rank_text
-
-#: The ``group`` of the whole board in tables with subsets.
-ALL = "(all)"
 
 
 def csv_field(x: Any) -> str:
@@ -128,7 +126,7 @@ def render_json(board: Board) -> str:
 # ------------------------------------------------------------------ paired comparisons, streamed
 
 #: The columns of a pair's row after ``metric``: the keys of
-#: :func:`kscore.leaderboard.stats.pair_rows.pair_rows`' rows, in their order.
+#: :func:`kscore.leaderboard.api.pair_rows`' rows, in their order.
 PAIR_FIELDS = ("a", "b", "questions", "diff", "sigma", "lo", "hi", "p", "significant")
 
 

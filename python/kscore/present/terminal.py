@@ -11,12 +11,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from ..leaderboard.api import Comparison
 from .names import shorten_names
-
-if TYPE_CHECKING:
-    from ..leaderboard import Comparison
 
 GAP = "  "
 
