@@ -23,7 +23,14 @@ from typing import Any
 from ..present.console import Stderr as _Stderr
 from ..present.console import progress_console
 from ..present.formats import BY_NAME, from_suffix, names, pair_format, target
-from ..present.from_leaderboard import command_board, comparison_report, pairs, plan_report
+from ..present.from_leaderboard import (
+    command_board,
+    comparison_report,
+    comparison_show,
+    plan_report,
+    plan_show,
+    show_for,
+)
 from ..present.model import OutputError
 from ._count import add_count_parser, count_command
 from ._errors import EXIT_INTERRUPTED, CliError, exit_with, one_line
@@ -217,14 +224,15 @@ def _size(path: Path) -> str:
     return ""  # pragma: no cover
 
 
-def _run(args: argparse.Namespace, err: Any) -> Any:
-    """kscore.leaderboard() on the command's input (the shipped sample without FILE)."""
+def _run(args: argparse.Namespace, err: Any, show: Any) -> Any:
+    """kscore.leaderboard() on the command's input (the shipped sample
+    without FILE), computing what its outputs will ``show``."""
     from ..leaderboard.api import LeaderboardError, Progress
     from ..leaderboard.api import leaderboard as run
 
-    show = not args.quiet and (args.progress or err.is_terminal)
+    drawn = not args.quiet and (args.progress or err.is_terminal)
     bar = progress_console(err.width) if args.progress else err
-    progress = Progress(bar if show else None, delay=0.0 if args.progress else 1.0)
+    progress = Progress(bar if drawn else None, delay=0.0 if args.progress else 1.0)
     args.file = _files(args.file)
     with ExitStack() as stack:
         if args.file is None:
@@ -237,7 +245,7 @@ def _run(args: argparse.Namespace, err: Any) -> Any:
                 confidence=args.confidence, interval=args.interval, cluster=args.cluster, by=args.by,
                 adjust=args.adjust, model_col=args.model_col, question_col=args.question_col,
                 outcome_col=args.outcome_col, sample_col=args.sample_col, input_format=args.input_format,
-                progress=progress, memory_limit=args.memory_limit)
+                progress=progress, memory_limit=args.memory_limit, show=show)
         except LeaderboardError as exc:
             raise CliError(str(exc)) from exc
     if args.file is None:
@@ -269,13 +277,13 @@ def _report(args: argparse.Namespace, err: Any, board: Any) -> None:
 def leaderboard(args: argparse.Namespace) -> int:
     """The command: kscore.leaderboard() does the work, kscore.present
     renders it (everything shown computed first), this writes it."""
-    from ..leaderboard.api import phase
+    from ..leaderboard.api import pair_rows, pairs_kind, phase
 
     err = _Stderr()
     if args.top is not None and args.top < 1:
         raise CliError("--top must be at least 1")
     fmt = BY_NAME[_format(args)]
-    pairs_kind = _pairwise_kind(args)
+    pairwise = _pairwise_kind(args)
     outputs = [("--output", args.output), ("--plot", args.plot), ("--plot-intervals", args.plot_intervals),
                ("--pairwise-output", args.pairwise_output)]
     check_outputs([path for _, path in outputs])
@@ -283,24 +291,25 @@ def leaderboard(args: argparse.Namespace) -> int:
     if _files(args.file) is not None:
         refuse_inputs(outputs, _inputs(args.file))
     plots = {flag: _plot_format(flag, path) for flag, path in outputs[1:3] if path}
+    needs = fmt.needs | ({"curves"} if args.plot else set()) | ({"rows"} if args.plot_intervals else set())
     t0 = time.perf_counter()
-    lb = _run(args, err)
+    lb = _run(args, err, show_for(needs, args.top, pairwise, args.plan))
     if args.strict and lb.warnings:
         return _strict_fail(err, lb.warnings)
     t_total = time.perf_counter() - t0
     _report(args, err, lb)
     phase("writing")
     try:
-        needs = fmt.needs | ({"curves"} if args.plot else set()) | ({"rows"} if args.plot_intervals else set())
-        board = command_board(lb, needs, top=args.top, pairwise=pairs_kind, plan=args.plan)
+        board = command_board(lb, needs, top=args.top, pairwise=pairwise, plan=args.plan)
     except OutputError as exc:
         raise CliError(str(exc)) from exc
     assert fmt.board is not None
     write_text(args.output, fmt.board(board, target(args.output, args.wide)))
     if args.pairwise_output:
-        kind, n = pairs_kind
+        kind, n = pairwise
         write = pair_format(args.pairwise_output).write
-        write_atomic(Path(args.pairwise_output), lambda tmp: write(pairs(lb, kind, n), lb.sort.name, tmp))
+        write_atomic(Path(args.pairwise_output),  # (streamed: a block of pairs at a time, as written)
+                     lambda tmp: write(pair_rows(lb, pairs_kind(lb, kind), n), lb.sort.name, tmp))
     if plots:
         phase("plotting")
         _plot(args, plots, board)
@@ -362,7 +371,7 @@ def plan(args: argparse.Namespace) -> int:
     if fmt.plan is None:
         choices = names("plan")
         raise CliError(f"kscore plan writes {', '.join(choices[:-1])} or {choices[-1]}; got {fmt.name}")
-    lb = _one_output_board(args, err)
+    lb = _one_output_board(args, err, plan_show(args.power))
     if isinstance(lb, int):
         return lb
     try:
@@ -373,7 +382,7 @@ def plan(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _one_output_board(args: argparse.Namespace, err: Any) -> Any:
+def _one_output_board(args: argparse.Namespace, err: Any, show: Any) -> Any:
     """The board of ``kscore plan`` and ``kscore compare`` (one --output each):
     the output checked against the inputs, the run, --strict's exit status
     (an int) when the data had warnings, the report on stderr."""
@@ -381,7 +390,7 @@ def _one_output_board(args: argparse.Namespace, err: Any) -> Any:
     check_outputs([args.output])
     if _files(args.file) is not None:
         refuse_inputs([("--output", args.output)], _inputs(args.file))
-    board = _run(args, err)
+    board = _run(args, err, show)
     if args.strict and board.warnings:
         return _strict_fail(err, board.warnings)
     _report(args, err, board)
@@ -399,7 +408,7 @@ def compare(args: argparse.Namespace) -> int:
 
     err = _Stderr()
     fmt = BY_NAME[_format(args)]
-    lb = _one_output_board(args, err)
+    lb = _one_output_board(args, err, comparison_show(args.model_a, args.model_b))
     if isinstance(lb, int):
         return lb
     try:

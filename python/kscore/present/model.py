@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..leaderboard.api import Comparison
+from ..leaderboard.api import Curve as Curve  # (computed with the board: result/show.py)
 
 
 @dataclass(frozen=True)
@@ -77,16 +78,6 @@ class InfoColumn:
     cells: list[str]
     importance: int = 50
     values: list[Any] | None = None
-
-
-@dataclass
-class Curve:
-    """One model's curve (pass@k against k): a point per k, with a band."""
-
-    k: list[int]
-    value: list[float]
-    lo: list[float]
-    hi: list[float]
 
 
 @dataclass

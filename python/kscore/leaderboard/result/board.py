@@ -14,6 +14,7 @@ from ..stats.compare import Comparison, Pairwise, compare, pairwise
 from ..stats.metrics import ModelRow, Scores
 from ..stats.ranges import RankSets
 from ..stats.rank import rank_label, scored_models
+from .show import Shown
 
 if TYPE_CHECKING:
     from ..stats.plan import Plan
@@ -59,6 +60,8 @@ class Leaderboard:
     groups: list[Leaderboard] = field(default_factory=list)
     ranks: RankSets | None = None
     scores: Scores | None = field(default=None, repr=False)
+    #: What its outputs show beyond the rows, where asked of the run (``show=``).
+    shown: Shown | None = field(default=None, repr=False)
     _pairs: Pairwise | None = field(default=None, repr=False)
 
     @property
