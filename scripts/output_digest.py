@@ -221,7 +221,7 @@ def leaderboard_runs(o: Out, files: list[str], *, big: bool = False, plots_top: 
     o.cli("table.txt", [*L, "-o", d + "table.txt"])
     o.cli("table.stdout.txt", L, stdout=True)
     o.cli("wide.txt", [*L, "--wide", "-o", d + "wide.txt"])
-    o.cli("wide.stdout.txt", [*L, "--wide"], stdout=True)
+    o.cli("wide.stdout.txt", [*L, "--wide"] + (["--top", "300"] if big else []), stdout=True)
     for suffix in ("csv", "json", "md", "html"):
         o.cli(f"board.{suffix}", [*L, "-o", d + f"board.{suffix}"])
     o.cli("board.stdout.csv", [*L, "--format", "csv"], stdout=True)
@@ -235,7 +235,7 @@ def leaderboard_runs(o: Out, files: list[str], *, big: bool = False, plots_top: 
     # --plan in every format that takes it
     for suffix in ("txt", "json", "md", "html"):
         o.cli(f"plan-flag.{suffix}", [*L, "--plan", "-o", d + f"plan-flag.{suffix}"])
-    o.cli("plan-flag.wide.txt", [*L, "--plan", "--wide", "-o", d + "plan-flag.wide.txt"])
+    o.cli("plan-flag.wide.txt", [*L, "--plan", "--wide", "--top", "50", "-o", d + "plan-flag.wide.txt"])
     # adjustments of the rank ranges and the other intervals
     variants = [("holm", ["--adjust", "holm"]), ("posterior", ["--interval", "posterior"]),
                 ("wilson", ["--interval", "wilson"])]
@@ -244,7 +244,8 @@ def leaderboard_runs(o: Out, files: list[str], *, big: bool = False, plots_top: 
     for tag, flags in variants:
         for suffix in ("txt", "csv", "json", "md", "html"):
             o.cli(f"{tag}.{suffix}", [*L, *flags, "-o", d + f"{tag}.{suffix}"])
-        o.cli(f"{tag}.wide.txt", [*L, *flags, "--wide", "-o", d + f"{tag}.wide.txt"])
+        if not big or tag == "simultaneous":  # (rich draws 10 000 rows in minutes: the caption's variants only)
+            o.cli(f"{tag}.wide.txt", [*L, *flags, "--wide", "-o", d + f"{tag}.wide.txt"])
     o.cli("posterior-holm.txt", [*L, "--interval", "posterior", "--adjust", "holm", "-o", d + "posterior-holm.txt"])
     o.cli("confidence90.txt", [*L, "--confidence", "0.9", "-o", d + "confidence90.txt"])
     o.cli("confidence90.json", [*L, "--confidence", "0.9", "-o", d + "confidence90.json"])
@@ -253,9 +254,11 @@ def leaderboard_runs(o: Out, files: list[str], *, big: bool = False, plots_top: 
               "--k", "1,2", "--sort", "pass@2"]
     for suffix in ("txt", "csv", "json", "md", "html"):
         o.cli(f"metrics.{suffix}", [*L, *metric, "-o", d + f"metrics.{suffix}"])
-    o.cli("metrics.wide.txt", [*L, *metric, "--wide", "-o", d + "metrics.wide.txt"])
-    # paired comparisons in JSON and streamed
-    for which in (["all"], ["adjacent"], ["top", "3"], ["none"]):
+    if not big:
+        o.cli("metrics.wide.txt", [*L, *metric, "--wide", "-o", d + "metrics.wide.txt"])
+    # paired comparisons in JSON and streamed (on a big board every pair is 50M rows: the first 300 models' instead)
+    for which in (["all"], ["adjacent"], ["top", "3"], ["none"]) if not big else (
+            ["adjacent"], ["top", "300"], ["none"]):
         tag = "-".join(which)
         o.cli(f"pairwise-{tag}.json", [*L, "--pairwise", *which, "-o", d + f"pairwise-{tag}.json"])
         o.cli(f"pairs-{tag}.csv", [*L, "--pairwise", *which, "--pairwise-output", d + f"pairs-{tag}.csv",
@@ -297,7 +300,7 @@ def leaderboard_runs(o: Out, files: list[str], *, big: bool = False, plots_top: 
         o.cli("plan.md", [*P, "-o", d + "plan.md"])
         o.cli("plan-power.txt", [*P, "--power", "0.9", "--sort", "pass@1", "-o", d + "plan-power.txt"])
         o.cli("plan.csv", [*P, "-o", d + "plan.csv"])  # (refused: plan writes no CSV)
-    if big:
+    if big:  # (refused: every pair of 10 000 models in memory)
         o.cli("pairwise-all-big.json", [*L, "--pairwise", "all", "-o", d + "pairwise-all-big.json"])
 
 
