@@ -125,14 +125,16 @@ def render_leaderboard(lb: Leaderboard, fmt: str, top: int | None = None,
                        target: Target | None = None) -> str:
     """``lb`` as ``kscore leaderboard`` writes it in format ``fmt`` (its
     first ``top`` models; ``pairwise`` and ``plan`` as ``--pairwise`` and
-    ``--plan``), to a file unless ``target`` says otherwise.
+    ``--plan``), to a file unless ``target`` says otherwise. (Below: a
+    minus b is 0.75 on both questions, so significant; the intervals are
+    0.875 and 0.125 +- 1.96 x 0.125, clipped to [0, 1].)
 
     >>> import kscore, pandas as pd
     >>> df = pd.DataFrame({"model": ["a", "a", "b", "b"], "question": [1, 2, 1, 2], "n": 4, "c": [4, 3, 1, 0]})
     >>> print(render_leaderboard(kscore.leaderboard(df, metrics="pass@1"), "csv"), end="")
     rank,rank_lo,rank_hi,model,questions,samples_min,samples_max,accuracy,pass@1,pass@1_sigma,pass@1_lo,pass@1_hi
-    1,1,2,a,2,4,4,0.875,0.875,0.125,0.6300091788765604,1.0
-    2,1,2,b,2,4,4,0.125,0.125,0.125,0.0,0.3699908211234396
+    1,1,1,a,2,4,4,0.875,0.875,0.125,0.6300045019324932,1.0
+    2,2,2,b,2,4,4,0.125,0.125,0.125,0.0,0.36999549806750676
     """
     f = BY_NAME[fmt]
     if f.board is None:  # pragma: no cover - every format writes a board
