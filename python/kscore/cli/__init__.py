@@ -20,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..leaderboard.api import Show
 from ..present.console import Stderr as _Stderr
 from ..present.console import progress_console
 from ..present.formats import BY_NAME, from_suffix, names, pair_format, target
@@ -224,7 +225,7 @@ def _size(path: Path) -> str:
     return ""  # pragma: no cover
 
 
-def _run(args: argparse.Namespace, err: Any, show: Any) -> Any:
+def _run(args: argparse.Namespace, err: Any, show: Show) -> Any:
     """kscore.leaderboard() on the command's input (the shipped sample
     without FILE), computing what its outputs will ``show``."""
     from ..leaderboard.api import LeaderboardError, Progress
@@ -382,7 +383,7 @@ def plan(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _one_output_board(args: argparse.Namespace, err: Any, show: Any) -> Any:
+def _one_output_board(args: argparse.Namespace, err: Any, show: Show) -> Any:
     """The board of ``kscore plan`` and ``kscore compare`` (one --output each):
     the output checked against the inputs, the run, --strict's exit status
     (an int) when the data had warnings, the report on stderr."""
