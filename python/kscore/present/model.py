@@ -170,7 +170,6 @@ class Board:
                    **{f"column {c.name!r}": len(c.cells) for c in self.info}}
         if self.curves is not None:
             lengths["curves"] = len(self.curves)
-
         if self.pairwise is not None and self.matrix_models is None:
             lengths["pairwise"] = len(self.pairwise.difference)
         wrong = [f"{what} has {m}" for what, m in lengths.items() if m != n]
