@@ -24,11 +24,9 @@ import math
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from .._arrays import FloatArray
 from .._inputs import finite_positive, integral_scalar, real_vector, validate_latent_k
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def _validate_weights(weights: Any, size: int) -> FloatArray:

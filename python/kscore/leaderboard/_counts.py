@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._types import IntArray
+from .._arrays import IntArray
 
 
 @dataclass(frozen=True)

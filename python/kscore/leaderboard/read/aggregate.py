@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..._arrays import IntArray
 from .._counts import Counts
 from .._issues import Issues, LeaderboardError
-from .._types import IntArray
 from ..runtime.progress import phase
 from .columns import ColumnNames, resolve_columns
 from .diagnose_read import duplicate_header

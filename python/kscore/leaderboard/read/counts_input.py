@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from ..._arrays import IntArray
 from .._counts import Counts, sum_cells
 from .._issues import Issues, LeaderboardError
-from .._types import IntArray
 from .aggregate import (
     codes_of,
     drop_unused,

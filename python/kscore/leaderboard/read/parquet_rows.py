@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from ..._arrays import IntArray
 from .._counts import Counts
-from .._types import IntArray
 from .source import Source
 from .sql import RowSql
 

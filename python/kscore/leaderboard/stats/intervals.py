@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._types import FloatArray, IntArray
+from ..._arrays import FloatArray, IntArray
 
 
 def p_two_sided(z: npt.ArrayLike) -> FloatArray:

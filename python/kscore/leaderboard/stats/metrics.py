@@ -24,11 +24,11 @@ import numpy as np
 import numpy.typing as npt
 
 from ... import counts as kc
+from ..._arrays import FloatArray, IntArray
 from ..._interval import normal_ci, z_value
 from .._counts import Counts
 from .._issues import Issues
 from .._spec import Metric
-from .._types import FloatArray, IntArray
 from .bayes_states import bayes_ci_states
 from .intervals import grid_se, group_se, group_se_tabled, segment_se
 from .small import small_board_bounds

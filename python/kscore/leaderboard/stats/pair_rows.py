@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from ..._arrays import FloatArray, IntArray
 from ..._interval import z_value
 from .._issues import LeaderboardError
-from .._types import FloatArray, IntArray
 from .compare import dense
 from .intervals import p_two_sided
 from .ranges import Pairs, RankSets, u_threshold

@@ -39,10 +39,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from ..._arrays import FloatArray, IntArray
 from ..._interval import z_value
 from .._issues import LeaderboardError
 from .._spec import Metric
-from .._types import FloatArray, IntArray
 from .robust import fewest_flips
 from .states import distinct_states
 from .within import within_variance

@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._types import FloatArray, IntArray
+from ..._arrays import FloatArray, IntArray
 from ..runtime.blas import one_thread
 from .intervals import centred
 

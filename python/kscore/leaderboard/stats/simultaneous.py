@@ -56,7 +56,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ... import _kscore
-from .._types import FloatArray, IntArray
+from ..._arrays import FloatArray, IntArray
 from .ranges import Pairs, _count, _u, _unadjusted, holm_level, u_threshold
 
 #: Multiplier draws (fixed seed). The critical value is the

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from .._types import FloatArray
+from ..._arrays import FloatArray
 
 if TYPE_CHECKING:
     from .metrics import Scores

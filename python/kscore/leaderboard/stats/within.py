@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._arrays import FloatArray, IntArray
 from .._spec import Metric
-from .._types import FloatArray, IntArray
 from .metrics import question_estimates
 
 
