@@ -30,7 +30,7 @@ SAMPLE = "sample_results.csv.gz"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
+    from .._kscore import __version__
 
     parser = argparse.ArgumentParser(
         prog="kscore", description="Fast, exact metrics with credible intervals for sampled LLM outputs.")

@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import _kscore
 from .._arrays import FloatArray, IntArray
-from ..formats._inspect import to_float as default_to_float
+from ..formats.api import to_float as default_to_float
 from ..leaderboard.api import Counts
 
 ToFloat = Callable[[Any], float]

@@ -13,8 +13,8 @@ import math
 from fractions import Fraction
 
 from ..._arrays import FloatArray, IntArray
+from ..._dirichlet import question_moments
 from ..._interval import normal_ci
-from ...counts._bayes import question_moments
 
 
 def _exact_sum(values: FloatArray, counts: IntArray) -> float:
