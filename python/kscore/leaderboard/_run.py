@@ -24,9 +24,10 @@ from .result.board import Leaderboard
 from .runtime.pages import on_small_pages
 from .runtime.progress import Progress, phase
 from .stats.compare import dense
-from .stats.metrics import Scores, compute, scores
+from .stats.metrics import compute
 from .stats.ranges import rank_sets
 from .stats.rank import rank, scored_models, sort_rows
+from .stats.scores import Scores, scores
 from .stats.states import PerModel, distinct_states, row_sums
 
 

@@ -39,12 +39,16 @@ from .read.source import input_files
 from .result.board import ALL, Leaderboard
 from .runtime.progress import Progress, phase
 from .stats.compare import Comparison, Pairwise
+from .stats.estimates import question_estimates
 from .stats.intervals import grid_se, group_se
-from .stats.metrics import ModelRow, Value, by_model, compute, curve, question_estimates, scores
+from .stats.metrics import compute
 from .stats.pair_rows import compare_data, pair_rows, parse_pairwise, write_pairs
 from .stats.plan import ModelSpread, PairPlan, Plan
+from .stats.posterior import curve
 from .stats.rank import rank_label
+from .stats.scores import by_model, scores
 from .stats.states import row_sums
+from .stats.values import ModelRow, Value
 
 __all__ = [
     # run

@@ -22,8 +22,8 @@ from ..._interval import z_value
 from .._counts import Counts
 from ..runtime.blas import one_thread
 from .intervals import holm, p_two_sided, paired
-from .metrics import Scores
 from .ranges import RankSets
+from .scores import Scores
 
 
 @dataclass

@@ -34,7 +34,6 @@ away from the ends)."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -42,10 +41,7 @@ import numpy.typing as npt
 from ..._arrays import FloatArray
 from ..._interval import z_value
 from ..._special import betainc
-
-if TYPE_CHECKING:
-    from .metrics import Scores
-
+from .scores import Scores
 
 
 def t_two_sided(confidence: float, df: float) -> float:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..._arrays import FloatArray, IntArray
 from .._spec import Metric
-from .metrics import question_estimates
+from .estimates import question_estimates
 
 
 def within_variance(cats: IntArray, metric: Metric, w: FloatArray) -> FloatArray:
