@@ -17,7 +17,7 @@ import pytest
 import kscore
 from kscore.leaderboard import Counts
 from kscore.leaderboard._spec import parse_metrics
-from kscore.leaderboard.read.aggregate import codes, codes_of, order_cells
+from kscore.leaderboard.read.arrow import codes, codes_of, order_cells
 from kscore.leaderboard.runtime.blas import one_thread
 from kscore.leaderboard.stats.compare import dense
 from kscore.leaderboard.stats.estimates import question_estimates

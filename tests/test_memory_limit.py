@@ -95,11 +95,11 @@ def test_too_small_a_limit_is_one_line(board_file: Path, own_tmpdir: Path) -> No
 
 
 def test_the_memory_limit_reaches_duckdb(board_file: Path) -> None:
+    from kscore.leaderboard.read.connect import connect
     from kscore.leaderboard.read.memory import spill_folder
-    from kscore.leaderboard.read.reader import _connect
 
     with spill_folder(memory_size("300MB")) as spill:
-        con: object = _connect(spill)
+        con: object = connect(spill)
         limit, folder = con.sql(  # type: ignore[attr-defined]
             "SELECT current_setting('memory_limit'), current_setting('temp_directory')").fetchall()[0]
         con.close()  # type: ignore[attr-defined]

@@ -19,16 +19,10 @@ import numpy as np
 from ..._arrays import IntArray
 from .._counts import Counts, sum_cells
 from .._issues import Issues, LeaderboardError
-from .aggregate import (
-    codes_of,
-    drop_unused,
-    extra_columns,
-    int_column,
-    order_cells,
-    question_attributes,
-    run_checked,
-)
-from .columns import ColumnNames
+from .._options import ColumnNames
+from .arrow import arrow_call, codes_of, drop_unused, int_column, ints, order_cells, question_attributes
+from .query import run_checked
+from .rows import extra_columns
 from .source import Source
 from .sql import ident
 
@@ -137,8 +131,6 @@ def _read_parquet(source: Source, wanted: list[str], extra: tuple[str, ...], col
 
 def _values(table: Any, name: str) -> tuple[IntArray, Any]:
     """An integer column as int64 (nulls as 0) and its validity (None: no nulls)."""
-    from .aggregate import arrow_call, ints
-
     col = table.column(name)
     valid = None
     if col.null_count:
