@@ -189,7 +189,7 @@ def test_tiny_prior_draws_use_numpys_beta_path() -> None:
 
 
 def test_large_draw_sets_are_replayed(monkeypatch: pytest.MonkeyPatch) -> None:
-    from kscore.eval import _tailpass
+    from kscore.eval._tailpass import profile as _tailpass
 
     monkeypatch.setattr(_tailpass, "EAGER_DRAW_VALUES", 10)
     monkeypatch.setattr(_tailpass, "BLOCK_VALUES", 100)
@@ -214,7 +214,7 @@ def test_binary_mc_intervals_stream_scorios_draws(monkeypatch: pytest.MonkeyPatc
     # buffers and the helper thread take turns); the same seed gives scorio's
     # intervals and leaves a Generator where scorio leaves it, tiny-prior
     # questions (numpy's stick-breaking dirichlet) included.
-    from kscore.eval import _tailpass
+    from kscore.eval._tailpass import profile as _tailpass
 
     if stream_values is not None:
         monkeypatch.setattr(_tailpass, "STREAM_VALUES", stream_values)

@@ -3,7 +3,7 @@ r"""Convex threshold weights for binary TailPass utilities (scorio 0.2.3's
 
 Entry ``t - 1`` values reaching at least ``t`` successes among ``k``
 attempts; every helper returns float64 weights of length k that sum to one,
-for :meth:`TailPassProfile.linear <kscore.eval._tailpass.TailPassProfile.linear>`.
+for :meth:`TailPassProfile.linear <kscore.eval._tailpass.profile.TailPassProfile.linear>`.
 A weight vector :math:`w` is the marginal form of a nondecreasing payoff
 :math:`u(j) = \sum_{t \le j} w_t` with :math:`u(0) = 0`, :math:`u(k) = 1`.
 

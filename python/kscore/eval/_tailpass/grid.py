@@ -13,7 +13,7 @@ from itertools import combinations
 
 import numpy as np
 
-from .._arrays import FloatArray, IntArray
+from ..._arrays import FloatArray, IntArray
 
 MAX_COUNT_STATES = 20_000
 MAX_COVARIANCE_PAIRS = 4_000_000

@@ -23,13 +23,13 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from .. import _kscore
-from .._arrays import FloatArray, IntArray
-from .._inputs import finite_positive, integral_scalar, real_vector, validate_finite_k, validate_latent_k
-from .._interval import normal_ci, z_value
-from . import _tailpass_grid as grid
-from ._categorical import CategoricalBank, prepare_bank
-from .tailpass_weights import _validate_weights, uniform_weights
+from ... import _kscore
+from ..._arrays import FloatArray, IntArray
+from ..._inputs import finite_positive, integral_scalar, real_vector, validate_finite_k, validate_latent_k
+from ..._interval import normal_ci, z_value
+from .._categorical import CategoricalBank, prepare_bank
+from ..tailpass_weights import _validate_weights, uniform_weights
+from . import grid
 
 RNG = int | np.random.Generator | None
 Summary = tuple[float, float, float, float] | tuple[FloatArray, FloatArray, FloatArray, FloatArray]
