@@ -17,7 +17,7 @@ pytest.importorskip("rich")
 
 from kscore.cli._output import Board, render  # noqa: E402
 from kscore.leaderboard import LeaderboardError, leaderboard  # noqa: E402
-from kscore.leaderboard.read.memory import memory_size  # noqa: E402
+from kscore.leaderboard.read.session import memory_size  # noqa: E402
 from tests.test_hostile_files import fails, kscore  # noqa: E402
 
 #: Limits tried from the smallest: the first that is not too small for the
@@ -95,8 +95,7 @@ def test_too_small_a_limit_is_one_line(board_file: Path, own_tmpdir: Path) -> No
 
 
 def test_the_memory_limit_reaches_duckdb(board_file: Path) -> None:
-    from kscore.leaderboard.read.connect import connect
-    from kscore.leaderboard.read.memory import spill_folder
+    from kscore.leaderboard.read.session import connect, spill_folder
 
     with spill_folder(memory_size("300MB")) as spill:
         con: object = connect(spill)

@@ -2,7 +2,6 @@
 
 reader.py          read_counts / read: any source to its counts table and label
 source.py          what ``source`` names, as something DuckDB can scan
-connect.py         a DuckDB connection as every read opens it
 compressed.py      .gz / .zst inputs, checked whole
 describe.py        the source's columns and their types
 columns.py         which columns hold model, question, outcome, sample
@@ -19,7 +18,7 @@ dask.py            the same counting on a Dask cluster
 recount.py         stored counts mixed with new results; writing counts
 diagnose.py        naming the rows behind the problem counts
 diagnose_read.py   one-line messages for inputs DuckDB refused
-memory.py          a memory limit, spilling to a temporary folder
+session.py         a read's DuckDB connections, memory limit and spill folder
 interrupt.py       Ctrl-C during a DuckDB query
 
 Imports the leaves (_counts, _issues, _options, runtime/) and kscore.formats

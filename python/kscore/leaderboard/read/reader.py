@@ -17,15 +17,14 @@ from .._issues import Issues, LeaderboardError
 from .._options import ColumnNames, ReadOptions
 from ..runtime.progress import Progress, phase
 from .aggregate import aggregate
-from .connect import connect as _connect_duckdb
 from .counts_input import is_counts_table, read_counts_table
 from .dask import LABEL as DASK_LABEL
 from .dask import counts_from_dask, is_dask_collection
 from .describe import describe_checked
 from .diagnose import diagnose
-from .memory import memory_size, spill_folder
 from .recount import is_many, read_many
 from .rows import row_sql
+from .session import memory_size, session
 from .source import Source, open_source
 from .wide import read_wide
 
@@ -41,35 +40,19 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
 
 def read(source: object, options: ReadOptions, issues: Issues, progress: Progress | None) -> tuple[Counts, str]:
     """:func:`read_counts` with its options in one object."""
-    import duckdb  # (optional and heavy: imported where a read starts)
-
     limit = memory_size(options.memory_limit)
     if is_many(source):  # stored counts and new results mixed: each read alone, added (read/recount.py)
         return read_many(source, lambda one: read(one, options, issues, progress))
-    with spill_folder(limit) as spill:
-        opened: list[Any] = []
-
-        def connect() -> object:
-            con = _connect_duckdb(spill)
-            opened.append(con)
-            return con
-
+    with session(limit) as duck:
         try:
-            counts, label = _read_counts(source, options, issues, progress, connect, direct=limit is None)
+            counts, label = _read_counts(source, options, issues, progress, duck.connect, direct=limit is None)
         except LeaderboardError as exc:
             if limit is not None and "out of memory" in str(exc).lower():
                 raise LeaderboardError(f"{exc} (under --memory-limit {limit}: give it more)") from None
             raise
-        finally:
-            spilled = spill.spilled  # DuckDB removes its folder when the connection closes
-            for con in opened:  # before the folder goes: DuckDB removes its own spill files
-                try:
-                    con.close()
-                except duckdb.Error:  # busy with a query still unwinding from Ctrl-C: the run is ending anyway
-                    pass
-        if spilled:
-            issues.note(f"the read spilled to disk under --memory-limit {limit}" if limit else
-                        "the read spilled to disk (DuckDB's default memory limit)")
+    if duck.spilled:
+        issues.note(f"the read spilled to disk under --memory-limit {limit}" if limit else
+                    "the read spilled to disk (DuckDB's default memory limit)")
     return counts, label
 
 

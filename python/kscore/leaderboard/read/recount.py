@@ -26,9 +26,9 @@ from typing import TypeGuard
 from .._counts import Counts, add_counts
 from .._issues import LeaderboardError
 from .._options import ColumnNames
-from .connect import connect
 from .counts_input import is_counts_table
 from .describe import describe
+from .session import connect
 from .source import input_files, open_source
 
 
