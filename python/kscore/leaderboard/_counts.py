@@ -18,6 +18,9 @@ import numpy.typing as npt
 
 from .._arrays import IntArray
 
+# pyarrow, pandas and polars are imported where a table is made or read: each
+# is optional, and each takes a tenth of a second or more to import.
+
 
 @dataclass(frozen=True)
 class Counts:

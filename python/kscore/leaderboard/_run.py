@@ -263,6 +263,6 @@ def _board(sc: Scores, chosen: list[Metric], sort_by: Metric, w: npt.NDArray[np.
 
 
 def _stderr_console() -> object:
-    from rich.console import Console
+    from rich.console import Console  # (optional and heavy: imported only to show progress)
 
     return Console(stderr=True)

@@ -103,7 +103,7 @@ def _read_parquet(source: Source, wanted: list[str], extra: tuple[str, ...], col
     if sum(f.stat().st_size for f in source.files) < FAST_BYTES:
         return None
     try:
-        import pyarrow as pa
+        import pyarrow as pa  # (optional and heavy: imported where this path applies)
         import pyarrow.parquet as pq
     except ImportError:  # pragma: no cover - the cli extra installs pyarrow
         return None

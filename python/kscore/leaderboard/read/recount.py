@@ -89,7 +89,7 @@ def _recorded(path: str) -> list[str] | None:
     if not path.lower().endswith((".parquet", ".pq")):
         return None
     try:
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # (optional and heavy: imported where a footer is read)
 
         meta = pq.read_metadata(path).metadata or {}
         text = meta.get(COUNTED.encode())
