@@ -30,7 +30,7 @@ SAMPLE = "sample_results.csv.gz"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
+    from .._kscore import __version__
 
     parser = argparse.ArgumentParser(
         prog="kscore", description="Fast, exact metrics with credible intervals for sampled LLM outputs.")
@@ -218,7 +218,7 @@ def _size(path: Path) -> str:
 
 def _run(args: argparse.Namespace, err: Any) -> Any:
     """kscore.leaderboard() on the command's input (the shipped sample without FILE)."""
-    from ..leaderboard.api import LeaderboardError, Progress
+    from ..leaderboard.api import LeaderboardError, Progress, read_keywords
     from ..leaderboard.api import leaderboard as run
 
     show = not args.quiet and (args.progress or err.is_terminal)
@@ -236,12 +236,9 @@ def _run(args: argparse.Namespace, err: Any) -> Any:
         else:
             source = args.file
         try:
-            board = run(
-                source, metrics=args.metric, k=args.k, sort=args.sort, weights=args.weights,
-                confidence=args.confidence, interval=args.interval, cluster=args.cluster, by=args.by,
-                adjust=args.adjust, model_col=args.model_col, question_col=args.question_col,
-                outcome_col=args.outcome_col, sample_col=args.sample_col, input_format=args.input_format,
-                progress=progress, memory_limit=args.memory_limit)
+            board = run(source, metrics=args.metric, k=args.k, sort=args.sort, weights=args.weights,
+                        confidence=args.confidence, interval=args.interval, adjust=args.adjust, progress=progress,
+                        **read_keywords(args))
         except LeaderboardError as exc:
             raise CliError(str(exc)) from exc
     if args.file is None:
