@@ -1,0 +1,87 @@
+//! Bootstrap rounds of the ratings, in parallel: each round resamples the
+//! battles (a multinomial draw of the board's size over its unique rows,
+//! as FastChat and arena-rank do: the same law as drawing battles with
+//! replacement) or the prompts (clusters drawn with replacement, each
+//! bringing all its battles), and refits from the board's ratings. Round
+//! `r` draws from its own stream (`Rng::new(seed, r)`): the result does not
+//! depend on the number of threads. A round whose resample has no maximum
+//! likelihood estimate (a model that only wins or only loses in it, or
+//! that drew no battle) is fitted with the prior and counted.
+
+use rayon::prelude::*;
+
+use crate::battles::aggregate::Board;
+use crate::battles::fit::{fit, Pairs, Prior};
+use crate::battles::rng::{Alias, Rng};
+use crate::cancel::{self, Watch};
+use crate::error::{Error, Result};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    Battle,
+    Prompt,
+}
+
+pub struct Rounds {
+    /// Ratings of each round (rounds x models, mean zero per round).
+    pub theta: Vec<f64>,
+    /// Rounds that needed the prior.
+    pub with_prior: usize,
+}
+
+/// The row counts of one resample.
+pub fn resample(board: &Board, unit: Unit, rng: &mut Rng, alias: Option<&Alias>) -> Vec<f64> {
+    let mut counts = vec![0.0; board.row_pair.len()];
+    match (unit, alias) {
+        (Unit::Battle, Some(alias)) => {
+            for _ in 0..board.battles {
+                counts[alias.draw(rng)] += 1.0;
+            }
+        }
+        _ => {
+            let g = board.clusters();
+            for _ in 0..g {
+                let c = rng.below(g);
+                for r in board.cluster_start[c]..board.cluster_start[c + 1] {
+                    counts[r] += board.row_count[r];
+                }
+            }
+        }
+    }
+    counts
+}
+
+/// `rounds` bootstrap rounds from `start` (the board's fitted ratings).
+pub fn bootstrap(board: &Board, start: &[f64], rounds: usize, seed: u64, unit: Unit, prior: Prior) -> Result<Rounds> {
+    let l = board.models;
+    let alias = (unit == Unit::Battle).then(|| Alias::new(&board.row_count));
+    let watch = Watch::new();
+    let fits: Vec<Result<(Vec<f64>, bool)>> = (0..rounds)
+        .into_par_iter()
+        .with_min_len(1)
+        .map(|r| {
+            if cancel::stopping() {
+                return Err(Error::Interrupted);
+            }
+            let mut rng = Rng::new(seed, r as u64);
+            let counts = resample(board, unit, &mut rng, alias.as_ref());
+            let (n, s) = board.pair_sums(&counts);
+            let pairs = Pairs { models: l, i: &board.pair_i, j: &board.pair_j, n: &n, s: &s };
+            let needs = !pairs.mle_exists();
+            let use_prior = if needs { prior } else { Prior { precision: 0.0 } };
+            if needs && prior.precision <= 0.0 {
+                return Err(Error::value("a bootstrap round has no maximum likelihood estimate and no prior"));
+            }
+            fit(&pairs, use_prior, Some(start)).map(|f| (f.theta, needs))
+        })
+        .collect();
+    watch.check()?;
+    let mut theta = Vec::with_capacity(rounds * l);
+    let mut with_prior = 0;
+    for f in fits {
+        let (t, p) = f?;
+        theta.extend_from_slice(&t);
+        with_prior += p as usize;
+    }
+    Ok(Rounds { theta, with_prior })
+}

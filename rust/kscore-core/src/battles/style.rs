@@ -1,0 +1,438 @@
+//! Contextual Bradley-Terry (style control): battle `k` between `a` and `b`
+//! is won by `a` with probability `sigmoid(theta_a - theta_b + x_k . beta)`,
+//! `x_k` its style features (differences of length, headers, lists, bold
+//! between the two answers). Maximised over the mean-zero ratings `theta`
+//! and the coefficients `beta` with the penalty `precision |beta|^2 / 2`
+//! (arena-rank's `reg / 2 |beta|^2` on the mean loss is `precision = reg x
+//! battles`), by Newton's method as in `fit`: each iteration is one pass
+//! over the battles (gradient, information and log-likelihood together, in
+//! a fixed number of chunks added in order: the same bits on any number of
+//! threads), and a step is halved while the log-likelihood would fall.
+
+use rayon::prelude::*;
+
+use crate::battles::bootstrap::Unit;
+use crate::battles::dense;
+use crate::battles::fit::{sigmoid, softplus, Pairs, Prior, TOL};
+use crate::battles::rng::Rng;
+use crate::battles::sandwich::{add_pair, Ridge};
+use crate::cancel::{self, Watch};
+use crate::error::{Error, Result};
+use crate::par;
+
+const MAX_ITER: usize = 100;
+/// Battles of a chunk (fixed: the sums do not depend on the threads).
+const CHUNK: usize = 1 << 16;
+
+/// The battles of a style-controlled board, held for repeated fits.
+pub struct StyleBoard {
+    pub models: usize,
+    pub features: usize,
+    a: Vec<u32>,
+    b: Vec<u32>,
+    y: Vec<f64>,
+    w: Vec<f64>,
+    x: Vec<f64>,
+    slot: Vec<u32>,
+    pub pair_i: Vec<u32>,
+    pub pair_j: Vec<u32>,
+    /// Battles by prompt (CSR over `order`), if prompt ids were given.
+    clusters: Option<(Vec<u32>, Vec<usize>)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct StyleFit {
+    pub theta: Vec<f64>,
+    pub beta: Vec<f64>,
+    pub iterations: usize,
+}
+
+/// One pass's sums: gradient (`models + features`), pair information,
+/// rating x feature and feature x feature blocks, log-likelihood.
+struct Acc {
+    g: Vec<f64>,
+    hp: Vec<f64>,
+    hx: Vec<f64>,
+    hf: Vec<f64>,
+    ll: f64,
+}
+
+impl Acc {
+    fn new(l: usize, f: usize, p: usize) -> Self {
+        Acc { g: vec![0.0; l + f], hp: vec![0.0; p], hx: vec![0.0; l * f], hf: vec![0.0; f * f], ll: 0.0 }
+    }
+
+    fn add(&mut self, o: &Acc) {
+        for (x, y) in [(&mut self.g, &o.g), (&mut self.hp, &o.hp), (&mut self.hx, &o.hx), (&mut self.hf, &o.hf)] {
+            x.iter_mut().zip(y).for_each(|(u, v)| *u += v);
+        }
+        self.ll += o.ll;
+    }
+}
+
+impl StyleBoard {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        models: usize,
+        a: &[u32],
+        b: &[u32],
+        y: &[f64],
+        w: &[f64],
+        x: &[f64],
+        features: usize,
+        cluster: Option<(&[u32], usize)>,
+    ) -> Result<Self> {
+        let n = a.len();
+        if b.len() != n || y.len() != n || w.len() != n || x.len() != n * features {
+            return Err(Error::value("style battles: arrays of different lengths"));
+        }
+        let l = models as u64;
+        for k in 0..n {
+            if a[k] as usize >= models || b[k] as usize >= models || a[k] == b[k] {
+                return Err(Error::value(format!("battle {k}: bad model codes")));
+            }
+        }
+        if let Some(k) = x.iter().position(|v| !v.is_finite()) {
+            return Err(Error::value(format!("battle {}: a style feature is not a finite number", k / features.max(1))));
+        }
+        let key = |k: usize| {
+            let (u, v) = (a[k].min(b[k]) as u64, a[k].max(b[k]) as u64);
+            u * l + v
+        };
+        let mut pairs: Vec<u64> = (0..n).into_par_iter().with_min_len(par::min_len(4)).map(key).collect();
+        pairs.par_sort_unstable();
+        pairs.dedup();
+        let slot = (0..n)
+            .into_par_iter()
+            .with_min_len(par::min_len(30))
+            .map(|k| pairs.binary_search(&key(k)).unwrap_or(0) as u32)
+            .collect();
+        let clusters = match cluster {
+            None => None,
+            Some((c, g)) => {
+                if c.len() != n || c.iter().any(|&v| v as usize >= g) {
+                    return Err(Error::value("prompt codes: one per battle, below the number of prompts"));
+                }
+                let mut start = vec![0usize; g + 1];
+                c.iter().for_each(|&v| start[v as usize + 1] += 1);
+                for k in 0..g {
+                    start[k + 1] += start[k];
+                }
+                let mut fill = start.clone();
+                let mut order = vec![0u32; n];
+                for (k, &v) in c.iter().enumerate() {
+                    order[fill[v as usize]] = k as u32;
+                    fill[v as usize] += 1;
+                }
+                Some((order, start))
+            }
+        };
+        Ok(StyleBoard {
+            models,
+            features,
+            a: a.to_vec(),
+            b: b.to_vec(),
+            y: y.to_vec(),
+            w: w.to_vec(),
+            x: x.to_vec(),
+            slot,
+            pair_i: pairs.iter().map(|&p| (p / l) as u32).collect(),
+            pair_j: pairs.iter().map(|&p| (p % l) as u32).collect(),
+            clusters,
+        })
+    }
+
+    pub fn battles(&self) -> usize {
+        self.a.len()
+    }
+
+    /// Pass over the battles at `(theta, beta)`; `mult`: each battle's
+    /// multiplicity (a resample), `square`: sums of squared scores (the
+    /// meat) in place of the information.
+    fn pass(&self, theta: &[f64], beta: &[f64], mult: Option<&[f64]>, square: bool) -> Acc {
+        let (l, f, n) = (self.models, self.features, self.a.len());
+        let chunks = n.div_ceil(CHUNK).max(1);
+        let parts: Vec<Acc> = (0..chunks)
+            .into_par_iter()
+            .with_min_len(par::min_len(CHUNK * 20))
+            .map(|c| {
+                let mut acc = Acc::new(l, f, self.pair_i.len());
+                for k in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                    let m = mult.map_or(1.0, |m| m[k]);
+                    if m == 0.0 {
+                        continue;
+                    }
+                    let (a, b) = (self.a[k] as usize, self.b[k] as usize);
+                    let xk = &self.x[k * f..(k + 1) * f];
+                    let z = theta[a] - theta[b] + xk.iter().zip(beta).map(|(u, v)| u * v).sum::<f64>();
+                    let p = sigmoid(z);
+                    let w = self.w[k] * m;
+                    let e = self.y[k] - p;
+                    acc.ll += w * (self.y[k] * z - softplus(z));
+                    let r = w * e;
+                    acc.g[a] += r;
+                    acc.g[b] -= r;
+                    for (gq, xq) in acc.g[l..].iter_mut().zip(xk) {
+                        *gq += r * xq;
+                    }
+                    let v = if square { self.w[k] * self.w[k] * m * e * e } else { w * p * (1.0 - p) };
+                    acc.hp[self.slot[k] as usize] += v;
+                    for (q, xq) in xk.iter().enumerate() {
+                        acc.hx[a * f + q] += v * xq;
+                        acc.hx[b * f + q] -= v * xq;
+                        for (t, xt) in xk.iter().enumerate() {
+                            acc.hf[q * f + t] += v * xq * xt;
+                        }
+                    }
+                }
+                acc
+            })
+            .collect();
+        let mut total = Acc::new(l, f, self.pair_i.len());
+        for part in &parts {
+            total.add(part);
+        }
+        total
+    }
+
+    /// The `(models + features)^2` matrix of a pass's blocks, plus the
+    /// centring `1 1^T / L` on the ratings and the priors on the diagonal.
+    fn matrix(&self, acc: &Acc, centre: bool, prior: Prior, precision: f64) -> Vec<f64> {
+        let (l, f) = (self.models, self.features);
+        let d = l + f;
+        let mut h = vec![0.0; d * d];
+        for (k, &v) in acc.hp.iter().enumerate() {
+            add_pair(&mut h, d, self.pair_i[k] as usize, self.pair_j[k] as usize, v);
+        }
+        for i in 0..l {
+            for q in 0..f {
+                h[i * d + l + q] = acc.hx[i * f + q];
+                h[(l + q) * d + i] = acc.hx[i * f + q];
+            }
+            if centre {
+                for j in 0..l {
+                    h[i * d + j] += 1.0 / l as f64;
+                }
+            }
+            h[i * d + i] += prior.precision;
+        }
+        for q in 0..f {
+            for t in 0..f {
+                h[(l + q) * d + l + t] = acc.hf[q * f + t];
+            }
+            h[(l + q) * d + l + q] += precision;
+        }
+        h
+    }
+
+    /// Newton's method from `start` (ratings, coefficients; zeros if None).
+    pub fn fit(
+        &self,
+        precision: f64,
+        prior: Prior,
+        mult: Option<&[f64]>,
+        start: Option<(&[f64], &[f64])>,
+    ) -> Result<StyleFit> {
+        let (l, f) = (self.models, self.features);
+        let (mut theta, mut beta) = start.map_or_else(|| (vec![0.0; l], vec![0.0; f]), |(t, b)| (t.to_vec(), b.to_vec()));
+        crate::battles::fit::centre(&mut theta);
+        let penalty = |t: &[f64], b: &[f64]| {
+            0.5 * prior.precision * t.iter().map(|v| v * v).sum::<f64>()
+                + 0.5 * precision * b.iter().map(|v| v * v).sum::<f64>()
+        };
+        let mut acc = self.pass(&theta, &beta, mult, false);
+        let mut ll = acc.ll - penalty(&theta, &beta);
+        for it in 1..=MAX_ITER {
+            let mut step = acc.g.clone();
+            for i in 0..l {
+                step[i] -= prior.precision * theta[i];
+            }
+            for q in 0..f {
+                step[l + q] -= precision * beta[q];
+            }
+            let mut h = self.matrix(&acc, true, prior, precision);
+            dense::cholesky(&mut h, l + f)
+                .map_err(|_| Error::FloatingPoint("style information matrix is singular".into()))?;
+            dense::solve(&h, l + f, &mut step);
+            let big = step.iter().fold(0.0f64, |m, d| m.max(d.abs()));
+            if !big.is_finite() {
+                return Err(Error::FloatingPoint("Newton step is not finite".into()));
+            }
+            let mut t = 1.0;
+            loop {
+                let nt: Vec<f64> = theta.iter().zip(&step[..l]).map(|(a, d)| a + t * d).collect();
+                let nb: Vec<f64> = beta.iter().zip(&step[l..]).map(|(a, d)| a + t * d).collect();
+                let nacc = self.pass(&nt, &nb, mult, false);
+                let nl = nacc.ll - penalty(&nt, &nb);
+                if nl >= ll - 1e-12 * ll.abs().max(1.0) || t < 1e-9 {
+                    (theta, beta, acc, ll) = (nt, nb, nacc, nl);
+                    break;
+                }
+                t *= 0.5;
+            }
+            crate::battles::fit::centre(&mut theta);
+            if big * t <= TOL {
+                return Ok(StyleFit { theta, beta, iterations: it });
+            }
+        }
+        Err(Error::FloatingPoint(format!("style fit did not converge in {MAX_ITER} steps")))
+    }
+
+    /// The sandwich covariance of `(theta, beta)` (`(L + F)^2`): the
+    /// penalised information's inverse around the centred second moment of
+    /// the battles' (or prompts', times `G / (G - 1)`) scores.
+    pub fn sandwich(&self, fit: &StyleFit, precision: f64, prior: Prior, clustered: bool, ridge: Ridge) -> Result<Vec<f64>> {
+        let (l, f) = (self.models, self.features);
+        let d = l + f;
+        let info = self.pass(&fit.theta, &fit.beta, None, false);
+        let mut h = self.matrix(&info, matches!(ridge, Ridge::Centred), prior, precision);
+        if let Ridge::Diagonal(r) = ridge {
+            h.iter_mut().step_by(d + 1).for_each(|x| *x += r);
+        }
+        let a = dense::inverse(&h, d)?;
+        let (mut m, units) = if clustered && self.clusters.is_some() {
+            self.cluster_meat(fit)
+        } else {
+            let sq = self.pass(&fit.theta, &fit.beta, None, true);
+            (self.matrix(&sq, false, Prior { precision: 0.0 }, 0.0), self.a.len())
+        };
+        // centre the scores: their sum is the penalty's gradient, not zero
+        let total = &info.g;
+        let u = units.max(1) as f64;
+        for i in 0..d {
+            for j in 0..d {
+                m[i * d + j] -= total[i] * total[j] / u;
+            }
+        }
+        if clustered && self.clusters.is_some() && units > 1 {
+            m.iter_mut().for_each(|x| *x *= u / (u - 1.0));
+        }
+        let am = dense::matmul(&a, &m, d);
+        Ok(dense::matmul(&am, &a, d))
+    }
+
+    fn cluster_meat(&self, fit: &StyleFit) -> (Vec<f64>, usize) {
+        let (l, f) = (self.models, self.features);
+        let d = l + f;
+        let Some((order, start)) = &self.clusters else {
+            return (vec![0.0; d * d], 0);
+        };
+        let g = start.len() - 1;
+        let mut m = vec![0.0; d * d];
+        let mut s: Vec<(usize, f64)> = Vec::new();
+        let mut sf = vec![0.0; f];
+        let mut used = 0;
+        for c in 0..g {
+            if start[c] == start[c + 1] {
+                continue;
+            }
+            used += 1;
+            s.clear();
+            sf.iter_mut().for_each(|v| *v = 0.0);
+            for &k in &order[start[c]..start[c + 1]] {
+                let k = k as usize;
+                let (a, b) = (self.a[k] as usize, self.b[k] as usize);
+                let xk = &self.x[k * f..(k + 1) * f];
+                let z = fit.theta[a] - fit.theta[b] + xk.iter().zip(&fit.beta).map(|(u, v)| u * v).sum::<f64>();
+                let r = self.w[k] * (self.y[k] - sigmoid(z));
+                s.push((a, r));
+                s.push((b, -r));
+                sf.iter_mut().zip(xk).for_each(|(v, x)| *v += r * x);
+            }
+            s.sort_unstable_by_key(|x| x.0);
+            let mut merged: Vec<(usize, f64)> = Vec::with_capacity(s.len() + f);
+            for &(u, v) in &s {
+                match merged.last_mut() {
+                    Some(last) if last.0 == u => last.1 += v,
+                    _ => merged.push((u, v)),
+                }
+            }
+            merged.extend(sf.iter().enumerate().map(|(q, &v)| (l + q, v)));
+            for &(u, x) in &merged {
+                for &(v, y) in &merged {
+                    m[u * d + v] += x * y;
+                }
+            }
+        }
+        (m, used)
+    }
+
+    /// Bootstrap rounds (rounds x (models + features)) from `fit`.
+    pub fn bootstrap(
+        &self,
+        fit: &StyleFit,
+        precision: f64,
+        prior: Prior,
+        rounds: usize,
+        seed: u64,
+        unit: Unit,
+    ) -> Result<(Vec<f64>, usize)> {
+        let n = self.a.len();
+        let watch = Watch::new();
+        let unit = if self.clusters.is_none() { Unit::Battle } else { unit };
+        let fits: Vec<Result<(Vec<f64>, bool)>> = (0..rounds)
+            .into_par_iter()
+            .with_min_len(1)
+            .map(|r| {
+                if cancel::stopping() {
+                    return Err(Error::Interrupted);
+                }
+                let mut rng = Rng::new(seed, r as u64);
+                let mut mult = vec![0.0; n];
+                match (&self.clusters, unit) {
+                    (Some((order, start)), Unit::Prompt) => {
+                        let g = start.len() - 1;
+                        for _ in 0..g {
+                            let c = rng.below(g);
+                            for &k in &order[start[c]..start[c + 1]] {
+                                mult[k as usize] += 1.0;
+                            }
+                        }
+                    }
+                    _ => {
+                        for _ in 0..n {
+                            mult[rng.below(n)] += 1.0;
+                        }
+                    }
+                }
+                let needs = !self.mle_exists(&mult);
+                if needs && prior.precision <= 0.0 {
+                    return Err(Error::value("a bootstrap round has no maximum likelihood estimate and no prior"));
+                }
+                let use_prior = if needs { prior } else { Prior { precision: 0.0 } };
+                let got = self.fit(precision, use_prior, Some(&mult), Some((&fit.theta, &fit.beta)))?;
+                let mut out = got.theta;
+                out.extend_from_slice(&got.beta);
+                Ok((out, needs))
+            })
+            .collect();
+        watch.check()?;
+        let mut all = Vec::with_capacity(rounds * (self.models + self.features));
+        let mut with_prior = 0;
+        for f in fits {
+            let (v, p) = f?;
+            all.extend_from_slice(&v);
+            with_prior += p as usize;
+        }
+        Ok((all, with_prior))
+    }
+
+    /// Whether the ratings' maximum likelihood estimate exists without the
+    /// style terms (the win graph of the resample is strongly connected).
+    fn mle_exists(&self, mult: &[f64]) -> bool {
+        let p = self.pair_i.len();
+        let (mut n, mut s) = (vec![0.0; p], vec![0.0; p]);
+        for k in 0..self.a.len() {
+            let m = mult[k];
+            if m == 0.0 {
+                continue;
+            }
+            let slot = self.slot[k] as usize;
+            n[slot] += m;
+            // score of the pair's first (smaller) model
+            let y = if self.a[k] < self.b[k] { self.y[k] } else { 1.0 - self.y[k] };
+            s[slot] += m * y;
+        }
+        Pairs { models: self.models, i: &self.pair_i, j: &self.pair_j, n: &n, s: &s }.mle_exists()
+    }
+}
