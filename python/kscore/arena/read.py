@@ -266,18 +266,14 @@ def read_battles(source: Any, roles: Roles, input_format: str | None = None, str
         raise ArenaError(f"{parts[0].file if parts else 'the table'}: no battles")
     bad: dict[str, npt.NDArray[np.bool_]] = {}
 
-    # models: one dictionary for both columns, names sorted
-    both = pa.chunked_array(_strings(table.column(ca)).chunks + _strings(table.column(cb)).chunks)
-    missing = both.is_null().to_numpy(zero_copy_only=False) | (pc.utf8_length(both.fill_null("")).to_numpy(
-        zero_copy_only=False) == 0)
-    enc = both.fill_null("").dictionary_encode().combine_chunks()
-    names = enc.dictionary.to_pylist()
-    order = np.argsort(np.array(names, dtype=object), kind="stable")
-    rank = np.empty(len(names), np.int64)
-    rank[order] = np.arange(len(names))
-    codes = rank[enc.indices.to_numpy(zero_copy_only=False)]
-    a, b = codes[:n], codes[n:]
-    bad["a missing model name"] = missing[:n] | missing[n:]
+    # models: one code per name over both columns (the core's encoder), names sorted
+    codes_a, names_a, miss_a = encode(table.column(ca))
+    codes_b, names_b, miss_b = encode(table.column(cb))
+    names = sorted(set(names_a) | set(names_b))
+    at = {m: k for k, m in enumerate(names)}
+    a = np.array([at[m] for m in names_a], np.int64)[codes_a] if len(codes_a) else np.zeros(0, np.int64)
+    b = np.array([at[m] for m in names_b], np.int64)[codes_b] if len(codes_b) else np.zeros(0, np.int64)
+    bad["a missing model name"] = miss_a | miss_b
     bad["a model against itself"] = (a == b) & ~bad["a missing model name"]
 
     y = _results(table, cw, n)
@@ -290,9 +286,8 @@ def read_battles(source: Any, roles: Roles, input_format: str | None = None, str
     prompt, prompts = None, 0
     cp = _column(table, cols, "prompt", roles.prompt, False)
     if cp is not None:
-        pe = _strings(table.column(cp)).fill_null("").dictionary_encode().combine_chunks()
-        prompt = pe.indices.to_numpy(zero_copy_only=False).astype(np.uint32)
-        prompts = len(pe.dictionary)
+        pcodes, pnames, _ = encode(table.column(cp))
+        prompt, prompts = pcodes.astype(np.uint32), len(pnames)
     category, categories = None, []
     if roles.by is not None:
         if roles.by not in cols:
@@ -326,9 +321,8 @@ def read_battles(source: Any, roles: Roles, input_format: str | None = None, str
     keep = ~any_bad
     if not keep.any():
         raise ArenaError("no valid battles left")
-    out = Battles(names := [names[i] for i in order], a.astype(np.uint32), b.astype(np.uint32), y, weight, prompt,
+    out = Battles(names, a.astype(np.uint32), b.astype(np.uint32), y, weight, prompt,
                   prompts, category, categories, features, feature_names, warnings)
-    del names
     if any_bad.any():
         sub = out.subset(keep)
         sub.category = None if category is None else category[keep]
@@ -378,11 +372,44 @@ def _results(table: Any, cw: str | None, n: int) -> FloatArray:
     if pa.types.is_floating(col.type) or pa.types.is_integer(col.type) or pa.types.is_boolean(col.type):
         v = _numbers(col)
         return np.where(np.isin(v, (0.0, 0.5, 1.0)), v, np.nan)
-    enc = _strings(col).dictionary_encode().combine_chunks()
-    values = np.array([WINNERS.get(str(s).strip().lower(), np.nan) if s is not None else np.nan
-                       for s in enc.dictionary.to_pylist()] + [np.nan])
-    idx = enc.indices.fill_null(len(values) - 1).to_numpy(zero_copy_only=False)
-    return values[idx]
+    codes, words, missing = encode(col)
+    values = np.array([WINNERS.get(w.strip().lower(), np.nan) for w in words] + [np.nan])
+    return np.where(missing, np.nan, values[codes] if len(words) else np.nan)
+
+
+def encode(col: Any) -> tuple[npt.NDArray[np.int64], list[str], npt.NDArray[np.bool_]]:
+    """A string column as ``(codes, distinct strings, missing)`` (missing:
+    null or empty), by the core's encoder over Arrow's buffers, chunk by
+    chunk (kscore._kscore.encode_strings)."""
+    import pyarrow as pa
+
+    from .. import _kscore
+
+    col = _strings(col)
+    if isinstance(col, pa.Array):
+        col = pa.chunked_array([col])
+    names: list[str] = []
+    at: dict[str, int] = {}
+    codes, missing = [], []
+    for chunk in col.chunks:
+        if pa.types.is_large_string(chunk.type):
+            chunk = chunk.cast(pa.string())
+        n = len(chunk)
+        _, off_buf, data_buf = chunk.buffers()
+        offsets = np.frombuffer(off_buf, np.int32, count=n + 1, offset=4 * chunk.offset).astype(np.int64)
+        data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
+        c, uniq = _kscore.encode_strings(offsets, data)
+        words = [u.decode("utf-8", "replace") for u in uniq]
+        remap = np.array([at.setdefault(w, len(at)) for w in words], np.int64)
+        names = list(at)
+        codes.append(remap[c] if len(words) else np.zeros(n, np.int64))
+        miss = (offsets[1:] == offsets[:-1])
+        if chunk.null_count:
+            miss |= chunk.is_null().to_numpy(zero_copy_only=False)
+        missing.append(miss)
+    if not codes:
+        return np.zeros(0, np.int64), [], np.zeros(0, bool)
+    return np.concatenate(codes), names, np.concatenate(missing)
 
 
 def _style(table: Any, cols: list[str], style: list[str] | bool) -> tuple[FloatArray, list[str]]:

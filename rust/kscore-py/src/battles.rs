@@ -8,6 +8,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use kscore_core::battles::bootstrap::{bootstrap, Unit};
+use kscore_core::battles::encode::encode;
 use kscore_core::battles::fit::{fit, Pairs};
 use kscore_core::battles::sandwich::{sandwich, Ridge};
 use kscore_core::battles::style;
@@ -34,6 +35,21 @@ fn unit_of(by: &str) -> PyResult<Unit> {
         "prompt" => Ok(Unit::Prompt),
         _ => Err(PyValueError::new_err(format!("bootstrap unit must be 'battle' or 'prompt', not {by:?}"))),
     }
+}
+
+/// `(codes, names)`: a code per string of an Arrow string column given as
+/// its offsets (int64) and bytes, and the distinct strings (bytes) in order
+/// of first appearance.
+#[pyfunction]
+pub fn encode_strings<'py>(
+    py: Python<'py>,
+    offsets: PyReadonlyArray1<'_, i64>,
+    data: PyReadonlyArray1<'_, u8>,
+) -> PyResult<(Bound<'py, PyArray1<u32>>, Vec<Bound<'py, pyo3::types::PyBytes>>)> {
+    let (offsets, data) = (offsets.as_slice()?, data.as_slice()?);
+    let (codes, names) = enter_long(py, offsets.len().saturating_mul(20), || encode(offsets, data))?;
+    let names = names.iter().map(|s| pyo3::types::PyBytes::new(py, s)).collect();
+    Ok((codes.into_pyarray(py), names))
 }
 
 /// The unique (prompt, pair, outcome, weight) rows of a set of battles.

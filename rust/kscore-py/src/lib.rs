@@ -85,5 +85,6 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<battles::StyleBoard>()?;
     m.add_function(wrap_pyfunction!(battles::battle_board, m)?)?;
     m.add_function(wrap_pyfunction!(battles::style_board, m)?)?;
+    m.add_function(wrap_pyfunction!(battles::encode_strings, m)?)?;
     Ok(())
 }

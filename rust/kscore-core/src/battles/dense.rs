@@ -57,19 +57,42 @@ pub fn solve(l: &[f64], n: usize, b: &mut [f64]) {
     }
 }
 
-/// `a^{-1}` of a positive definite `a` (full symmetric result).
+/// `a^{-1}` of a positive definite `a` (full symmetric result), as
+/// `X^T X` with `X = L^{-1}` (rows of `X` built one from the previous:
+/// contiguous row operations throughout).
 pub fn inverse(a: &[f64], n: usize) -> Result<Vec<f64>> {
     let mut l = a.to_vec();
     cholesky(&mut l, n)?;
-    // Columns of the inverse: solve against each unit vector (rows of the
-    // symmetric result), in parallel.
+    let mut x = vec![0.0; n * n];
+    for i in 0..n {
+        let (done, rest) = x.split_at_mut(i * n);
+        let row = &mut rest[..n];
+        row[i] = 1.0;
+        for k in 0..i {
+            let c = l[i * n + k];
+            if c != 0.0 {
+                for (r, v) in row[..=k].iter_mut().zip(&done[k * n..k * n + k + 1]) {
+                    *r -= c * v;
+                }
+            }
+        }
+        let d = l[i * n + i];
+        row[..=i].iter_mut().for_each(|v| *v /= d);
+    }
+    // a^{-1} = X^T X: row i is sum_k X[k][i] X[k][..], k >= i
     let mut inv = vec![0.0; n * n];
-    let body = |(k, row): (usize, &mut [f64])| {
-        row[k] = 1.0;
-        solve(&l, n, row);
+    let body = |(i, out): (usize, &mut [f64])| {
+        for k in i..n {
+            let c = x[k * n + i];
+            if c != 0.0 {
+                for (o, v) in out[..=k].iter_mut().zip(&x[k * n..k * n + k + 1]) {
+                    *o += c * v;
+                }
+            }
+        }
     };
-    if par::worth_splitting(n * n * n) {
-        inv.par_chunks_mut(n).enumerate().with_min_len(par::min_len(2 * n * n)).for_each(body);
+    if par::worth_splitting(n * n * n / 2) {
+        inv.par_chunks_mut(n).enumerate().with_min_len(par::min_len(n * n / 2)).for_each(body);
     } else {
         inv.chunks_mut(n).enumerate().for_each(body);
     }

@@ -190,6 +190,56 @@ fn label(adj: &[Vec<u32>], models: usize) -> Vec<u32> {
     comp
 }
 
+/// The gradient of the (penalised) log-likelihood at `theta`.
+pub fn gradient(pairs: &Pairs<'_>, theta: &[f64], prior: Prior) -> Vec<f64> {
+    let mut g: Vec<f64> = theta.iter().map(|t| -prior.precision * t).collect();
+    for p in 0..pairs.i.len() {
+        let n = pairs.n[p];
+        if n > 0.0 {
+            let (i, j) = (pairs.i[p] as usize, pairs.j[p] as usize);
+            let r = pairs.s[p] - n * sigmoid(theta[i] - theta[j]);
+            g[i] += r;
+            g[j] -= r;
+        }
+    }
+    g
+}
+
+/// The Cholesky factor of `H + 1 1^T / L` at `theta` (`H` with the prior):
+/// the fixed matrix of `chord`.
+pub fn factor(pairs: &Pairs<'_>, theta: &[f64], prior: Prior) -> Result<Vec<f64>> {
+    let (_, mut h) = pairs.derivatives(theta, prior);
+    dense::cholesky(&mut h, pairs.models)
+        .map_err(|_| Error::FloatingPoint("the information matrix is singular: models without battles".into()))?;
+    Ok(h)
+}
+
+/// Chord iterations `theta += F^{-1} g(theta)` with a fixed factor `f`
+/// (the board's information, for a resample of it): each costs a gradient
+/// and two triangular solves instead of a factorisation, and converges
+/// linearly at the rate of the resample's departure from the board. None
+/// if it has not converged (to `TOL`) within `max_iter` or stops shrinking:
+/// the caller then runs Newton's method.
+pub fn chord(pairs: &Pairs<'_>, prior: Prior, start: &[f64], f: &[f64], max_iter: usize) -> Option<Vec<f64>> {
+    let mut theta = start.to_vec();
+    let mut last = f64::INFINITY;
+    for _ in 0..max_iter {
+        let mut step = gradient(pairs, &theta, prior);
+        dense::solve(f, pairs.models, &mut step);
+        let big = step.iter().fold(0.0f64, |m, d| m.max(d.abs()));
+        if !big.is_finite() || big > 0.9 * last && big > 1e-6 {
+            return None;
+        }
+        theta.iter_mut().zip(&step).for_each(|(t, d)| *t += d);
+        centre(&mut theta);
+        if big <= TOL {
+            return Some(theta);
+        }
+        last = big;
+    }
+    None
+}
+
 /// The ratings (mean zero) maximising the (penalised) log-likelihood,
 /// from `start` (zeros if None). The caller checks connectivity first.
 pub fn fit(pairs: &Pairs<'_>, prior: Prior, start: Option<&[f64]>) -> Result<Fit> {

@@ -11,12 +11,14 @@
 //! - `bootstrap`: rounds over battles or prompts, in parallel, stoppable.
 //! - `style`: contextual BT (per-battle features, L2 penalty on their
 //!   coefficients as arena-rank sets it), its sandwich and bootstrap.
+//! - `encode`: string columns (Arrow's offsets and bytes) to codes.
 //! - `dense`: the small dense linear algebra (Cholesky) these need; `rng`:
 //!   a seeded xoshiro256++ (the same draws on any number of threads).
 
 pub mod aggregate;
 pub mod bootstrap;
 pub mod dense;
+pub mod encode;
 pub mod fit;
 pub mod rng;
 pub mod sandwich;

@@ -52,9 +52,10 @@ impl Rng {
 }
 
 /// Walker's alias table: draws index `k` with probability `w[k] / sum(w)`
-/// in O(1).
+/// from one random word (its high part picks a column, its low part is
+/// compared with the column's threshold).
 pub struct Alias {
-    prob: Vec<f64>,
+    threshold: Vec<u64>,
     alias: Vec<u32>,
 }
 
@@ -63,7 +64,7 @@ impl Alias {
         let n = w.len();
         let total: f64 = w.iter().sum();
         let mut prob: Vec<f64> = w.iter().map(|&x| x * n as f64 / total).collect();
-        let mut alias = vec![0u32; n];
+        let mut alias: Vec<u32> = (0..n as u32).collect();
         let (mut small, mut large): (Vec<usize>, Vec<usize>) = (0..n).partition(|&k| prob[k] < 1.0);
         while let (Some(s), Some(&l)) = (small.pop(), large.last()) {
             alias[s] = l as u32;
@@ -75,14 +76,18 @@ impl Alias {
         }
         for k in large.into_iter().chain(small) {
             prob[k] = 1.0;
+            alias[k] = k as u32;
         }
-        Alias { prob, alias }
+        // (2^64 p, saturating: a column kept whole needs no comparison, as its alias is itself)
+        let threshold = prob.iter().map(|&p| (p * 18_446_744_073_709_551_616.0) as u64).collect();
+        Alias { threshold, alias }
     }
 
     #[inline]
     pub fn draw(&self, rng: &mut Rng) -> usize {
-        let k = rng.below(self.prob.len());
-        if rng.unit() < self.prob[k] {
+        let m = rng.next_u64() as u128 * self.threshold.len() as u128;
+        let k = (m >> 64) as usize;
+        if (m as u64) < self.threshold[k] {
             k
         } else {
             self.alias[k] as usize

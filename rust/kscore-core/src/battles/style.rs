@@ -21,6 +21,9 @@ use crate::error::{Error, Result};
 use crate::par;
 
 const MAX_ITER: usize = 100;
+/// Newton steps up to this size (natural-log scale) are taken whole; larger
+/// ones are halved while the log-likelihood would fall.
+const SAFE_STEP: f64 = 0.5;
 /// Battles of a chunk (fixed: the sums do not depend on the threads).
 const CHUNK: usize = 1 << 16;
 
@@ -149,7 +152,7 @@ impl StyleBoard {
     /// Pass over the battles at `(theta, beta)`; `mult`: each battle's
     /// multiplicity (a resample), `square`: sums of squared scores (the
     /// meat) in place of the information.
-    fn pass(&self, theta: &[f64], beta: &[f64], mult: Option<&[f64]>, square: bool) -> Acc {
+    fn pass(&self, theta: &[f64], beta: &[f64], mult: Option<&[f64]>, square: bool, want_ll: bool) -> Acc {
         let (l, f, n) = (self.models, self.features, self.a.len());
         let chunks = n.div_ceil(CHUNK).max(1);
         let parts: Vec<Acc> = (0..chunks)
@@ -168,7 +171,9 @@ impl StyleBoard {
                     let p = sigmoid(z);
                     let w = self.w[k] * m;
                     let e = self.y[k] - p;
-                    acc.ll += w * (self.y[k] * z - softplus(z));
+                    if want_ll {
+                        acc.ll += w * (self.y[k] * z - softplus(z));
+                    }
                     let r = w * e;
                     acc.g[a] += r;
                     acc.g[b] -= r;
@@ -240,8 +245,10 @@ impl StyleBoard {
             0.5 * prior.precision * t.iter().map(|v| v * v).sum::<f64>()
                 + 0.5 * precision * b.iter().map(|v| v * v).sum::<f64>()
         };
-        let mut acc = self.pass(&theta, &beta, mult, false);
-        let mut ll = acc.ll - penalty(&theta, &beta);
+        // The log-likelihood (a logarithm per battle) is computed only for
+        // steps large enough to need the line search: from a warm start
+        // (the plain ratings) Newton's full steps are taken.
+        let mut acc = self.pass(&theta, &beta, mult, false, false);
         for it in 1..=MAX_ITER {
             let mut step = acc.g.clone();
             for i in 0..l {
@@ -258,14 +265,16 @@ impl StyleBoard {
             if !big.is_finite() {
                 return Err(Error::FloatingPoint("Newton step is not finite".into()));
             }
+            let search = big > SAFE_STEP;
+            let ll = if search { self.pass(&theta, &beta, mult, false, true).ll - penalty(&theta, &beta) } else { 0.0 };
             let mut t = 1.0;
             loop {
                 let nt: Vec<f64> = theta.iter().zip(&step[..l]).map(|(a, d)| a + t * d).collect();
                 let nb: Vec<f64> = beta.iter().zip(&step[l..]).map(|(a, d)| a + t * d).collect();
-                let nacc = self.pass(&nt, &nb, mult, false);
-                let nl = nacc.ll - penalty(&nt, &nb);
-                if nl >= ll - 1e-12 * ll.abs().max(1.0) || t < 1e-9 {
-                    (theta, beta, acc, ll) = (nt, nb, nacc, nl);
+                let nacc = self.pass(&nt, &nb, mult, false, search);
+                let ok = !search || nacc.ll - penalty(&nt, &nb) >= ll - 1e-12 * ll.abs().max(1.0) || t < 1e-9;
+                if ok {
+                    (theta, beta, acc) = (nt, nb, nacc);
                     break;
                 }
                 t *= 0.5;
@@ -284,7 +293,7 @@ impl StyleBoard {
     pub fn sandwich(&self, fit: &StyleFit, precision: f64, prior: Prior, clustered: bool, ridge: Ridge) -> Result<Vec<f64>> {
         let (l, f) = (self.models, self.features);
         let d = l + f;
-        let info = self.pass(&fit.theta, &fit.beta, None, false);
+        let info = self.pass(&fit.theta, &fit.beta, None, false, false);
         let mut h = self.matrix(&info, matches!(ridge, Ridge::Centred), prior, precision);
         if let Ridge::Diagonal(r) = ridge {
             h.iter_mut().step_by(d + 1).for_each(|x| *x += r);
@@ -293,7 +302,7 @@ impl StyleBoard {
         let (mut m, units) = if clustered && self.clusters.is_some() {
             self.cluster_meat(fit)
         } else {
-            let sq = self.pass(&fit.theta, &fit.beta, None, true);
+            let sq = self.pass(&fit.theta, &fit.beta, None, true, false);
             (self.matrix(&sq, false, Prior { precision: 0.0 }, 0.0), self.a.len())
         };
         // centre the scores: their sum is the penalty's gradient, not zero
