@@ -21,6 +21,7 @@ import argparse
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,7 @@ WORD = {1.0: "model_a", 0.0: "model_b", 0.5: "tie"}
 
 def design(L: int, skew: float) -> np.ndarray:
     pm = (np.arange(L) + 1.0) ** -skew
-    return pm / pm.sum()
+    return np.asarray(pm / pm.sum(), np.float64)
 
 
 def draw(rng: np.random.Generator, theta: np.ndarray, pm: np.ndarray, N: int, tie: float, prompts: int,
@@ -88,9 +89,10 @@ def run(scenario: str, boards: int, rounds: int, seed: int = 0, only: str | None
     L, N, tie, prompts, prompt_sd = 12, 12_000, 0.15, 3000, 0.6
     rng = np.random.default_rng(seed)
     pm = design(L, 1.0)
-    methods = {"sandwich (clustered by prompt)": dict(intervals="sandwich"),
-               f"bootstrap by prompt ({rounds} rounds)": dict(intervals="bootstrap", rounds=rounds),
-               "sandwich ignoring the prompts": dict(intervals="sandwich", prompt=None)}
+    methods: dict[str, dict[str, Any]] = {
+        "sandwich (clustered by prompt)": {"intervals": "sandwich"},
+        f"bootstrap by prompt ({rounds} rounds)": {"intervals": "bootstrap", "rounds": rounds},
+        "sandwich ignoring the prompts": {"intervals": "sandwich", "prompt": None}}
     if only is not None:
         methods = {m: kw for m, kw in methods.items() if m.startswith(only)}
     hits = {m: [0, 0, 0, 0] for m in methods}
@@ -132,8 +134,8 @@ def main() -> None:
     args = ap.parse_args()
     for sc in (["plain", "style"] if args.scenario == "all" else [args.scenario]):
         got = run(sc, args.boards, args.rounds)
-        print(f"\n### {sc}: {args.boards} boards x 12 models\n\n| intervals | 95% rating intervals cover | rank sets hold "
-              "jointly |\n|---|---:|---:|")
+        print(f"\n### {sc}: {args.boards} boards x 12 models\n")
+        print("| intervals | 95% rating intervals cover | rank sets hold jointly |\n|---|---:|---:|")
         for m, (cov, joint) in got.items():
             print(f"| {m} | {cov:.1%} | {joint:.1%} |")
 

@@ -83,8 +83,8 @@ def scipy_bt(L: int, a: np.ndarray, b: np.ndarray, y: np.ndarray) -> F:
 
     res = minimize(f, np.zeros(L), jac=True, method="L-BFGS-B",
                    options={"gtol": 1e-12, "ftol": 1e-16, "maxiter": 100000, "maxcor": 50})
-    th = np.asarray(res.x)
-    return th - th.mean()
+    th = np.asarray(res.x, np.float64)
+    return np.asarray(th - th.mean(), np.float64)
 
 
 def arena_rank_sandwich(L: int, a: np.ndarray, b: np.ndarray, y: np.ndarray, theta: F,

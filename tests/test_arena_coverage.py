@@ -8,7 +8,6 @@ does not."""
 from __future__ import annotations
 
 import pytest
-
 from scripts.arena_coverage import run
 
 pytest.importorskip("pyarrow")

@@ -77,7 +77,7 @@ def fragility(board: Any, theta: np.ndarray, precision_if_needed: float, models:
     exact = _exact(board, row_n, theta, top, removed, precision_if_needed)
     if exact is None:
         return Fragility(models[top], models[lead], removed, False, rows)
-    if exact is True:
+    if isinstance(exact, bool):
         return Fragility(models[top], models[lead], removed, True, rows)
     k, found, taken_rows = exact
     rows = [(models[ri[r]], models[rj[r]], float(y[r]), n) for r, n in taken_rows]

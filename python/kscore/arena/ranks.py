@@ -20,7 +20,7 @@ def lmarena_rank(lo: FloatArray, hi: FloatArray) -> IntArray:
     >>> lmarena_rank(np.array([10.0, 8, 1]), np.array([12.0, 11, 7])).tolist()
     [1, 1, 3]
     """
-    return 1 + (lo[None, :] > hi[:, None]).sum(axis=1).astype(np.int64)
+    return np.asarray(1 + (lo[None, :] > hi[:, None]).sum(axis=1), np.int64)
 
 
 def simultaneous_sets(rating: FloatArray, cov: FloatArray, models: list[str], confidence: float) -> RankSets:

@@ -84,9 +84,9 @@ def _check_connected(board: object, models: list[str]) -> None:
     if k > 1:
         groups = sorted(([m for m, c in zip(models, comp) if c == g] for g in range(k)), key=len)
         shown = "; ".join("{" + ", ".join(g[:5]) + (", ..." if len(g) > 5 else "") + "}" for g in groups[:4])
-        raise ArenaError(f"the battles split into {k} groups of models that never met ({shown}{'; ...' if k > 4 else ''})"
-                         ": ratings across groups are not defined; rate each group on its own or add battles "
-                         "between them")
+        more = "; ..." if k > 4 else ""
+        raise ArenaError(f"the battles split into {k} groups of models that never met ({shown}{more}): ratings "
+                         "across groups are not defined; rate each group on its own or add battles between them")
 
 
 def _one_sided(board: object, models: list[str]) -> list[str]:

@@ -64,7 +64,9 @@ class Battles:
         used[self.a[keep]] = True
         used[self.b[keep]] = True
         new = np.cumsum(used) - 1
-        pick = (lambda x: None if x is None else x[keep])
+        def pick(x: Any) -> Any:
+            return None if x is None else x[keep]
+
         prompt = pick(self.prompt)
         prompts = self.prompts
         if prompt is not None:
@@ -104,7 +106,9 @@ def _read_file(path: Path, fmt: str | None) -> tuple[Any, int]:
         if kind == "parquet":
             import pyarrow.parquet as pq
 
-            return pq.read_table(path), 0
+            schema = pq.read_schema(path)
+            strings = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
+            return pq.read_table(path, read_dictionary=strings), 0
         if kind in ("jsonl", "ndjson") or (kind == "json" and _is_json_lines(path)):
             import pyarrow.json as pj
 
@@ -220,7 +224,9 @@ def _arena_hard(table: Any, where: str) -> Any:
 def _where(parts: list[Part], k: int) -> str:
     for p in parts:
         if p.start <= k < p.stop:
-            return f"{p.file}, line {k - p.start + p.first_line}" if p.first_line else f"{p.file}, row {k - p.start + 1}"
+            if p.first_line:
+                return f"{p.file}, line {k - p.start + p.first_line}"
+            return f"{p.file}, row {k - p.start + 1}"
     return f"row {k + 1}"
 
 
@@ -248,8 +254,6 @@ def _column(table: Any, columns: list[str], role: str, given: str | None, requir
 
 def read_battles(source: Any, roles: Roles, input_format: str | None = None, strict: bool = False) -> Battles:
     """Read and code the battles of ``source`` (module docstring)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
 
     table, parts = to_table(source, input_format)
     meta = (table.schema.metadata or {}).get(b"kscore_dropped")
@@ -300,10 +304,11 @@ def read_battles(source: Any, roles: Roles, input_format: str | None = None, str
         if empty:
             warnings.append(f"{empty:,} battle(s) with an empty {roles.by!r}: in the overall board only")
             category = np.where(np.isin(idx, [k for k, c in enumerate(categories) if c == ""]), -1, idx)
-    features, feature_names = None, []
+    features: FloatArray | None = None
+    feature_names: list[str] = []
     if roles.style:
         features, feature_names = _style(table, cols, roles.style)
-        bad["a style feature that is not a number"] = ~np.isfinite(features).all(axis=1)
+        bad["a style feature that is not a number"] = np.asarray(~np.isfinite(features).all(axis=1), bool)
 
     any_bad = np.zeros(n, bool)
     for mask in bad.values():
@@ -385,27 +390,35 @@ def encode(col: Any) -> tuple[npt.NDArray[np.int64], list[str], npt.NDArray[np.b
 
     from .. import _kscore
 
-    col = _strings(col)
     if isinstance(col, pa.Array):
         col = pa.chunked_array([col])
+    if not (pa.types.is_dictionary(col.type) or pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+        col = _strings(col)
     names: list[str] = []
     at: dict[str, int] = {}
     codes, missing = [], []
     for chunk in col.chunks:
-        if pa.types.is_large_string(chunk.type):
-            chunk = chunk.cast(pa.string())
         n = len(chunk)
-        _, off_buf, data_buf = chunk.buffers()
-        offsets = np.frombuffer(off_buf, np.int32, count=n + 1, offset=4 * chunk.offset).astype(np.int64)
-        data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
-        c, uniq = _kscore.encode_strings(offsets, data)
-        words = [u.decode("utf-8", "replace") for u in uniq]
+        if pa.types.is_dictionary(chunk.type):  # (Parquet's dictionary pages, a pandas categorical: no string hashed)
+            words = [str(w) for w in chunk.dictionary.to_pylist()]
+            idx = chunk.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+            empty = np.array([w == "" for w in words] + [True])
+            miss = empty[idx] if len(words) else np.ones(n, bool)
+            c = idx
+        else:
+            _, off_buf, data_buf = chunk.buffers()
+            wide = pa.types.is_large_string(chunk.type)
+            offsets = np.frombuffer(off_buf, np.int64 if wide else np.int32, count=n + 1,
+                                    offset=(8 if wide else 4) * chunk.offset)
+            data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
+            c, uniq = _kscore.encode_strings(offsets, data)  # type: ignore[arg-type]
+            words = [u.decode("utf-8", "replace") for u in uniq]
+            miss = offsets[1:] == offsets[:-1]
         remap = np.array([at.setdefault(w, len(at)) for w in words], np.int64)
         names = list(at)
         codes.append(remap[c] if len(words) else np.zeros(n, np.int64))
-        miss = (offsets[1:] == offsets[:-1])
         if chunk.null_count:
-            miss |= chunk.is_null().to_numpy(zero_copy_only=False)
+            miss = miss | chunk.is_null().to_numpy(zero_copy_only=False)
         missing.append(miss)
     if not codes:
         return np.zeros(0, np.int64), [], np.zeros(0, bool)
@@ -444,7 +457,7 @@ def _style(table: Any, cols: list[str], style: list[str] | bool) -> tuple[FloatA
         mu = x[ok].mean(axis=0) if ok.any() else np.zeros(x.shape[1])
         sd = x[ok].std(axis=0) if ok.any() else np.ones(x.shape[1])
     sd = np.where(sd > 0, sd, 1.0)
-    return (x - mu) / sd, names
+    return np.asarray((x - mu) / sd, np.float64), names
 
 
 def _ratio(a: FloatArray, b: FloatArray) -> FloatArray:
@@ -462,7 +475,8 @@ def _metadata(col: Any) -> Any:
         def field_of(name: str) -> FloatArray:
             f = pc.struct_field(col, name)
             if pa.types.is_struct(f.type):
-                return np.sum([_numbers(pc.struct_field(f, i)) for i in range(f.type.num_fields)], axis=0)
+                parts = [_numbers(pc.struct_field(f, i)) for i in range(f.type.num_fields)]
+                return np.asarray(np.sum(parts, axis=0), np.float64)
             return _numbers(f)
         return field_of
     rows = [json.loads(v) if isinstance(v, str) else (v or {}) for v in col.to_pylist()]

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-
-from .read import ArenaError, Battles, Roles, read_battles
 from .ratings import Options, fit, rated
+from .read import ArenaError, Battles, Roles, read_battles
 from .result import ArenaBoard, ArenaResult
 
 INTERVALS = ("sandwich", "bootstrap")

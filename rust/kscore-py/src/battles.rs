@@ -38,16 +38,23 @@ fn unit_of(by: &str) -> PyResult<Unit> {
 }
 
 /// `(codes, names)`: a code per string of an Arrow string column given as
-/// its offsets (int64) and bytes, and the distinct strings (bytes) in order
+/// its offsets (int32 or int64) and bytes, and the distinct strings (bytes) in order
 /// of first appearance.
 #[pyfunction]
 pub fn encode_strings<'py>(
     py: Python<'py>,
-    offsets: PyReadonlyArray1<'_, i64>,
+    offsets: &Bound<'py, PyAny>,
     data: PyReadonlyArray1<'_, u8>,
 ) -> PyResult<(Bound<'py, PyArray1<u32>>, Vec<Bound<'py, pyo3::types::PyBytes>>)> {
-    let (offsets, data) = (offsets.as_slice()?, data.as_slice()?);
-    let (codes, names) = enter_long(py, offsets.len().saturating_mul(20), || encode(offsets, data))?;
+    let data = data.as_slice()?;
+    let (codes, names) = if let Ok(o) = offsets.extract::<PyReadonlyArray1<'_, i32>>() {
+        let o = o.as_slice()?;
+        enter_long(py, o.len().saturating_mul(20), || encode(o, data))?
+    } else {
+        let o = offsets.extract::<PyReadonlyArray1<'_, i64>>()?;
+        let o = o.as_slice()?;
+        enter_long(py, o.len().saturating_mul(20), || encode(o, data))?
+    };
     let names = names.iter().map(|s| pyo3::types::PyBytes::new(py, s)).collect();
     Ok((codes.into_pyarray(py), names))
 }

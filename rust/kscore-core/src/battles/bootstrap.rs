@@ -1,5 +1,6 @@
 //! Bootstrap rounds of the ratings, in parallel: each round resamples the
-//! battles (a multinomial draw of the board's size over its unique rows,
+//! battles (a multinomial draw of the board's size over its unique rows, exact,
+//! by Poisson counts topped up from an alias table,
 //! as FastChat and arena-rank do: the same law as drawing battles with
 //! replacement) or the prompts (clusters drawn with replacement, each
 //! bringing all its battles), and refits from the board's ratings. Round
@@ -12,7 +13,7 @@ use rayon::prelude::*;
 
 use crate::battles::aggregate::Board;
 use crate::battles::fit::{chord, factor, fit, Pairs, Prior};
-use crate::battles::rng::{Alias, Rng};
+use crate::battles::rng::{multinomial, Alias, Rng};
 use crate::cancel::{self, Watch};
 use crate::error::{Error, Result};
 
@@ -37,11 +38,7 @@ pub struct Rounds {
 pub fn resample(board: &Board, unit: Unit, rng: &mut Rng, alias: Option<&Alias>) -> Vec<f64> {
     let mut counts = vec![0.0; board.row_pair.len()];
     match (unit, alias) {
-        (Unit::Battle, Some(alias)) => {
-            for _ in 0..board.battles {
-                counts[alias.draw(rng)] += 1.0;
-            }
-        }
+        (Unit::Battle, Some(alias)) => multinomial(rng, board.battles, &board.row_count, alias, &mut counts),
         _ => {
             let g = board.clusters();
             for _ in 0..g {

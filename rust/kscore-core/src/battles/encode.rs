@@ -44,12 +44,13 @@ const CHUNK: usize = 1 << 16;
 
 /// Codes of the `offsets.len() - 1` strings `data[offsets[k]..offsets[k + 1]]`
 /// and the distinct strings.
-pub fn encode(offsets: &[i64], data: &[u8]) -> Result<(Vec<u32>, Vec<Vec<u8>>)> {
+pub fn encode<O: Copy + Into<i64> + Sync>(offsets: &[O], data: &[u8]) -> Result<(Vec<u32>, Vec<Vec<u8>>)> {
     let n = offsets.len().saturating_sub(1);
-    if offsets.windows(2).any(|w| w[0] > w[1] || w[0] < 0) || offsets.last().is_some_and(|&e| e as usize > data.len()) {
+    let at = |k: usize| offsets[k].into();
+    if (0..n).any(|k| at(k) > at(k + 1) || at(k) < 0) || (n > 0 && at(n) as usize > data.len()) {
         return Err(Error::value("string offsets out of order or past the data"));
     }
-    let item = |k: usize| &data[offsets[k] as usize..offsets[k + 1] as usize];
+    let item = |k: usize| &data[at(k) as usize..at(k + 1) as usize];
     let chunks = n.div_ceil(CHUNK);
     let parts: Vec<(Vec<u32>, Vec<&[u8]>)> = (0..chunks)
         .into_par_iter()
@@ -107,8 +108,9 @@ mod tests {
             offsets.push(data.len() as i64);
         }
         let (codes, names) = encode(&offsets, &data).expect("valid");
+        assert_eq!(encode(&offsets.iter().map(|&o| o as i32).collect::<Vec<_>>(), &data).expect("valid").0, codes);
         assert_eq!(codes, vec![0, 1, 0, 2, 1, 3]);
         assert_eq!(names, vec![b"b".to_vec(), b"a".to_vec(), b"".to_vec(), b"ccc".to_vec()]);
-        assert!(encode(&[0, 5], b"ab").is_err());
+        assert!(encode(&[0i64, 5], b"ab").is_err());
     }
 }

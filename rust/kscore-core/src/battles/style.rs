@@ -73,6 +73,36 @@ impl Acc {
     }
 }
 
+/// The pairs (sorted keys) and each battle's pair slot: through a dense
+/// table of `models^2` slots where that is small, else by sorting.
+fn slots(n: usize, l: u64, key: impl Fn(usize) -> u64 + Sync) -> (Vec<u64>, Vec<u32>) {
+    if l * l <= 1 << 22 {
+        let mut seen = vec![false; (l * l) as usize];
+        for k in 0..n {
+            seen[key(k) as usize] = true;
+        }
+        let mut index = vec![0u32; (l * l) as usize];
+        let mut pairs = Vec::new();
+        for (p, &s) in seen.iter().enumerate() {
+            if s {
+                index[p] = pairs.len() as u32;
+                pairs.push(p as u64);
+            }
+        }
+        let slot = (0..n).into_par_iter().with_min_len(par::min_len(4)).map(|k| index[key(k) as usize]).collect();
+        return (pairs, slot);
+    }
+    let mut pairs: Vec<u64> = (0..n).into_par_iter().with_min_len(par::min_len(4)).map(&key).collect();
+    pairs.par_sort_unstable();
+    pairs.dedup();
+    let slot = (0..n)
+        .into_par_iter()
+        .with_min_len(par::min_len(30))
+        .map(|k| pairs.binary_search(&key(k)).unwrap_or(0) as u32)
+        .collect();
+    (pairs, slot)
+}
+
 impl StyleBoard {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -102,14 +132,7 @@ impl StyleBoard {
             let (u, v) = (a[k].min(b[k]) as u64, a[k].max(b[k]) as u64);
             u * l + v
         };
-        let mut pairs: Vec<u64> = (0..n).into_par_iter().with_min_len(par::min_len(4)).map(key).collect();
-        pairs.par_sort_unstable();
-        pairs.dedup();
-        let slot = (0..n)
-            .into_par_iter()
-            .with_min_len(par::min_len(30))
-            .map(|k| pairs.binary_search(&key(k)).unwrap_or(0) as u32)
-            .collect();
+        let (pairs, slot) = slots(n, l, key);
         let clusters = match cluster {
             None => None,
             Some((c, g)) => {
@@ -153,6 +176,86 @@ impl StyleBoard {
     /// multiplicity (a resample), `square`: sums of squared scores (the
     /// meat) in place of the information.
     fn pass(&self, theta: &[f64], beta: &[f64], mult: Option<&[f64]>, square: bool, want_ll: bool) -> Acc {
+        match self.features {
+            1 => self.pass_n::<1>(theta, beta, mult, square, want_ll),
+            2 => self.pass_n::<2>(theta, beta, mult, square, want_ll),
+            3 => self.pass_n::<3>(theta, beta, mult, square, want_ll),
+            4 => self.pass_n::<4>(theta, beta, mult, square, want_ll),
+            5 => self.pass_n::<5>(theta, beta, mult, square, want_ll),
+            6 => self.pass_n::<6>(theta, beta, mult, square, want_ll),
+            _ => self.pass_dyn(theta, beta, mult, square, want_ll),
+        }
+    }
+
+    /// `pass` for `F` features known when compiled: the features of a
+    /// battle, the coefficients and the feature blocks in fixed-size arrays
+    /// (unrolled, no bounds checks), the feature x feature block's upper
+    /// triangle only.
+    fn pass_n<const F: usize>(&self, theta: &[f64], beta: &[f64], mult: Option<&[f64]>, square: bool, want_ll: bool) -> Acc {
+        let (l, n) = (self.models, self.a.len());
+        let be: [f64; F] = std::array::from_fn(|q| beta[q]);
+        let chunks = n.div_ceil(CHUNK).max(1);
+        let parts: Vec<Acc> = (0..chunks)
+            .into_par_iter()
+            .with_min_len(par::min_len(CHUNK * 20))
+            .map(|c| {
+                let mut acc = Acc::new(l, F, self.pair_i.len());
+                let mut gb = [0.0f64; F];
+                let mut hf = [[0.0f64; F]; F];
+                let (k0, k1) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+                for (k, row) in (k0..k1).zip(self.x[k0 * F..k1 * F].chunks_exact(F)) {
+                    let m = mult.map_or(1.0, |m| m[k]);
+                    if m == 0.0 {
+                        continue;
+                    }
+                    let xk: [f64; F] = std::array::from_fn(|q| row[q]);
+                    let (a, b) = (self.a[k] as usize, self.b[k] as usize);
+                    let mut z = theta[a] - theta[b];
+                    for q in 0..F {
+                        z += xk[q] * be[q];
+                    }
+                    let p = sigmoid(z);
+                    let w = self.w[k] * m;
+                    let e = self.y[k] - p;
+                    if want_ll {
+                        acc.ll += w * (self.y[k] * z - softplus(z));
+                    }
+                    let r = w * e;
+                    acc.g[a] += r;
+                    acc.g[b] -= r;
+                    let v = if square { self.w[k] * self.w[k] * m * e * e } else { w * p * (1.0 - p) };
+                    acc.hp[self.slot[k] as usize] += v;
+                    let ha = &mut acc.hx[a * F..a * F + F];
+                    for q in 0..F {
+                        gb[q] += r * xk[q];
+                        ha[q] += v * xk[q];
+                    }
+                    let hb = &mut acc.hx[b * F..b * F + F];
+                    for q in 0..F {
+                        hb[q] -= v * xk[q];
+                        let vq = v * xk[q];
+                        for t in q..F {
+                            hf[q][t] += vq * xk[t];
+                        }
+                    }
+                }
+                acc.g[l..].copy_from_slice(&gb);
+                for q in 0..F {
+                    for t in 0..F {
+                        acc.hf[q * F + t] = if t >= q { hf[q][t] } else { hf[t][q] };
+                    }
+                }
+                acc
+            })
+            .collect();
+        let mut total = Acc::new(l, F, self.pair_i.len());
+        for part in &parts {
+            total.add(part);
+        }
+        total
+    }
+
+    fn pass_dyn(&self, theta: &[f64], beta: &[f64], mult: Option<&[f64]>, square: bool, want_ll: bool) -> Acc {
         let (l, f, n) = (self.models, self.features, self.a.len());
         let chunks = n.div_ceil(CHUNK).max(1);
         let parts: Vec<Acc> = (0..chunks)
@@ -266,6 +369,13 @@ impl StyleBoard {
                 return Err(Error::FloatingPoint("Newton step is not finite".into()));
             }
             let search = big > SAFE_STEP;
+            if !search && big <= TOL {
+                // (converged: the step is taken without a pass at the new point)
+                theta.iter_mut().zip(&step[..l]).for_each(|(a, d)| *a += d);
+                beta.iter_mut().zip(&step[l..]).for_each(|(a, d)| *a += d);
+                crate::battles::fit::centre(&mut theta);
+                return Ok(StyleFit { theta, beta, iterations: it });
+            }
             let ll = if search { self.pass(&theta, &beta, mult, false, true).ll - penalty(&theta, &beta) } else { 0.0 };
             let mut t = 1.0;
             loop {
