@@ -30,6 +30,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.arena_reference import draw_pairs  # noqa: E402
+
 ELO = 400.0 / math.log(10.0)
 
 
@@ -38,12 +41,7 @@ def make(n: int, L: int, seed: int = 0) -> dict[str, np.ndarray]:
     theta = rng.normal(0, 1.0, L)
     pm = (np.arange(L) + 1.0) ** -1.2
     pm /= pm.sum()
-    a = rng.choice(L, n, p=pm)
-    b = rng.choice(L, n, p=pm)
-    clash = a == b
-    while clash.any():
-        b[clash] = rng.choice(L, int(clash.sum()), p=pm)
-        clash = a == b
+    a, b = draw_pairs(rng, pm, n)
     x = rng.normal(0, 1, (n, 4))
     z = theta[a] - theta[b] + x @ np.array([0.3, 0.1, -0.05, 0.08])
     y = np.where(rng.random(n) < 0.15, 0.5, (rng.random(n) < 1 / (1 + np.exp(-z))).astype(float))

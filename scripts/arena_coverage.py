@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.arena_reference import ELO, newton_bt  # noqa: E402
+from tests.arena_reference import ELO, draw_pairs, newton_bt  # noqa: E402
 
 WORD = {1.0: "model_a", 0.0: "model_b", 0.5: "tie"}
 
@@ -40,12 +40,7 @@ def design(L: int, skew: float) -> np.ndarray:
 def draw(rng: np.random.Generator, theta: np.ndarray, pm: np.ndarray, N: int, tie: float, prompts: int,
          prompt_sd: float, style: float, verbosity: np.ndarray | None) -> dict[str, object]:
     L = len(theta)
-    a = rng.choice(L, N, p=pm)
-    b = rng.choice(L, N, p=pm)
-    clash = a == b
-    while clash.any():
-        b[clash] = rng.choice(L, int(clash.sum()), p=pm)
-        clash = a == b
+    a, b = draw_pairs(rng, pm, N)
     q = rng.integers(0, prompts, N)
     eff = rng.normal(0, prompt_sd, (prompts, L))
     z = theta[a] - theta[b] + eff[q, a] - eff[q, b]

@@ -151,6 +151,19 @@ def newton_style(L: int, a: np.ndarray, b: np.ndarray, y: np.ndarray, X: F, reg:
     return th, be
 
 
+def draw_pairs(rng: np.random.Generator, pm: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` battles' two models, each drawn with probabilities ``pm``, the
+    second drawn again until it differs from the first."""
+    L = len(pm)
+    a = rng.choice(L, n, p=pm)
+    b = rng.choice(L, n, p=pm)
+    clash = a == b
+    while clash.any():
+        b[clash] = rng.choice(L, int(clash.sum()), p=pm)
+        clash = a == b
+    return a, b
+
+
 def simulate(rng: np.random.Generator, L: int, N: int, spread: float = 1.0, tie: float = 0.15,
              skew: float = 1.5, prompts: int | None = None, prompt_sd: float = 0.0, style: float = 0.0
              ) -> dict[str, np.ndarray]:
@@ -164,12 +177,7 @@ def simulate(rng: np.random.Generator, L: int, N: int, spread: float = 1.0, tie:
     theta -= theta.mean()
     pm = (np.arange(L) + 1.0) ** -skew
     pm /= pm.sum()
-    a = rng.choice(L, N, p=pm)
-    b = rng.choice(L, N, p=pm)
-    clash = a == b
-    while clash.any():
-        b[clash] = rng.choice(L, int(clash.sum()), p=pm)
-        clash = a == b
+    a, b = draw_pairs(rng, pm, N)
     z = theta[a] - theta[b]
     q = np.zeros(N, np.int64)
     if prompts:

@@ -149,6 +149,8 @@ def fit(bt: Battles, opts: Options, style: bool, notes: list[str]) -> Fitted:
             out.rounds, out.rounds_with_prior = np.asarray(rounds), int(with_prior)
         return out
     assert bt.features is not None
+    if bt.features.shape[1] > 8:
+        raise ArenaError(f"style control takes at most 8 features, not {bt.features.shape[1]}")
     n = len(bt.y)
     ws = np.ones(n) if w is None else w / w.mean()
     sb = _kscore.style_board(L, bt.a, bt.b, y, ws, np.ascontiguousarray(bt.features), bt.prompt, bt.prompts)

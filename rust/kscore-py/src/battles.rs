@@ -6,6 +6,7 @@ use ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use kscore_core::battles::bootstrap::{bootstrap, Unit};
 use kscore_core::battles::encode::encode;
@@ -18,6 +19,7 @@ use crate::enter::enter_long;
 
 type F64Vec<'py> = Bound<'py, PyArray1<f64>>;
 type F64Mat<'py> = Bound<'py, PyArray2<f64>>;
+type U32Vec<'py> = Bound<'py, PyArray1<u32>>;
 
 fn matrix<'py>(py: Python<'py>, v: Vec<f64>, rows: usize, cols: usize) -> PyResult<F64Mat<'py>> {
     Array2::from_shape_vec((rows, cols), v)
@@ -33,7 +35,9 @@ fn unit_of(by: &str) -> PyResult<Unit> {
     match by {
         "battle" => Ok(Unit::Battle),
         "prompt" => Ok(Unit::Prompt),
-        _ => Err(PyValueError::new_err(format!("bootstrap unit must be 'battle' or 'prompt', not {by:?}"))),
+        _ => Err(PyValueError::new_err(format!(
+            "bootstrap unit must be 'battle' or 'prompt', not {by:?}"
+        ))),
     }
 }
 
@@ -45,7 +49,7 @@ pub fn encode_strings<'py>(
     py: Python<'py>,
     offsets: &Bound<'py, PyAny>,
     data: PyReadonlyArray1<'_, u8>,
-) -> PyResult<(Bound<'py, PyArray1<u32>>, Vec<Bound<'py, pyo3::types::PyBytes>>)> {
+) -> PyResult<(U32Vec<'py>, Vec<Bound<'py, PyBytes>>)> {
     let data = data.as_slice()?;
     let (codes, names) = if let Ok(o) = offsets.extract::<PyReadonlyArray1<'_, i32>>() {
         let o = o.as_slice()?;
@@ -55,7 +59,7 @@ pub fn encode_strings<'py>(
         let o = o.as_slice()?;
         enter_long(py, o.len().saturating_mul(20), || encode(o, data))?
     };
-    let names = names.iter().map(|s| pyo3::types::PyBytes::new(py, s)).collect();
+    let names = names.iter().map(|s| PyBytes::new(py, s)).collect();
     Ok((codes.into_pyarray(py), names))
 }
 
@@ -67,7 +71,13 @@ pub struct BattleBoard {
 
 impl BattleBoard {
     fn pair_view<'a>(&'a self, n: &'a [f64], s: &'a [f64]) -> Pairs<'a> {
-        Pairs { models: self.board.models, i: &self.board.pair_i, j: &self.board.pair_j, n, s }
+        Pairs {
+            models: self.board.models,
+            i: &self.board.pair_i,
+            j: &self.board.pair_j,
+            n,
+            s,
+        }
     }
 
     fn counts(&self, counts: Option<&[f64]>) -> PyResult<Vec<f64>> {
@@ -97,7 +107,14 @@ pub fn battle_board(
     let (a, b, outcome) = (a.as_slice()?, b.as_slice()?, outcome.as_slice()?);
     let weight = weight.as_ref().map(|w| w.as_slice()).transpose()?;
     let cluster = cluster.as_ref().map(|c| c.as_slice()).transpose()?;
-    let battles = Battles { models, a, b, outcome, weight, cluster: cluster.map(|c| (c, clusters)) };
+    let battles = Battles {
+        models,
+        a,
+        b,
+        outcome,
+        weight,
+        cluster: cluster.map(|c| (c, clusters)),
+    };
     let board = enter_long(py, a.len().saturating_mul(20), || aggregate(&battles))?;
     Ok(BattleBoard { board })
 }
@@ -121,7 +138,10 @@ impl BattleBoard {
 
     /// `(pair_i, pair_j)`: the pairs with battles, `i < j`.
     fn pairs<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>) {
-        (self.board.pair_i.clone().into_pyarray(py), self.board.pair_j.clone().into_pyarray(py))
+        (
+            self.board.pair_i.clone().into_pyarray(py),
+            self.board.pair_j.clone().into_pyarray(py),
+        )
     }
 
     /// `(row_pair, row_outcome, row_weight, row_count)` of the unique rows.
@@ -129,7 +149,12 @@ impl BattleBoard {
     fn rows<'py>(
         &self,
         py: Python<'py>,
-    ) -> (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u8>>, F64Vec<'py>, F64Vec<'py>) {
+    ) -> (
+        Bound<'py, PyArray1<u32>>,
+        Bound<'py, PyArray1<u8>>,
+        F64Vec<'py>,
+        F64Vec<'py>,
+    ) {
         let b = &self.board;
         (
             b.row_pair.clone().into_pyarray(py),
@@ -141,7 +166,11 @@ impl BattleBoard {
 
     /// `(n, s)` per pair for row counts `counts` (the board's if None).
     #[pyo3(signature = (counts=None))]
-    fn pair_sums<'py>(&self, py: Python<'py>, counts: Option<PyReadonlyArray1<'_, f64>>) -> PyResult<(F64Vec<'py>, F64Vec<'py>)> {
+    fn pair_sums<'py>(
+        &self,
+        py: Python<'py>,
+        counts: Option<PyReadonlyArray1<'_, f64>>,
+    ) -> PyResult<(F64Vec<'py>, F64Vec<'py>)> {
         let counts = self.counts(counts.as_ref().map(|c| c.as_slice()).transpose()?)?;
         let (n, s) = self.board.pair_sums(&counts);
         Ok((n.into_pyarray(py), s.into_pyarray(py)))
@@ -149,7 +178,11 @@ impl BattleBoard {
 
     /// Component label of each model in the graph of pairs with battles.
     #[pyo3(signature = (counts=None))]
-    fn components<'py>(&self, py: Python<'py>, counts: Option<PyReadonlyArray1<'_, f64>>) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    fn components<'py>(
+        &self,
+        py: Python<'py>,
+        counts: Option<PyReadonlyArray1<'_, f64>>,
+    ) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let counts = self.counts(counts.as_ref().map(|c| c.as_slice()).transpose()?)?;
         let (n, s) = self.board.pair_sums(&counts);
         Ok(self.pair_view(&n, &s).components().into_pyarray(py))
@@ -203,7 +236,9 @@ impl BattleBoard {
             return Err(PyValueError::new_err("theta: one rating per model"));
         }
         let cost = l.pow(3).saturating_mul(4);
-        let v = enter_long(py, cost, || sandwich(&self.board, theta, Prior { precision }, ridge_of(ridge), clustered))?;
+        let v = enter_long(py, cost, || {
+            sandwich(&self.board, theta, Prior { precision }, ridge_of(ridge), clustered)
+        })?;
         matrix(py, v, l, l)
     }
 
@@ -232,6 +267,15 @@ impl BattleBoard {
     }
 }
 
+/// A style fit from its ratings and coefficients.
+fn fitted(theta: &PyReadonlyArray1<'_, f64>, beta: &PyReadonlyArray1<'_, f64>) -> PyResult<style::StyleFit> {
+    Ok(style::StyleFit {
+        theta: theta.as_slice()?.to_vec(),
+        beta: beta.as_slice()?.to_vec(),
+        iterations: 0,
+    })
+}
+
 /// Battles with style features (contextual Bradley-Terry).
 #[pyclass(frozen, module = "kscore._kscore")]
 pub struct StyleBoard {
@@ -255,7 +299,13 @@ pub fn style_board(
     clusters: usize,
 ) -> PyResult<StyleBoard> {
     let features = x.as_array().ncols();
-    let (a, b, y, w, x) = (a.as_slice()?, b.as_slice()?, y.as_slice()?, w.as_slice()?, x.as_slice()?);
+    let (a, b, y, w, x) = (
+        a.as_slice()?,
+        b.as_slice()?,
+        y.as_slice()?,
+        w.as_slice()?,
+        x.as_slice()?,
+    );
     let cluster = cluster.as_ref().map(|c| c.as_slice()).transpose()?;
     let board = enter_long(py, a.len().saturating_mul(40), || {
         style::StyleBoard::new(models, a, b, y, w, x, features, cluster.map(|c| (c, clusters)))
@@ -280,7 +330,9 @@ impl StyleBoard {
             None => None,
         };
         let cost = self.board.battles().saturating_mul(150);
-        let f = enter_long(py, cost, || self.board.fit(precision, Prior { precision: prior }, None, start))?;
+        let f = enter_long(py, cost, || {
+            self.board.fit(precision, Prior { precision: prior }, None, start)
+        })?;
         Ok((f.theta.into_pyarray(py), f.beta.into_pyarray(py), f.iterations))
     }
 
@@ -297,11 +349,12 @@ impl StyleBoard {
         clustered: bool,
         ridge: Option<f64>,
     ) -> PyResult<F64Mat<'py>> {
-        let fit = style::StyleFit { theta: theta.as_slice()?.to_vec(), beta: beta.as_slice()?.to_vec(), iterations: 0 };
+        let fit = fitted(&theta, &beta)?;
         let d = self.board.models + self.board.features;
         let cost = self.board.battles().saturating_mul(60);
         let v = enter_long(py, cost, || {
-            self.board.sandwich(&fit, precision, Prior { precision: prior }, clustered, ridge_of(ridge))
+            self.board
+                .sandwich(&fit, precision, Prior { precision: prior }, clustered, ridge_of(ridge))
         })?;
         matrix(py, v, d, d)
     }
@@ -320,14 +373,14 @@ impl StyleBoard {
         by: &str,
         prior: f64,
     ) -> PyResult<(F64Mat<'py>, usize)> {
-        let fit = style::StyleFit { theta: theta.as_slice()?.to_vec(), beta: beta.as_slice()?.to_vec(), iterations: 0 };
+        let fit = fitted(&theta, &beta)?;
         let unit = unit_of(by)?;
         let d = self.board.models + self.board.features;
         let cost = self.board.battles().saturating_mul(300).saturating_mul(rounds);
         let (v, with_prior) = enter_long(py, cost, || {
-            self.board.bootstrap(&fit, precision, Prior { precision: prior }, rounds, seed, unit)
+            self.board
+                .bootstrap(&fit, precision, Prior { precision: prior }, rounds, seed, unit)
         })?;
         Ok((matrix(py, v, rounds, d)?, with_prior))
     }
 }
-

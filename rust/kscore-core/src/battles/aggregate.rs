@@ -53,8 +53,7 @@ impl Board {
     pub fn pair_sums(&self, counts: &[f64]) -> (Vec<f64>, Vec<f64>) {
         let p = self.pair_i.len();
         let (mut n, mut s) = (vec![0.0; p], vec![0.0; p]);
-        for r in 0..self.row_pair.len() {
-            let c = counts[r];
+        for (r, &c) in counts.iter().enumerate().take(self.row_pair.len()) {
             if c != 0.0 {
                 let k = self.row_pair[r] as usize;
                 let cw = c * self.row_weight[r];
@@ -83,7 +82,11 @@ pub fn aggregate(battles: &Battles<'_>) -> Result<Board> {
     }
     check(battles)?;
     let dense = battles.weight.is_none() && battles.cluster.is_none() && l <= DENSE_MODELS;
-    let mut board = if dense { dense_rows(battles) } else { sorted_rows(battles)? };
+    let mut board = if dense {
+        dense_rows(battles)
+    } else {
+        sorted_rows(battles)?
+    };
     board.battles = n as u64;
     Ok(board)
 }
@@ -91,10 +94,13 @@ pub fn aggregate(battles: &Battles<'_>) -> Result<Board> {
 /// The first bad battle, as an error naming its position.
 fn check(battles: &Battles<'_>) -> Result<()> {
     let l = battles.models as u32;
-    let bad = (0..battles.a.len()).into_par_iter().with_min_len(par::min_len(2)).find_first(|&k| {
-        let (a, b) = (battles.a[k], battles.b[k]);
-        a >= l || b >= l || a == b || battles.outcome[k] > 2
-    });
+    let bad = (0..battles.a.len())
+        .into_par_iter()
+        .with_min_len(par::min_len(2))
+        .find_first(|&k| {
+            let (a, b) = (battles.a[k], battles.b[k]);
+            a >= l || b >= l || a == b || battles.outcome[k] > 2
+        });
     if let Some(k) = bad {
         let (a, b) = (battles.a[k], battles.b[k]);
         let what = if a >= l || b >= l {
@@ -108,7 +114,10 @@ fn check(battles: &Battles<'_>) -> Result<()> {
     }
     if let Some(w) = battles.weight {
         if let Some(k) = w.iter().position(|&x| !(x.is_finite() && x >= 0.0)) {
-            return Err(Error::value(format!("battle {k}: weight {} is not a finite number >= 0", w[k])));
+            return Err(Error::value(format!(
+                "battle {k}: weight {} is not a finite number >= 0",
+                w[k]
+            )));
         }
     }
     if let Some((c, g)) = battles.cluster {
@@ -250,7 +259,15 @@ mod tests {
     use super::*;
 
     fn board(models: usize, a: &[u32], b: &[u32], o: &[u8], w: Option<&[f64]>, c: Option<(&[u32], usize)>) -> Board {
-        aggregate(&Battles { models, a, b, outcome: o, weight: w, cluster: c }).expect("valid battles")
+        aggregate(&Battles {
+            models,
+            a,
+            b,
+            outcome: o,
+            weight: w,
+            cluster: c,
+        })
+        .expect("valid battles")
     }
 
     #[test]
@@ -281,9 +298,23 @@ mod tests {
 
     #[test]
     fn bad_battles_are_named() {
-        let err = aggregate(&Battles { models: 2, a: &[0, 1], b: &[1, 1], outcome: &[2, 0], weight: None, cluster: None });
+        let err = aggregate(&Battles {
+            models: 2,
+            a: &[0, 1],
+            b: &[1, 1],
+            outcome: &[2, 0],
+            weight: None,
+            cluster: None,
+        });
         assert_eq!(err.err(), Some(Error::value("battle 1: a model against itself")));
-        let err = aggregate(&Battles { models: 2, a: &[0], b: &[1], outcome: &[3], weight: None, cluster: None });
+        let err = aggregate(&Battles {
+            models: 2,
+            a: &[0],
+            b: &[1],
+            outcome: &[3],
+            weight: None,
+            cluster: None,
+        });
         assert!(err.is_err());
     }
 }

@@ -43,8 +43,9 @@ pub fn resample(board: &Board, unit: Unit, rng: &mut Rng, alias: Option<&Alias>)
             let g = board.clusters();
             for _ in 0..g {
                 let c = rng.below(g);
-                for r in board.cluster_start[c]..board.cluster_start[c + 1] {
-                    counts[r] += board.row_count[r];
+                let rows = board.cluster_start[c]..board.cluster_start[c + 1];
+                for (x, &k) in counts[rows.clone()].iter_mut().zip(&board.row_count[rows]) {
+                    *x += k;
                 }
             }
         }
@@ -56,42 +57,78 @@ pub fn resample(board: &Board, unit: Unit, rng: &mut Rng, alias: Option<&Alias>)
 pub fn bootstrap(board: &Board, start: &[f64], rounds: usize, seed: u64, unit: Unit, prior: Prior) -> Result<Rounds> {
     let l = board.models;
     let alias = (unit == Unit::Battle).then(|| Alias::new(&board.row_count));
-    let watch = Watch::new();
     // The board's information at its ratings, factored once: every round
     // starts with chord iterations on it (module docstring of `fit::chord`).
     let (n0, s0) = board.pair_sums(&board.row_count);
-    let f0 = factor(&Pairs { models: l, i: &board.pair_i, j: &board.pair_j, n: &n0, s: &s0 }, start, Prior { precision: 0.0 })?;
+    let f0 = factor(
+        &Pairs {
+            models: l,
+            i: &board.pair_i,
+            j: &board.pair_j,
+            n: &n0,
+            s: &s0,
+        },
+        start,
+        Prior { precision: 0.0 },
+    )?;
+    let got = rounds_of(rounds, |r| {
+        let mut rng = Rng::new(seed, r as u64);
+        let counts = resample(board, unit, &mut rng, alias.as_ref());
+        let (n, s) = board.pair_sums(&counts);
+        let pairs = Pairs {
+            models: l,
+            i: &board.pair_i,
+            j: &board.pair_j,
+            n: &n,
+            s: &s,
+        };
+        let needs = !pairs.mle_exists();
+        let use_prior = if needs { prior } else { Prior { precision: 0.0 } };
+        if needs && prior.precision <= 0.0 {
+            return Err(Error::value(
+                "a bootstrap round has no maximum likelihood estimate and no prior",
+            ));
+        }
+        if !needs {
+            if let Some(theta) = chord(&pairs, use_prior, start, &f0, CHORD_STEPS) {
+                return Ok((theta, false));
+            }
+        }
+        fit(&pairs, use_prior, Some(start)).map(|f| (f.theta, needs))
+    })?;
+    Ok(Rounds {
+        theta: got.0,
+        with_prior: got.1,
+    })
+}
+
+/// Runs `round(r)` for `r in 0..rounds` on the pool (each round's own
+/// stream: the result does not depend on the threads), stopping at the
+/// next round on Ctrl-C; returns the rounds' values end to end and how
+/// many needed the prior.
+pub fn rounds_of(
+    rounds: usize,
+    round: impl Fn(usize) -> Result<(Vec<f64>, bool)> + Sync + Send,
+) -> Result<(Vec<f64>, usize)> {
+    let watch = Watch::new();
     let fits: Vec<Result<(Vec<f64>, bool)>> = (0..rounds)
         .into_par_iter()
         .with_min_len(1)
         .map(|r| {
             if cancel::stopping() {
-                return Err(Error::Interrupted);
+                Err(Error::Interrupted)
+            } else {
+                round(r)
             }
-            let mut rng = Rng::new(seed, r as u64);
-            let counts = resample(board, unit, &mut rng, alias.as_ref());
-            let (n, s) = board.pair_sums(&counts);
-            let pairs = Pairs { models: l, i: &board.pair_i, j: &board.pair_j, n: &n, s: &s };
-            let needs = !pairs.mle_exists();
-            let use_prior = if needs { prior } else { Prior { precision: 0.0 } };
-            if needs && prior.precision <= 0.0 {
-                return Err(Error::value("a bootstrap round has no maximum likelihood estimate and no prior"));
-            }
-            if !needs {
-                if let Some(theta) = chord(&pairs, use_prior, start, &f0, CHORD_STEPS) {
-                    return Ok((theta, false));
-                }
-            }
-            fit(&pairs, use_prior, Some(start)).map(|f| (f.theta, needs))
         })
         .collect();
     watch.check()?;
-    let mut theta = Vec::with_capacity(rounds * l);
+    let mut all = Vec::new();
     let mut with_prior = 0;
     for f in fits {
-        let (t, p) = f?;
-        theta.extend_from_slice(&t);
+        let (v, p) = f?;
+        all.extend_from_slice(&v);
         with_prior += p as usize;
     }
-    Ok(Rounds { theta, with_prior })
+    Ok((all, with_prior))
 }

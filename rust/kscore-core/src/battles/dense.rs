@@ -33,7 +33,9 @@ pub fn cholesky(a: &mut [f64], n: usize) -> Result<()> {
         };
         let rows = n - j - 1;
         if par::worth_splitting(rows * j * 2) {
-            rest.par_chunks_mut(n).with_min_len(par::min_len(2 * j.max(1))).for_each(update);
+            rest.par_chunks_mut(n)
+                .with_min_len(par::min_len(2 * j.max(1)))
+                .for_each(update);
         } else {
             rest.chunks_mut(n).for_each(update);
         }
@@ -92,7 +94,10 @@ pub fn inverse(a: &[f64], n: usize) -> Result<Vec<f64>> {
         }
     };
     if par::worth_splitting(n * n * n / 2) {
-        inv.par_chunks_mut(n).enumerate().with_min_len(par::min_len(n * n / 2)).for_each(body);
+        inv.par_chunks_mut(n)
+            .enumerate()
+            .with_min_len(par::min_len(n * n / 2))
+            .for_each(body);
     } else {
         inv.chunks_mut(n).enumerate().for_each(body);
     }
@@ -112,7 +117,10 @@ pub fn matmul(a: &[f64], b: &[f64], n: usize) -> Vec<f64> {
         }
     };
     if par::worth_splitting(n * n * n) {
-        c.par_chunks_mut(n).enumerate().with_min_len(par::min_len(n * n)).for_each(body);
+        c.par_chunks_mut(n)
+            .enumerate()
+            .with_min_len(par::min_len(n * n))
+            .for_each(body);
     } else {
         c.chunks_mut(n).enumerate().for_each(body);
     }

@@ -108,7 +108,12 @@ mod tests {
             offsets.push(data.len() as i64);
         }
         let (codes, names) = encode(&offsets, &data).expect("valid");
-        assert_eq!(encode(&offsets.iter().map(|&o| o as i32).collect::<Vec<_>>(), &data).expect("valid").0, codes);
+        assert_eq!(
+            encode(&offsets.iter().map(|&o| o as i32).collect::<Vec<_>>(), &data)
+                .expect("valid")
+                .0,
+            codes
+        );
         assert_eq!(codes, vec![0, 1, 0, 2, 1, 3]);
         assert_eq!(names, vec![b"b".to_vec(), b"a".to_vec(), b"".to_vec(), b"ccc".to_vec()]);
         assert!(encode(&[0i64, 5], b"ab").is_err());

@@ -271,10 +271,16 @@ pub fn fit(pairs: &Pairs<'_>, prior: Prior, start: Option<&[f64]>) -> Result<Fit
         theta = next;
         centre(&mut theta);
         if big * t <= TOL {
-            return Ok(Fit { theta, iterations: it, loglik: ll });
+            return Ok(Fit {
+                theta,
+                iterations: it,
+                loglik: ll,
+            });
         }
     }
-    Err(Error::FloatingPoint(format!("Newton's method did not converge in {MAX_ITER} steps")))
+    Err(Error::FloatingPoint(format!(
+        "Newton's method did not converge in {MAX_ITER} steps"
+    )))
 }
 
 pub fn centre(theta: &mut [f64]) {
@@ -292,7 +298,13 @@ mod tests {
     #[test]
     fn two_models_have_the_closed_form() {
         // 7 wins of 10: theta_0 - theta_1 = ln(7/3)
-        let pairs = Pairs { models: 2, i: &[0], j: &[1], n: &[10.0], s: &[7.0] };
+        let pairs = Pairs {
+            models: 2,
+            i: &[0],
+            j: &[1],
+            n: &[10.0],
+            s: &[7.0],
+        };
         let f = fit(&pairs, Prior { precision: 0.0 }, None).expect("converges");
         assert!((f.theta[0] - f.theta[1] - (7.0f64 / 3.0).ln()).abs() < 1e-14);
         assert!(f.theta[0] + f.theta[1] == 0.0);
@@ -301,13 +313,31 @@ mod tests {
     #[test]
     fn existence_and_components() {
         // 0 beats 1 always, 1 and 2 split: no MLE; 3 alone: two components
-        let pairs = Pairs { models: 4, i: &[0, 1], j: &[1, 2], n: &[5.0, 4.0], s: &[5.0, 2.0] };
+        let pairs = Pairs {
+            models: 4,
+            i: &[0, 1],
+            j: &[1, 2],
+            n: &[5.0, 4.0],
+            s: &[5.0, 2.0],
+        };
         assert!(!pairs.mle_exists());
         assert_eq!(pairs.components(), vec![0, 0, 0, 1]);
-        let ok = Pairs { models: 3, i: &[0, 1, 0], j: &[1, 2, 2], n: &[5.0, 4.0, 2.0], s: &[5.0, 2.0, 0.5] };
+        let ok = Pairs {
+            models: 3,
+            i: &[0, 1, 0],
+            j: &[1, 2, 2],
+            n: &[5.0, 4.0, 2.0],
+            s: &[5.0, 2.0, 0.5],
+        };
         assert!(ok.mle_exists());
         // a prior makes the fit finite
-        let three = Pairs { models: 3, i: &[0, 1], j: &[1, 2], n: &[5.0, 4.0], s: &[5.0, 2.0] };
+        let three = Pairs {
+            models: 3,
+            i: &[0, 1],
+            j: &[1, 2],
+            n: &[5.0, 4.0],
+            s: &[5.0, 2.0],
+        };
         let f = fit(&three, Prior { precision: 0.2 }, None).expect("converges");
         assert!(f.theta.iter().all(|t| t.is_finite() && t.abs() < 20.0));
     }

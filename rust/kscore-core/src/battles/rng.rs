@@ -61,7 +61,7 @@ fn loggam(x: f64) -> f64 {
         -5.952380952380952e-04,
         8.417508417508418e-04,
         -1.917526917526918e-03,
-        6.410256410256410e-03,
+        6.41025641025641e-03,
         -2.955065359477124e-02,
         1.796443723688307e-01,
         -1.39243221690590e+00,
@@ -183,7 +183,10 @@ impl Alias {
             alias[k] = k as u32;
         }
         // (2^64 p, saturating: a column kept whole needs no comparison, as its alias is itself)
-        let threshold = prob.iter().map(|&p| (p * 18_446_744_073_709_551_616.0) as u64).collect();
+        let threshold = prob
+            .iter()
+            .map(|&p| (p * 18_446_744_073_709_551_616.0) as u64)
+            .collect();
         Alias { threshold, alias }
     }
 

@@ -42,10 +42,9 @@ pub fn add_pair(m: &mut [f64], l: usize, i: usize, j: usize, v: f64) {
 pub fn information(board: &Board, n: &[f64], theta: &[f64]) -> Vec<f64> {
     let l = board.models;
     let mut h = vec![0.0; l * l];
-    for k in 0..board.pair_i.len() {
-        let (i, j) = (board.pair_i[k] as usize, board.pair_j[k] as usize);
-        let p = sigmoid(theta[i] - theta[j]);
-        add_pair(&mut h, l, i, j, n[k] * p * (1.0 - p));
+    for ((&i, &j), &nk) in board.pair_i.iter().zip(&board.pair_j).zip(n) {
+        let p = sigmoid(theta[i as usize] - theta[j as usize]);
+        add_pair(&mut h, l, i as usize, j as usize, nk * p * (1.0 - p));
     }
     h
 }

@@ -11,12 +11,11 @@
 
 use rayon::prelude::*;
 
-use crate::battles::bootstrap::Unit;
+use crate::battles::bootstrap::{rounds_of, Unit};
 use crate::battles::dense;
 use crate::battles::fit::{sigmoid, softplus, Pairs, Prior, TOL};
 use crate::battles::rng::Rng;
 use crate::battles::sandwich::{add_pair, Ridge};
-use crate::cancel::{self, Watch};
 use crate::error::{Error, Result};
 use crate::par;
 
@@ -24,6 +23,8 @@ const MAX_ITER: usize = 100;
 /// Newton steps up to this size (natural-log scale) are taken whole; larger
 /// ones are halved while the log-likelihood would fall.
 const SAFE_STEP: f64 = 0.5;
+/// Style features at the most (each count has its own unrolled pass).
+pub const MAX_FEATURES: usize = 8;
 /// Battles of a chunk (fixed: the sums do not depend on the threads).
 const CHUNK: usize = 1 << 16;
 
@@ -62,11 +63,22 @@ struct Acc {
 
 impl Acc {
     fn new(l: usize, f: usize, p: usize) -> Self {
-        Acc { g: vec![0.0; l + f], hp: vec![0.0; p], hx: vec![0.0; l * f], hf: vec![0.0; f * f], ll: 0.0 }
+        Acc {
+            g: vec![0.0; l + f],
+            hp: vec![0.0; p],
+            hx: vec![0.0; l * f],
+            hf: vec![0.0; f * f],
+            ll: 0.0,
+        }
     }
 
     fn add(&mut self, o: &Acc) {
-        for (x, y) in [(&mut self.g, &o.g), (&mut self.hp, &o.hp), (&mut self.hx, &o.hx), (&mut self.hf, &o.hf)] {
+        for (x, y) in [
+            (&mut self.g, &o.g),
+            (&mut self.hp, &o.hp),
+            (&mut self.hx, &o.hx),
+            (&mut self.hf, &o.hf),
+        ] {
             x.iter_mut().zip(y).for_each(|(u, v)| *u += v);
         }
         self.ll += o.ll;
@@ -89,7 +101,11 @@ fn slots(n: usize, l: u64, key: impl Fn(usize) -> u64 + Sync) -> (Vec<u64>, Vec<
                 pairs.push(p as u64);
             }
         }
-        let slot = (0..n).into_par_iter().with_min_len(par::min_len(4)).map(|k| index[key(k) as usize]).collect();
+        let slot = (0..n)
+            .into_par_iter()
+            .with_min_len(par::min_len(4))
+            .map(|k| index[key(k) as usize])
+            .collect();
         return (pairs, slot);
     }
     let mut pairs: Vec<u64> = (0..n).into_par_iter().with_min_len(par::min_len(4)).map(&key).collect();
@@ -119,6 +135,11 @@ impl StyleBoard {
         if b.len() != n || y.len() != n || w.len() != n || x.len() != n * features {
             return Err(Error::value("style battles: arrays of different lengths"));
         }
+        if !(1..=MAX_FEATURES).contains(&features) {
+            return Err(Error::value(format!(
+                "style control takes 1 to {MAX_FEATURES} features, not {features}"
+            )));
+        }
         let l = models as u64;
         for k in 0..n {
             if a[k] as usize >= models || b[k] as usize >= models || a[k] == b[k] {
@@ -126,7 +147,10 @@ impl StyleBoard {
             }
         }
         if let Some(k) = x.iter().position(|v| !v.is_finite()) {
-            return Err(Error::value(format!("battle {}: a style feature is not a finite number", k / features.max(1))));
+            return Err(Error::value(format!(
+                "battle {}: a style feature is not a finite number",
+                k / features.max(1)
+            )));
         }
         let key = |k: usize| {
             let (u, v) = (a[k].min(b[k]) as u64, a[k].max(b[k]) as u64);
@@ -137,7 +161,9 @@ impl StyleBoard {
             None => None,
             Some((c, g)) => {
                 if c.len() != n || c.iter().any(|&v| v as usize >= g) {
-                    return Err(Error::value("prompt codes: one per battle, below the number of prompts"));
+                    return Err(Error::value(
+                        "prompt codes: one per battle, below the number of prompts",
+                    ));
                 }
                 let mut start = vec![0usize; g + 1];
                 c.iter().for_each(|&v| start[v as usize + 1] += 1);
@@ -183,7 +209,8 @@ impl StyleBoard {
             4 => self.pass_n::<4>(theta, beta, mult, square, want_ll),
             5 => self.pass_n::<5>(theta, beta, mult, square, want_ll),
             6 => self.pass_n::<6>(theta, beta, mult, square, want_ll),
-            _ => self.pass_dyn(theta, beta, mult, square, want_ll),
+            7 => self.pass_n::<7>(theta, beta, mult, square, want_ll),
+            _ => self.pass_n::<8>(theta, beta, mult, square, want_ll),
         }
     }
 
@@ -191,7 +218,14 @@ impl StyleBoard {
     /// battle, the coefficients and the feature blocks in fixed-size arrays
     /// (unrolled, no bounds checks), the feature x feature block's upper
     /// triangle only.
-    fn pass_n<const F: usize>(&self, theta: &[f64], beta: &[f64], mult: Option<&[f64]>, square: bool, want_ll: bool) -> Acc {
+    fn pass_n<const F: usize>(
+        &self,
+        theta: &[f64],
+        beta: &[f64],
+        mult: Option<&[f64]>,
+        square: bool,
+        want_ll: bool,
+    ) -> Acc {
         let (l, n) = (self.models, self.a.len());
         let be: [f64; F] = std::array::from_fn(|q| beta[q]);
         let chunks = n.div_ceil(CHUNK).max(1);
@@ -223,7 +257,11 @@ impl StyleBoard {
                     let r = w * e;
                     acc.g[a] += r;
                     acc.g[b] -= r;
-                    let v = if square { self.w[k] * self.w[k] * m * e * e } else { w * p * (1.0 - p) };
+                    let v = if square {
+                        self.w[k] * self.w[k] * m * e * e
+                    } else {
+                        w * p * (1.0 - p)
+                    };
                     acc.hp[self.slot[k] as usize] += v;
                     let ha = &mut acc.hx[a * F..a * F + F];
                     for q in 0..F {
@@ -240,63 +278,14 @@ impl StyleBoard {
                     }
                 }
                 acc.g[l..].copy_from_slice(&gb);
-                for q in 0..F {
-                    for t in 0..F {
-                        acc.hf[q * F + t] = if t >= q { hf[q][t] } else { hf[t][q] };
-                    }
+                for (idx, out) in acc.hf.iter_mut().enumerate() {
+                    let (q, t) = (idx / F, idx % F);
+                    *out = hf[q.min(t)][q.max(t)]; // (the upper triangle, mirrored)
                 }
                 acc
             })
             .collect();
         let mut total = Acc::new(l, F, self.pair_i.len());
-        for part in &parts {
-            total.add(part);
-        }
-        total
-    }
-
-    fn pass_dyn(&self, theta: &[f64], beta: &[f64], mult: Option<&[f64]>, square: bool, want_ll: bool) -> Acc {
-        let (l, f, n) = (self.models, self.features, self.a.len());
-        let chunks = n.div_ceil(CHUNK).max(1);
-        let parts: Vec<Acc> = (0..chunks)
-            .into_par_iter()
-            .with_min_len(par::min_len(CHUNK * 20))
-            .map(|c| {
-                let mut acc = Acc::new(l, f, self.pair_i.len());
-                for k in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                    let m = mult.map_or(1.0, |m| m[k]);
-                    if m == 0.0 {
-                        continue;
-                    }
-                    let (a, b) = (self.a[k] as usize, self.b[k] as usize);
-                    let xk = &self.x[k * f..(k + 1) * f];
-                    let z = theta[a] - theta[b] + xk.iter().zip(beta).map(|(u, v)| u * v).sum::<f64>();
-                    let p = sigmoid(z);
-                    let w = self.w[k] * m;
-                    let e = self.y[k] - p;
-                    if want_ll {
-                        acc.ll += w * (self.y[k] * z - softplus(z));
-                    }
-                    let r = w * e;
-                    acc.g[a] += r;
-                    acc.g[b] -= r;
-                    for (gq, xq) in acc.g[l..].iter_mut().zip(xk) {
-                        *gq += r * xq;
-                    }
-                    let v = if square { self.w[k] * self.w[k] * m * e * e } else { w * p * (1.0 - p) };
-                    acc.hp[self.slot[k] as usize] += v;
-                    for (q, xq) in xk.iter().enumerate() {
-                        acc.hx[a * f + q] += v * xq;
-                        acc.hx[b * f + q] -= v * xq;
-                        for (t, xt) in xk.iter().enumerate() {
-                            acc.hf[q * f + t] += v * xq * xt;
-                        }
-                    }
-                }
-                acc
-            })
-            .collect();
-        let mut total = Acc::new(l, f, self.pair_i.len());
         for part in &parts {
             total.add(part);
         }
@@ -342,7 +331,8 @@ impl StyleBoard {
         start: Option<(&[f64], &[f64])>,
     ) -> Result<StyleFit> {
         let (l, f) = (self.models, self.features);
-        let (mut theta, mut beta) = start.map_or_else(|| (vec![0.0; l], vec![0.0; f]), |(t, b)| (t.to_vec(), b.to_vec()));
+        let (mut theta, mut beta) =
+            start.map_or_else(|| (vec![0.0; l], vec![0.0; f]), |(t, b)| (t.to_vec(), b.to_vec()));
         crate::battles::fit::centre(&mut theta);
         let penalty = |t: &[f64], b: &[f64]| {
             0.5 * prior.precision * t.iter().map(|v| v * v).sum::<f64>()
@@ -374,9 +364,17 @@ impl StyleBoard {
                 theta.iter_mut().zip(&step[..l]).for_each(|(a, d)| *a += d);
                 beta.iter_mut().zip(&step[l..]).for_each(|(a, d)| *a += d);
                 crate::battles::fit::centre(&mut theta);
-                return Ok(StyleFit { theta, beta, iterations: it });
+                return Ok(StyleFit {
+                    theta,
+                    beta,
+                    iterations: it,
+                });
             }
-            let ll = if search { self.pass(&theta, &beta, mult, false, true).ll - penalty(&theta, &beta) } else { 0.0 };
+            let ll = if search {
+                self.pass(&theta, &beta, mult, false, true).ll - penalty(&theta, &beta)
+            } else {
+                0.0
+            };
             let mut t = 1.0;
             loop {
                 let nt: Vec<f64> = theta.iter().zip(&step[..l]).map(|(a, d)| a + t * d).collect();
@@ -391,16 +389,29 @@ impl StyleBoard {
             }
             crate::battles::fit::centre(&mut theta);
             if big * t <= TOL {
-                return Ok(StyleFit { theta, beta, iterations: it });
+                return Ok(StyleFit {
+                    theta,
+                    beta,
+                    iterations: it,
+                });
             }
         }
-        Err(Error::FloatingPoint(format!("style fit did not converge in {MAX_ITER} steps")))
+        Err(Error::FloatingPoint(format!(
+            "style fit did not converge in {MAX_ITER} steps"
+        )))
     }
 
     /// The sandwich covariance of `(theta, beta)` (`(L + F)^2`): the
     /// penalised information's inverse around the centred second moment of
     /// the battles' (or prompts', times `G / (G - 1)`) scores.
-    pub fn sandwich(&self, fit: &StyleFit, precision: f64, prior: Prior, clustered: bool, ridge: Ridge) -> Result<Vec<f64>> {
+    pub fn sandwich(
+        &self,
+        fit: &StyleFit,
+        precision: f64,
+        prior: Prior,
+        clustered: bool,
+        ridge: Ridge,
+    ) -> Result<Vec<f64>> {
         let (l, f) = (self.models, self.features);
         let d = l + f;
         let info = self.pass(&fit.theta, &fit.beta, None, false, false);
@@ -487,53 +498,38 @@ impl StyleBoard {
         unit: Unit,
     ) -> Result<(Vec<f64>, usize)> {
         let n = self.a.len();
-        let watch = Watch::new();
         let unit = if self.clusters.is_none() { Unit::Battle } else { unit };
-        let fits: Vec<Result<(Vec<f64>, bool)>> = (0..rounds)
-            .into_par_iter()
-            .with_min_len(1)
-            .map(|r| {
-                if cancel::stopping() {
-                    return Err(Error::Interrupted);
-                }
-                let mut rng = Rng::new(seed, r as u64);
-                let mut mult = vec![0.0; n];
-                match (&self.clusters, unit) {
-                    (Some((order, start)), Unit::Prompt) => {
-                        let g = start.len() - 1;
-                        for _ in 0..g {
-                            let c = rng.below(g);
-                            for &k in &order[start[c]..start[c + 1]] {
-                                mult[k as usize] += 1.0;
-                            }
-                        }
-                    }
-                    _ => {
-                        for _ in 0..n {
-                            mult[rng.below(n)] += 1.0;
+        rounds_of(rounds, |r| {
+            let mut rng = Rng::new(seed, r as u64);
+            let mut mult = vec![0.0; n];
+            match (&self.clusters, unit) {
+                (Some((order, start)), Unit::Prompt) => {
+                    let g = start.len() - 1;
+                    for _ in 0..g {
+                        let c = rng.below(g);
+                        for &k in &order[start[c]..start[c + 1]] {
+                            mult[k as usize] += 1.0;
                         }
                     }
                 }
-                let needs = !self.mle_exists(&mult);
-                if needs && prior.precision <= 0.0 {
-                    return Err(Error::value("a bootstrap round has no maximum likelihood estimate and no prior"));
+                _ => {
+                    for _ in 0..n {
+                        mult[rng.below(n)] += 1.0;
+                    }
                 }
-                let use_prior = if needs { prior } else { Prior { precision: 0.0 } };
-                let got = self.fit(precision, use_prior, Some(&mult), Some((&fit.theta, &fit.beta)))?;
-                let mut out = got.theta;
-                out.extend_from_slice(&got.beta);
-                Ok((out, needs))
-            })
-            .collect();
-        watch.check()?;
-        let mut all = Vec::with_capacity(rounds * (self.models + self.features));
-        let mut with_prior = 0;
-        for f in fits {
-            let (v, p) = f?;
-            all.extend_from_slice(&v);
-            with_prior += p as usize;
-        }
-        Ok((all, with_prior))
+            }
+            let needs = !self.mle_exists(&mult);
+            if needs && prior.precision <= 0.0 {
+                return Err(Error::value(
+                    "a bootstrap round has no maximum likelihood estimate and no prior",
+                ));
+            }
+            let use_prior = if needs { prior } else { Prior { precision: 0.0 } };
+            let got = self.fit(precision, use_prior, Some(&mult), Some((&fit.theta, &fit.beta)))?;
+            let mut out = got.theta;
+            out.extend_from_slice(&got.beta);
+            Ok((out, needs))
+        })
     }
 
     /// Whether the ratings' maximum likelihood estimate exists without the
@@ -541,17 +537,27 @@ impl StyleBoard {
     fn mle_exists(&self, mult: &[f64]) -> bool {
         let p = self.pair_i.len();
         let (mut n, mut s) = (vec![0.0; p], vec![0.0; p]);
-        for k in 0..self.a.len() {
-            let m = mult[k];
+        for (k, &m) in mult.iter().enumerate() {
             if m == 0.0 {
                 continue;
             }
             let slot = self.slot[k] as usize;
             n[slot] += m;
             // score of the pair's first (smaller) model
-            let y = if self.a[k] < self.b[k] { self.y[k] } else { 1.0 - self.y[k] };
+            let y = if self.a[k] < self.b[k] {
+                self.y[k]
+            } else {
+                1.0 - self.y[k]
+            };
             s[slot] += m * y;
         }
-        Pairs { models: self.models, i: &self.pair_i, j: &self.pair_j, n: &n, s: &s }.mle_exists()
+        Pairs {
+            models: self.models,
+            i: &self.pair_i,
+            j: &self.pair_j,
+            n: &n,
+            s: &s,
+        }
+        .mle_exists()
     }
 }
