@@ -77,7 +77,7 @@ def pseudo_true(theta: np.ndarray, pm: np.ndarray, tie: float, prompt_sd: float)
     return newton_bt(L, np.array(a), np.array(b), np.array(y), np.array(wt))
 
 
-def run(scenario: str, boards: int, rounds: int, seed: int = 0, only: str | None = None
+def run(scenario: str, boards: int, rounds: int, seed: int = 0, only: str | None = None, style_reg: float = 1.0
         ) -> dict[str, tuple[float, float]]:
     import kscore
 
@@ -109,7 +109,8 @@ def run(scenario: str, boards: int, rounds: int, seed: int = 0, only: str | None
             if "prompt" in kw:
                 kw.pop("prompt")
                 use.pop("question_id")
-            res = kscore.arena(use, style=["length"] if scenario == "style" else None, seed=k, fragility=False, **kw)
+            res = kscore.arena(use, style=["length"] if scenario == "style" else None, seed=k, fragility=False,
+                               style_reg=style_reg, **kw)
             b = res.board
             inside = [b.lo[i] <= truth[m] <= b.hi[i] for i, m in enumerate(b.models)]
             ranks_ok = all(b.rank_lo[i] <= true_rank[m] <= b.rank_hi[i] for i, m in enumerate(b.models))
@@ -126,10 +127,11 @@ def main() -> None:
     ap.add_argument("--boards", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--scenario", choices=["plain", "style", "all"], default="all")
+    ap.add_argument("--style-reg", type=float, default=1.0, help="the coefficients' penalty (arena-rank's 1.0)")
     args = ap.parse_args()
     for sc in (["plain", "style"] if args.scenario == "all" else [args.scenario]):
-        got = run(sc, args.boards, args.rounds)
-        print(f"\n### {sc}: {args.boards} boards x 12 models\n")
+        got = run(sc, args.boards, args.rounds, style_reg=args.style_reg)
+        print(f"\n### {sc}: {args.boards} boards x 12 models, style_reg {args.style_reg:g}\n")
         print("| intervals | 95% rating intervals cover | rank sets hold jointly |\n|---|---:|---:|")
         for m, (cov, joint) in got.items():
             print(f"| {m} | {cov:.1%} | {joint:.1%} |")
