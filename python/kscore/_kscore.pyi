@@ -17,6 +17,8 @@ __all__ = [
     "tailpass_state_tails", "tailpass_payoff_moments", "tailpass_endpoint", "tailpass_covariance",
     "tailpass_empirical", "tailpass_draw_tails", "tailpass_add_gamma_tails", "inspect_columns", "max_t_block",
     "grid_sums", "segment_sums",
+    # arena
+    "BattleBoard", "StyleBoard", "battle_board", "encode_strings", "style_board",
 ]
 
 @final

@@ -100,10 +100,10 @@ def main() -> None:
                     label = verdicts[(m + 2 * q + g) % 5]
                     games.append({"score": label, "judgment": {"answer": f"My final verdict: [[{label}]]"},
                                   "prompt": [{"role": "user", "content": "..."}]})
-                    a, b = (MODELS[0], model) if g == 0 else (model, MODELS[0])
+                    first, second = (MODELS[0], model) if g == 0 else (model, MODELS[0])
                     res, times = {"A>>B": (1.0, 3), "A>B": (1.0, 1), "A=B": (0.5, 1), "B>A": (0.0, 1),
                                   "B>>A": (0.0, 3)}[label]
-                    expected_hard += [(a, b, res, f"u{q}")] * times
+                    expected_hard += [(first, second, res, f"u{q}")] * times
                 fh.write(json.dumps({"uid": f"u{q}", "category": "hard_prompt", "judge": "gpt-4.1", "model": model,
                                      "baseline": MODELS[0], "games": games}) + "\n")
     (HERE / "expected.json").write_text(json.dumps({
