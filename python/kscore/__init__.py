@@ -22,6 +22,7 @@ from .counts import (
     model_scores,
     question_scores,
 )
+from .arena import arena
 from .leaderboard import Leaderboard, add_counts, leaderboard
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "rl",
     "counts",
     "leaderboard",
+    "arena",
     "Leaderboard",
     "add_counts",
     "estimate_pass_at_k",

@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ._arena import add_arena_parser, arena_command
 from ._count import add_count_parser, count_command
 from ._errors import EXIT_INTERRUPTED, CliError, exit_with, one_line
 from ._write import check_outputs, refuse_inputs, refuse_same, write_atomic
@@ -134,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     cout.add_argument("--output", "-o", metavar="FILE", help="write the comparison to FILE instead of stdout")
     add_flags(cout)
     add_count_parser(sub)  # kscore count (_count.py)
+    add_arena_parser(sub)  # kscore arena (_arena.py)
     return parser
 
 
@@ -539,8 +541,8 @@ def _after_interrupt(exc: BaseException) -> bool:
 
 def _command(args: argparse.Namespace) -> int:
     try:
-        if args.command == "count":
-            return count_command(args, _Stderr())
+        if args.command in ("count", "arena"):
+            return (count_command if args.command == "count" else arena_command)(args, _Stderr())
         return {"compare": compare, "plan": plan}.get(args.command, leaderboard)(args)
     except CliError as exc:
         if _after_interrupt(exc):
