@@ -49,6 +49,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kscore.leaderboard._run",),
     ("kscore.leaderboard.api",),
     ("kscore.leaderboard",),  # its __init__: the user's names, from api
+    ("kscore.arena",),  # pairwise battles and judges: rates with the leaderboard's rank sets
     # above the leaderboard's surface: output, and the harness integrations
     ("kscore.present", "kscore.inspect", "kscore.lm_eval", "kscore.lighteval"),
     ("kscore.cli",),  # flags -> the API -> present -> files

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import counts
 from ._kscore import __version__
+from .arena import arena
 from .counts import (
     avg_at_n,
     cons_at_k,
@@ -22,7 +23,6 @@ from .counts import (
     model_scores,
     question_scores,
 )
-from .arena import arena
 from .leaderboard import Leaderboard, add_counts, leaderboard
 
 __all__ = [

@@ -1,16 +1,13 @@
 """Rank ranges of a rated board: LMArena's rule, and kscore's simultaneous
-rank sets (the leaderboard's, :func:`kscore.leaderboard.stats.ranges.rank_sets`)
+rank sets (the leaderboard's, :func:`kscore.leaderboard.api.rank_sets`)
 from the ratings' covariance."""
 
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
-from ..leaderboard.stats.ranges import RankSets, rank_sets
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+from .._arrays import FloatArray, IntArray
+from ..leaderboard.api import RankSets, rank_sets
 
 
 def lmarena_rank(lo: FloatArray, hi: FloatArray) -> IntArray:

@@ -11,15 +11,13 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
-import numpy.typing as npt
 
 from .. import _kscore
+from .._arrays import FloatArray
 from .fragility import fragility
 from .ranks import lmarena_rank, simultaneous_sets
 from .read import ArenaError, Battles
 from .result import ArenaBoard
-
-FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)

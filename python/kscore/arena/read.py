@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._arrays import FloatArray
 from .columns import ONE_HOT, STYLE_METADATA, VERDICTS, WINNERS, find, squash
 
-FloatArray = npt.NDArray[np.float64]
 U32 = npt.NDArray[np.uint32]
 
 #: File extensions read (compressed CSV and JSON Lines too).

@@ -47,6 +47,7 @@ from .stats.metrics import compute
 from .stats.pair_rows import compare_data, pair_rows, parse_pairwise, write_pairs
 from .stats.plan import ModelSpread, PairPlan, Plan
 from .stats.posterior import curve
+from .stats.ranges import RankSets, rank_sets
 from .stats.rank import rank_label
 from .stats.scores import by_model, scores
 from .stats.states import row_sums
@@ -93,6 +94,8 @@ __all__ = [
     "ModelSpread",
     "PairPlan",
     "rank_label",
+    "RankSets",
+    "rank_sets",
     "parse_pairwise",
     "pair_rows",
     "compare_data",
