@@ -18,17 +18,16 @@ band need not contain the classic estimate (at large k it often does not).
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
 from ... import counts as kc
+from ..._arrays import IntArray
 from ..._interval import z_value
 from ..stats.intervals import grid_se, group_se
-from ..stats.metrics import by_model, curve
+from ..stats.posterior import curve
+from ..stats.scores import by_model
 from ..stats.states import row_sums
 from .board import Leaderboard
 from .show import Curve
-
-IntArray = npt.NDArray[np.int64]
 
 #: Curves are drawn at about this many values of k at most.
 CURVE_POINTS = 64
