@@ -283,7 +283,7 @@ def test_version_check(installed: str, ok: bool) -> None:
         assert check(installed) == installed
     else:
         with pytest.raises(ImportError, match=rf"^kscore.lm_eval needs lm_eval>=0.4.12,<0.5 \(found {installed}\): "
-                                              r"pip install 'kscore\[lm_eval\]'$"):
+                                              r"pip install 'kscore\[lm-eval\]'$"):
             check(installed)
 
 
