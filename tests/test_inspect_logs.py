@@ -205,12 +205,14 @@ def test_inspect_score_cli_with_kscore_metric(tmp_path: Path) -> None:
         " log_dir='logs', display='none')\n"
         "print(log.location)\n", tmp_path)
     location = out.strip().splitlines()[-1]
-    rescored = tmp_path / "rescored.eval"
-    done = subprocess.run([str(Path(sys.executable).parent / "inspect"), "score", location, "--metric",
-                           "kscore/pass_at_k", "--metric", "kscore/bayes", "--action", "overwrite",
-                           "--output-file", str(rescored), "--display", "none"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    # docs/inspect.md's command as written, with no terminal (stdin closed: a prompt would stop it)
+    text = (Path(__file__).parent.parent / "docs" / "inspect.md").read_text()
+    [line] = [x for x in text.splitlines() if x.startswith("inspect score ")]
+    args = [location if a == "logs/<log>.eval" else a for a in line.split()[1:]]
+    done = subprocess.run([str(Path(sys.executable).parent / "inspect"), *args, "--display", "none"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr[-2000:]
+    rescored = tmp_path / "logs" / "rescored.eval"
     got = reported(read_eval_log(str(rescored)))
     board = kscore.leaderboard(str(rescored), metrics="pass@1,pass@4,bayes@N")
     for name in ("pass@1", "pass@4", "bayes@N"):  # k=None: the leaderboard's default budgets 1, 4 (16 > 4 epochs)
