@@ -132,6 +132,19 @@ def test_power_is_the_boards_plan(logs: dict[str, tuple[EvalLog, np.ndarray]]) -
     assert plan.lines()  # the plan in words
 
 
+def test_power_words_when_every_pair_is_detectable(logs: dict[str, tuple[EvalLog, np.ndarray]],
+                                                   tmp_path: Path) -> None:
+    """Two models far apart (a, and one always wrong): the one pair is
+    detectable, and the summary says so without "buy more for 0 and ... 0"."""
+    zero = run("mockllm/zero", np.zeros((Q, 6), np.int64), [ki.pass_at_k(1)], tmp_path)
+    plan = ki.power([logs["a"][0], zero])
+    assert [p.resolved for p in plan.pairs] == [True]
+    summary = plan.lines()[1]
+    assert "1 of 1 adjacent pairs differ by at least what the board detects at 80% power; nothing more to buy;" \
+        in summary
+    assert "for 0" not in summary
+
+
 def test_log_errors_are_one_line(logs: dict[str, tuple[EvalLog, np.ndarray]], tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="at least two logs"):
         ki.compare_all([logs["a"][0]])
