@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .. import _interrupt
 from ._arena import add_arena_parser, arena_command
 from ._count import add_count_parser, count_command
 from ._errors import EXIT_INTERRUPTED, CliError, exit_with, one_line
@@ -580,6 +581,7 @@ def _command(args: argparse.Namespace) -> int:
 
 def entry(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point (and ``python -m kscore``'s)."""
+    _interrupt.started()  # Ctrl-C from here: KeyboardInterrupt, handled by the command
     try:
         rc = main(argv)
     except KeyboardInterrupt:  # in argparse, before the command's own handler
