@@ -36,7 +36,8 @@ SOURCE = Path(__file__).resolve().parents[1] / "python"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("kscore._kscore",),  # the compiled core (stub: _kscore.pyi)
     # leaves: the array types, shared maths, version checks, the shipped sample
-    ("kscore._arrays", "kscore._special", "kscore._dirichlet", "kscore._versions", "kscore.data"),
+    ("kscore._arrays", "kscore._special", "kscore._dirichlet", "kscore._versions", "kscore.data",
+     "kscore._interrupt"),  # (_interrupt: Ctrl-C while the kscore command starts up)
     ("kscore._inputs", "kscore._interval"),  # input checks and the normal interval, shared by every room
     ("kscore.eval", "kscore.counts", "kscore.formats"),  # the scorio drop-in; counts in; tools' files read
     ("kscore.rank", "kscore.rl"),  # ranking by metric; RL trainers' metrics

@@ -10,6 +10,7 @@ standard error over samples computed here)."""
 
 from __future__ import annotations
 
+import logging
 import math
 from pathlib import Path
 from typing import Any
@@ -213,30 +214,91 @@ def test_reducer_short_of_k_is_unscored() -> None:
     reduce = ki.maj_at(5)
     value: Any = reduce([Score(value="C")] * 3).value
     assert math.isnan(float(value))
-    with pytest.raises(ValueError, match="not 0 or 1"):
-        reduce([Score(value="P")] * 6)
+    partial = reduce([Score(value="P")] * 6)  # never raises: NaN (unscored), the reason as its explanation
+    assert math.isnan(float(partial.value)) and "score value 'P' is not 0 or 1" in str(partial.explanation)
 
 
 def test_value_errors_are_one_line(tmp_path: Path) -> None:
-    """A partial value under a 0/1 metric, or fewer epochs than k: the run
-    fails with kscore's one-line message."""
+    """Bad arguments fail when the task is defined, with one line; a score a
+    metric cannot read gives NaN for its keys, never an exception."""
     from inspect_ai.scorer import SampleScore
 
     partial = [SampleScore(score=Score(value=v), sample_id=i) for i, v in enumerate("CPI")]
-    with pytest.raises(ValueError, match=r"^kscore pass_at_k: score value 'P' \(as a number: 0.5\) is not 0 or 1"):
-        call(ki.pass_at_k(1), partial)
-    # Fewer epochs than k (inspect's running metrics, errored epochs): not
-    # computed, as on the leaderboard (inspect drops None values).
+    got = call(ki.pass_at_k(1), partial)
+    assert set(got) == {"pass@1", "pass@1_sigma", "pass@1_lo", "pass@1_hi"}
+    assert all(math.isnan(v) for v in got.values())
+    # Fewer epochs than k outside inspect's progress display: NaN, and a warning.
     short = [SampleScore(score=Score(value="C"), sample_id=0)] * 2
     got = call(ki.pass_at_k([1, 4]), short)
-    assert got["pass@1"] == 1.0 and got["pass@4"] is None and got["pass@4_sigma"] is None
+    assert got["pass@1"] == 1.0 and math.isnan(got["pass@4"]) and math.isnan(got["pass@4_sigma"])
     with pytest.raises(ValueError, match="k must be a positive integer"):
         ki.pass_at_k(0)
     with pytest.raises(ValueError, match="w needs at least two distinct"):
         ki.bayes(w=[1])
     listed = [SampleScore(score=Score(value=[1, 0]), sample_id=0)]
-    with pytest.raises(ValueError, match="several values"):
-        call(ki.avg_at_n(), listed)
+    assert math.isnan(call(ki.avg_at_n(), listed)["avg@n"])
+
+
+def _warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name.startswith("kscore") and r.levelno == logging.WARNING]
+
+
+def _why(log: EvalLog, key: str) -> Any:
+    assert log.results is not None
+    [found] = [m.params for s in log.results.scores for name, m in s.metrics.items() if name == key]
+    return found.get("why")
+
+
+def test_a_bad_score_never_interrupts_the_run(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A partial score ("P") under pass_at_k, in a real inspect run: the run
+    completes (every sample logged, status success), pass@k is NaN in the
+    log's results and its params say why, the other metrics keep their
+    values, and one warning at the default level says it on the console."""
+    from kscore.inspect import _metrics
+
+    _metrics._warned.clear()
+    R = matrix(21, q=12, n=4)
+    R[5, 2] = 2  # one "P"
+    with caplog.at_level(logging.WARNING):
+        log = run("mockllm/partial", R, [ki.pass_at_k([1, 2]), ki.bayes(w=[0, 0.5, 1])], tmp_path)
+    assert log.status == "success" and log.samples is not None and len(log.samples) == 12 * 4
+    got = reported(log)
+    assert math.isnan(got["pass@1"]) and math.isnan(got["pass@2_hi"])
+    assert math.isfinite(got["bayes@N"]) and _why(log, "bayes@N") is None
+    why = "kscore pass_at_k: score value 'P' (as a number: 0.5) is not 0 or 1"
+    assert str(_why(log, "pass@1")).startswith(why) and _why(log, "pass@2_sigma") == _why(log, "pass@1")
+    warned = _warnings(caplog)
+    assert len(warned) == 1 and warned[0].startswith(why) and warned[0].endswith("(reported as NaN)")
+
+
+def test_too_few_epochs_warns_and_reports_nan(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """epochs=1 with pass_at_k([1, 4]) and maj_at_k(3): pass@4 and maj@3 are
+    NaN in the log's results (not silently missing), their params say why,
+    with a warning each at the default level; with epochs=8 inspect's
+    progress display meets samples short of epochs (epoch 1 of every sample
+    comes first) and stays quiet: a note at info level, no warning."""
+    from kscore.inspect import _metrics
+
+    _metrics._warned.clear()
+    with caplog.at_level(logging.INFO):
+        log = run("mockllm/one_epoch", matrix(22, q=6, n=1), [ki.pass_at_k([1, 4]), ki.maj_at_k(3)], tmp_path,
+                  epochs=1)
+    got = reported(log)
+    assert math.isfinite(got["pass@1"]) and math.isnan(got["pass@4"]) and math.isnan(got["maj@3"])
+    assert _why(log, "pass@4") == "kscore pass_at_k: pass@4 needs at least 4 epochs per sample; some samples have 1"
+    assert _why(log, "maj@3") == "kscore maj_at_k: maj@3 needs at least 3 epochs per sample; some samples have 1"
+    assert sorted(_warnings(caplog)) == [
+        "kscore maj_at_k: maj@3 needs at least 3 epochs per sample; some samples have 1 (reported as NaN)",
+        "kscore pass_at_k: pass@4 needs at least 4 epochs per sample; some samples have 1 (reported as NaN)",
+    ]
+    _metrics._warned.clear()
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        log = run("mockllm/eight", matrix(23, q=6, n=8), [ki.pass_at_k([1, 4])], tmp_path / "eight")
+    assert _warnings(caplog) == []
+    notes = [r.getMessage() for r in caplog.records if r.name.startswith("kscore")]
+    assert any(m.endswith("not computed yet") for m in notes)  # the display did meet short samples
+    assert math.isfinite(reported(log)["pass@4"]) and _why(log, "pass@4") is None
 
 
 def test_string_ids_and_unscored_samples() -> None:

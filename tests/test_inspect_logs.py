@@ -132,6 +132,19 @@ def test_power_is_the_boards_plan(logs: dict[str, tuple[EvalLog, np.ndarray]]) -
     assert plan.lines()  # the plan in words
 
 
+def test_power_words_when_every_pair_is_detectable(logs: dict[str, tuple[EvalLog, np.ndarray]],
+                                                   tmp_path: Path) -> None:
+    """Two models far apart (a, and one always wrong): the one pair is
+    detectable, and the summary says so without "buy more for 0 and ... 0"."""
+    zero = run("mockllm/zero", np.zeros((Q, 6), np.int64), [ki.pass_at_k(1)], tmp_path)
+    plan = ki.power([logs["a"][0], zero])
+    assert [p.resolved for p in plan.pairs] == [True]
+    summary = plan.lines()[1]
+    assert "1 of 1 adjacent pairs differ by at least what the board detects at 80% power; nothing more to buy;" \
+        in summary
+    assert "for 0" not in summary
+
+
 def test_log_errors_are_one_line(logs: dict[str, tuple[EvalLog, np.ndarray]], tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="at least two logs"):
         ki.compare_all([logs["a"][0]])
@@ -205,12 +218,14 @@ def test_inspect_score_cli_with_kscore_metric(tmp_path: Path) -> None:
         " log_dir='logs', display='none')\n"
         "print(log.location)\n", tmp_path)
     location = out.strip().splitlines()[-1]
-    rescored = tmp_path / "rescored.eval"
-    done = subprocess.run([str(Path(sys.executable).parent / "inspect"), "score", location, "--metric",
-                           "kscore/pass_at_k", "--metric", "kscore/bayes", "--action", "overwrite",
-                           "--output-file", str(rescored), "--display", "none"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    # docs/inspect.md's command as written, with no terminal (stdin closed: a prompt would stop it)
+    text = (Path(__file__).parent.parent / "docs" / "inspect.md").read_text()
+    [line] = [x for x in text.splitlines() if x.startswith("inspect score ")]
+    args = [location if a == "logs/<log>.eval" else a for a in line.split()[1:]]
+    done = subprocess.run([str(Path(sys.executable).parent / "inspect"), *args, "--display", "none"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr[-2000:]
+    rescored = tmp_path / "logs" / "rescored.eval"
     got = reported(read_eval_log(str(rescored)))
     board = kscore.leaderboard(str(rescored), metrics="pass@1,pass@4,bayes@N")
     for name in ("pass@1", "pass@4", "bayes@N"):  # k=None: the leaderboard's default budgets 1, 4 (16 > 4 epochs)

@@ -13,6 +13,7 @@ docs/lm_eval.md is run as written.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import re
@@ -221,14 +222,52 @@ def test_no_stderr_when_bootstrap_is_off() -> None:
     assert stderr_for_metric(mean, 100) is mean_stderr
 
 
-def test_take_first_is_refused(tmp_path: Path, board: np.ndarray, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_take_first_only_is_skipped_with_a_warning(tmp_path: Path, board: np.ndarray,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    """lm_eval's default take_first (one response per document): kscore's
+    metrics report nothing there and say once what to change; the run ends."""
+    from kscore.lm_eval import _outcomes
+
+    _outcomes._warned.clear()
     (tmp_path / "data.jsonl").write_text(json.dumps({"question": "q0", "answer": answer(0)}) + "\n")
     write_task(tmp_path, "kscore_first_only", "Q:", "  - metric: kscore\n    aggregation: kscore\n", filters="")
     for k, v in OFFLINE.items():
         monkeypatch.setenv(k, v)
-    with pytest.raises(ValueError, match=r"^kscore.lm_eval: .*filter_list that keeps every repeat") as e:
-        run(tmp_path, board, ["kscore_first_only"])
-    assert "\n" not in str(e.value)
+    with caplog.at_level(logging.WARNING):
+        res, _ = run(tmp_path, board, ["kscore_first_only"])
+    assert not [key for key in res["results"]["kscore_first_only"] if "@" in key or "^" in key]
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("kscore")] == [_outcomes.ONE_RESPONSE]
+
+
+def test_one_response_pipeline_beside_kscores(tmp_path: Path, board: np.ndarray, monkeypatch: pytest.MonkeyPatch,
+                                              caplog: pytest.LogCaptureFixture) -> None:
+    """A task with a take_first pipeline beside the all-repeats one (and
+    lm_eval's exact_match): the run ends, the one-response pipeline is
+    reported as lm_eval reports it, kscore's metrics score the all-repeats
+    pipeline (scorio's numbers) and skip the other with one warning."""
+    from kscore.lm_eval import _outcomes
+
+    _outcomes._warned.clear()
+    with (tmp_path / "data.jsonl").open("w") as f:
+        for i in range(M):
+            f.write(json.dumps({"question": f"q{i}", "answer": answer(i)}) + "\n")
+    filters = KEEP_ALL + "  - name: first\n    filter:\n      - function: take_first\n"
+    write_task(tmp_path, "kscore_two", "Q:", "  - metric: kscore\n    aggregation: kscore\n    higher_is_better: true\n"
+               "    metrics: pass@1,pass@4\n  - metric: exact_match\n    aggregation: mean\n"
+               "    higher_is_better: true\n", filters=filters)
+    for k, v in OFFLINE.items():
+        monkeypatch.setenv(k, v)
+    with caplog.at_level(logging.WARNING):
+        res, _ = run(tmp_path, board, ["kscore_two"])
+    got = res["results"]["kscore_two"]
+    assert got["exact_match,first"] == pytest.approx(float(board[:, 0].mean()), abs=1e-15)  # the first repeat
+    for spec in ("pass@1", "pass@4"):
+        value, se_ = expected(board, spec)
+        assert got[f"{spec},all"] == pytest.approx(value, abs=1e-12)
+        assert got[f"{spec}_stderr,all"] == pytest.approx(se_, abs=1e-12)
+        assert f"{spec},first" not in got
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("kscore")] == [_outcomes.ONE_RESPONSE]
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
@@ -283,7 +322,7 @@ def test_version_check(installed: str, ok: bool) -> None:
         assert check(installed) == installed
     else:
         with pytest.raises(ImportError, match=rf"^kscore.lm_eval needs lm_eval>=0.4.12,<0.5 \(found {installed}\): "
-                                              r"pip install 'kscore\[lm_eval\]'$"):
+                                              r"pip install 'kscore\[lm-eval\]'$"):
             check(installed)
 
 
@@ -313,7 +352,9 @@ def test_docs_page_runs_as_written(tmp_path: Path) -> None:
     commands = _blocks(page, "bash")[1].strip().splitlines()
     for line in commands:
         argv = line.split()
-        argv = [sys.executable, *argv[1:]] if argv[0] == "python" else [sys.executable, "-m", "kscore", *argv[1:]]
+        tool = {"python": [sys.executable], "lm_eval": [str(Path(sys.executable).parent / "lm_eval")],
+                "kscore": [sys.executable, "-m", "kscore"]}[argv[0]]
+        argv = [*tool, *argv[1:]]
         done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr[-2000:]
     table = _blocks(page, "text")[0]
@@ -346,3 +387,53 @@ def test_docs_python_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     scope: dict[str, Any] = {}
     exec(code.replace(printed[0], f"_value = {printed[1]}"), scope)
     assert scope["_value"] == pytest.approx(float(printed[2]), rel=1e-12)
+
+
+MY_MODELS = '''
+from lm_eval.api.model import LM
+from lm_eval.api.registry import register_model
+
+
+@register_model("kscore_test_mine")
+class Mine(LM):
+    """Says "lol", and "4" to "2 + 2?": three of the demo's four right."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+
+    def generate_until(self, requests, disable_tqdm=False):
+        return ["4" if "2 + 2" in r.arguments[0] else "lol" for r in requests]
+
+    def loglikelihood(self, requests, disable_tqdm=False):
+        raise NotImplementedError
+
+    def loglikelihood_rolling(self, requests, disable_tqdm=False):
+        raise NotImplementedError
+'''
+
+
+def test_command_line_imports_a_users_model(tmp_path: Path) -> None:
+    """``python -m kscore.lm_eval run --import my_models --model mine``:
+    the user's registered LM runs the docs' task (3 of 4 right, where
+    lm_eval's dummy gets 2); the leaderboard names the model by its
+    ``--model``; a module that fails to import is one line, exit status 2."""
+    pytest.importorskip("duckdb")
+    page = (ROOT / "docs" / "lm_eval.md").read_text()
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "demo.jsonl").write_text(_blocks(page, "json")[0])
+    (tmp_path / "tasks" / "kscore_demo.yaml").write_text(_blocks(page, "yaml")[0])
+    (tmp_path / "my_models.py").write_text(MY_MODELS)
+    env = {**os.environ, **OFFLINE, "PYTHONPATH": os.pathsep.join(sys.path)}
+    base = [sys.executable, "-m", "kscore.lm_eval", "run", "--tasks", "kscore_demo", "--include_path", "tasks"]
+    done = subprocess.run([*base, "--import", "my_models", "--model", "kscore_test_mine", "--log_samples",
+                           "--output_path", "out"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    [results_file] = (tmp_path / "out").rglob("results_*.json")
+    assert json.loads(results_file.read_text())["results"]["kscore_demo"]["pass@1,all-repeats"] == 0.75
+    board = kscore.leaderboard(tmp_path / "out", metrics="pass@1")
+    assert [(r.model, r.values["pass@1"].estimate) for r in board.rows] == [("kscore_test_mine", 0.75)]  # type: ignore[union-attr]
+    bad = subprocess.run([*base, "--import", "no_such_models", "--model", "kscore_test_mine"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2
+    assert bad.stderr == ("kscore: error: --import no_such_models: ModuleNotFoundError: "
+                          "No module named 'no_such_models'\n")

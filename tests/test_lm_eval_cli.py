@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-NEEDS = "kscore.lm_eval needs lm_eval>=0.4.12,<0.5 (found 0.4.9): pip install 'kscore[lm_eval]'"
+NEEDS = "kscore.lm_eval needs lm_eval>=0.4.12,<0.5 (found 0.4.9): pip install 'kscore[lm-eval]'"
 
 
 def _old_lm_eval(tmp_path: Path) -> dict[str, str]:

@@ -19,6 +19,7 @@ import pytest
 from kscore.rl import process_validation_metrics, validation_metrics
 from kscore.rl._majority import win_table
 from kscore.rl._per_prompt import draw_sizes
+from kscore.rl._verl import nested_metrics
 
 
 def _moments(outcomes: list[float]) -> tuple[float, float]:
@@ -199,15 +200,15 @@ def test_unbiased_keys_against_formulas() -> None:
         "strict_maj@": lambda ni, ci, k: sum(math.comb(ci, j) * math.comb(ni - ci, k - j)
                                              for j in range(k // 2 + 1, k + 1)) / math.comb(ni, k),
     }
-    for k in (1, 2, 4, 6):  # powers of two below the fewest responses (6), and 6
+    for k in (1, 2, 4, 8):  # powers of two below the most responses (8), and 8
         for prefix, f in formulas.items():
-            per = [f(ni, ci, k) for ni, ci in zip(n, c)]
+            per = [f(ni, ci, k) for ni, ci in zip(n, c) if ni >= k]  # the prompts with k or more responses
             mean = statistics.fmean(per)
             half = z * statistics.stdev(per) / math.sqrt(len(per))
             assert out[f"{prefix}{k}"] == pytest.approx(mean, abs=1e-12)
             assert out[f"{prefix}{k}/lo"] == pytest.approx(max(0.0, mean - half), abs=1e-12)
             assert out[f"{prefix}{k}/hi"] == pytest.approx(min(1.0, mean + half), abs=1e-12)
-    assert "pass@8" not in out
+    assert "pass@16" not in out and "pass@6" not in out
     # verl's keys are untouched by the extra ones
     plain = process_validation_metrics(ds, uids, {"acc": acc})["s"]["acc"]
     assert {k: out[k] for k in plain} == plain
@@ -236,7 +237,7 @@ def test_vote_at_k_against_every_draw_without_replacement() -> None:
         preds += pr
     out = process_validation_metrics(ds, uids, {"x": vals, "pred": preds}, unbiased=True)["s"]["x"]
     z = statistics.NormalDist().inv_cdf(0.975)
-    for k in (1, 2, 4, 6):
+    for k in (1, 2, 4):
         per = [_vote_without_replacement(v, pr, k) for v, pr in prompts]
         assert abs(out[f"vote@{k}"] - statistics.fmean(per)) <= 1e-12, k
         half = z * statistics.stdev(per) / math.sqrt(len(per))
@@ -244,6 +245,29 @@ def test_vote_at_k_against_every_draw_without_replacement() -> None:
         assert out[f"vote@{k}/hi"] == pytest.approx(min(max(vals), statistics.fmean(per) + half), abs=1e-12)
     assert out["vote@1"] == pytest.approx(out["mean@6"] * 2 / 3 + statistics.fmean(prompts[2][0]) / 3, abs=1e-12)
     assert "pass@1" not in out  # not a 0/1 field
+    # k = 7 (the most responses, a default k): only the prompt with 7, its interval the value range
+    assert "vote@6" not in out
+    assert abs(out["vote@7"] - _vote_without_replacement(*prompts[2], 7)) <= 1e-12
+    assert (out["vote@7/lo"], out["vote@7/hi"]) == (min(vals), max(vals))
+    six = nested_metrics(ds, uids, {"x": vals, "pred": preds}, unbiased=True, ks=[6])["s"]["x"]
+    assert abs(six["vote@6"] - statistics.fmean(_vote_without_replacement(v, pr, 6) for v, pr in prompts)) <= 1e-12
+
+
+def test_ragged_prompts_keep_every_k() -> None:
+    """One prompt with a single response no longer removes pass@k, k >= 2,
+    from its data source: each k averages the prompts with k or more; a k
+    above every prompt's responses names the data source and prompt."""
+    ids = ["lone"] + ["a"] * 4 + ["b"] * 4
+    rewards = [1, 1, 0, 0, 0, 1, 1, 1, 0]
+    m = validation_metrics(ids, rewards, sources=["math"] * 9)
+    pass_a = [1 - math.comb(4 - 1, k) / math.comb(4, k) for k in (1, 2, 4)]
+    pass_b = [1 - math.comb(4 - 3, k) / math.comb(4, k) for k in (1, 2, 4)]
+    assert m["val/math/pass@1"] == pytest.approx((1 + pass_a[0] + pass_b[0]) / 3, abs=1e-15)
+    assert m["val/math/pass@2"] == pytest.approx((pass_a[1] + pass_b[1]) / 2, abs=1e-15)
+    assert m["val/math/pass@4"] == pytest.approx((pass_a[2] + pass_b[2]) / 2, abs=1e-15)
+    with pytest.raises(ValueError, match=r"^ks\[2\] = 8 must be in 1\.\.4, the most responses of a prompt "
+                                         r"\(data source 'math', prompt 'a'\)$"):
+        validation_metrics(ids, rewards, sources=["math"] * 9, ks=[1, 2, 8])
 
 
 def test_win_table_without_replacement_against_every_draw() -> None:
@@ -304,10 +328,13 @@ def test_numpy_arrays_in() -> None:
     [
         ((["a", "a"], ["u"], {"acc": [1, 0]}), ValueError, "sample_uids has 1 entries, data_sources 2"),
         ((["a", "a"], ["u", "u"], {"acc": [1]}), ValueError, r"infos_dict\['acc'\] has 1 entries"),
-        ((["a", "a"], ["u", "u"], {"acc": [1.0, float("nan")]}), ValueError, r"infos_dict\['acc'\]\[1\] is nan"),
+        ((["a", "a"], ["u", "u"], {"acc": [1.0, float("nan")]}), ValueError,
+         r"infos_dict\['acc'\]\[1\] is nan \(data source 'a', prompt 'u'\)"),
         ((["a", "a"], ["u", "u"], {"r": [float("inf"), 1]}), ValueError, "must be finite"),
-        ((["a", "a"], ["u", "u"], {"r": [{"x": 1}, 1]}), TypeError, r"infos_dict\['r'\]\[0\] is a dict"),
-        ((["a", "a"], ["u", "u"], {"r": [1, "x"]}), TypeError, "mixes numbers and strings"),
+        ((["a", "a"], ["u", "u"], {"r": [{"x": 1}, 1]}), TypeError,
+         r"infos_dict\['r'\]\[0\] is a dict \(data source 'a', prompt 'u'\)"),
+        ((["a", "a"], ["u", "u"], {"r": [1, "x"]}), TypeError,
+         r"mixes numbers and strings within one prompt \(data source 'a', prompt 'u'\)"),
         ((["a", "a"], [["u"], ["u"]], {"r": [1, 0]}), TypeError, "sample_uids must be hashable"),
         ((["a", "a"], ["u", "u"], {"r": [1, 0], "pred": [[1], [2]]}), TypeError,
          r"infos_dict\['pred'\]\[0\] is a list"),
@@ -315,7 +342,7 @@ def test_numpy_arrays_in() -> None:
 )
 def test_bad_input_one_line_errors(args: tuple[Any, ...], error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match) as info:
-        process_validation_metrics(*args)
+        process_validation_metrics(*args, strict=True)
     assert "\n" not in str(info.value)
 
 

@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from kscore.rl import process_validation_metrics
+from kscore.rl import process_validation_metrics, validation_metrics
 from kscore.rl._per_prompt import draw_sizes
 
 FloatArray = npt.NDArray[np.float64]
@@ -250,11 +250,50 @@ def test_verl_bad_input_behaviour() -> None:
         verl_process(["a", "a"], ["u"], {"acc": [1.0, 0.0]})
     with pytest.raises(ValueError, match="sample_uids has 1 entries"):
         process_validation_metrics(["a", "a"], ["u"], {"acc": [1.0, 0.0]})
-    # verl averages NaN into every key; kscore refuses it.
-    nan = verl_process(["a"] * 2, ["u"] * 2, {"acc": [float("nan"), 1.0]})
-    assert np.isnan(nan["a"]["acc"]["mean@2"])
-    with pytest.raises(ValueError, match="must be finite"):
-        process_validation_metrics(["a"] * 2, ["u"] * 2, {"acc": [float("nan"), 1.0]})
+    with pytest.raises(ValueError, match=r"\(data source 'a', prompt 'u'\); rewards must be finite numbers \(strict"):
+        process_validation_metrics(["a"] * 2, ["u"] * 2, {"acc": [float("nan"), 1.0]}, strict=True)
+
+
+def test_nan_as_verl() -> None:
+    """A NaN reward: verl's own function puts NaN in the keys of that source
+    and field which the prompt enters and carries on; kscore gives NaN in
+    the same keys (the rest within Monte Carlo error) and one warning
+    naming the field, the data source and the prompt."""
+    nan = float("nan")
+    ds = ["math"] * 12 + ["code"] * 4
+    uids = ["q1"] * 4 + ["q2"] * 4 + ["q3"] * 2 + ["q4"] * 2 + ["c1"] * 4
+    # q1's NaN is its 2nd response; every pred of q1 is "x", so verl's vote
+    # picks the first drawn response: NaN in a quarter of its 1000 draws.
+    acc = [1.0, nan, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0]
+    score = [0.5 * i for i in range(16)]
+    pred = ["x"] * 4 + ["y", "z", "y", "y"] + ["a", "b", "a", "a"] + ["c", "c", "d", "c"]
+    infos: dict[str, list[Any]] = {"acc": acc, "score": score, "pred": pred}
+    theirs = verl_process(ds, uids, infos)
+    with pytest.warns(RuntimeWarning) as caught:
+        ours = process_validation_metrics(ds, uids, infos)
+    assert len(caught) == 1
+    assert str(caught[0].message).startswith(
+        "kscore.rl: infos_dict['acc'][1] is nan (data source 'math', prompt 'q1'): ")
+    assert caught[0].filename == __file__  # points at the caller's line
+    for source, fields in theirs.items():
+        assert set(ours[source]) == set(fields)
+        for field, metrics in fields.items():
+            assert list(ours[source][field]) == list(metrics)
+            for key, value in metrics.items():
+                assert np.isnan(ours[source][field][key]) == np.isnan(value), (source, field, key)
+                if not np.isnan(value):
+                    assert ours[source][field][key] == pytest.approx(float(value), abs=0.1)
+    nan_keys = {key for key, value in theirs["math"]["acc"].items() if np.isnan(value)}
+    assert nan_keys == {"mean@4", "std@4", "best@2/mean", "best@2/std", "worst@2/mean", "worst@2/std",
+                        "maj@2/mean", "maj@2/std", "best@4/mean", "best@4/std", "worst@4/mean", "worst@4/std",
+                        "maj@4/mean", "maj@4/std"}  # q3/q4's @2 keys of acc are numbers; so is every score key
+    # the keys beyond verl's: NaN where q1 enters (k <= 4); the flat entry point the same
+    with pytest.warns(RuntimeWarning, match="prompt 'q1'"):
+        extra = process_validation_metrics(ds, uids, infos, unbiased=True)["math"]["acc"]
+    assert np.isnan(extra["pass@1"]) and np.isnan(extra["vote@4/hi"])
+    with pytest.warns(RuntimeWarning, match="prompt 'q1'"):
+        flat = validation_metrics(uids, acc, pred, sources=ds)
+    assert np.isnan(flat["val/math/pass@2"]) and not np.isnan(flat["val/code/pass@2"])
 
 
 def _bootstrap_error(values: list[float], n: int, resamples: int, seed: int) -> tuple[float, float]:

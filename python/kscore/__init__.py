@@ -12,10 +12,14 @@ verl's ``process_validation_metrics``, and pass@k for any trainer).
 
 from typing import TYPE_CHECKING, Any
 
-from . import counts
-from ._kscore import __version__
-from .arena import arena
-from .counts import (
+from . import _interrupt
+
+_interrupt.during_startup()  # first: Ctrl-C while the kscore command imports the rest is one line
+
+from . import counts  # noqa: E402
+from ._kscore import __version__  # noqa: E402
+from .arena import arena  # noqa: E402
+from .counts import (  # noqa: E402
     avg_at_n,
     cons_at_k,
     counts_of,
@@ -23,7 +27,7 @@ from .counts import (
     model_scores,
     question_scores,
 )
-from .leaderboard import Leaderboard, add_counts, leaderboard
+from .leaderboard import Leaderboard, add_counts, leaderboard  # noqa: E402
 
 __all__ = [
     "eval",

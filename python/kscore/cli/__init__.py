@@ -20,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .. import _interrupt
 from ..leaderboard.api import Show
 from ..present.console import Stderr as _Stderr
 from ..present.console import progress_console
@@ -508,6 +509,7 @@ def _command(args: argparse.Namespace) -> int:
 
 def entry(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point (and ``python -m kscore``'s)."""
+    _interrupt.started()  # Ctrl-C from here: KeyboardInterrupt, handled by the command
     try:
         rc = main(argv)
     except KeyboardInterrupt:  # in argparse, before the command's own handler

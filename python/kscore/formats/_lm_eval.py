@@ -14,10 +14,14 @@ task (from the file name), sample 0, outcome the value of one metric under one
 filter, named as lm_eval names it in its results, ``"<metric>,<filter>"``
 (e.g. ``"acc,none"``, ``"exact_match,strict-match"``); default: the first
 metric of the first line with that line's filter. Lines of other filters are
-skipped (each document appears once per filter). The model is the
-``model_name`` of the ``results_<date>.json`` written with the samples (same
-date), else the directory's name (lm_eval's sanitized model name, ``/`` ->
-``__``), or ``model=``.
+skipped (each document appears once per filter). The model comes from the
+``results_<date>.json`` written with the samples (same date): the name in its
+``config.model_args`` (``pretrained=``, ``model=``, ... as lm_eval picks its
+``model_name``), else ``config.model`` (``dummy``, or the class of a model
+object): lm_eval's ``model_name`` is then a random folder id (``qdpv68r5``),
+used only when nothing else names the model; without a results file, the
+directory's name (lm_eval's sanitized model name, ``/`` -> ``__``); or
+``model=``.
 
 A metric whose per-document value is a list of numbers (``kscore.lm_eval``'s
 metrics: the document's outcome on each repeat) is read as samples 0..n-1.
@@ -99,13 +103,43 @@ def read(path: Path, score: str | None = None, model: str | None = None) -> Any:
     return rows.table()
 
 
+#: The ``model_args`` keys lm_eval takes its ``model_name`` from, in its order
+#: (lm_eval/loggers/evaluation_tracker.py, ``GeneralConfigTracker._get_model_name``).
+_NAME_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
+
+
+def _named_in(args: Any) -> str | None:
+    """The model's name in lm_eval's ``model_args`` (a dict or ``k=v,...``)."""
+    if isinstance(args, dict):
+        for key in _NAME_KEYS:
+            if args.get(key):
+                return str(args[key])
+    elif isinstance(args, str):
+        pairs = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
+        for key in _NAME_KEYS:
+            if pairs.get(key):
+                return pairs[key]
+    return None
+
+
 def _model(path: Path, date: str | None) -> str:
-    """``model_name`` from the results file of the same run, else the directory name."""
+    """The model of the results file of the same run (see the module
+    docstring), else the directory name."""
     if date is not None:
         for results in sorted(path.parent.glob(f"*_{date}.json")):
             if not is_companion(results):
                 continue
             doc = read_json(results)
-            if isinstance(doc, dict) and isinstance(doc.get("model_name"), str) and doc["model_name"]:
+            if not isinstance(doc, dict):
+                continue
+            config = doc.get("config")
+            config = config if isinstance(config, dict) else {}
+            named = _named_in(config.get("model_args"))
+            if named:
+                return named
+            source = config.get("model")
+            if isinstance(source, str) and source:
+                return source
+            if isinstance(doc.get("model_name"), str) and doc["model_name"]:
                 return str(doc["model_name"])
     return path.parent.name or path.stem

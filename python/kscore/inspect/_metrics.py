@@ -10,12 +10,24 @@ inspect shows as one row each: ``<name>`` (the estimate), ``<name>_sigma``
 (its standard error over questions), ``<name>_lo`` and ``<name>_hi`` (the
 ``confidence`` interval), with the leaderboard's names (``pass@4``,
 ``g-pass@4_0.5``, ``bayes@N``, ...). ``k=None`` gives the leaderboard's
-default budgets, 1, 4 and 16 bounded by the fewest epochs a sample has."""
+default budgets, 1, 4 and 16 bounded by the fewest epochs a sample has.
+
+A metric never raises once the run has started: a complaint (a score it
+cannot read, fewer epochs than a budget) would otherwise interrupt the
+evaluation inside inspect's progress display. What it cannot score it
+reports as NaN, with one warning (at the default level) saying why, and
+the log's results say it too: each of the metric's results carries
+``params["why"]`` (inspect copies a metric's parameters into its results),
+absent when every value was computed."""
 
 from __future__ import annotations
 
 import logging
+import math
+import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
+from types import FrameType
 
 import numpy as np
 from inspect_ai.scorer import Metric, SampleScore, metric
@@ -58,12 +70,55 @@ def _check(k: Ks, tau: float | None, confidence: float, where: str) -> None:
         raise ValueError(f"kscore {where}: confidence must lie in (0, 1); got {confidence!r}")
 
 
-def _note_once(message: str) -> None:
-    # At info level: inspect's running metrics meet short samples in every
-    # run (epochs still coming in), where a warning would be noise.
+def note_once(message: str, level: int = logging.INFO) -> None:
     if message not in _warned:
         _warned.add(message)
-        logger.info(message)
+        logger.log(level, message)
+
+
+#: The function of inspect_ai (0.3.x) that computes the running metrics of its
+#: progress display, while samples and epochs are still coming in.
+_DISPLAY = ("inspect_ai._eval.task.run", "compute")
+
+
+def _running() -> bool:
+    """Whether inspect calls the metric for its progress display (samples
+    short of epochs are expected there) rather than for the log's results.
+    inspect passes no flag: the caller's frames tell. A layout not known
+    here counts as the results (the worst case: a warning during the run)."""
+    frame: FrameType | None = sys._getframe(2)
+    for _ in range(40):
+        if frame is None:
+            return False
+        if (frame.f_globals.get("__name__"), frame.f_code.co_name) == _DISPLAY:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _fewest_epochs(scores: list[SampleScore]) -> int:
+    return min(Counter(s.sample_id for s in scores).values())
+
+
+#: The parameter of every kscore metric that kscore fills with the reason
+#: for its NaN values (given by a user, or by ``inspect score`` recreating
+#: the metric from a log, it is ignored).
+WHY = "why"
+
+
+def _tell_why(metric: object, reasons: list[str]) -> None:
+    """The reasons into the metric's registry parameters, which inspect
+    copies into each of its results (``EvalMetric.params``)."""
+    params = getattr(metric, "__registry_params__", None)  # (inspect_ai 0.3.x: the parameters given)
+    if isinstance(params, dict):
+        if reasons:
+            params[WHY] = "; ".join(reasons)
+        else:
+            params.pop(WHY, None)
+
+
+def _nan_keys(names: list[str]) -> dict[str, float | None]:
+    return {name + suffix: math.nan for name in names for suffix in ("", "_sigma", "_lo", "_hi")}
 
 
 def _kscore_metric(where: str, specs: Callable[[int], list[Spec]], w: FloatArray, cluster: str | None,
@@ -73,20 +128,42 @@ def _kscore_metric(where: str, specs: Callable[[int], list[Spec]], w: FloatArray
     def run(scores: list[SampleScore]) -> dict[str, float | None]:
         if not scores:
             return {}  # (inspect asks for the empty shape: none)
+        running = _running()
+        reasons: list[str] = []
+        try:
+            out = compute_all(scores, running, reasons)
+        except Exception as exc:  # a metric's complaint must never end the evaluation
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            note_once(f"{message} (reported as NaN)", logging.WARNING)
+            reasons = [message]
+            try:
+                names = [m.name for m in specs(_fewest_epochs(scores))]
+            except Exception:
+                names = [where]
+            out = _nan_keys(names)
+        _tell_why(run, reasons)
+        return out
+
+    def compute_all(scores: list[SampleScore], running: bool, reasons: list[str]) -> dict[str, float | None]:
         tab = table(scores, w, to_float, where)
         counts = tab.counts
         n_min = int(counts.n.min())
         chosen = specs(n_min)
         out: dict[str, float | None] = {}
-        # A budget some sample lacks (inspect also shows running metrics while
-        # epochs are still coming in): not computed, as on the leaderboard;
-        # inspect leaves None values out of its results.
+        # A budget some sample lacks: while inspect's progress display runs
+        # (epochs still coming in), left out (None: inspect drops it) with a
+        # note at info level; in the log's results NaN, and a warning.
         short = [m for m in chosen if m.budget > n_min]
         for m in short:
-            _note_once(f"kscore {where}: {m.name} needs at least {m.budget} epochs per sample; some samples have "
-                       f"{n_min}: not computed")
-            for suffix in ("", "_sigma", "_lo", "_hi"):
-                out[m.name + suffix] = None
+            reason = (f"kscore {where}: {m.name} needs at least {m.budget} epochs per sample; some samples have "
+                      f"{n_min}")
+            if running:
+                note_once(f"{reason}: not computed yet")
+                out.update(dict.fromkeys((m.name + x for x in ("", "_sigma", "_lo", "_hi")), None))
+            else:
+                note_once(f"{reason} (reported as NaN)", logging.WARNING)
+                reasons.append(reason)
+                out.update(_nan_keys([m.name]))
         chosen = [m for m in chosen if m.budget <= n_min]
         if not chosen:
             return out
@@ -114,14 +191,18 @@ def _budgeted(name: str, k: Ks, cluster: str | None, confidence: float, to_float
 
 @metric(scores="unreduced")
 def pass_at_k(k: Ks = None, cluster: str | None = None, confidence: float = 0.95,
-              to_float: ToFloat | None = None) -> Metric:
+              to_float: ToFloat | None = None, why: str | None = None) -> Metric:
     """pass@k over the epochs (the unbiased estimator per sample), its
     standard error and interval over samples.
 
     ``k``: a budget or a list (default: 1, 4, 16 up to the epochs);
     ``cluster``: a sample-metadata key whose samples form a cluster
     (cluster-robust standard errors); ``to_float``: inspect's
-    ``value_to_float()`` or your own (default: inspect's default mapping).
+    ``value_to_float()`` or your own (default: inspect's default mapping);
+    ``why``: not an input: kscore writes there why values are NaN (the
+    log's results show it as the metric's ``params["why"]``, absent when
+    every value was computed); ignored when
+    given (as ``inspect score`` does, recreating the metric from a log).
 
     Examples:
         >>> from inspect_ai import Task
@@ -133,7 +214,7 @@ def pass_at_k(k: Ks = None, cluster: str | None = None, confidence: float = 0.95
 
 @metric(scores="unreduced")
 def pass_hat_k(k: Ks = None, cluster: str | None = None, confidence: float = 0.95,
-               to_float: ToFloat | None = None) -> Metric:
+               to_float: ToFloat | None = None, why: str | None = None) -> Metric:
     """pass^k (all of k epochs correct), as :func:`pass_at_k`.
 
     Examples:
@@ -145,7 +226,7 @@ def pass_hat_k(k: Ks = None, cluster: str | None = None, confidence: float = 0.9
 
 @metric(scores="unreduced")
 def g_pass_at_k_tau(k: Ks = None, tau: float = 0.5, cluster: str | None = None, confidence: float = 0.95,
-                    to_float: ToFloat | None = None) -> Metric:
+                    to_float: ToFloat | None = None, why: str | None = None) -> Metric:
     """G-Pass@k_tau (at least ceil(tau k) of k epochs correct), as
     :func:`pass_at_k`.
 
@@ -160,7 +241,7 @@ def g_pass_at_k_tau(k: Ks = None, tau: float = 0.5, cluster: str | None = None, 
 
 @metric(scores="unreduced")
 def mg_pass_at_k(k: Ks = None, cluster: str | None = None, confidence: float = 0.95,
-                 to_float: ToFloat | None = None) -> Metric:
+                 to_float: ToFloat | None = None, why: str | None = None) -> Metric:
     """mG-Pass@k (G-Pass@k_tau averaged over tau in [0.5, 1]), as
     :func:`pass_at_k`.
 
@@ -173,7 +254,7 @@ def mg_pass_at_k(k: Ks = None, cluster: str | None = None, confidence: float = 0
 
 @metric(scores="unreduced")
 def maj_at_k(k: Ks = None, cluster: str | None = None, confidence: float = 0.95,
-             to_float: ToFloat | None = None) -> Metric:
+             to_float: ToFloat | None = None, why: str | None = None) -> Metric:
     """maj@k (a strict majority of k epochs correct), as
     :func:`pass_at_k`.
 
@@ -186,7 +267,7 @@ def maj_at_k(k: Ks = None, cluster: str | None = None, confidence: float = 0.95,
 
 @metric(scores="unreduced")
 def auc_at_k(k: Ks = None, cluster: str | None = None, confidence: float = 0.95,
-             to_float: ToFloat | None = None) -> Metric:
+             to_float: ToFloat | None = None, why: str | None = None) -> Metric:
     """AUC@k (the area under the pass@j curve, j = 1..k), as
     :func:`pass_at_k`.
 
@@ -199,7 +280,7 @@ def auc_at_k(k: Ks = None, cluster: str | None = None, confidence: float = 0.95,
 
 @metric(scores="unreduced")
 def bayes(w: Sequence[float] | None = None, cluster: str | None = None, confidence: float = 0.95,
-          to_float: ToFloat | None = None) -> Metric:
+          to_float: ToFloat | None = None, why: str | None = None) -> Metric:
     """Bayes@N: the mean over samples of each sample's posterior mean reward
     (Dirichlet prior, one pseudo-count per outcome), its standard error and
     interval over samples. ``w``: the rewards of the outcomes (default
@@ -217,7 +298,7 @@ def bayes(w: Sequence[float] | None = None, cluster: str | None = None, confiden
 
 @metric(scores="unreduced")
 def avg_at_n(w: Sequence[float] | None = None, cluster: str | None = None, confidence: float = 0.95,
-             to_float: ToFloat | None = None) -> Metric:
+             to_float: ToFloat | None = None, why: str | None = None) -> Metric:
     """avg@n: each sample's mean reward over its epochs, averaged over
     samples, with its standard error and interval over samples (``w`` as in
     :func:`bayes`).

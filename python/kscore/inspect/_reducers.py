@@ -4,10 +4,13 @@ unbiased estimator from its n epochs and c correct ones, kscore.counts).
 
 Values map as in the metrics (inspect's ``value_to_float()``; each must be
 0 or 1); unscored epochs (NaN) are left out, as inspect's reducers do, and a
-sample with fewer than ``k`` scored epochs reduces to NaN (unscored)."""
+sample with fewer than ``k`` scored epochs reduces to NaN (unscored). A value
+that is not 0 or 1 never stops the run: the sample reduces to NaN with the
+reason as its explanation, and one warning says it."""
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable
 from typing import Any
@@ -16,6 +19,7 @@ from inspect_ai.scorer import Score, ScoreReducer, score_reducer
 
 from .. import counts as kc
 from ..formats.api import to_float as default_to_float
+from ._metrics import note_once
 from ._samples import ToFloat
 
 
@@ -30,8 +34,9 @@ def _reducer(where: str, k: int, estimate: Callable[[int, int], float], to_float
         for v in values:
             f: Any = convert(v) if not isinstance(v, dict | list) else None
             if f != 0.0 and f != 1.0:
-                raise ValueError(f"kscore {where}: score value {v!r} is not 0 or 1 (as inspect's value_to_float "
-                                 "maps it)")
+                why = f"kscore {where}: score value {v!r} is not 0 or 1 (as inspect's value_to_float maps it)"
+                note_once(f"{why} (the sample reduces to NaN)", logging.WARNING)
+                return Score(value=float("nan"), explanation=why)
             c += int(f)
         if n < k:
             return Score(value=float("nan"), explanation=f"{n} scored epochs, fewer than k = {k}")

@@ -1,4 +1,4 @@
-"""kscore's metrics inside lm-evaluation-harness (``pip install 'kscore[lm_eval]'``).
+"""kscore's metrics inside lm-evaluation-harness (``pip install 'kscore[lm-eval]'``).
 
 Importing this module registers with lm_eval (0.4.12 or newer, below 0.5):
 

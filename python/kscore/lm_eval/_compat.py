@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from .._versions import require
 
-#: The versions supported, as pip writes them (pyproject's ``lm_eval`` extra).
+#: The versions supported, as pip writes them (pyproject's ``lm-eval`` extra).
 REQUIRES = ">=0.4.12,<0.5"
 _LOW, _HIGH = (0, 4, 12), (0, 5)
-INSTALL = "pip install 'kscore[lm_eval]'"
+INSTALL = "pip install 'kscore[lm-eval]'"
 
 
 def check(installed: str | None = None) -> str:
@@ -27,6 +27,6 @@ def check(installed: str | None = None) -> str:
         >>> check("0.4.9")
         Traceback (most recent call last):
         ...
-        ImportError: kscore.lm_eval needs lm_eval>=0.4.12,<0.5 (found 0.4.9): pip install 'kscore[lm_eval]'
+        ImportError: kscore.lm_eval needs lm_eval>=0.4.12,<0.5 (found 0.4.9): pip install 'kscore[lm-eval]'
     """
     return require("kscore.lm_eval", "lm_eval", REQUIRES, _LOW, _HIGH, INSTALL, installed)

@@ -6,10 +6,14 @@ predictions=[filtered])`` plus the keyword arguments of its ``metric_list``
 entry. With a filter pipeline that keeps every repeat (no ``take_first``),
 ``filtered`` is the list of the document's ``repeats`` responses. Each is
 graded with lm_eval's own ``exact_match`` (and its options), or, where a
-filter already graded it (a bool or a 0/1 number), taken as it is."""
+filter already graded it (a bool or a 0/1 number), taken as it is. A pipeline
+that keeps one response per document (``take_first``, ``majority_vote``)
+beside one that keeps them all is skipped, with one warning: lm_eval reports
+its other metrics as usual."""
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Sequence
 from functools import lru_cache
@@ -17,6 +21,14 @@ from typing import Any
 
 from ..leaderboard.api import LeaderboardError, Metric, default_ks, parse_ks, parse_metrics
 from ._aggregate import Outcomes
+
+logger = logging.getLogger(__name__)
+_warned: set[str] = set()
+
+#: Said once per process when a pipeline keeps one response per document.
+ONE_RESPONSE = ("kscore.lm_eval: a filter pipeline of the task keeps one response per document (take_first or "
+                "majority_vote): kscore's metrics skip it and score the pipelines that keep every repeat "
+                "(docs/lm_eval.md, filter_list)")
 
 #: lm_eval's ``exact_match`` options, passed on to it.
 GRADING = ("regexes_to_ignore", "ignore_case", "ignore_punctuation", "ignore_numbers")
@@ -93,9 +105,11 @@ def outcomes(references: Sequence[Any] | None = None, predictions: Sequence[Any]
     if not references or not predictions or len(references) != 1 or len(predictions) != 1:
         raise ValueError("kscore.lm_eval: the metric 'kscore' scores one document at a time (a generate_until task)")
     responses = predictions[0]
-    if not isinstance(responses, list | tuple):
-        raise ValueError("kscore.lm_eval: the metric 'kscore' got one response per document; give the task a "
-                         "filter_list that keeps every repeat (no take_first), see docs/lm_eval.md")
+    if not isinstance(responses, list | tuple):  # a one-response pipeline: nothing of kscore's to report there
+        if ONE_RESPONSE not in _warned:
+            _warned.add(ONE_RESPONSE)
+            logger.warning(ONE_RESPONSE)
+        return {}
     if not responses:
         raise ValueError("kscore.lm_eval: a document has no responses")
     spec = kwargs.get("metrics")

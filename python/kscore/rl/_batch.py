@@ -11,7 +11,8 @@ prompts x responses table).
 from __future__ import annotations
 
 import operator
-from collections.abc import Hashable, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -56,12 +57,21 @@ class Batch:
     vote_count: IntArray
     vote_start: IntArray
     vote_ok: BoolArray
+    #: Each prompt's uid (``sample_uids``' value).
+    prompt_ids: list[Any] = field(default_factory=list)
+    #: Per field name, the prompts with a NaN or infinite value (read as 0;
+    #: their keys are set to NaN afterwards, as verl's come out).
+    nonfinite: dict[str, IntArray] = field(default_factory=dict)
     #: Vote weights computed for one field, kept for the next (same prompts, same N).
     memo: dict[Any, Any] = field(default_factory=dict)
 
     @property
     def prompts(self) -> int:
         return len(self.source_of)
+
+    def where(self, prompt: int) -> str:
+        """``data source 'math', prompt 'q1'`` for error messages."""
+        return f"data source {self.sources[int(self.source_of[prompt])]!r}, prompt {self.prompt_ids[prompt]!r}"
 
 
 def _block_width(values: Entries) -> int | None:
@@ -164,13 +174,15 @@ def _first_seen(items: list[Any], what: str, repeats: bool = True) -> tuple[list
     return distinct, np.fromiter(operator.itemgetter(*items)(index), np.int64, len(items))
 
 
-def _numbers(name: str, raw: Any, size: int, distinct: list[Any] | None = None) -> tuple[
+def _numbers(name: str, raw: Any, size: int, at: Callable[[int], str], distinct: list[Any] | None = None) -> tuple[
         BoolArray, FloatArray, BoolArray]:
     """``(kept, values, text)`` per sample: whether it holds a number, the
-    number (0 where not), whether it is a string (verl skips a prompt's
-    field when its first non-None value is one). ``distinct``: the field's
-    distinct values when already coded (``pred``); if all are strings, so
-    is every entry (an entry equal to a string as a dict key is a string)."""
+    number (0 where not; NaN and infinities kept, for :func:`read_batch`),
+    whether it is a string (verl skips a prompt's field when its first
+    non-None value is one). ``at(i)``: where sample i is, for messages.
+    ``distinct``: the field's distinct values when already coded (``pred``);
+    if all are strings, so is every entry (an entry equal to a string as a
+    dict key is a string)."""
     none = np.zeros(size, bool)
     if isinstance(raw, np.ndarray) and raw.dtype.kind in "biuf":
         return ~none, raw.astype(np.float64).ravel(), none
@@ -187,12 +199,7 @@ def _numbers(name: str, raw: Any, size: int, distinct: list[Any] | None = None) 
         except (ValueError, TypeError, OverflowError):
             guess = np.zeros(0, object)
         if guess.dtype.kind in "biuf" and guess.shape == (size,):
-            values = guess.astype(np.float64, copy=False)
-            bad = ~np.isfinite(values)
-            if bad.any():
-                i = int(np.argmax(bad))
-                raise ValueError(f"infos_dict[{name!r}][{i}] is {values[i]}; rewards must be finite numbers")
-            return ~none, values, none
+            return ~none, guess.astype(np.float64, copy=False), none
     kinds = set(map(type, items))
     if all(issubclass(t, _NUMBER) for t in kinds):
         values = np.array(items, dtype=np.float64)
@@ -206,18 +213,14 @@ def _numbers(name: str, raw: Any, size: int, distinct: list[Any] | None = None) 
         odd = ~(kept | text) & np.fromiter((v is not None for v in items), bool, size)
         if odd.any():
             i = int(np.argmax(odd))
-            raise TypeError(
-                f"infos_dict[{name!r}][{i}] is a {type(items[i]).__name__}; a field holds numbers, strings or None"
-            )
+            raise TypeError(f"infos_dict[{name!r}][{i}] is a {type(items[i]).__name__} ({at(i)}); "
+                            "a field holds numbers, strings or None")
         values = np.array([v if k else 0.0 for v, k in zip(items, kept)], dtype=np.float64)
-    bad = kept & ~np.isfinite(values)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(f"infos_dict[{name!r}][{i}] is {values[i]}; rewards must be finite numbers")
     return kept, values, text
 
 
-def _skip_strings(name: str, kept: BoolArray, text: BoolArray, sample_prompt: IntArray, prompts: int) -> BoolArray:
+def _skip_strings(name: str, kept: BoolArray, text: BoolArray, sample_prompt: IntArray, prompts: int,
+                  at: Callable[[int], str]) -> BoolArray:
     """``kept`` less the prompts whose first non-None value is a string."""
     alive = np.flatnonzero(kept | text)
     first = np.full(prompts, -1, np.int64)
@@ -227,8 +230,10 @@ def _skip_strings(name: str, kept: BoolArray, text: BoolArray, sample_prompt: In
     skip[has] = text[first[has]]
     numbers = np.bincount(sample_prompt[kept], minlength=prompts) > 0
     strings = np.bincount(sample_prompt[text], minlength=prompts) > 0
-    if (~skip & numbers & strings).any():
-        raise TypeError(f"infos_dict[{name!r}] mixes numbers and strings within one prompt")
+    mixed = ~skip & numbers & strings
+    if mixed.any():
+        i = int(np.argmax(mixed[sample_prompt]))
+        raise TypeError(f"infos_dict[{name!r}] mixes numbers and strings within one prompt ({at(i)})")
     return kept & ~skip[sample_prompt]
 
 
@@ -276,8 +281,14 @@ def read_batch(
     sample_uids: Entries,
     infos_dict: Mapping[str, Entries],
     expected_acc_counts: Mapping[tuple[Any, Any], int] | None,
+    strict: bool = False,
 ) -> Batch:
-    """Group a verl validation batch by prompt (see the module docstring)."""
+    """Group a verl validation batch by prompt (see the module docstring).
+
+    A NaN or infinite value: with ``strict`` a ValueError naming the entry,
+    data source and prompt; else read as 0, the prompt listed in
+    ``Batch.nonfinite`` (its keys become NaN, as verl's do) and one
+    RuntimeWarning per field naming the first such entry."""
     size = len(data_sources)
     if len(sample_uids) != size:
         raise ValueError(f"sample_uids has {len(sample_uids)} entries, data_sources {size}")
@@ -297,6 +308,10 @@ def read_batch(
         sample_prompt = inverse.ravel().astype(np.int64)
     source_of = keys // max(width, 1)
 
+    def at(i: int) -> str:
+        p = int(sample_prompt[i])
+        return f"data source {sources[int(source_of[p])]!r}, prompt {uids[int(keys[p]) % width]!r}"
+
     # (name, kept per sample, value per sample, extra prompts, extra values)
     parsed: list[tuple[str, BoolArray, FloatArray, IntArray | None, FloatArray | None]] = []
     # pred is coded first (its distinct values tell _numbers it holds strings);
@@ -309,9 +324,9 @@ def read_batch(
         except TypeError as exc:
             unhashable = exc
     for name, raw in infos_dict.items():
-        kept, values, text = _numbers(name, raw, size, coded[0] if coded is not None and name == "pred" else None)
+        kept, values, text = _numbers(name, raw, size, at, coded[0] if coded is not None and name == "pred" else None)
         if text.any() and kept.any():
-            kept = _skip_strings(name, kept, text, sample_prompt, len(keys))
+            kept = _skip_strings(name, kept, text, sample_prompt, len(keys), at)
         parsed.append((name, kept, values, None, None))
 
     if expected_acc_counts and "acc" in infos_dict:
@@ -320,8 +335,11 @@ def read_batch(
         present = np.fromiter((v is not None for v in listed), bool, size)
         acc_seen = np.zeros(len(sources), bool)
         acc_seen[source_code[present]] = True
-        parsed, source_of = _expected(parsed, expected_acc_counts, sources, uids, source_of, keys, sample_prompt,
-                                      acc_seen)
+        parsed, source_of, new_uids = _expected(parsed, expected_acc_counts, sources, uids, source_of, keys,
+                                                sample_prompt, acc_seen)
+    else:
+        new_uids = []
+    parsed, nonfinite = _nonfinite(parsed, sample_prompt, at, strict)
     total = len(source_of)
     # Prompts stay in first-seen order: within a data source that is verl's
     # uid order, and sources are apart only when metrics are averaged.
@@ -346,7 +364,36 @@ def read_batch(
         vote_count, vote_start = votes.count, votes.start
         bad = np.bincount(sample_prompt[none], minlength=total) > 0
         vote_ok = (vote_count > 0) & ~bad
-    return Batch(sources, source_of, fields, vote, vote_count, vote_start, vote_ok)
+    prompt_ids = [uids[k] for k in (keys % max(width, 1)).tolist()] + new_uids
+    return Batch(sources, source_of, fields, vote, vote_count, vote_start, vote_ok, prompt_ids, nonfinite)
+
+
+Parsed = list[tuple[str, BoolArray, FloatArray, IntArray | None, FloatArray | None]]
+
+
+def _nonfinite(parsed: Parsed, sample_prompt: IntArray, at: Callable[[int], str],
+               strict: bool) -> tuple[Parsed, dict[str, IntArray]]:
+    """NaN and infinite values: raise (``strict``), or read them as 0 and
+    list their prompts per field, with one warning per field."""
+    out: Parsed = []
+    listed: dict[str, IntArray] = {}
+    for name, kept, values, xp, xv in parsed:
+        bad = kept & ~np.isfinite(values)
+        if bad.any():
+            i = int(np.argmax(bad))
+            if strict:
+                raise ValueError(f"infos_dict[{name!r}][{i}] is {values[i]} ({at(i)}); "
+                                 "rewards must be finite numbers (strict=True)")
+            prompts = np.unique(sample_prompt[bad])
+            listed[name] = prompts
+            others = f"; {len(prompts) - 1} more prompt(s) too" if len(prompts) > 1 else ""
+            if name != "acc_success_only":  # the same entries as acc's: one warning
+                warnings.warn(f"kscore.rl: infos_dict[{name!r}][{i}] is {values[i]} ({at(i)}{others}): "
+                              f"the keys of {name!r} those prompts enter are NaN, as in verl "
+                              "(strict=True raises instead)", RuntimeWarning, stacklevel=5)
+            values = np.where(bad, 0.0, values)
+        out.append((name, kept, values, xp, xv))
+    return out, listed
 
 
 def _expected(
@@ -358,7 +405,7 @@ def _expected(
     keys: IntArray,
     sample_prompt: IntArray,
     acc_seen: BoolArray,
-) -> tuple[list[tuple[str, BoolArray, FloatArray, IntArray | None, FloatArray | None]], IntArray]:
+) -> tuple[list[tuple[str, BoolArray, FloatArray, IntArray | None, FloatArray | None]], IntArray, list[Any]]:
     """verl's ``expected_acc_counts``: for prompts of data sources that emit
     ``acc``, ``acc`` padded with zeros to the expected number of sessions
     and ``acc_success_only`` the observed values; unseen uids become new
@@ -371,6 +418,7 @@ def _expected(
     _, kept, values, _, _ = parsed[names.index("acc")]
     have = np.bincount(sample_prompt[kept], minlength=len(keys)).tolist()
     new_sources: list[int] = []
+    new_uids: list[Any] = []
     pad_p: list[int] = []
     pad_n: list[int] = []
     listed = np.zeros(len(keys), bool)
@@ -384,6 +432,7 @@ def _expected(
         if p is None:
             p = len(keys) + len(new_sources)
             new_sources.append(s)
+            new_uids.append(uid)
         else:
             listed[p] = True
             observed = have[p]
@@ -398,4 +447,4 @@ def _expected(
         out[names.index("acc_success_only")] = success
     else:
         out.append(success)
-    return out, np.concatenate([source_of, np.asarray(new_sources, np.int64)])
+    return out, np.concatenate([source_of, np.asarray(new_sources, np.int64)]), new_uids

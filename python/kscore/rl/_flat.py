@@ -17,6 +17,7 @@ def validation_metrics(
     prefix: str = "val",
     ks: Sequence[int] | None = None,
     confidence: float = 0.95,
+    strict: bool = False,
 ) -> dict[str, float]:
     """Validation metrics of any trainer's rollouts, keyed for a logger.
 
@@ -31,7 +32,14 @@ def validation_metrics(
     prompts: ``pass@k``, ``pass_hat@k`` (pass^k) and ``strict_maj@k`` when
     every reward is 0 or 1, ``vote@k`` (verl's majority vote over k
     responses) with ``preds``; for ``ks`` (default k = 1, 2, 4, ... and the
-    fewest responses of any prompt).
+    most responses of any prompt), each k averaged over the prompts with at
+    least k responses (every prompt when none has fewer). A k above every
+    prompt's responses raises a ValueError naming the data source and the
+    prompt with the most.
+
+    A NaN or infinite reward makes NaN the keys its prompt enters, with a
+    RuntimeWarning naming the data source and prompt (verl's behaviour:
+    training goes on); ``strict=True`` raises a ValueError instead.
 
     Examples:
         >>> m = validation_metrics([0, 0, 1, 1, 1, 1], [1, 0, 0, 0, 0, 1])
@@ -45,7 +53,7 @@ def validation_metrics(
     if preds is not None:
         infos["pred"] = preds
     where: Entries = ["all"] * size if sources is None else sources
-    nested = nested_metrics(where, prompt_ids, infos, unbiased=True, confidence=confidence, ks=ks)
+    nested = nested_metrics(where, prompt_ids, infos, unbiased=True, confidence=confidence, ks=ks, strict=strict)
     out: dict[str, float] = {}
     for source, fields in nested.items():
         for key, value in fields.get("reward", {}).items():

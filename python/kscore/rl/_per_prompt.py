@@ -124,14 +124,18 @@ def vote_weights(batch: Batch, prompts: IntArray, total: int, draws: Sequence[in
 def vote_at_k(batch: Batch, field: Field, prompts: IntArray, ks: Sequence[int]) -> FloatArray:
     """``(len(ks), len(prompts))``: per prompt, the expected value of verl's
     vote over k of its responses drawn without replacement (unbiased for
-    the vote of k fresh responses)."""
-    out = np.empty((len(ks), len(prompts)))
+    the vote of k fresh responses); NaN where a prompt has fewer than k."""
+    out = np.full((len(ks), len(prompts)), np.nan)
     totals = field.count[prompts]
     for total in np.flatnonzero(np.bincount(totals)).tolist():  # the distinct N, ascending
-        same = totals == total
+        same = np.flatnonzero(totals == total)
+        fit = [j for j, k in enumerate(ks) if k <= total]
+        if not fit:
+            continue
         rows = prompts[same]
-        weights = vote_weights(batch, rows, total, ks, replace=False)
-        out[:, same] = np.einsum("kmn,mn->km", weights, _rows(field, rows, total))
+        draws = ks if len(fit) == len(ks) else [ks[j] for j in fit]
+        weights = vote_weights(batch, rows, total, draws, replace=False)
+        out[np.ix_(np.asarray(fit, np.int64), same)] = np.einsum("kmn,mn->km", weights, _rows(field, rows, total))
     return out
 
 

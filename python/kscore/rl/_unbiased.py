@@ -5,7 +5,8 @@ For a field whose values are all 0 or 1 (``acc``), each prompt is a count
 every budget at once (:func:`kscore.counts.curve`): pass@k (at least one of k
 draws without replacement correct), pass^k (all k correct) and maj@k (a
 strict majority of k correct, scorio's ``maj_at_k``). The value is their
-mean over prompts; the interval is the normal one over prompts,
+mean over the prompts with at least k responses (all of them when every
+prompt has k or more); the interval is the normal one over those prompts,
 ``mean -+ z * sd / sqrt(M)`` (sd with ddof=1, clipped into [0, 1]), which
 covers the prompt-to-prompt spread and the sampling noise within prompts.
 """
@@ -25,7 +26,8 @@ FAMILIES = {"pass@": "pass_at_k", "pass_hat@": "pass_hat_k", "strict_maj@": "maj
 
 
 def budgets(smallest: int) -> list[int]:
-    """k = 1, 2, 4, ... up to the fewest responses of any prompt, and that number.
+    """k = 1, 2, 4, ... below ``smallest``, and ``smallest`` (the most
+    responses of any prompt where the callers use it).
 
     Examples:
         >>> budgets(16), budgets(6), budgets(1)
@@ -68,7 +70,8 @@ def vote_metrics(per_prompt: FloatArray, ks: Sequence[int], bounds: tuple[float,
     z = z_value(confidence)
     out: dict[str, float] = {}
     for j, k in enumerate(ks):
-        mean, lo, hi = interval(per_prompt[j], z, bounds)
+        row = per_prompt[j]
+        mean, lo, hi = interval(row[~np.isnan(row)], z, bounds)
         out[f"vote@{k}"], out[f"vote@{k}/lo"], out[f"vote@{k}/hi"] = mean, lo, hi
     return out
 
@@ -77,20 +80,32 @@ def unbiased_metrics(
     n: IntArray, c: IntArray, ks: Sequence[int] | None = None, confidence: float = 0.95
 ) -> dict[str, float]:
     """Keys ``pass@k``, ``pass@k/lo``, ``pass@k/hi`` (and ``pass_hat@``,
-    ``strict_maj@``) for the prompts with ``n`` responses, ``c`` correct.
+    ``strict_maj@``) for the prompts with ``n`` responses, ``c`` correct:
+    each k over the prompts with at least k responses (default ks: 1, 2,
+    4, ... and the most responses of any prompt; the caller checks that
+    every k is in 1..max(n)).
 
     Examples:
         >>> out = unbiased_metrics(np.array([4, 4]), np.array([1, 4]), ks=[2])
         >>> out["pass@2"], out["pass_hat@2"], out["strict_maj@2"]
         (0.75, 0.5, 0.5)
+        >>> ragged = unbiased_metrics(np.array([1, 4]), np.array([1, 2]))
+        >>> ragged["pass@1"], ragged["pass@4"]  # pass@4: the second prompt only
+        (0.75, 1.0)
     """
-    ks = budgets(int(n.min())) if ks is None else [int(k) for k in ks]
+    ks = budgets(int(n.max())) if ks is None else [int(k) for k in ks]
     z = z_value(confidence)
     out: dict[str, float] = {}
     for prefix, family in FAMILIES.items():
-        table = curve(n, c, family, ks, mean=False)  # type: ignore[arg-type]
-        for j, k in enumerate(ks):
-            mean, lo, hi = interval(table[:, j], z)
+        if int(n.min()) >= max(ks):  # every prompt has every k: one pass
+            columns = list(curve(n, c, family, ks, mean=False).T)  # type: ignore[arg-type]
+        else:
+            columns = []
+            for k in ks:
+                enough = n >= k
+                columns.append(curve(n[enough], c[enough], family, [k], mean=False)[:, 0])  # type: ignore[arg-type]
+        for k, column in zip(ks, columns):
+            mean, lo, hi = interval(column, z)
             out[f"{prefix}{k}"] = mean
             out[f"{prefix}{k}/lo"] = lo
             out[f"{prefix}{k}/hi"] = hi

@@ -24,6 +24,7 @@ def process_validation_metrics(
     *,
     unbiased: bool = False,
     confidence: float = 0.95,
+    strict: bool = False,
 ) -> Nested:
     """verl's validation metrics with every bootstrap statistic exact.
 
@@ -40,6 +41,12 @@ def process_validation_metrics(
     distribution of verl's vote with its tie rule), so ``seed`` is accepted
     and has no effect. Dicts are plain ``dict`` with ``float`` values.
 
+    A NaN or infinite value does what verl does with a NaN: the keys of
+    that data source and field which the prompt enters are NaN (the other
+    prompts' keys, fields and sources keep their values) and training goes
+    on; a RuntimeWarning names the field, entry, data source and prompt.
+    ``strict=True`` raises a ValueError instead.
+
     Args:
         data_sources, sample_uids, infos_dict, seed, expected_acc_counts: verl's.
         unbiased: also give, for each field whose values are all 0 or 1,
@@ -47,12 +54,15 @@ def process_validation_metrics(
             for each field with a ``pred`` of every response ``vote@k``
             (verl's majority vote over k responses): draws without
             replacement, unbiased, with ``/lo`` and ``/hi`` interval ends
-            over prompts, for k = 1, 2, 4, ... and the fewest responses of
-            any prompt (see docs/rl.md).
+            over prompts: for k = 1, 2, 4, ... and the most responses of
+            any prompt, each k over the prompts with at least k responses
+            (see docs/rl.md).
         confidence: the intervals' level.
+        strict: raise on a NaN or infinite value instead of NaN keys.
 
     Raises:
-        ValueError: lists of different lengths, a NaN or infinite value.
+        ValueError: lists of different lengths; with ``strict``, a NaN or
+            infinite value.
         TypeError: a field value that is neither a number, a string nor
             None, or a prompt mixing numbers and strings in one field.
 
@@ -67,7 +77,7 @@ def process_validation_metrics(
     """
     del seed  # exact values: nothing is drawn
     return nested_metrics(data_sources, sample_uids, infos_dict, expected_acc_counts,
-                          unbiased=unbiased, confidence=confidence)
+                          unbiased=unbiased, confidence=confidence, strict=strict)
 
 
 def nested_metrics(
@@ -79,10 +89,11 @@ def nested_metrics(
     unbiased: bool = False,
     confidence: float = 0.95,
     ks: Sequence[int] | None = None,
+    strict: bool = False,
 ) -> Nested:
     """:func:`process_validation_metrics` with the budgets ``ks`` of the
-    unbiased keys chosen (default 1, 2, 4, ... and the fewest responses)."""
-    batch = read_batch(data_sources, sample_uids, infos_dict, expected_acc_counts)
+    unbiased keys chosen (default 1, 2, 4, ... and the most responses)."""
+    batch = read_batch(data_sources, sample_uids, infos_dict, expected_acc_counts, strict)
     columns = [_aggregate(batch, field) for field in batch.fields]
     out: Nested = {}
     for s, source in enumerate(batch.sources):
@@ -100,9 +111,29 @@ def nested_metrics(
             metrics = {key: float(sums[key][s] / counts[key][s]) for key in _key_order(batch, field, mine)}
             if unbiased:
                 metrics.update(_unbiased(batch, field, mine, confidence, ks))
+            bad = batch.nonfinite.get(field.name)
+            if bad is not None:
+                _nan_keys(metrics, batch, field, bad[batch.source_of[bad] == s])
             fields[field.name] = metrics
         out[source] = fields
     return out
+
+
+def _nan_keys(metrics: dict[str, float], batch: Batch, field: Field, bad: IntArray) -> None:
+    """NaN in every key the prompts ``bad`` (with a NaN or infinite value)
+    enter: verl's per-prompt NaN averaged into its source's keys."""
+    for p in bad.tolist():
+        total = int(field.count[p])
+        voted = batch.vote is not None and bool(batch.vote_ok[p]) and int(batch.vote_count[p]) == total
+        names = set(metric_names(total, voted))
+        for key in metrics:
+            head, _, _ = key.partition("/")
+            family, _, k = head.partition("@")
+            if key in names or (family in _UNBIASED and k.isdigit() and int(k) <= total):
+                metrics[key] = float("nan")
+
+
+_UNBIASED = ("pass", "pass_hat", "strict_maj", "vote")
 
 
 def _key_order(batch: Batch, field: Field, prompts: IntArray) -> list[str]:
@@ -154,15 +185,29 @@ def _unbiased(batch: Batch, field: Field, prompts: IntArray, confidence: float,
     binary = bool(((values == 0.0) | (values == 1.0)).all())
     if binary:
         c = np.bincount(field.prompt, weights=field.values, minlength=len(field.count))[prompts]
-        out.update(unbiased_metrics(field.count[prompts], np.rint(c).astype(np.int64), ks, confidence))
+        n = field.count[prompts]
+        out.update(unbiased_metrics(n, np.rint(c).astype(np.int64), _budgets(batch, prompts, n, ks), confidence))
     if batch.vote is not None:
         totals = field.count[prompts]
         voted = prompts[batch.vote_ok[prompts] & (batch.vote_count[prompts] == totals)]
         if len(voted):
-            fewest = int(field.count[voted].min())
-            budgets_v = budgets(fewest) if ks is None else [int(k) for k in ks]
-            if max(budgets_v) > fewest or min(budgets_v) < 1:
-                raise ValueError(f"k must be in 1..{fewest} (the fewest responses of a voted prompt); got {budgets_v}")
+            budgets_v = _budgets(batch, voted, field.count[voted], ks, "a voted prompt")
             bounds = (0.0, 1.0) if binary else (float(values.min()), float(values.max()))
             out.update(vote_metrics(vote_at_k(batch, field, voted, budgets_v), budgets_v, bounds, confidence))
     return out
+
+
+def _budgets(batch: Batch, prompts: IntArray, n: IntArray, ks: Sequence[int] | None,
+             what: str = "a prompt") -> list[int]:
+    """The ks of the unbiased keys over ``prompts`` (with ``n`` responses):
+    1, 2, 4, ... and the most responses by default; given ones checked, an
+    error naming the data source and the prompt with the most responses."""
+    most = int(np.argmax(n))
+    if ks is None:
+        return budgets(int(n[most]))
+    chosen = [int(k) for k in ks]
+    for j, k in enumerate(chosen):
+        if k < 1 or k > int(n[most]):
+            raise ValueError(f"ks[{j}] = {k} must be in 1..{int(n[most])}, the most responses of {what} "
+                             f"({batch.where(int(prompts[most]))})")
+    return chosen

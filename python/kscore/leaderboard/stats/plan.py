@@ -410,10 +410,15 @@ def summary_words(pl: Plan) -> str:
     shares = [m.sampling_share for m in pl.models if m.sampling_share == m.sampling_share]
     share = f"answer sampling is {100 * float(np.median(shares)):.0f}% of a model's spread (median); " \
         if shares else ""
+    if open_pairs:
+        others = f"for the others more questions buy more for {q} and more samples per question for {s}"
+    elif resolved < len(pl.pairs):  # the rest tied, or on fewer than two common questions: nothing to buy
+        others = "the others are tied or share fewer than two questions"
+    else:
+        others = "nothing more to buy"
     return (f"{share}{resolved} of {len(pl.pairs)} adjacent pairs differ by at least what "
-            f"the board detects at {pl.power * 100:g}% power; for the others more questions buy more for {q} and "
-            f"more samples per question for {s}; {fragile} pair(s) flip when 1% of their questions (at least one) "
-            "are dropped")
+            f"the board detects at {pl.power * 100:g}% power; {others}; {fragile} pair(s) flip when 1% of their "
+            "questions (at least one) are dropped")
 
 
 def plan_lines(pl: Plan) -> list[str]:
