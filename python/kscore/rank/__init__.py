@@ -20,6 +20,9 @@ Examples:
 """
 
 from ._metrics import avg, bayes, g_pass_at_k_tau, mg_pass_at_k, pass_at_k, pass_hat_k
+from ._priors import CauchyPrior, CustomPrior, EmpiricalPrior, GaussianPrior, LaplacePrior, Prior, UniformPrior
 from ._thompson import thompson
 
 __all__ = ["avg", "bayes", "pass_at_k", "pass_hat_k", "g_pass_at_k_tau", "mg_pass_at_k", "thompson"]
+# rank-fit: the priors of the MAP rankers.
+__all__ += ["Prior", "GaussianPrior", "LaplacePrior", "CauchyPrior", "UniformPrior", "CustomPrior", "EmpiricalPrior"]
