@@ -6,14 +6,17 @@ use pyo3::prelude::*;
 
 mod bank;
 mod categorical;
+mod choice;
 mod counts;
 mod credit;
 mod enter;
 mod grid_sums;
 mod inspect;
 mod matrix;
+mod pairwise;
 mod posterior;
 mod rank;
+mod ratings;
 mod rows;
 mod tailpass;
 
@@ -79,5 +82,8 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tailpass::tailpass_add_gamma_tails, m)?)?;
     m.add_function(wrap_pyfunction!(inspect::inspect_columns, m)?)?;
     m.add_function(wrap_pyfunction!(rank::max_t_block, m)?)?;
+    pairwise::register(m)?;
+    choice::register(m)?;
+    ratings::register(m)?;
     Ok(())
 }
