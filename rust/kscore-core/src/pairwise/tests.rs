@@ -558,3 +558,47 @@ fn a_large_table_converges_and_parallel_fits_agree() {
         assert_eq!(theta, f.theta, "fits are deterministic on any thread");
     }
 }
+
+/// Timing of the arena's size (200 items, 40,000 rows): `cargo test --release
+/// -p kscore-core timing_200 -- --ignored --nocapture` (a measurement, not a check).
+#[test]
+#[ignore]
+fn timing_200_items_40000_rows() {
+    let items = 200;
+    let mut state = 3u64;
+    let mut next = |m: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % m
+    };
+    let mut t = Table {
+        i: vec![],
+        j: vec![],
+        wi: vec![],
+        wj: vec![],
+        t: vec![],
+    };
+    for _ in 0..40_000 {
+        let a = next(items as u64) as usize;
+        let b = (a + 1 + next(items as u64 - 1) as usize) % items;
+        t.i.push(a as u32);
+        t.j.push(b as u32);
+        t.wi.push(next(12) as f64);
+        t.wj.push(next(12) as f64);
+        t.t.push(next(3) as f64);
+    }
+    for model in [Model::BradleyTerry(Ties::Ignore), Model::Davidson(Param::Fitted)] {
+        let start = std::time::Instant::now();
+        let mut f = None;
+        for _ in 0..20 {
+            f = Some(fit(items, &t.pairs(), model, &Prior::None, &opts()).unwrap());
+        }
+        let f = f.unwrap();
+        eprintln!(
+            "{model:?}: {:.2} ms per fit, {} iterations",
+            start.elapsed().as_secs_f64() * 50.0,
+            f.iterations
+        );
+    }
+}
