@@ -36,16 +36,7 @@ from ._metrics import RankResult, _result
 from ._pairs import Events, Paired, average_twins, events_of, paired
 from ._priors import Prior, UniformPrior, coerce_prior, is_exchangeable, terms_of
 from ._ties import RankMethod
-from ._validate import response_tensor
-
-
-def _positive_int(name: str, value: Any, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    number = int(value)
-    if number < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {number}")
-    return number
+from ._validate import integer_argument, response_tensor
 
 
 def _positive_float(name: str, value: Any, minimum: float = 0.0) -> float:
@@ -119,7 +110,7 @@ def plackett_luce(
         ([1, 2, 2], [0.5, 0.25, 0.25])
     """
     tensor = response_tensor(R)
-    _positive_int("max_iter", max_iter)
+    integer_argument("max_iter", max_iter, 1)
     _positive_float("tol", tol, minimum=0.0)
     p = paired(events_of(tensor))
     return _result(average_twins(_plackett_luce_ml(p), p.twins), method, return_scores)
@@ -167,7 +158,7 @@ def plackett_luce_map(
         [1, 2]
     """
     tensor = response_tensor(R)
-    _positive_int("max_iter", max_iter)
+    integer_argument("max_iter", max_iter, 1)
     prior = coerce_prior(prior, "luce")
     p = paired(events_of(tensor))
     if type(prior) is UniformPrior:
@@ -185,22 +176,33 @@ def plackett_luce_map(
 # Setwise likelihoods.
 
 
-def _fit_events(events: Events, name: str, kind: str, prior: Prior | None) -> Floats:
-    """Centred log-strengths of a setwise likelihood's exact optimum."""
+def _fit_events(events: Events, name: str, kind: str, prior: Prior | None) -> _kscore.PairwiseFit:
+    """A setwise likelihood's exact optimum (centred log-strengths)."""
     terms = None if prior is None else terms_of(prior, events.models)
     result = _kscore.choice_fit(events.bits, events.events, kind, **prior_arguments(terms))
     if not result.converged:
         raise RuntimeError(
             f"{name}: the Newton fit did not converge (relative residual {result.residual / result.scale:.3g})"
         )
-    return np.asarray(result.theta)
+    return result
+
+
+def _flat_direction(result: _kscore.PairwiseFit) -> bool:
+    """Whether the likelihood is flat to rounding along some centred
+    direction at the fit: its supremum lies at infinity there (the fit
+    stopped where the gradient vanished to rounding on the way)."""
+    H = result.hessian
+    L = H.shape[0]
+    P = np.eye(L) - 1.0 / L
+    curvatures = np.sort(np.linalg.eigvalsh(P @ H @ P))[1:]  # without the centring direction
+    return bool(curvatures.size and curvatures[0] < _FLAT * result.scale)
 
 
 def _tie_order(max_tie_order: Any, models: int, memberships: npt.NDArray[np.float64]) -> int:
     """scorio's checks of ``max_tie_order`` against the observed winner sets."""
     if max_tie_order is None:
         max_tie_order = max(models - 1, 1)
-    order = _positive_int("max_tie_order", max_tie_order)
+    order = integer_argument("max_tie_order", max_tie_order, 1)
     if order > models:
         raise ValueError(f"max_tie_order must be <= number of models ({models})")
     if np.any(memberships[:, order:] > 0):
@@ -234,7 +236,7 @@ def _davidson_luce(
 ) -> tuple[Floats, Any, Prior | None]:  # noqa: N803
     """Strengths, scorio's equivalence statistics and the prior (None for ML)."""
     tensor = response_tensor(R)
-    _positive_int("max_iter", max_iter)
+    integer_argument("max_iter", max_iter, 1)
     given = None if prior is _ML else coerce_prior(prior, "luce")
     events = events_of(tensor)
     kept, memberships, _, connected = _kscore.choice_events(events.bits, events.events)
@@ -250,22 +252,23 @@ def _davidson_luce(
             "davidson_luce_map with a proper prior."
         )
     try:
-        theta = _fit_events(events, name, "davidson_luce", fitted)
+        result = _fit_events(events, name, "davidson_luce", fitted)
     except ValueError as exc:
         if fitted is None and "without bound" in str(exc):
             raise ValueError(_DL_UNBOUNDED) from exc
         raise
-    if fitted is None and np.max(np.abs(theta)) > _UNBOUNDED:
+    if fitted is None and _flat_direction(result):
         raise ValueError(_DL_UNBOUNDED)
-    return strengths(theta), memberships, given
+    return strengths(np.asarray(result.theta)), memberships, given
 
 
-#: Past scorio's clip of the log-strengths (30, a strength ratio of 1e26):
-#: the likelihood's supremum is at infinity (it keeps rising ever more
-#: slowly, so the fit's gradient vanishes on the way). scorio's graph test
-#: does not see this case (winner sets that are best sets along some
-#: direction); its optimiser stops at an arbitrary point there.
-_UNBOUNDED = 30.0
+#: A curvature below this, relative to the number of events, is flat: the
+#: legitimate optima of Davidson-Luce measured here have their smallest
+#: curvature above 1e-4 of it (even with log-strengths spread over 170, as
+#: sets of 50 winners give), the ones at infinity below 1e-12. scorio's
+#: graph test does not see these (winner sets that are best sets along some
+#: direction); its optimiser stops at an arbitrary point far out.
+_FLAT = 1e-9
 _DL_UNBOUNDED = (
     "Davidson-Luce has no finite maximum-likelihood strength estimate: the likelihood keeps "
     "increasing as the strengths of some models grow without bound (every observed winner set is "
@@ -368,7 +371,7 @@ def davidson_luce_map(
 def _bradley_terry_luce(R: Any, prior: Any, max_iter: Any) -> tuple[Floats, npt.NDArray[Any], Prior | None]:  # noqa: N803
     """Strengths, the tensor and the prior (None for ML)."""
     tensor = response_tensor(R)
-    _positive_int("max_iter", max_iter)
+    integer_argument("max_iter", max_iter, 1)
     given = None if prior is _ML else coerce_prior(prior, "luce")
     fitted = None if given is None or type(given) is UniformPrior else given
     events = events_of(tensor)
@@ -382,7 +385,8 @@ def _bradley_terry_luce(R: Any, prior: Any, max_iter: Any) -> tuple[Floats, npt.
             "because the directed choice graph is not strongly connected; "
             "use bradley_terry_luce_map for a regularized estimate."
         )
-    return strengths(_fit_events(events, "bradley_terry_luce", "composite", fitted)), tensor, given
+    theta = np.asarray(_fit_events(events, "bradley_terry_luce", "composite", fitted).theta)
+    return strengths(theta), tensor, given
 
 
 def bradley_terry_luce(

@@ -18,7 +18,7 @@ from .. import _kscore
 from ._metrics import RankResult, _result
 from ._pairs import average_twins, events_of, paired
 from ._ties import RankMethod
-from ._validate import response_tensor
+from ._validate import integer_argument, response_tensor
 
 #: Iterations per block of draws (bounds the draws' memory to block x L).
 _BLOCK = 4096
@@ -72,16 +72,8 @@ def bayesian_mcmc(
         [1, 2]
     """
     tensor = response_tensor(R)
-    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)):
-        raise TypeError(f"n_samples must be an integer, got {type(n_samples).__name__}")
-    kept = int(n_samples)
-    if kept < 1:
-        raise ValueError(f"n_samples must be >= 1, got {kept}")
-    if isinstance(burnin, bool) or not isinstance(burnin, (int, np.integer)):
-        raise TypeError(f"burnin must be an integer, got {type(burnin).__name__}")
-    warm = int(burnin)
-    if warm < 0:
-        raise ValueError(f"burnin must be >= 0, got {warm}")
+    kept = integer_argument("n_samples", n_samples, 1)
+    warm = integer_argument("burnin", burnin, 0)
     variance = float(prior_var)
     if not np.isfinite(variance) or variance <= 0.0:
         raise ValueError("prior_var must be > 0 and finite.")

@@ -59,9 +59,26 @@ def _finite_scalar(value: Any, name: str) -> float:
     return number
 
 
+def _location_scale(loc: Any, scale: Any) -> tuple[float, float]:
+    """A finite location and a positive finite scale (scorio's messages)."""
+    location = _finite_scalar(loc, "Location")
+    spread = _finite_scalar(scale, "Scale")
+    if spread <= 0:
+        raise ValueError("Scale must be positive")
+    return location, spread
+
+
 class Prior(ABC):
     """A prior penalty ``P(theta)`` (minus the log-prior, up to a constant)
-    on the centred log-strengths of a MAP ranker."""
+    on the centred log-strengths of a MAP ranker.
+
+    Examples:
+        >>> class Ridge(Prior):
+        ...     def penalty(self, theta: np.ndarray) -> float:
+        ...         return float(np.sum(theta**2))
+        >>> Ridge().penalty(np.array([1.0, -2.0]))
+        5.0
+    """
 
     @abstractmethod
     def penalty(self, theta: np.ndarray) -> float:
@@ -97,12 +114,7 @@ class LaplacePrior(Prior):
     """
 
     def __init__(self, loc: float = 0.0, scale: float = 1.0):
-        loc = _finite_scalar(loc, "Location")
-        scale = _finite_scalar(scale, "Scale")
-        if scale <= 0:
-            raise ValueError("Scale must be positive")
-        self.loc = loc
-        self.scale = scale
+        self.loc, self.scale = _location_scale(loc, scale)
 
     def penalty(self, theta: np.ndarray) -> float:
         return float(np.abs(theta - self.loc).sum() / self.scale)
@@ -117,12 +129,7 @@ class CauchyPrior(Prior):
     """
 
     def __init__(self, loc: float = 0.0, scale: float = 1.0):
-        loc = _finite_scalar(loc, "Location")
-        scale = _finite_scalar(scale, "Scale")
-        if scale <= 0:
-            raise ValueError("Scale must be positive")
-        self.loc = loc
-        self.scale = scale
+        self.loc, self.scale = _location_scale(loc, scale)
 
     def penalty(self, theta: np.ndarray) -> float:
         z = (theta - self.loc) / self.scale

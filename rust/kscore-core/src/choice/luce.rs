@@ -17,11 +17,14 @@
 //!   optimum's boundary), and the negative log-likelihood in `theta` is
 //!   `sum_t n_t log e_t(exp(theta / t)) - sum_i s_i theta_i` plus a
 //!   constant: convex, a sum of conditional (size-`t`) logit terms.
-//!   Gradient: `n_t / t` times the inclusion probabilities of the size-`t`
-//!   conditional Poisson design, from prefix and suffix tables of `e_k`;
-//!   Hessian by central differences of that exact gradient (the optimum is
-//!   where the exact gradient vanishes, so the Hessian's accuracy only sets
-//!   the convergence rate).
+//!   Gradient: `n_t / t` times the inclusion probabilities `pi` of the
+//!   size-`t` conditional Poisson design, from prefix and suffix tables of
+//!   `e_k` (exact). Hessian: `n_t / t^2` times the design's covariance of
+//!   inclusions, in Hajek's approximation `diag(d) - d d^T / sum(d)`,
+//!   `d = pi (1 - pi)` (positive semi-definite, null along `1`, as the
+//!   exact one); the optimum is where the exact gradient vanishes, so the
+//!   approximation only sets the convergence rate (a few more Newton steps
+//!   instead of `O(L^2 t)` joint inclusions per order).
 
 use crate::error::{Error, Result};
 use crate::pairwise::newton::Objective;
@@ -164,8 +167,9 @@ impl DavidsonLuce {
         })
     }
 
-    /// The value and the exact gradient (added into `g`).
-    fn value_gradient(&self, x: &[f64], mut g: Option<&mut [f64]>) -> f64 {
+    /// The value and the exact gradient (added into `g`), and Hajek's
+    /// approximate Hessian (added into `h`, `L x L`).
+    fn value_gradient(&self, x: &[f64], mut g: Option<&mut [f64]>, mut h: Option<&mut [f64]>) -> f64 {
         let l = self.models;
         let top = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let mut value: f64 = -self.s.iter().zip(x).map(|(s, t)| s * t).sum::<f64>();
@@ -205,13 +209,46 @@ impl DavidsonLuce {
                     cur[k] = next[k] + xs[b] * next[k - 1];
                 }
             }
+            let mut pi = vec![0.0; l];
             for i in 0..l {
                 let (p, s) = (&prefix[i * w..i * w + w], &suffix[(i + 1) * w..(i + 1) * w + w]);
                 let without: f64 = (0..t).map(|k| p[k] * s[t - 1 - k]).sum();
-                g[i] += n / t as f64 * xs[i] * without / et;
+                pi[i] = (xs[i] * without / et).clamp(0.0, 1.0);
+                g[i] += n / t as f64 * pi[i];
+            }
+            if let Some(h) = h.as_mut() {
+                inclusion_covariance(&pi, t, n / (t * t) as f64, h);
             }
         }
         value
+    }
+}
+
+/// Add `c` times the covariance of the inclusions of a size-`t` conditional
+/// Poisson design with inclusion probabilities `pi` into `h`: exact for
+/// `t = 1` (a multinomial, `diag(pi) - pi pi^T`) and `t = L - 1` (its
+/// complement), Hajek's approximation `diag(d) - d d^T / sum(d)`,
+/// `d = pi (1 - pi)`, between.
+fn inclusion_covariance(pi: &[f64], t: usize, c: f64, h: &mut [f64]) {
+    let l = pi.len();
+    let (d, total): (Vec<f64>, f64) = if t == 1 {
+        (pi.to_vec(), 1.0)
+    } else if t + 1 == l {
+        (pi.iter().map(|p| 1.0 - p).collect(), 1.0)
+    } else {
+        let d: Vec<f64> = pi.iter().map(|p| p * (1.0 - p)).collect();
+        let total = d.iter().sum();
+        (d, total)
+    };
+    if total <= 0.0 {
+        return;
+    }
+    for i in 0..l {
+        h[i * l + i] += c * d[i];
+        let di = c * d[i] / total;
+        for j in 0..l {
+            h[i * l + j] -= di * d[j];
+        }
     }
 }
 
@@ -229,29 +266,9 @@ impl Objective for DavidsonLuce {
     }
 
     fn evaluate(&self, x: &[f64], derivatives: Option<(&mut [f64], &mut [f64])>) -> Result<f64> {
-        let Some((g, h)) = derivatives else {
-            return Ok(self.value_gradient(x, None));
-        };
-        let value = self.value_gradient(x, Some(g));
-        let l = self.models;
-        let mut up = vec![0.0; l];
-        let mut down = vec![0.0; l];
-        let mut y = x.to_vec();
-        for k in 0..l {
-            let step = 1e-5 * (1.0 + x[k].abs());
-            up.iter_mut().for_each(|v| *v = 0.0);
-            down.iter_mut().for_each(|v| *v = 0.0);
-            y[k] = x[k] + step;
-            self.value_gradient(&y, Some(&mut up));
-            y[k] = x[k] - step;
-            self.value_gradient(&y, Some(&mut down));
-            y[k] = x[k];
-            for m in 0..l {
-                let d = (up[m] - down[m]) / (2.0 * step);
-                h[m * l + k] += 0.5 * d;
-                h[k * l + m] += 0.5 * d;
-            }
-        }
-        Ok(value)
+        Ok(match derivatives {
+            None => self.value_gradient(x, None, None),
+            Some((g, h)) => self.value_gradient(x, Some(g), Some(h)),
+        })
     }
 }

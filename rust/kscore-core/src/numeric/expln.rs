@@ -5,15 +5,43 @@
 //! rating systems' per-pair expectations, the Bradley-Terry sampler).
 
 // ln 2 = LN2_HI + LN2_LO, the high part with 32 trailing zero bits (k * LN2_HI exact).
+/// Whether this CPU runs AVX2 (detected once): kernels built on these
+/// functions compile a copy of their loop for it and call it when true.
+/// AVX2 without FMA rounds every operation as SSE2 does, so both copies
+/// give the same bits.
+#[inline]
+pub fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::sync::atomic::{AtomicU8, Ordering};
+        static STATE: AtomicU8 = AtomicU8::new(0); // 0 unknown, 1 no, 2 yes
+        match STATE.load(Ordering::Relaxed) {
+            0 => {
+                let yes = std::arch::is_x86_feature_detected!("avx2");
+                STATE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+                yes
+            }
+            state => state == 2,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
 const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
 const LOG2_E: f64 = std::f64::consts::LOG2_E;
+const ROUND: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52
 
 /// `e^x` (0 below about -745, +inf above about 709.8, NaN for NaN).
 #[inline(always)]
 pub fn exp(x: f64) -> f64 {
     let xc = x.clamp(-746.0, 710.0);
-    let k = (xc * LOG2_E).round();
+    // Round to nearest by the 1.5 * 2^52 shift (`f64::round` is a library
+    // call without SSE4.1, and it would stop the loop vectorising).
+    let k = (xc * LOG2_E + ROUND) - ROUND;
     let r = (xc - k * LN2_HI) - k * LN2_LO; // |r| <= ln2/2
                                             // Taylor series to r^13 (the remainder is below 2^-60 relative).
     let mut p = 1.0 / 6_227_020_800.0;

@@ -150,18 +150,7 @@ fn hash(row: &[u8]) -> u64 {
 mod tests {
     use super::*;
 
-    fn pack(rows: &[Vec<u8>]) -> (Vec<u8>, usize) {
-        let bytes = rows[0].len().div_ceil(8);
-        let mut data = vec![0u8; rows.len() * bytes];
-        for (r, row) in rows.iter().enumerate() {
-            for (k, &v) in row.iter().enumerate() {
-                if v == 1 {
-                    data[r * bytes + k / 8] |= 0x80 >> (k % 8);
-                }
-            }
-        }
-        (data, bytes)
-    }
+    use crate::testutil::pack_rows as pack;
 
     #[test]
     fn counts_match_a_direct_count() {

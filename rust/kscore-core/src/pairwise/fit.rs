@@ -5,39 +5,15 @@ use crate::error::{Error, Result};
 
 use super::dense::inverse;
 use super::model::{bradley_terry, davidson, rao_kupper, Model, Param, RaoKupperTie, Term, Ties};
-use super::newton::{bordered, minimise, Objective, Options as NewtonOptions};
-use super::prior::{Hook, Prior};
+use super::newton::{bordered, minimise, Objective};
+use super::prior::Prior;
 use super::table::{strongly_connected, Pairs, Totals};
 
-/// Options of a fit.
-#[derive(Clone, Copy)]
-pub struct Options<'a> {
-    /// Most Newton iterations (the fit converges in a few dozen at most).
-    pub max_iter: usize,
-    /// Convergence: KKT residual at most `tol` times the gradient's scale
-    /// (the largest total weight of one item's comparisons, at least 1).
-    pub tol: f64,
-    /// Starting strengths (centred by the fit); zeros by default. A warm
-    /// start (the previous fit's `theta`) saves iterations on refits.
-    pub init: Option<&'a [f64]>,
-    /// Starting tie parameter (`nu` or `kappa`) when fitted: 1 for
-    /// Davidson, 1.5 for Rao-Kupper by default.
-    pub extra_init: Option<f64>,
-    /// A penalty beside `Prior` (a user's function), if any.
-    pub hook: Option<&'a dyn Hook>,
-}
-
-impl Default for Options<'_> {
-    fn default() -> Self {
-        Options {
-            max_iter: 200,
-            tol: 1e-12,
-            init: None,
-            extra_init: None,
-            hook: None,
-        }
-    }
-}
+/// Options of a fit: `newton::Options`, with `extra_init` the starting tie
+/// parameter itself (`nu` or `kappa`; 1 for Davidson, 1.5 for Rao-Kupper
+/// by default). A warm start (`init`: the previous fit's `theta`) saves
+/// iterations on refits of reweighted counts.
+pub use super::newton::Options;
 
 /// A fitted model.
 #[derive(Clone, Debug)]
@@ -117,14 +93,7 @@ pub fn fit(items: usize, pairs: &Pairs, model: Model, prior: &Prior, options: &O
         (Model::RaoKupper(Param::Fitted), start) => Some(check_start(start.unwrap_or(1.5), 1.0)?.ln()),
         _ => None,
     };
-    let newton = NewtonOptions {
-        max_iter: options.max_iter,
-        tol: options.tol,
-        init: options.init,
-        extra_init,
-        hook: options.hook,
-    };
-    let solution = minimise(&likelihood, prior, &newton)?;
+    let solution = minimise(&likelihood, prior, &Options { extra_init, ..*options })?;
     let tie_parameter = match model {
         Model::BradleyTerry(_) => boundary,
         Model::Davidson(Param::Fixed(v)) | Model::RaoKupper(Param::Fixed(v)) => Some(v),

@@ -9,50 +9,91 @@
 //! an acceptance could differ from scorio's only when `log u` and the
 //! log-ratio agree to about 1e-13.
 
-use crate::numeric::expln::{exp, ln};
+use crate::numeric::expln::{exp, has_avx2, ln};
 
 /// The posterior's terms: decisive wins `W[i, j] > 0` in scorio's order
 /// (`i`, then `j`).
 pub struct Posterior {
     models: usize,
-    pairs: Vec<(u32, u32, f64)>,
+    first: Vec<u32>,
+    second: Vec<u32>,
+    wins: Vec<f64>,
     prior_var: f64,
 }
 
 impl Posterior {
     /// From scorio's wins matrix (`models x models`, row-major).
     pub fn new(wins: &[f64], models: usize, prior_var: f64) -> Self {
-        let mut pairs = Vec::new();
+        let mut post = Posterior {
+            models,
+            first: vec![],
+            second: vec![],
+            wins: vec![],
+            prior_var,
+        };
         for i in 0..models {
             for j in 0..models {
                 let w = wins[i * models + j];
                 if i != j && w != 0.0 {
-                    pairs.push((i as u32, j as u32, w));
+                    post.first.push(i as u32);
+                    post.second.push(j as u32);
+                    post.wins.push(w);
                 }
             }
         }
-        Posterior {
-            models,
-            pairs,
-            prior_var,
-        }
+        post
     }
 
-    pub fn log_posterior(&self, theta: &[f64]) -> f64 {
+    /// The log-posterior at `theta` (`table`: work space).
+    pub fn log_posterior(&self, theta: &[f64], table: &mut Vec<f64>) -> f64 {
+        // -log P(i beats j) = ln(1 + exp(theta_j - theta_i)) for every
+        // ordered pair, row by row (contiguous: the loop vectorises), then
+        // scorio's sum over its pairs in its order, with its cut-offs.
+        let l = self.models;
+        table.resize(l * l, 0.0);
+        for i in 0..l {
+            softplus_row(theta[i], theta, &mut table[i * l..(i + 1) * l]);
+        }
         let mut ll = 0.0;
-        for &(i, j, w) in &self.pairs {
-            let diff = theta[j as usize] - theta[i as usize];
+        for ((&i, &j), &w) in self.first.iter().zip(&self.second).zip(&self.wins) {
+            let (i, j) = (i as usize, j as usize);
+            let diff = theta[j] - theta[i];
             let log_p = if diff > 20.0 {
                 -diff
             } else if diff < -20.0 {
                 0.0
             } else {
-                -ln(1.0 + exp(diff))
+                -table[i * l + j]
             };
             ll += w * log_p;
         }
         let squares: Vec<f64> = theta.iter().map(|t| t * t).collect();
         ll + -0.5 * numpy_sum(&squares) / self.prior_var
+    }
+}
+
+/// `out[j] = ln(1 + exp(clamp(theta[j] - ti, -20, 20)))`.
+fn softplus_row(ti: f64, theta: &[f64], out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_avx2() {
+            // SAFETY: the CPU has AVX2 (checked).
+            return unsafe { softplus_row_avx2(ti, theta, out) };
+        }
+    }
+    softplus_row_body(ti, theta, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn softplus_row_avx2(ti: f64, theta: &[f64], out: &mut [f64]) {
+    softplus_row_body(ti, theta, out)
+}
+
+#[inline(always)]
+fn softplus_row_body(ti: f64, theta: &[f64], out: &mut [f64]) {
+    for (o, &tj) in out.iter_mut().zip(theta) {
+        *o = ln(1.0 + exp((tj - ti).clamp(-20.0, 20.0)));
     }
 }
 
@@ -98,7 +139,7 @@ impl Chain {
     pub fn start(post: &Posterior) -> Chain {
         let theta = vec![0.0; post.models];
         Chain {
-            log_post: post.log_posterior(&theta),
+            log_post: post.log_posterior(&theta, &mut Vec::new()),
             theta,
             step: 0.1,
             accepted: 0,
@@ -112,13 +153,14 @@ impl Chain {
     pub fn advance(&mut self, post: &Posterior, z: &[f64], u: &[f64], burnin: u64) {
         let l = post.models;
         let mut proposal = vec![0.0; l];
+        let mut terms = Vec::with_capacity(l * l);
         for (t, &uniform) in u.iter().enumerate() {
             let it = self.iteration;
             for k in 0..l {
                 // numpy's normal(0, step): 0 + step * z
                 proposal[k] = self.theta[k] + (0.0 + self.step * z[t * l + k]);
             }
-            let log_post = post.log_posterior(&proposal);
+            let log_post = post.log_posterior(&proposal, &mut terms);
             let ratio = log_post - self.log_post;
             if ln(uniform) < ratio.min(0.0) {
                 self.theta.copy_from_slice(&proposal);

@@ -57,8 +57,9 @@ pub struct Options<'a> {
     pub tol: f64,
     /// Starting strengths (centred here); zeros by default.
     pub init: Option<&'a [f64]>,
-    /// Starting value of the extra parameters (in the objective's own
-    /// coordinates), when there are any; 0 by default.
+    /// Starting value of the extra parameter, when there is one: in the
+    /// objective's own coordinates for `minimise` (0 by default); the tie
+    /// parameter itself for `pairwise::fit`.
     pub extra_init: Option<f64>,
     /// A penalty beside `Prior` (a user's function), if any.
     pub hook: Option<&'a dyn Hook>,

@@ -8,7 +8,7 @@
 
 use crate::cancel;
 use crate::error::Result;
-use crate::numeric::expln::exp;
+use crate::numeric::expln::{exp, has_avx2};
 use crate::pairwise::counts::Packed;
 
 use super::{check_stop, outcomes, TiePolicy};
@@ -64,8 +64,25 @@ pub fn elo(rows: Packed, k: f64, initial: f64, policy: TiePolicy) -> Result<Vec<
 }
 
 /// `sum_j w_j (s_j - a_i / (a_i + a_j))` in four lanes.
-#[inline]
 fn row_sum(ai: f64, a: &[f64], s: &[f64], w: &[f64]) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_avx2() {
+            // SAFETY: the CPU has AVX2 (checked).
+            return unsafe { row_sum_avx2(ai, a, s, w) };
+        }
+    }
+    row_sum_body(ai, a, s, w)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn row_sum_avx2(ai: f64, a: &[f64], s: &[f64], w: &[f64]) -> f64 {
+    row_sum_body(ai, a, s, w)
+}
+
+#[inline(always)]
+fn row_sum_body(ai: f64, a: &[f64], s: &[f64], w: &[f64]) -> f64 {
     let mut lanes = [0.0f64; 4];
     let n = a.len();
     let (a4, s4, w4) = (a.chunks_exact(4), s.chunks_exact(4), w.chunks_exact(4));

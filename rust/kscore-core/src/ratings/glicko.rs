@@ -9,7 +9,7 @@ use std::f64::consts::PI;
 
 use crate::cancel;
 use crate::error::Result;
-use crate::numeric::expln::exp;
+use crate::numeric::expln::{exp, has_avx2};
 use crate::pairwise::counts::Packed;
 
 use super::{check_stop, outcomes, TiePolicy};
@@ -37,7 +37,6 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
     let mut score = [vec![0.0; l], vec![0.0; l]];
     let mut weight = [vec![0.0; l], vec![0.0; l]];
     let (mut new_rating, mut new_rd) = (vec![0.0; l], vec![0.0; l]);
-    let mut x = vec![0.0; l];
     for e in 0..rows.events {
         check_stop(e)?;
         if p.c > 0.0 {
@@ -65,15 +64,7 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
                 w[i] = own;
                 continue;
             }
-            for j in 0..l {
-                x[j] = exp(-Q * g[j] * (rating[i] - rating[j]));
-            }
-            let (mut denom, mut delta) = (0.0, 0.0);
-            for j in 0..l {
-                let expected = 1.0 / (1.0 + x[j]);
-                denom += w[j] * (g[j] * g[j] * expected * (1.0 - expected));
-                delta += w[j] * (g[j] * (s[j] - expected));
-            }
+            let (denom, delta) = row(rating[i], &rating, &g, s, w);
             w[i] = own;
             if !(denom > 0.0 && denom.is_finite()) {
                 continue;
@@ -91,4 +82,48 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
     }
     watch.check()?;
     Ok((rating, rd))
+}
+
+/// `(sum_j w_j g_j^2 E_j (1 - E_j), sum_j w_j g_j (s_j - E_j))` for a model
+/// rated `ri`, `E_j = 1 / (1 + exp(-q g_j (ri - r_j)))`, in four lanes.
+fn row(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64]) -> (f64, f64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_avx2() {
+            // SAFETY: the CPU has AVX2 (checked).
+            return unsafe { row_avx2(ri, rating, g, s, w) };
+        }
+    }
+    row_body(ri, rating, g, s, w)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn row_avx2(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64]) -> (f64, f64) {
+    row_body(ri, rating, g, s, w)
+}
+
+#[inline(always)]
+fn row_body(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64]) -> (f64, f64) {
+    let n = rating.len();
+    let (mut den, mut del) = ([0.0f64; 4], [0.0f64; 4]);
+    let body = n - n % 4;
+    for j0 in (0..body).step_by(4) {
+        for q in 0..4 {
+            let j = j0 + q;
+            let e = 1.0 / (1.0 + exp(-Q * g[j] * (ri - rating[j])));
+            den[q] += w[j] * (g[j] * g[j] * e * (1.0 - e));
+            del[q] += w[j] * (g[j] * (s[j] - e));
+        }
+    }
+    let (mut d0, mut d1) = (
+        (den[0] + den[1]) + (den[2] + den[3]),
+        (del[0] + del[1]) + (del[2] + del[3]),
+    );
+    for j in body..n {
+        let e = 1.0 / (1.0 + exp(-Q * g[j] * (ri - rating[j])));
+        d0 += w[j] * (g[j] * g[j] * e * (1.0 - e));
+        d1 += w[j] * (g[j] * (s[j] - e));
+    }
+    (d0, d1)
 }

@@ -10,33 +10,10 @@ use super::TiePolicy;
 use crate::pairwise::counts::Packed;
 
 fn board(models: usize, events: usize, seed: u64) -> Vec<Vec<u8>> {
-    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..models)
-        .map(|m| {
-            (0..events)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    u8::from(state % 100 < 20 + (m as u64 * 13) % 70)
-                })
-                .collect()
-        })
-        .collect()
+    crate::testutil::random_rows(models, events, seed, |m| 20 + (m as u64 * 13) % 70)
 }
 
-fn pack(rows: &[Vec<u8>]) -> (Vec<u8>, usize) {
-    let bytes = rows[0].len().div_ceil(8);
-    let mut data = vec![0u8; rows.len() * bytes];
-    for (r, row) in rows.iter().enumerate() {
-        for (e, &v) in row.iter().enumerate() {
-            if v == 1 {
-                data[r * bytes + e / 8] |= 0x80 >> (e % 8);
-            }
-        }
-    }
-    (data, bytes)
-}
+use crate::testutil::pack_rows as pack;
 
 fn close(a: &[f64], b: &[f64], rel: f64) {
     for (x, y) in a.iter().zip(b) {

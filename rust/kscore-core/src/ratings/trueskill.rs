@@ -6,11 +6,15 @@
 
 use std::f64::consts::{FRAC_1_SQRT_2, PI};
 
+use rayon::prelude::*;
+
 use crate::cancel;
 use crate::error::Result;
+use crate::numeric::expln::exp;
 use crate::pairwise::counts::Packed;
+use crate::par;
 
-use super::normal::{erfcx, log_ndtr, truncated_moments};
+use super::normal::{erfc, erfcx, truncated_moments};
 use super::{check_stop, outcomes, TiePolicy};
 
 /// TrueSkill's parameters.
@@ -38,8 +42,9 @@ pub fn win_corrections(t: f64, epsilon: f64) -> (f64, f64) {
         let v = (2.0 / PI).sqrt() / erfcx(-x * FRAC_1_SQRT_2);
         (v, v * (v + x))
     } else {
-        let log_v = -0.5 * x * x - 0.5 * (2.0 * PI).ln() - log_ndtr(x);
-        let v = log_v.exp();
+        // phi(x) / Phi(x) with Phi(x) = 1 - erfc(x / sqrt2) / 2 in [1/2, 1]
+        // (scorio: exp(-x^2/2 - log sqrt(2 pi) - log_ndtr(x)), the same value).
+        let v = exp(-0.5 * x * x) / ((2.0 * PI).sqrt() * (1.0 - 0.5 * erfc(x * FRAC_1_SQRT_2)));
         (v, v * (v + x))
     };
     (v, w.clamp(0.0, 1.0))
@@ -67,35 +72,29 @@ pub fn trueskill(rows: Packed, trials: usize, p: TrueSkill) -> Result<(Vec<f64>,
     let mut sigma = vec![p.sigma; l];
     let mut o = vec![0u8; l];
     let (mut precision, mut natural) = (vec![0.0; l], vec![0.0; l]);
-    let beta2 = 2.0 * p.beta * p.beta;
+    // Each match's four site increments, row by row: (i, j > i) at (i * l + j) * 4.
+    let mut sites = vec![0.0; l * l * 4];
+    let row_ns = 40 * l;
     for e in 0..rows.events {
         check_stop(e)?;
         outcomes(&rows, e, &mut o);
+        {
+            let (mu, sigma, o) = (&mu, &sigma, &o);
+            sites
+                .par_chunks_mut(l * 4)
+                .enumerate()
+                .with_min_len(par::min_len(row_ns))
+                .for_each(|(i, row)| matches_of(i, mu, sigma, o, &p, row));
+        }
         precision.iter_mut().for_each(|v| *v = 0.0);
         natural.iter_mut().for_each(|v| *v = 0.0);
         for i in 0..l {
             for j in i + 1..l {
-                let Some(s) = p.policy.score(o[i], o[j]) else { continue };
-                let (si2, sj2) = (sigma[i] * sigma[i], sigma[j] * sigma[j]);
-                let c = (beta2 + si2 + sj2).sqrt();
-                let epsilon = p.draw_margin / c;
-                let (mi, mj, w) = if s == 0.5 {
-                    let (v, w) = draw_corrections((mu[i] - mu[j]) / c, epsilon);
-                    (mu[i] + (si2 / c) * v, mu[j] - (sj2 / c) * v, w)
-                } else if s == 1.0 {
-                    let (v, w) = win_corrections((mu[i] - mu[j]) / c, epsilon);
-                    (mu[i] + (si2 / c) * v, mu[j] - (sj2 / c) * v, w)
-                } else {
-                    let (v, w) = win_corrections((mu[j] - mu[i]) / c, epsilon);
-                    (mu[i] - (si2 / c) * v, mu[j] + (sj2 / c) * v, w)
-                };
-                let c2 = c * c;
-                for (k, m, s2) in [(i, mi, si2), (j, mj, sj2)] {
-                    let new_sigma = sigma[k] * (1.0 - (s2 / c2) * w).max(1e-12).sqrt();
-                    let nv = new_sigma * new_sigma;
-                    precision[k] += 1.0 / nv - 1.0 / s2;
-                    natural[k] += m / nv - mu[k] / s2;
-                }
+                let site = &sites[(i * l + j) * 4..(i * l + j) * 4 + 4];
+                precision[i] += site[0];
+                natural[i] += site[1];
+                precision[j] += site[2];
+                natural[j] += site[3];
             }
         }
         for k in 0..l {
@@ -113,4 +112,37 @@ pub fn trueskill(rows: Packed, trials: usize, p: TrueSkill) -> Result<(Vec<f64>,
     }
     watch.check()?;
     Ok((mu, sigma))
+}
+
+/// Row `i`'s matches `(i, j > i)` of one event: each pair's increments of
+/// precision and natural mean for both players (zeros where no match).
+fn matches_of(i: usize, mu: &[f64], sigma: &[f64], o: &[u8], p: &TrueSkill, row: &mut [f64]) {
+    let beta2 = 2.0 * p.beta * p.beta;
+    for j in i + 1..mu.len() {
+        let site = &mut row[j * 4..j * 4 + 4];
+        let Some(s) = p.policy.score(o[i], o[j]) else {
+            site.iter_mut().for_each(|v| *v = 0.0);
+            continue;
+        };
+        let (si2, sj2) = (sigma[i] * sigma[i], sigma[j] * sigma[j]);
+        let c = (beta2 + si2 + sj2).sqrt();
+        let epsilon = p.draw_margin / c;
+        let (mi, mj, w) = if s == 0.5 {
+            let (v, w) = draw_corrections((mu[i] - mu[j]) / c, epsilon);
+            (mu[i] + (si2 / c) * v, mu[j] - (sj2 / c) * v, w)
+        } else if s == 1.0 {
+            let (v, w) = win_corrections((mu[i] - mu[j]) / c, epsilon);
+            (mu[i] + (si2 / c) * v, mu[j] - (sj2 / c) * v, w)
+        } else {
+            let (v, w) = win_corrections((mu[j] - mu[i]) / c, epsilon);
+            (mu[i] - (si2 / c) * v, mu[j] + (sj2 / c) * v, w)
+        };
+        let c2 = c * c;
+        for (slot, (k, m, s2)) in [(i, mi, si2), (j, mj, sj2)].into_iter().enumerate() {
+            let new_sigma = sigma[k] * (1.0 - (s2 / c2) * w).max(1e-12).sqrt();
+            let nv = new_sigma * new_sigma;
+            site[2 * slot] = 1.0 / nv - 1.0 / s2;
+            site[2 * slot + 1] = m / nv - mu[k] / s2;
+        }
+    }
 }
