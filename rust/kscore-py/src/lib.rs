@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 
 mod bank;
+mod battles;
 mod categorical;
 mod choice;
 mod counts;
@@ -85,5 +86,11 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pairwise::register(m)?;
     choice::register(m)?;
     ratings::register(m)?;
+    // arena (python/kscore/arena/): battles to ratings
+    m.add_class::<battles::BattleBoard>()?;
+    m.add_class::<battles::StyleBoard>()?;
+    m.add_function(wrap_pyfunction!(battles::battle_board, m)?)?;
+    m.add_function(wrap_pyfunction!(battles::style_board, m)?)?;
+    m.add_function(wrap_pyfunction!(battles::encode_strings, m)?)?;
     Ok(())
 }
