@@ -21,7 +21,8 @@ __all__ = [
     "BattleBoard", "StyleBoard", "battle_board", "encode_strings", "style_board",
 ]
 # rank-fit: paired comparisons
-__all__ += ["PairwiseFit", "pairwise_fit", "pair_counts", "twin_rows", "strongly_connected", "choice_events", "choice_fit"]
+__all__ += ["PairwiseFit", "pairwise_fit", "pair_counts", "twin_rows", "strongly_connected", "choice_events",
+            "choice_fit"]
 __all__ += ["elo", "glicko", "trueskill", "bt_mcmc"]
 
 @final
@@ -485,6 +486,14 @@ class BattleBoard:
         self, theta: _F, rounds: int, seed: int, by: str = "battle", precision: float = 0.0
     ) -> tuple[_F, int]:
         """``(rounds x models, rounds that needed the prior)``."""
+    def fit_ties(
+        self, model: str, precision: float = 0.0, clustered: bool = False
+    ) -> tuple[_F, float, int, _F]:
+        """``(theta, tie parameter, iterations, sandwich over theta and log tie)``: Davidson or Rao-Kupper."""
+    def bootstrap_ties(
+        self, model: str, rounds: int, seed: int, by: str = "battle", precision: float = 0.0, prior: float = 0.0
+    ) -> tuple[_F, int]:
+        """``(rounds x (models + 1), rounds that needed the prior)``: ratings, then the tie parameter."""
 
 def style_board(
     models: int,
