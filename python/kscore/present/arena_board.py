@@ -22,8 +22,10 @@ def _footer(b: Any, result: Any) -> str:
            if b.intervals == "sandwich" else
            f"percentile intervals of {b.rounds} bootstrap rounds by {o.get('bootstrap_by', 'battle')}")
     best = ", ".join(b.could_be_best[:8]) + (", ..." if len(b.could_be_best) > 8 else "")
-    return (f"Bradley-Terry ratings (scale {o.get('scale', 400):g}, base {o.get('base', 10):g}, ties as "
-            f"{'half a win' if o.get('ties') == 'half' else 'dropped'}), {b.confidence:.0%} {how}. rank: "
+    ties = {"half": "ties as half a win", "drop": "ties dropped", "davidson": "Davidson's ties",
+            "rao_kupper": "Rao-Kupper's ties"}.get(str(o.get("ties")), "ties as half a win")
+    return (f"Bradley-Terry ratings (scale {o.get('scale', 400):g}, base {o.get('base', 10):g}, {ties}), "
+            f"{b.confidence:.0%} {how}. rank: "
             f"simultaneous rank sets (all hold together); lmarena: 1 + models whose lower bound is above this "
             f"upper bound. Could be #1: {best}.")
 
@@ -38,6 +40,10 @@ def _notes(b: Any) -> list[str]:
             kind = "exactly" if f.exact else "at most (greedy)"
             out.append(f"fragility: removing {kind} {f.removed:,} battle(s) makes {f.challenger} #1 instead of "
                        f"{f.top}")
+    t = getattr(b, "tie_parameter", None)
+    if t is not None:
+        name = {"davidson": "Davidson's nu", "rao_kupper": "Rao-Kupper's kappa"}.get(t[0], t[0])
+        out.append(f"{name} {t[1]:.4g} [{t[2]:.4g}, {t[3]:.4g}]")
     if b.style:
         out.append("style coefficients (log-odds per sd of the feature): " + "; ".join(
             f"{k} {v[0]:+.3f} [{v[1]:+.3f}, {v[2]:+.3f}]" for k, v in b.style.items()))
