@@ -113,7 +113,7 @@ def main() -> None:
     if args.core:
         if hasattr(board, "fit_ties"):
             for model in ("davidson", "rao_kupper"):
-                t, got = timed(lambda m=model: board.fit_ties(m), args.repeat)  # type: ignore[attr-defined,misc]
+                t, got = timed(lambda m=model: board.fit_ties(m), args.repeat)
                 rows.append((f"{model}: fit + sandwich ({got[2]} iterations)", t, ""))  # type: ignore[index]
             t, _ = timed(lambda: board.bootstrap_ties("davidson", 100, 0), 1)  # type: ignore[attr-defined]
             rows.append(("davidson: 100 bootstrap rounds", t, ""))

@@ -125,8 +125,9 @@ def test_style_control_matches_the_penalised_maximum() -> None:
     # against the penalised maximum by Newton in numpy
     fits = {}
     for reg in (1.0, None):
-        kw = {} if reg is None else {"style_reg": reg}
-        res = kscore.arena(frame(s["a"], s["b"], s["y"], L, length=x), style=["length"], fragility=False, **kw)
+        data = frame(s["a"], s["b"], s["y"], L, length=x)
+        res = (kscore.arena(data, style=["length"], fragility=False) if reg is None else
+               kscore.arena(data, style=["length"], fragility=False, style_reg=reg))
         th, be = newton_style(L, s["a"], s["b"], s["y"], X, 1e-6 if reg is None else reg)
         got = by_name(res.board)
         assert max(abs(got[f"m{k:03d}"] - (1000 + ELO * th[k])) for k in range(L)) < 1e-6
