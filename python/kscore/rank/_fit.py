@@ -6,6 +6,11 @@ core calls back with ``theta`` (value, or value, gradient and Hessian
 diagonal by :meth:`PriorTerms.derivatives`). A hook's numeric derivatives
 are good to about 1e-11, so those fits stop at a relative residual of
 1e-9 instead of 1e-12.
+
+Newton takes a few dozen steps on a convex objective; a Cauchy prior's
+concave tails (strengths far from its location, e.g. a model that never
+loses) make the safeguarded steps short for a while (237 steps on one
+6-model Davidson-Luce board), hence the core's budget of ``MAX_ITER``.
 """
 
 from __future__ import annotations
@@ -24,10 +29,16 @@ Floats = npt.NDArray[np.float64]
 #: Relative KKT residual at which a fit stops (analytic priors; hooks).
 TOL = 1e-12
 HOOK_TOL = 1e-9
+#: Newton steps at most (each costs one gradient and Hessian).
+MAX_ITER = 2000
 
 
 def prior_arguments(terms: PriorTerms | None) -> dict[str, Any]:
     """The core's keyword arguments for a prior (``None``: no penalty)."""
+    return {"max_iter": MAX_ITER, **_penalty_arguments(terms)}
+
+
+def _penalty_arguments(terms: PriorTerms | None) -> dict[str, Any]:
     if terms is None or terms.kind == "none":
         return {"prior": "none", "tol": TOL}
     if terms.kind == "gaussian":
