@@ -329,6 +329,7 @@ mod tests {
         for model in [TieModel::Davidson, TieModel::RaoKupper] {
             let f = fit(&bd, &bd.row_count, model, 0.0, None).expect("fit");
             assert_eq!(f.dim, 4);
+            let mut first = Vec::new();
             for clustered in [false, true] {
                 let v = sandwich(&bd, &f, model, clustered).expect("sandwich");
                 for r in 0..4 {
@@ -336,7 +337,9 @@ mod tests {
                     assert!(row.abs() < 1e-12, "{row}");
                     assert!(v[r * 4 + r] > 0.0);
                 }
+                first.push(v[0]);
             }
+            assert!((first[0] / first[1] - 1.0).abs() > 1e-3, "{first:?}");
             let rounds = bootstrap(&bd, &f, model, 8, 3, Unit::Battle, 1.0).expect("rounds");
             assert_eq!(rounds.theta.len(), 8 * 4);
         }
