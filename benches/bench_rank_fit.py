@@ -12,9 +12,9 @@ Sizes (models x questions x trials, binary; ``--sizes``):
 
 Every call runs in a child process (fork), so that a slow scorio call can be
 killed at ``--limit`` seconds and each side's peak memory is its own. Each
-side's figure is the median of up to ``--repeat`` calls, fewer where the
-calls use up ``--budget`` seconds (the number of calls is printed); kscore
-makes one untimed call first. A scorio name that does not finish within the
+side's figure is the median of up to ``--repeat`` calls (kscore: at least
+21), fewer where the calls use up ``--budget`` seconds (the number of calls
+is printed); kscore makes one untimed call first. A scorio name that does not finish within the
 limit is reported as "over N s". The load average is printed at the start
 and end of every row (this machine is shared).
 
@@ -92,7 +92,9 @@ def _child(side: str, name: str, size: str, repeat: int, budget: float, queue: A
             fn(R)  # untimed: first-call costs (imports, page faults)
         times: list[float] = []
         start = time.perf_counter()
-        while len(times) < repeat:
+        # kscore's calls are short: more of them (within the budget) for a stable median
+        calls = repeat if side == "scorio" else max(repeat, 21)
+        while len(times) < calls:
             t0 = time.perf_counter()
             fn(R)
             times.append(time.perf_counter() - t0)

@@ -112,7 +112,8 @@ def reference_scores(model: str, R: np.ndarray, prior: Any = None, kappa: float 
     x0 = np.zeros(L + (1 if model == "davidson" else 0))
     x = minimise(f, x0)
     theta = x[:L] - x[:L].mean()
-    return np.exp(np.clip(theta, -30, 30))
+    scores: Floats = np.exp(np.clip(theta, -30, 30))
+    return scores
 
 
 def order_agrees(ours: Floats, theirs: Floats, rel: float) -> bool:

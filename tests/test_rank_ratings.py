@@ -138,7 +138,7 @@ def test_bad_input_raises_scorios_error() -> None:
 def test_bayesian_mcmc_makes_scorios_chain(seed: int) -> None:
     rng = np.random.default_rng(seed + 100)
     for R in [board(rng, 5, 6, 2), board(rng, 3, 4, 1), np.array([[1, 1, 0], [0, 1, 0]])]:
-        kwargs = {"n_samples": 700, "burnin": 600, "seed": seed, "prior_var": 1.5}
+        kwargs: dict[str, Any] = {"n_samples": 700, "burnin": 600, "seed": seed, "prior_var": 1.5}
         ours = kr.bayesian_mcmc(R, return_scores=True, **kwargs)
         theirs = sr.bayesian_mcmc(R, return_scores=True, **kwargs)
         np.testing.assert_array_equal(ours[0], theirs[0])

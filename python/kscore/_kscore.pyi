@@ -21,8 +21,8 @@ __all__ = [
     "BattleBoard", "StyleBoard", "battle_board", "encode_strings", "style_board",
 ]
 # rank-fit: paired comparisons
-__all__ += ["PairwiseFit", "pairwise_fit", "pair_counts", "twin_rows", "strongly_connected", "choice_events",
-            "choice_fit"]
+__all__ += ["PairwiseFit", "pairwise_fit", "pair_counts", "twin_rows", "strongly_connected"]
+__all__ += ["choice_events", "choice_fit"]
 __all__ += ["elo", "glicko", "trueskill", "bt_mcmc"]
 
 @final
