@@ -71,6 +71,9 @@ def main() -> None:
     ap.add_argument("--models", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--peers", action="store_true", help="also run arena-rank and FastChat's procedure")
+    ap.add_argument("--core", action="store_true",
+                    help="only the fit and the bootstrap (and the tie models where the build has them): to run "
+                         "one build against another in one shell command (PYTHONPATH=OLD_PACKAGE_DIR)")
     args = ap.parse_args()
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -107,6 +110,20 @@ def main() -> None:
     rows.append(("sandwich", t, "<= 20 ms"))
     t, _ = timed(lambda: board.bootstrap(theta, 1000, 0), 1)  # type: ignore[attr-defined]
     rows.append(("1000 bootstrap rounds", t, "<= 15 s"))
+    if args.core:
+        if hasattr(board, "fit_ties"):
+            for model in ("davidson", "rao_kupper"):
+                t, got = timed(lambda m=model: board.fit_ties(m), args.repeat)
+                rows.append((f"{model}: fit + sandwich ({got[2]} iterations)", t, ""))  # type: ignore[index]
+            t, _ = timed(lambda: board.bootstrap_ties("davidson", 100, 0), 1)  # type: ignore[attr-defined]
+            rows.append(("davidson: 100 bootstrap rounds", t, ""))
+        load = os.getloadavg()
+        print(f"# {kscore.__file__}\n# {n:,} battles, {L} models; load average {load[0]:.1f} {load[1]:.1f} "
+              f"{load[2]:.1f}; {os.cpu_count()} cores")
+        print("| phase | median wall s | median CPU s (all threads) |\n|---|---:|---:|")
+        for (name, secs, _), c in zip(rows, CPU):
+            print(f"| {name} | {secs:.4f} | {c:.4f} |")
+        return
     bt = read_battles(table, Roles(style=["f0", "f1", "f2", "f3"]))
     assert bt.features is not None
     t, sb = timed(lambda: _kscore.style_board(L, bt.a, bt.b, bt.y, np.ones(n), bt.features), 1)

@@ -11,7 +11,11 @@ Reported per method: the share of (board, model) intervals holding
 ``theta*`` (95% nominal) and the share of boards whose simultaneous rank
 sets all hold the true ranks.
 
-Usage: ``python scripts/arena_coverage.py [--boards 200] [--rounds 200] [--scenario plain|style|all]``
+Third scenario: ties drawn from Davidson's model (nu 0.6, no prompt
+effects), fitted with ``ties="davidson"``: the target is the true rating.
+
+Usage: ``python scripts/arena_coverage.py [--boards 200] [--rounds 200] [--scenario plain|style|davidson|all]
+[--style-reg R] [--only sandwich|bootstrap]``
 (tests/test_arena_coverage.py runs a fast subset.)
 """
 
@@ -77,8 +81,25 @@ def pseudo_true(theta: np.ndarray, pm: np.ndarray, tie: float, prompt_sd: float)
     return newton_bt(L, np.array(a), np.array(b), np.array(y), np.array(wt))
 
 
-def run(scenario: str, boards: int, rounds: int, seed: int = 0, only: str | None = None, style_reg: float = 1.0
-        ) -> dict[str, tuple[float, float]]:
+def draw_davidson(rng: np.random.Generator, theta: np.ndarray, pm: np.ndarray, N: int, nu: float, prompts: int
+                  ) -> dict[str, object]:
+    """Battles from Davidson's model: P(a) : P(b) : P(tie) = e^a : e^b : nu e^{(a+b)/2}."""
+    L = len(theta)
+    a, b = draw_pairs(rng, pm, N)
+    q = rng.integers(0, prompts, N)
+    u = np.stack([theta[a], theta[b], math.log(nu) + (theta[a] + theta[b]) / 2])
+    p = np.exp(u - u.max(axis=0))
+    p /= p.sum(axis=0)
+    r = rng.random(N)
+    y = np.where(r < p[0], 1.0, np.where(r < p[0] + p[1], 0.0, 0.5))
+    names = [f"m{k:02d}" for k in range(L)]
+    return {"model_a": [names[i] for i in a], "model_b": [names[i] for i in b], "winner": [WORD[v] for v in y],
+            "question_id": [f"p{v}" for v in q]}
+
+
+def run(scenario: str, boards: int, rounds: int, seed: int = 0, only: str | None = None,
+        style_reg: float | None = None) -> dict[str, tuple[float, float]]:
+    """Coverage per method; ``style_reg`` None: kscore's default penalty."""
     import kscore
 
     L, N, tie, prompts, prompt_sd = 12, 12_000, 0.15, 3000, 0.6
@@ -94,7 +115,10 @@ def run(scenario: str, boards: int, rounds: int, seed: int = 0, only: str | None
     for k in range(boards):
         theta = rng.normal(0, 0.6, L)
         theta -= theta.mean()
-        if scenario == "style":
+        if scenario == "davidson":
+            data = draw_davidson(rng, theta, pm, N, 0.6, prompts)
+            target = theta
+        elif scenario == "style":
             verb = rng.normal(0, 0.7, L)
             data = draw(rng, theta, pm, N, 0.0, prompts, 0.0, 0.4, verb)
             target = theta
@@ -109,8 +133,12 @@ def run(scenario: str, boards: int, rounds: int, seed: int = 0, only: str | None
             if "prompt" in kw:
                 kw.pop("prompt")
                 use.pop("question_id")
+            if style_reg is not None:
+                kw["style_reg"] = style_reg
+            if scenario == "davidson":
+                kw["ties"] = "davidson"
             res = kscore.arena(use, style=["length"] if scenario == "style" else None, seed=k, fragility=False,
-                               style_reg=style_reg, **kw)
+                               **kw)
             b = res.board
             inside = [b.lo[i] <= truth[m] <= b.hi[i] for i, m in enumerate(b.models)]
             ranks_ok = all(b.rank_lo[i] <= true_rank[m] <= b.rank_hi[i] for i, m in enumerate(b.models))
@@ -126,12 +154,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--boards", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=200)
-    ap.add_argument("--scenario", choices=["plain", "style", "all"], default="all")
-    ap.add_argument("--style-reg", type=float, default=1.0, help="the coefficients' penalty (arena-rank's 1.0)")
+    ap.add_argument("--scenario", choices=["plain", "style", "davidson", "all"], default="all")
+    ap.add_argument("--style-reg", type=float, default=None,
+                    help="the coefficients' penalty (default: kscore's; arena-rank's is 1.0)")
+    ap.add_argument("--only", help="methods whose name starts with this (sandwich, bootstrap)")
     args = ap.parse_args()
-    for sc in (["plain", "style"] if args.scenario == "all" else [args.scenario]):
-        got = run(sc, args.boards, args.rounds, style_reg=args.style_reg)
-        print(f"\n### {sc}: {args.boards} boards x 12 models, style_reg {args.style_reg:g}\n")
+    for sc in (["plain", "style", "davidson"] if args.scenario == "all" else [args.scenario]):
+        got = run(sc, args.boards, args.rounds, only=args.only, style_reg=args.style_reg)
+        reg = "default" if args.style_reg is None else f"{args.style_reg:g}"
+        print(f"\n### {sc}: {args.boards} boards x 12 models, style_reg {reg}\n")
         print("| intervals | 95% rating intervals cover | rank sets hold jointly |\n|---|---:|---:|")
         for m, (cov, joint) in got.items():
             print(f"| {m} | {cov:.1%} | {joint:.1%} |")

@@ -19,6 +19,7 @@ from tests.arena_reference import (
     arena_rank_sandwich,
     newton_bt,
     newton_style,
+    newton_ties,
     pinv_sandwich,
     scipy_bt,
     simulate,
@@ -119,14 +120,23 @@ def test_style_control_matches_the_penalised_maximum() -> None:
     L, N = 8, 8000
     s = simulate(rng, L, N, tie=0.0, skew=0.5, style=0.7)
     x = s["x"] + 0.3 * (s["a"] - s["b"]) / L  # style correlated with the models
-    res = kscore.arena(frame(s["a"], s["b"], s["y"], L, length=x), style=["length"], fragility=False)
     X = ((x - x.mean()) / x.std())[:, None]
-    th, be = newton_style(L, s["a"], s["b"], s["y"], X, 1.0)
-    got = by_name(res.board)
-    assert max(abs(got[f"m{k:03d}"] - (1000 + ELO * th[k])) for k in range(L)) < 1e-6
-    assert res.board.style is not None
-    assert abs(res.board.style["length"][0] - be[0]) < 1e-9
-    assert res.without_style is not None and res.without_style.style is None
+    # arena-rank's penalty (style_reg=1) and kscore's default (1e-6), each
+    # against the penalised maximum by Newton in numpy
+    fits = {}
+    for reg in (1.0, None):
+        data = frame(s["a"], s["b"], s["y"], L, length=x)
+        res = (kscore.arena(data, style=["length"], fragility=False) if reg is None else
+               kscore.arena(data, style=["length"], fragility=False, style_reg=reg))
+        th, be = newton_style(L, s["a"], s["b"], s["y"], X, 1e-6 if reg is None else reg)
+        got = by_name(res.board)
+        assert max(abs(got[f"m{k:03d}"] - (1000 + ELO * th[k])) for k in range(L)) < 1e-6
+        assert res.board.style is not None
+        assert abs(res.board.style["length"][0] - be[0]) < 1e-9
+        assert res.without_style is not None and res.without_style.style is None
+        fits[reg] = res.board.style["length"][0]
+    # arena-rank's penalty shrinks the coefficient towards 0; the default hardly does
+    assert 0 < fits[1.0] < 0.9 * fits[None]
 
 
 def test_a_model_that_only_wins_gets_the_stated_prior() -> None:
@@ -211,3 +221,62 @@ def test_bad_rows_are_counted_or_refused_with_file_and_line(tmp_path: object) ->
     assert sum(int(x) for x in res.board.battles) == 2 * 4
     with pytest.raises(ArenaError, match=r"battles.csv, line 5: a model against itself"):
         kscore.arena(str(p), strict=True)
+
+
+@pytest.mark.parametrize("model", ["davidson", "rao_kupper"])
+def test_tie_models_match_the_converged_maximum_and_their_sandwich(model: str) -> None:
+    # Ties as their own outcome: ratings and tie parameter against a Newton
+    # in numpy from the battles' own probabilities (tests/arena_reference.py),
+    # sandwich variances (plain and clustered by prompt) against its formula.
+    rng = np.random.default_rng(5)
+    L = 7
+    s = simulate(rng, L, 6000, spread=0.8, tie=0.25, skew=0.8, prompts=900, prompt_sd=0.5)
+    cluster = s["prompt"]
+    ref, tie, V = newton_ties(L, s["a"], s["b"], s["y"], model)
+    _, _, Vc = newton_ties(L, s["a"], s["b"], s["y"], model, cluster)
+    names = [f"m{k:03d}" for k in range(L)]
+    for prompt, want_v in [(None, V), ([f"p{q}" for q in cluster], Vc)]:
+        extra = {} if prompt is None else {"question_id": prompt}
+        res = kscore.arena(frame(s["a"], s["b"], s["y"], L, **extra), ties=model, fragility=False)
+        got = by_name(res.board)
+        assert max(abs(got[names[k]] - (1000 + ELO * ref[k])) for k in range(L)) < 1e-6
+        t = res.board.tie_parameter
+        assert t is not None and t[0] == model
+        assert abs(t[1] - tie) < 1e-9 * tie
+        se = dict(zip(res.board.models, res.board.se.tolist()))
+        want = np.sqrt(np.diag(want_v)[:L]) * ELO
+        assert max(abs(se[names[k]] / want[k] - 1) for k in range(L)) < 1e-5
+        # the tie parameter's interval: exp(log tie +- z sd)
+        sd = math.sqrt(want_v[L, L])
+        assert abs(math.log(t[3] / t[1]) / sd - 1.959963984540054) < 1e-4
+    # Davidson's and half-a-win ratings differ (the models differ), and the
+    # win probabilities follow the tie model: rows + columns sum to one
+    half = by_name(kscore.arena(frame(s["a"], s["b"], s["y"], L), fragility=False).board)
+    assert max(abs(got[m] - half[m]) for m in names) > 1e-3
+    W = res.board.win_prob
+    assert np.allclose(W + W.T, 1.0, atol=1e-12)
+
+
+def test_tie_models_bootstrap_and_refusals() -> None:
+    rng = np.random.default_rng(8)
+    L = 6
+    s = simulate(rng, L, 3000, spread=0.8, tie=0.3, skew=0.5)
+    res = kscore.arena(frame(s["a"], s["b"], s["y"], L), ties="davidson", intervals="bootstrap", rounds=60,
+                       fragility=False)
+    t = res.board.tie_parameter
+    assert t is not None and t[2] < t[1] < t[3]
+    assert res.board.rounds == 60 and np.all(res.board.lo < res.board.rating)
+    sw = kscore.arena(frame(s["a"], s["b"], s["y"], L), ties="davidson", fragility=False).board
+    # the bootstrap's spread and the sandwich's agree roughly (60 rounds)
+    assert np.all(np.abs(res.board.se / sw.se - 1) < 0.4)
+    with pytest.raises(ValueError, match="ties must be one of"):
+        kscore.arena(frame(s["a"], s["b"], s["y"], L), ties="glenn")
+    with pytest.raises(ArenaError, match="style control"):
+        kscore.arena(frame(s["a"], s["b"], s["y"], L, length=s["x"]), ties="davidson", style=["length"])
+    # no tie on the board: Davidson's nu at its boundary, the Bradley-Terry fit
+    keep = s["y"] != 0.5
+    a, b, y = s["a"][keep], s["b"][keep], s["y"][keep]
+    dv = kscore.arena(frame(a, b, y, L), ties="davidson", fragility=False).board
+    bt = kscore.arena(frame(a, b, y, L), fragility=False).board
+    assert dv.tie_parameter is not None and dv.tie_parameter[1] == 0.0
+    assert np.max(np.abs(dv.rating - bt.rating)) < 1e-6

@@ -17,3 +17,19 @@ def test_clustered_sandwich_covers_and_rank_sets_hold() -> None:
     cov, joint = got["sandwich (clustered by prompt)"]
     assert 0.91 <= cov <= 0.99, got
     assert joint >= 0.85, got
+
+
+def test_style_control_default_covers_where_style_goes_with_the_models() -> None:
+    # The style feature is correlated with the models: arena-rank's penalty
+    # (style_reg=1) covers about a third here (docs/arena.md); the default must hold.
+    got = run("style", 20, 0, seed=2, only="sandwich (clustered")
+    cov, joint = got["sandwich (clustered by prompt)"]
+    assert 0.90 <= cov <= 0.99, got
+    assert joint >= 0.85, got
+
+
+def test_davidson_sandwich_covers_the_true_ratings() -> None:
+    got = run("davidson", 20, 0, seed=3, only="sandwich (clustered")
+    cov, joint = got["sandwich (clustered by prompt)"]
+    assert 0.90 <= cov <= 0.99, got
+    assert joint >= 0.85, got

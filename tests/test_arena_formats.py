@@ -105,3 +105,25 @@ def test_cli_bad_winner_is_one_line(tmp_path: Path) -> None:
                          text=True, timeout=300)
     assert run.returncode == 1
     assert run.stderr.strip().count("\n") == 0 and "b.csv, line 3: a winner outside" in run.stderr
+
+
+def test_cli_tie_model_and_style_penalty_reach_the_fit(tmp_path: Path) -> None:
+    out = tmp_path / "board.json"
+    src = str(DATA / "lmarena_clean_battle.json")
+    run = subprocess.run([sys.executable, "-m", "kscore", "arena", src, "--ties", "rao_kupper", "--format", "json",
+                          "-o", str(out)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(out.read_text())
+    board = next(iter(doc["boards"].values()))
+    assert board["tie_parameter"]["model"] == "rao_kupper" and board["tie_parameter"]["value"] > 1.0
+    api = kscore.arena(src, ties="rao_kupper")
+    assert [r["rating"] for r in doc["models"]] == [float(x) for x in api.board.rating]
+    assert doc["options"]["ties"] == "rao_kupper"
+    run = subprocess.run([sys.executable, "-m", "kscore", "arena", str(DATA / "lmarena_140k.parquet"), "--style",
+                          "conv_metadata", "--style-reg", "1", "--format", "json", "-o", str(out)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(out.read_text())
+    api = kscore.arena(str(DATA / "lmarena_140k.parquet"), style=True, style_reg=1.0)
+    assert doc["options"]["style_reg"] == 1.0
+    assert [r["rating"] for r in doc["models"]] == [float(x) for x in api.board.rating]

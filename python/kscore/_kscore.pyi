@@ -1,6 +1,6 @@
 """Typed stub of the compiled core (checked against the binary by mypy.stubtest)."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -20,6 +20,10 @@ __all__ = [
     # arena
     "BattleBoard", "StyleBoard", "battle_board", "encode_strings", "style_board",
 ]
+# rank-fit: paired comparisons
+__all__ += ["PairwiseFit", "pairwise_fit", "pair_counts", "twin_rows", "strongly_connected"]
+__all__ += ["choice_events", "choice_fit"]
+__all__ += ["elo", "glicko", "trueskill", "bt_mcmc"]
 
 @final
 class Credit:
@@ -289,6 +293,147 @@ def max_t_block(
 ) -> npt.NDArray[np.float32]:
     """mx raised to |z[col0 + j] - z[row0 + i]| * inv[i, j] over the pairs with inv != 0 (a new array)."""
 
+# ---------------------------------------------------------------------------
+# rank-fit: paired comparisons (rust/kscore-py/src/pairwise.rs)
+
+@final
+class PairwiseFit:
+    """A Bradley-Terry / Davidson / Rao-Kupper fit at its exact optimum."""
+
+    @property
+    def theta(self) -> npt.NDArray[np.float64]:
+        """Log-strengths, centred (sum 0)."""
+    @property
+    def tie_parameter(self) -> float | None:
+        """Davidson's nu or Rao-Kupper's kappa (fitted or fixed); None for Bradley-Terry."""
+    @property
+    def objective(self) -> float: ...
+    @property
+    def residual(self) -> float:
+        """Largest entry of the constrained gradient at the optimum."""
+    @property
+    def scale(self) -> float:
+        """The gradient's scale (largest total weight of one item)."""
+    @property
+    def iterations(self) -> int: ...
+    @property
+    def converged(self) -> bool: ...
+    @property
+    def hessian(self) -> npt.NDArray[np.float64]:
+        """Hessian of the smooth objective at the optimum, in (theta, log tie parameter if fitted)."""
+    @property
+    def held(self) -> npt.NDArray[np.bool_]:
+        """Coordinates held at a Laplace prior's location."""
+    def covariance(self) -> npt.NDArray[np.float64]:
+        """The inverse Hessian under the centring constraint."""
+
+def pairwise_fit(
+    items: int,
+    i: npt.NDArray[np.int64],
+    j: npt.NDArray[np.int64],
+    win_i: npt.NDArray[np.float64],
+    win_j: npt.NDArray[np.float64],
+    tie: npt.NDArray[np.float64],
+    model: str = "bradley_terry",
+    ties: str = "ignore",
+    tie_parameter: float | None = None,
+    prior: str = "none",
+    mean: npt.NDArray[np.float64] | None = None,
+    precision: npt.NDArray[np.float64] | None = None,
+    loc: float = 0.0,
+    weight: float = 0.0,
+    scale: float = 1.0,
+    hook: Callable[[npt.NDArray[np.float64], bool], Any] | None = None,
+    init: npt.NDArray[np.float64] | None = None,
+    extra_init: float | None = None,
+    max_iter: int = 200,
+    tol: float = 1e-12,
+) -> PairwiseFit:
+    """Fit a paired-comparison model to a table of pairs (i, j, wins of i, wins of j, ties)."""
+
+def pair_counts(
+    bits: npt.NDArray[np.uint8], events: int
+) -> tuple[
+    npt.NDArray[np.uint32],
+    npt.NDArray[np.uint32],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+]:
+    """Every pair i < j of packed rows: (i, j, wins of i, wins of j, ties)."""
+
+def twin_rows(bits: npt.NDArray[np.uint8], events: int) -> npt.NDArray[np.uint32]:
+    """For each packed row, the index of the first identical row."""
+
+def strongly_connected(
+    items: int,
+    i: npt.NDArray[np.int64],
+    j: npt.NDArray[np.int64],
+    forward: npt.NDArray[np.bool_],
+    backward: npt.NDArray[np.bool_],
+) -> bool:
+    """Whether the directed graph (i -> j where forward, j -> i where backward) is strongly connected."""
+
+def choice_events(
+    bits: npt.NDArray[np.uint8], events: int
+) -> tuple[float, npt.NDArray[np.float64], bool, bool]:
+    """Events of packed rows: (events kept, memberships (L, L), winner->loser graph strongly
+    connected, and with co-winner edges)."""
+
+def choice_fit(
+    bits: npt.NDArray[np.uint8],
+    events: int,
+    kind: str,
+    prior: str = "none",
+    mean: npt.NDArray[np.float64] | None = None,
+    precision: npt.NDArray[np.float64] | None = None,
+    loc: float = 0.0,
+    weight: float = 0.0,
+    scale: float = 1.0,
+    hook: Callable[[npt.NDArray[np.float64], bool], Any] | None = None,
+    init: npt.NDArray[np.float64] | None = None,
+    max_iter: int = 200,
+    tol: float = 1e-12,
+) -> PairwiseFit:
+    """A setwise Luce likelihood ("composite" or "davidson_luce") fitted to the events of packed rows."""
+
+def elo(bits: npt.NDArray[np.uint8], events: int, k: float, initial: float, policy: str) -> npt.NDArray[np.float64]:
+    """Elo ratings after every event of the packed rows."""
+
+def glicko(
+    bits: npt.NDArray[np.uint8],
+    events: int,
+    initial_rating: float,
+    initial_rd: float,
+    c: float,
+    rd_max: float,
+    policy: str,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Glicko ratings and deviations after every event."""
+
+def trueskill(
+    bits: npt.NDArray[np.uint8],
+    events: int,
+    trials: int,
+    mu: float,
+    sigma: float,
+    beta: float,
+    tau: float,
+    draw_margin: float,
+    policy: str,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """TrueSkill means and deviations after every event."""
+
+def bt_mcmc(
+    wins: npt.NDArray[np.float64],
+    prior_var: float,
+    z: npt.NDArray[np.float64],
+    u: npt.NDArray[np.float64],
+    burnin: int,
+    state: tuple[npt.NDArray[np.float64], float, float, int, int, npt.NDArray[np.float64]] | None = None,
+) -> tuple[npt.NDArray[np.float64], float, float, int, int, npt.NDArray[np.float64]]:
+    """Advance scorio's Bradley-Terry Metropolis chain on the caller's draws."""
+
 # ---- arena (python/kscore/arena/, rust/kscore-py/src/battles.rs): battles to ratings
 
 _F = npt.NDArray[np.float64]
@@ -341,6 +486,14 @@ class BattleBoard:
         self, theta: _F, rounds: int, seed: int, by: str = "battle", precision: float = 0.0
     ) -> tuple[_F, int]:
         """``(rounds x models, rounds that needed the prior)``."""
+    def fit_ties(
+        self, model: str, precision: float = 0.0, clustered: bool = False
+    ) -> tuple[_F, float, int, _F]:
+        """``(theta, tie parameter, iterations, sandwich over theta and log tie)``: Davidson or Rao-Kupper."""
+    def bootstrap_ties(
+        self, model: str, rounds: int, seed: int, by: str = "battle", precision: float = 0.0, prior: float = 0.0
+    ) -> tuple[_F, int]:
+        """``(rounds x (models + 1), rounds that needed the prior)``: ratings, then the tie parameter."""
 
 def style_board(
     models: int,

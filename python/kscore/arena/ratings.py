@@ -19,6 +19,16 @@ from .ranks import lmarena_rank, simultaneous_sets
 from .read import ArenaError, Battles
 from .result import ArenaBoard
 
+#: The style coefficients' default penalty (``style_reg x battles`` on the
+#: summed log-likelihood): small enough not to bias the ratings where style
+#: goes with the models (arena-rank's ``reg = 1`` covers 33% there: docs/arena.md,
+#: *Coverage*), large enough to keep the fit defined with collinear features.
+STYLE_REG = 1e-6
+
+#: Ties as their own outcome, fitted by the shared paired-comparison solver.
+TIE_MODELS = {"davidson": "Davidson's nu", "rao_kupper": "Rao-Kupper's kappa"}
+TIES = ("half", "drop", *TIE_MODELS)
+
 
 @dataclass(frozen=True)
 class Options:
@@ -38,7 +48,7 @@ class Options:
     seed: int = 0
     prior_sd: float = 400.0
     ridge: float | None = None
-    style_reg: float = 1.0
+    style_reg: float = STYLE_REG
     fragility: bool = True
 
     @property
@@ -62,6 +72,8 @@ class Fitted:
     beta_rounds: FloatArray | None = None
     board: object | None = None
     precision: float = 0.0
+    tie_model: str | None = None
+    tie: tuple[float, float, float] | None = None
 
 
 def _weights(bt: Battles, opts: Options) -> FloatArray | None:
@@ -115,9 +127,11 @@ def fit(bt: Battles, opts: Options, style: bool, notes: list[str]) -> Fitted:
             raise ArenaError("every battle is a tie (--ties drop leaves none)")
         bt = bt.subset(keep) if not keep.all() else bt
         y = bt.y
-    elif opts.ties != "half":
-        raise ArenaError(f"ties={opts.ties!r}: this build rates ties as half a win ('half') or drops them ('drop'); "
-                         "Davidson and Rao-Kupper ties come with the shared paired-comparison solver")
+    elif opts.ties not in TIES:
+        raise ArenaError(f"ties={opts.ties!r}: one of {', '.join(TIES)}")
+    elif opts.ties in TIE_MODELS and style:
+        raise ArenaError(f"ties={opts.ties!r} with style control: the contextual model rates ties as half a win "
+                         "(arena-rank's); use ties='half' or 'drop' with style features")
     w = _weights(bt, opts)
     outcome = np.rint(2.0 * y).astype(np.uint8)
     board = _kscore.battle_board(L, bt.a, bt.b, outcome, w, bt.prompt, bt.prompts)
@@ -131,12 +145,14 @@ def fit(bt: Battles, opts: Options, style: bool, notes: list[str]) -> Fitted:
         notes.append("the maximum likelihood ratings do not exist (" + (", ".join(who[:5]) if who else
                      "some models only beat, or only lose to, the rest") + f"): a Gaussian prior with sd "
                      f"{opts.prior_sd:g} rating points around the mean keeps them finite")
-    theta, _ = board.fit(precision)
-    theta = np.asarray(theta)
     clustered = bt.prompt is not None
     by = opts.bootstrap_by or ("prompt" if clustered else "battle")
     if by == "prompt" and not clustered:
         raise ArenaError("bootstrap by prompt needs a prompt id column (--prompt-col)")
+    if opts.ties in TIE_MODELS:
+        return _fit_ties(board, opts, precision, prior, clustered, by, notes)
+    theta, _ = board.fit(precision)
+    theta = np.asarray(theta)
     ridge = _ridge(opts, bt, w)
     out = Fitted(theta, None, None, precision > 0, 0, board=board, precision=precision)
     if not style:
@@ -163,6 +179,50 @@ def fit(bt: Battles, opts: Options, style: bool, notes: list[str]) -> Fitted:
         R = np.asarray(R)
         out.rounds, out.beta_rounds, out.rounds_with_prior = R[:, :L], R[:, L:], int(with_prior)
     return out
+
+
+def _fit_ties(board: object, opts: Options, precision: float, prior: float, clustered: bool, by: str,
+              notes: list[str]) -> Fitted:
+    """Davidson or Rao-Kupper: the ratings and the tie parameter together
+    (rust/kscore-core/src/battles/ties.rs), their sandwich or bootstrap."""
+    if opts.ridge is not None:
+        raise ArenaError(f"ridge is arena-rank's sandwich for ties as half a win, not for ties={opts.ties!r}")
+    theta, nu, _, V = board.fit_ties(opts.ties, precision, clustered)  # type: ignore[attr-defined]
+    theta, V = np.asarray(theta), np.asarray(V)
+    L = len(theta)
+    z = NormalDist().inv_cdf(0.5 + opts.confidence / 2)
+    out = Fitted(theta, None, None, precision > 0, 0, board=None, precision=precision, tie_model=opts.ties)
+    if V.shape[0] == L:
+        # no tie on the board: the parameter at its boundary, the Bradley-Terry fit
+        out.tie = (float(nu), float(nu), float(nu))
+        notes.append(f"no ties on this board: {TIE_MODELS[opts.ties]} sits at its boundary ({nu:g}), the "
+                     "Bradley-Terry fit")
+    if opts.intervals == "sandwich":
+        out.cov = V[:L, :L]
+        if V.shape[0] > L:
+            sd = math.sqrt(max(float(V[L, L]), 0.0))
+            out.tie = (float(nu), float(nu * math.exp(-z * sd)), float(nu * math.exp(z * sd)))
+    else:
+        R, with_prior = board.bootstrap_ties(opts.ties, opts.rounds, opts.seed, by,  # type: ignore[attr-defined]
+                                             precision, prior)
+        R = np.asarray(R)
+        out.rounds, out.rounds_with_prior = R[:, :L], int(with_prior)
+        a = (1 - opts.confidence) / 2
+        out.tie = (float(nu), float(np.quantile(R[:, L], a)), float(np.quantile(R[:, L], 1 - a)))
+    return out
+
+
+def _win_prob(d: FloatArray, fitted: Fitted) -> FloatArray:
+    """P(row beats column), a tie as half, from the rating differences ``d``
+    (natural-log scale) under the fitted model."""
+    if fitted.tie_model == "davidson" and fitted.tie is not None:
+        nu, h = fitted.tie[0], np.exp(d / 2)
+        return np.asarray((h + nu / 2) / (h + 1 / h + nu), np.float64)
+    if fitted.tie_model == "rao_kupper" and fitted.tie is not None:
+        kappa = fitted.tie[0]
+        win, loss = 1 / (1 + kappa * np.exp(-d)), 1 / (1 + kappa * np.exp(d))
+        return np.asarray((1 + win - loss) / 2, np.float64)
+    return np.asarray(1.0 / (1.0 + np.exp(-d)), np.float64)
 
 
 def _ridge(opts: Options, bt: Battles, w: FloatArray | None) -> float | None:
@@ -222,7 +282,7 @@ def rated(bt: Battles, fitted: Fitted, opts: Options, title: str, notes: list[st
         notes.append(sets.note)
     battles = np.bincount(bt.a, minlength=L) + np.bincount(bt.b, minlength=L)
     d = (rating[order][:, None] - rating[order][None, :]) / S
-    win = 1.0 / (1.0 + np.exp(-d))
+    win = _win_prob(d, fitted)
     style = None
     if fitted.beta is not None and style_names is not None:
         if fitted.beta_cov is not None:
@@ -241,4 +301,5 @@ def rated(bt: Battles, fitted: Fitted, opts: Options, title: str, notes: list[st
                       lmarena_rank(lo[order], hi[order]), np.asarray(sets.lo), np.asarray(sets.hi),
                       list(sets.could_be_best), battles[order].astype(np.int64), win,
                       None if cov is None else cov[np.ix_(order, order)], opts.intervals, opts.confidence, rounds,
-                      style, frag, notes, None if boot is None else boot[:, order])
+                      style, frag, notes, None if boot is None else boot[:, order],
+                      None if fitted.tie is None or fitted.tie_model is None else (fitted.tie_model, *fitted.tie))

@@ -32,7 +32,8 @@ class ArenaBoard:
     above this upper bound); ``rank_lo``/``rank_hi`` kscore's simultaneous
     rank sets (all models' hold together at ``confidence``);
     ``could_be_best`` the models whose set holds 1; ``win_prob[i][j]`` the
-    probability that model ``i`` beats ``j`` (ties as half); ``covariance``
+    probability that model ``i`` beats ``j`` (ties as half; under the tie
+    model when there is one); ``covariance``
     the ratings' (Elo^2; None for bootstrap intervals, which keep
     ``rounds``)."""
 
@@ -56,6 +57,9 @@ class ArenaBoard:
     fragility: Fragility | None = None
     notes: list[str] = field(default_factory=list)
     bootstrap: FloatArray | None = None
+    #: ``(model, value, lo, hi)`` of the tie parameter with ties as their own
+    #: outcome ("davidson": ``nu``, "rao_kupper": ``kappa``), else None.
+    tie_parameter: tuple[str, float, float, float] | None = None
 
     def records(self) -> list[dict[str, Any]]:
         """One record per model: model, rating, lo, hi, rank, rank_lo,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from .ratings import Options, fit, rated
+from .ratings import STYLE_REG, TIES, Options, fit, rated
 from .read import ArenaError, Battles, Roles, read_battles
 from .result import ArenaBoard, ArenaResult
 
@@ -17,7 +18,7 @@ def arena(source: Any, *, model_a: str | None = None, model_b: str | None = None
           offset: float = 1000.0, anchor: tuple[str, float] | None = None, reweight: bool = False,
           min_pair_count: int = 50, intervals: str = "sandwich", rounds: int = 1000,
           bootstrap_by: str | None = None, confidence: float = 0.95, seed: int = 0, prior_sd: float = 400.0,
-          ridge: float | None = None, style_reg: float = 1.0, fragility: bool = True,
+          ridge: float | None = None, style_reg: float = STYLE_REG, fragility: bool = True,
           input_format: str | None = None, strict: bool = False) -> ArenaResult:
     """Rate models from pairwise battles: Bradley-Terry ratings on LMArena's
     scale with honest intervals, rank ranges, win probabilities and the
@@ -37,8 +38,10 @@ def arena(source: Any, *, model_a: str | None = None, model_b: str | None = None
 
     Ratings: ``offset + scale / ln(base) x theta``, ``theta`` the
     maximum likelihood Bradley-Terry strengths with ties as half a win
-    (``ties="drop"`` leaves them out), centred on the mean (``anchor=(model,
-    rating)``: that model at that rating). Where the maximum likelihood
+    (``ties="drop"`` leaves them out; ``"davidson"`` or ``"rao_kupper"``
+    fits ties as their own outcome, the tie parameter with the ratings),
+    centred on the mean (``anchor=(model, rating)``: that model at that
+    rating). Where the maximum likelihood
     ratings do not exist (a model that only wins or only loses) a Gaussian
     prior of sd ``prior_sd`` rating points keeps them finite, and a note
     says so; battles that split the models into groups that never met are
@@ -51,12 +54,22 @@ def arena(source: Any, *, model_a: str | None = None, model_b: str | None = None
     ``bootstrap_by``: "battle", or "prompt", the default with prompt ids;
     percentile intervals; ``seed``).
 
+    Style control: the coefficients' penalty is ``style_reg`` times the
+    battles on the summed log-likelihood, ``1e-6`` by default (near none:
+    the ratings hold their coverage where style goes with the models);
+    arena-rank's ``style_reg=1`` reproduces LMArena's style-controlled
+    board, whose ratings keep part of the style effect (docs/arena.md).
+
     >>> import kscore
     >>> res = kscore.arena({"model_a": ["x", "y", "z", "x"] * 5, "model_b": ["y", "z", "x", "z"] * 5,
     ...                     "winner": ["model_a", "tie", "model_b", "model_a"] * 5})
     >>> [r["model"] for r in res.records()], round(float(res.board.rating.mean()), 9)
     (['x', 'y', 'z'], 1000.0)
     """
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {', '.join(TIES)}, not {ties!r}")
+    if not (style_reg >= 0 and math.isfinite(style_reg)):
+        raise ValueError(f"style_reg must be finite and non-negative, not {style_reg}")
     if intervals not in INTERVALS:
         raise ValueError(f"intervals must be one of {', '.join(INTERVALS)}, not {intervals!r}")
     if bootstrap_by not in (None, "battle", "prompt"):
@@ -87,7 +100,8 @@ def arena(source: Any, *, model_a: str | None = None, model_b: str | None = None
                 bt.warnings.append(f"category {name!r} not rated: {exc}")
     return ArenaResult(main, plain, categories, bt.warnings, {
         "intervals": intervals, "rounds": rounds if intervals == "bootstrap" else 0, "confidence": confidence,
-        "ties": ties, "scale": scale, "base": base, "offset": offset, "anchor": anchor, "reweight": reweight,
+        "ties": ties, "style_reg": style_reg, "scale": scale, "base": base, "offset": offset, "anchor": anchor,
+        "reweight": reweight,
         "bootstrap_by": bootstrap_by or ("prompt" if bt.prompt is not None else "battle"),
         "clustered": bt.prompt is not None, "style": bt.feature_names})
 

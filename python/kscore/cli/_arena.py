@@ -50,7 +50,12 @@ def add_arena_parser(sub: Any) -> None:
     r.add_argument("--rounds", type=int, default=1000, help="bootstrap rounds (default 1000)")
     r.add_argument("--bootstrap-by", choices=["battle", "prompt"],
                    help="what the bootstrap resamples (default: prompt with --prompt-col, else battle)")
-    r.add_argument("--ties", choices=["half", "drop"], default="half", help="ties as half a win (default) or dropped")
+    r.add_argument("--ties", choices=["half", "drop", "davidson", "rao_kupper"], default="half",
+                   help="ties as half a win (default), dropped, or their own outcome by Davidson's or Rao-Kupper's "
+                        "model (the tie parameter fitted with the ratings)")
+    r.add_argument("--style-reg", type=float, metavar="REG",
+                   help="style coefficients' penalty, times the battles (default 1e-6: near none; arena-rank's is "
+                        "1, which biases the ratings where style goes with the models)")
     r.add_argument("--anchor", metavar="MODEL=RATING", help="put MODEL at RATING (default: the mean at --offset)")
     r.add_argument("--scale", type=float, default=400.0, help="rating points per factor --base of odds (400)")
     r.add_argument("--base", type=float, default=10.0, help="odds base (10)")
@@ -91,7 +96,8 @@ def arena_command(args: argparse.Namespace, err: Any) -> int:
                        scale=args.scale, base=args.base, offset=args.offset, anchor=anchor, reweight=args.reweight,
                        intervals=args.intervals, rounds=args.rounds, bootstrap_by=args.bootstrap_by,
                        confidence=args.confidence, seed=args.seed, fragility=not args.no_fragility,
-                       input_format=args.input_format, strict=args.strict)
+                       input_format=args.input_format, strict=args.strict,
+                       **({} if args.style_reg is None else {"style_reg": args.style_reg}))
     except (ArenaError, ValueError) as exc:
         raise CliError(str(exc)) from exc
     if not args.quiet:

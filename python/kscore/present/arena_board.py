@@ -16,14 +16,20 @@ from .model import Board, Estimate, InfoColumn, MetricColumn, Pairwise
 MATRIX_MODELS = 60
 
 
+_MODEL_NAMES = {"davidson": "Davidson", "rao_kupper": "Rao-Kupper"}
+
+
 def _footer(b: Any, result: Any) -> str:
     o = result.options
     how = ("sandwich (robust) intervals" + (", clustered by prompt" if o.get("clustered") else "")
            if b.intervals == "sandwich" else
            f"percentile intervals of {b.rounds} bootstrap rounds by {o.get('bootstrap_by', 'battle')}")
     best = ", ".join(b.could_be_best[:8]) + (", ..." if len(b.could_be_best) > 8 else "")
-    return (f"Bradley-Terry ratings (scale {o.get('scale', 400):g}, base {o.get('base', 10):g}, ties as "
-            f"{'half a win' if o.get('ties') == 'half' else 'dropped'}), {b.confidence:.0%} {how}. rank: "
+    ties = {"half": "ties as half a win", "drop": "ties dropped", "davidson": "ties as their own outcome",
+            "rao_kupper": "ties as their own outcome"}.get(str(o.get("ties")), "ties as half a win")
+    kind = _MODEL_NAMES.get(str(o.get("ties")), "Bradley-Terry")
+    return (f"{kind} ratings (scale {o.get('scale', 400):g}, base {o.get('base', 10):g}, {ties}), "
+            f"{b.confidence:.0%} {how}. rank: "
             f"simultaneous rank sets (all hold together); lmarena: 1 + models whose lower bound is above this "
             f"upper bound. Could be #1: {best}.")
 
@@ -38,6 +44,10 @@ def _notes(b: Any) -> list[str]:
             kind = "exactly" if f.exact else "at most (greedy)"
             out.append(f"fragility: removing {kind} {f.removed:,} battle(s) makes {f.challenger} #1 instead of "
                        f"{f.top}")
+    t = getattr(b, "tie_parameter", None)
+    if t is not None:
+        name = {"davidson": "Davidson's nu", "rao_kupper": "Rao-Kupper's kappa"}.get(t[0], t[0])
+        out.append(f"{name} {t[1]:.4g} [{t[2]:.4g}, {t[3]:.4g}]")
     if b.style:
         out.append("style coefficients (log-odds per sd of the feature): " + "; ".join(
             f"{k} {v[0]:+.3f} [{v[1]:+.3f}, {v[2]:+.3f}]" for k, v in b.style.items()))
@@ -60,8 +70,8 @@ def arena_board(b: Any, result: Any, matrix: bool = True) -> Board:
             [[None if i == j else float(P[i, j]) for j in range(k)] for i in range(k)],
             [[None] * k for _ in range(k)], [[None] * k for _ in range(k)], [[None] * k for _ in range(k)],
             [[bool(i != j and (b.rank_hi[i] < b.rank_lo[j])) for j in range(k)] for i in range(k)],
-            note="the Bradley-Terry probability that the row's model beats the column's (a tie as half); marked "
-                 "where the rank sets separate them")
+            note=f"the {_MODEL_NAMES.get(str(result.options.get('ties')), 'Bradley-Terry')} probability that the "
+                 "row's model beats the column's (a tie as half); marked where the rank sets separate them")
     return Board(b.title, list(b.models), [(int(lo), int(hi)) for lo, hi in zip(b.rank_lo, b.rank_hi)], [rating],
                  footer=_footer(b, result), info=info, sort="rating", pairwise=pair, notes=_notes(b),
                  matrix_models=k if pair is not None and k < n else None)

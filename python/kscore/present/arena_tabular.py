@@ -43,6 +43,8 @@ def _board_json(b: Any) -> dict[str, Any]:
             "style": None if b.style is None else {k: {"coefficient": v[0], "lo": v[1], "hi": v[2]}
                                                    for k, v in b.style.items()},
             "fragility": None if b.fragility is None else asdict(b.fragility),
+            "tie_parameter": None if b.tie_parameter is None else dict(zip(("model", "value", "lo", "hi"),
+                                                                          b.tie_parameter)),
             "win_probability": [[float(x) for x in row] for row in b.win_prob]}
 
 

@@ -126,3 +126,14 @@ def prior_outcomes(R0: Any, L: int, M: int) -> npt.NDArray[np.int_]:  # noqa: N8
             f"R0 must be shape (M, D) or (L, M, D); got ndim={array.ndim} with shape {array.shape}"
         )
     return array
+
+
+def integer_argument(name: str, value: Any, minimum: int) -> int:
+    """An integer hyperparameter of at least ``minimum``, with scorio's
+    TypeError (not an integer; bools refused) and ValueError messages."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    number = int(value)
+    if number < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {number}")
+    return number

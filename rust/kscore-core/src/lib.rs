@@ -11,6 +11,12 @@
 //! - `categorical`: category counts with rewards (Bayes@N, Avg, Max@k).
 //! - `tailpass`: TailPass profiles of binary banks (tails, covariance, draws).
 //! - `numeric`: compensated sums and the inverse normal CDF.
+//! - `choice`: setwise Luce-family fits (Bradley-Terry-Luce,
+//!   Davidson-Luce) on the events of binary rows.
+//! - `pairwise`: paired-comparison fits (Bradley-Terry, Davidson,
+//!   Rao-Kupper; Newton to the exact optimum) and paired counts.
+//! - `ratings`: Elo, Glicko and TrueSkill over the matches that binary
+//!   rows induce (scorio.rank's event order).
 //! - `rank`: the leaderboard's ranking statistics (the simultaneous rank
 //!   sets' max-t bootstrap).
 //!
@@ -21,15 +27,18 @@
 pub mod battles;
 pub mod cancel;
 pub mod categorical;
+pub mod choice;
 pub mod error;
 pub mod finite;
 pub mod grid_sums;
 pub mod intake;
 pub mod metric;
 pub mod numeric;
+pub mod pairwise;
 pub mod par;
 pub mod posterior;
 pub mod rank;
+pub mod ratings;
 pub mod tailpass;
 #[cfg(test)]
 mod testutil;

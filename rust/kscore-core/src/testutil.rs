@@ -50,3 +50,36 @@ pub fn xorshift(seed: u64) -> impl FnMut() -> u64 {
         state
     }
 }
+
+/// 0/1 rows packed as `numpy.packbits(rows, axis=1)` does (the first
+/// outcome in a byte's high bit): the data and the bytes per row.
+pub fn pack_rows(rows: &[Vec<u8>]) -> (Vec<u8>, usize) {
+    let bytes = rows[0].len().div_ceil(8);
+    let mut data = vec![0u8; rows.len() * bytes];
+    for (r, row) in rows.iter().enumerate() {
+        for (e, &v) in row.iter().enumerate() {
+            if v == 1 {
+                data[r * bytes + e / 8] |= 0x80 >> (e % 8);
+            }
+        }
+    }
+    (data, bytes)
+}
+
+/// Pseudo-random 0/1 rows (xorshift from `seed`): model `m` right with
+/// probability `percent(m) / 100`.
+pub fn random_rows(models: usize, events: usize, seed: u64, percent: impl Fn(usize) -> u64) -> Vec<Vec<u8>> {
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..models)
+        .map(|m| {
+            (0..events)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    u8::from(state % 100 < percent(m))
+                })
+                .collect()
+        })
+        .collect()
+}

@@ -13,6 +13,7 @@ use kscore_core::battles::encode::encode;
 use kscore_core::battles::fit::{fit, Pairs};
 use kscore_core::battles::sandwich::{sandwich, Ridge};
 use kscore_core::battles::style;
+use kscore_core::battles::ties::{self, TieModel};
 use kscore_core::battles::{aggregate, Battles, Board, Prior};
 
 use crate::enter::enter_long;
@@ -29,6 +30,16 @@ fn matrix<'py>(py: Python<'py>, v: Vec<f64>, rows: usize, cols: usize) -> PyResu
 
 fn ridge_of(ridge: Option<f64>) -> Ridge {
     ridge.map_or(Ridge::Centred, Ridge::Diagonal)
+}
+
+fn tie_model_of(model: &str) -> PyResult<TieModel> {
+    match model {
+        "davidson" => Ok(TieModel::Davidson),
+        "rao_kupper" => Ok(TieModel::RaoKupper),
+        _ => Err(PyValueError::new_err(format!(
+            "tie model must be 'davidson' or 'rao_kupper', not {model:?}"
+        ))),
+    }
 }
 
 fn unit_of(by: &str) -> PyResult<Unit> {
@@ -264,6 +275,60 @@ impl BattleBoard {
             bootstrap(&self.board, theta, rounds, seed, unit, Prior { precision })
         })?;
         Ok((matrix(py, got.theta, rounds, l)?, got.with_prior))
+    }
+
+    /// Ties as their own outcome (`model`: "davidson" or "rao_kupper"):
+    /// `(theta, tie parameter, iterations, sandwich covariance)`, the
+    /// covariance over the models and then `log nu | log kappa` (absent
+    /// when the board has no tie: the parameter is then at its boundary,
+    /// 0 or 1); `precision`: the prior on the ratings (0: none).
+    #[pyo3(signature = (model, precision=0.0, clustered=false))]
+    #[allow(clippy::type_complexity)]
+    fn fit_ties<'py>(
+        &self,
+        py: Python<'py>,
+        model: &str,
+        precision: f64,
+        clustered: bool,
+    ) -> PyResult<(F64Vec<'py>, f64, usize, F64Mat<'py>)> {
+        let model = tie_model_of(model)?;
+        let b = &self.board;
+        let cost = (b.models + 1).pow(3).saturating_mul(20) + b.row_pair.len().saturating_mul(100);
+        let (f, v) = enter_long(py, cost, || {
+            let f = ties::fit(b, &b.row_count, model, precision, None)?;
+            let v = ties::sandwich(b, &f, model, clustered)?;
+            Ok((f, v))
+        })?;
+        let tie = f.tie_parameter.unwrap_or(f64::NAN);
+        let dim = f.dim;
+        Ok((f.theta.into_pyarray(py), tie, f.iterations, matrix(py, v, dim, dim)?))
+    }
+
+    /// Bootstrap rounds of the tie model's fit (with the prior `precision`
+    /// on the board, `prior` on rounds without a finite optimum):
+    /// `(rounds x (models + 1): ratings then the tie parameter, rounds that needed the prior)`.
+    #[pyo3(signature = (model, rounds, seed, by="battle", precision=0.0, prior=0.0))]
+    #[allow(clippy::too_many_arguments)]
+    fn bootstrap_ties<'py>(
+        &self,
+        py: Python<'py>,
+        model: &str,
+        rounds: usize,
+        seed: u64,
+        by: &str,
+        precision: f64,
+        prior: f64,
+    ) -> PyResult<(F64Mat<'py>, usize)> {
+        let model = tie_model_of(model)?;
+        let unit = unit_of(by)?;
+        let b = &self.board;
+        let l = b.models;
+        let per = (b.battles as usize).saturating_mul(4) + (l + 1).pow(3).saturating_mul(3);
+        let got = enter_long(py, per.saturating_mul(rounds), || {
+            let f = ties::fit(b, &b.row_count, model, precision, None)?;
+            ties::bootstrap(b, &f, model, rounds, seed, unit, prior)
+        })?;
+        Ok((matrix(py, got.theta, rounds, l + 1)?, got.with_prior))
     }
 }
 

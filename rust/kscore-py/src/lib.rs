@@ -7,14 +7,17 @@ use pyo3::prelude::*;
 mod bank;
 mod battles;
 mod categorical;
+mod choice;
 mod counts;
 mod credit;
 mod enter;
 mod grid_sums;
 mod inspect;
 mod matrix;
+mod pairwise;
 mod posterior;
 mod rank;
+mod ratings;
 mod rows;
 mod tailpass;
 
@@ -80,6 +83,9 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tailpass::tailpass_add_gamma_tails, m)?)?;
     m.add_function(wrap_pyfunction!(inspect::inspect_columns, m)?)?;
     m.add_function(wrap_pyfunction!(rank::max_t_block, m)?)?;
+    pairwise::register(m)?;
+    choice::register(m)?;
+    ratings::register(m)?;
     // arena (python/kscore/arena/): battles to ratings
     m.add_class::<battles::BattleBoard>()?;
     m.add_class::<battles::StyleBoard>()?;

@@ -1,16 +1,13 @@
-//! Bradley-Terry ratings on pair sums by Newton's method.
+//! Bradley-Terry ratings on pair sums, by the crate's one paired-comparison
+//! solver (`crate::pairwise`: Newton's method on centred log-strengths,
+//! Bradley-Terry with ties as half a win, as LMArena counts them).
 //!
 //! The log-likelihood of the mean-zero ratings `theta` (natural-log
 //! scale) is `sum_p s_p z_p - n_p softplus(z_p)`, `z_p = theta_i -
 //! theta_j`, with `n_p` the pair's (weighted) battles and `s_p` the score
-//! of `i` (ties as half a win, as LMArena counts them). It is concave; its
-//! Hessian is minus a weighted graph Laplacian, singular along the
-//! all-ones vector: each step solves `(H + 1 1^T / L) d = g`, whose
-//! solution is the minimum-norm step (the gradient sums to zero), so the
-//! ratings stay centred. Steps are damped by backtracking until the
-//! log-likelihood does not fall; the loop ends when a full step moves no
-//! rating by more than `TOL` (quadratic convergence: the last step's error
-//! is of the order of its square).
+//! of `i`: `pairwise::fit` with `i` winning `s_p` and `j` winning `n_p -
+//! s_p` (its KKT residual to 1e-12 of the largest model's battles, then
+//! polished: the ratings are the maximum to rounding).
 //!
 //! The maximum exists exactly when the directed graph "`i` scored against
 //! `j`" is strongly connected (Zermelo; Ford 1957): otherwise some models
@@ -19,12 +16,15 @@
 //! on the centred ratings, `precision * |theta|^2 / 2`: the caller uses it
 //! where `mle_exists` is false and says so.
 //!
-//! This is arena's own Newton loop for LMArena's model (ties as half a
-//! win). The shared paired-comparison solver (rust/kscore-core/src/pairwise/,
-//! Davidson and Rao-Kupper ties) lives in the `rank-fit` room.
+//! What stays here is arena's: the pair-sum view of a board, its
+//! components, and the chord iterations of the bootstrap's rounds (a fixed
+//! factor of the board's information, cheaper than a Newton step per
+//! round; a round they do not settle goes to the solver).
 
 use crate::battles::dense;
 use crate::error::{Error, Result};
+use crate::pairwise as pw;
+use crate::pairwise::table::strongly_connected;
 
 /// Largest rating move (natural-log scale) of a full Newton step that ends
 /// the loop: 1e-6 Elo is 5.8e-9 on this scale, and the error left after
@@ -71,21 +71,9 @@ pub struct Pairs<'a> {
 }
 
 impl Pairs<'_> {
-    fn loglik(&self, theta: &[f64], prior: Prior) -> f64 {
-        let mut ll = 0.0;
-        for p in 0..self.i.len() {
-            if self.n[p] > 0.0 {
-                let z = theta[self.i[p] as usize] - theta[self.j[p] as usize];
-                ll += self.s[p] * z - self.n[p] * softplus(z);
-            }
-        }
-        ll - 0.5 * prior.precision * theta.iter().map(|t| t * t).sum::<f64>()
-    }
-
-    /// Gradient and `H + 1 1^T / L` (`H` the negative Hessian with the prior).
-    fn derivatives(&self, theta: &[f64], prior: Prior) -> (Vec<f64>, Vec<f64>) {
+    /// `H + 1 1^T / L` (`H` the negative Hessian with the prior).
+    fn information(&self, theta: &[f64], prior: Prior) -> Vec<f64> {
         let l = self.models;
-        let mut g: Vec<f64> = theta.iter().map(|t| -prior.precision * t).collect();
         let shift = 1.0 / l as f64;
         let mut h = vec![shift; l * l];
         for v in h.iter_mut().step_by(l + 1) {
@@ -98,73 +86,41 @@ impl Pairs<'_> {
             }
             let (i, j) = (self.i[p] as usize, self.j[p] as usize);
             let pr = sigmoid(theta[i] - theta[j]);
-            let r = self.s[p] - n * pr;
-            g[i] += r;
-            g[j] -= r;
             let w = n * pr * (1.0 - pr);
             h[i * l + i] += w;
             h[j * l + j] += w;
             h[i * l + j] -= w;
             h[j * l + i] -= w;
         }
-        (g, h)
+        h
     }
 
     /// Component of each model in the graph of pairs with battles
     /// (labels 0, 1, ... in order of each component's first model).
     pub fn components(&self) -> Vec<u32> {
-        let adj = self.adjacency(|_, _| true, true);
+        let mut adj = vec![Vec::new(); self.models];
+        for p in 0..self.i.len() {
+            if self.n[p] > 0.0 {
+                let (i, j) = (self.i[p], self.j[p]);
+                adj[i as usize].push(j);
+                adj[j as usize].push(i);
+            }
+        }
         label(&adj, self.models)
     }
 
     /// Whether the maximum likelihood estimate exists: the graph of "`i`
-    /// scored against `j`" is strongly connected.
+    /// scored against `j`" is strongly connected (the solver's own test).
     pub fn mle_exists(&self) -> bool {
-        let forward = self.adjacency(|s, _| s > 0.0, false);
-        let reach = |adj: &[Vec<u32>], back: bool| {
-            let mut seen = vec![false; self.models];
-            let mut stack = vec![0usize];
-            seen[0] = true;
-            while let Some(u) = stack.pop() {
-                for &v in &adj[u + if back { self.models } else { 0 }] {
-                    if !seen[v as usize] {
-                        seen[v as usize] = true;
-                        stack.push(v as usize);
-                    }
-                }
-            }
-            seen.iter().all(|&x| x)
+        // (strongly_connected reads the rows' endpoints; the edges are ours)
+        let table = pw::Pairs {
+            i: self.i,
+            j: self.j,
+            win_i: self.s,
+            win_j: self.n,
+            tie: self.n,
         };
-        // (forward[u]: whom u scored against; forward[L + v]: who scored against v)
-        self.models <= 1 || (reach(&forward, false) && reach(&forward, true))
-    }
-
-    /// Adjacency lists: edge `i -> j` where `keep(s, n)` (and `j -> i`
-    /// where `keep(n - s, n)`), or both ways (`undirected`). The directed
-    /// lists hold the reverse edges at `L + v`.
-    fn adjacency(&self, keep: impl Fn(f64, f64) -> bool, undirected: bool) -> Vec<Vec<u32>> {
-        let l = self.models;
-        let mut adj = vec![Vec::new(); 2 * l];
-        for p in 0..self.i.len() {
-            let (i, j, n, s) = (self.i[p], self.j[p], self.n[p], self.s[p]);
-            if n <= 0.0 {
-                continue;
-            }
-            if undirected {
-                adj[i as usize].push(j);
-                adj[j as usize].push(i);
-                continue;
-            }
-            if keep(s, n) {
-                adj[i as usize].push(j);
-                adj[l + j as usize].push(i);
-            }
-            if keep(n - s, n) {
-                adj[j as usize].push(i);
-                adj[l + i as usize].push(j);
-            }
-        }
-        adj
+        strongly_connected(self.models, &table, |p| (self.s[p] > 0.0, self.n[p] - self.s[p] > 0.0))
     }
 }
 
@@ -208,7 +164,7 @@ pub fn gradient(pairs: &Pairs<'_>, theta: &[f64], prior: Prior) -> Vec<f64> {
 /// The Cholesky factor of `H + 1 1^T / L` at `theta` (`H` with the prior):
 /// the fixed matrix of `chord`.
 pub fn factor(pairs: &Pairs<'_>, theta: &[f64], prior: Prior) -> Result<Vec<f64>> {
-    let (_, mut h) = pairs.derivatives(theta, prior);
+    let mut h = pairs.information(theta, prior);
     dense::cholesky(&mut h, pairs.models)
         .map_err(|_| Error::FloatingPoint("the information matrix is singular: models without battles".into()))?;
     Ok(h)
@@ -241,46 +197,52 @@ pub fn chord(pairs: &Pairs<'_>, prior: Prior, start: &[f64], f: &[f64], max_iter
 }
 
 /// The ratings (mean zero) maximising the (penalised) log-likelihood,
-/// from `start` (zeros if None). The caller checks connectivity first.
+/// from `start` (zeros if None), by `pairwise::fit`. The caller checks
+/// connectivity first (the solver refuses an unpenalised board without a
+/// maximum too).
 pub fn fit(pairs: &Pairs<'_>, prior: Prior, start: Option<&[f64]>) -> Result<Fit> {
     let l = pairs.models;
-    let mut theta = start.map_or_else(|| vec![0.0; l], |s| s.to_vec());
-    centre(&mut theta);
-    let mut ll = pairs.loglik(&theta, prior);
-    for it in 1..=MAX_ITER {
-        let (mut step, mut h) = pairs.derivatives(&theta, prior);
-        dense::cholesky(&mut h, l)
-            .map_err(|_| Error::FloatingPoint("the information matrix is singular: models without battles".into()))?;
-        dense::solve(&h, l, &mut step);
-        let big = step.iter().fold(0.0f64, |m, d| m.max(d.abs()));
-        if !big.is_finite() {
-            return Err(Error::FloatingPoint("Newton step is not finite".into()));
+    // (n - s >= 0 in exact arithmetic; rounding of the two sums can leave -1 ulp)
+    let lost: Vec<f64> = pairs.n.iter().zip(pairs.s).map(|(n, s)| (n - s).max(0.0)).collect();
+    let none = vec![0.0; pairs.i.len()];
+    let table = pw::Pairs {
+        i: pairs.i,
+        j: pairs.j,
+        win_i: pairs.s,
+        win_j: &lost,
+        tie: &none,
+    };
+    let (mean, precision) = (vec![0.0; l], vec![prior.precision; l]);
+    let penalty = if prior.precision > 0.0 {
+        pw::Prior::Gaussian {
+            mean: &mean,
+            precision: &precision,
         }
-        let mut t = 1.0;
-        let mut next: Vec<f64>;
-        loop {
-            next = theta.iter().zip(&step).map(|(a, d)| a + t * d).collect();
-            let nl = pairs.loglik(&next, prior);
-            // (near the maximum the change is at rounding level: accept it)
-            if nl >= ll - 1e-12 * ll.abs().max(1.0) || t < 1e-9 {
-                ll = nl;
-                break;
-            }
-            t *= 0.5;
-        }
-        theta = next;
-        centre(&mut theta);
-        if big * t <= TOL {
-            return Ok(Fit {
-                theta,
-                iterations: it,
-                loglik: ll,
-            });
-        }
+    } else {
+        pw::Prior::None
+    };
+    let options = pw::Options {
+        max_iter: MAX_ITER,
+        init: start,
+        ..pw::Options::default()
+    };
+    let f = pw::fit(
+        l,
+        &table,
+        pw::Model::BradleyTerry(pw::Ties::HalfWin),
+        &penalty,
+        &options,
+    )?;
+    if !f.converged {
+        return Err(Error::FloatingPoint(format!(
+            "Newton's method did not converge in {MAX_ITER} steps"
+        )));
     }
-    Err(Error::FloatingPoint(format!(
-        "Newton's method did not converge in {MAX_ITER} steps"
-    )))
+    Ok(Fit {
+        theta: f.theta,
+        iterations: f.iterations,
+        loglik: -f.objective,
+    })
 }
 
 pub fn centre(theta: &mut [f64]) {

@@ -1,0 +1,274 @@
+//! The two setwise Luce likelihoods of scorio's listwise rankers, as
+//! [`Objective`]s of the shared Newton solver.
+//!
+//! - [`Composite`]: Bradley-Terry-Luce rank breaking. Each winner `i` of an
+//!   event is a Luce choice from itself and the event's losers:
+//!   `sum_events sum_{i in W} [log(pi_i + sum_{j in L} pi_j) - theta_i]`,
+//!   with the analytic gradient and Hessian.
+//! - [`DavidsonLuce`]: Firth, Kosmidis & Turner's (2019) Davidson-Luce
+//!   model with every comparison set the whole field (scorio's binary
+//!   setting), its tie prevalences `delta_t` profiled out. The likelihood
+//!   `prod_e delta_{t_e} g_{t_e}(W_e) / sum_t delta_t e_t(alpha^{1/t})`
+//!   (`g_t(W)` the geometric mean of the winners' `alpha`, `e_t` the
+//!   elementary symmetric polynomial) depends on the data only through the
+//!   events per order `n_t` and `s_i = sum_t c_{it} / t` (`c_{it}`: events
+//!   won by `i` among `t` winners); maximising over `delta` gives
+//!   `delta_t e_t / Z = n_t / E` (`delta_t = 0` for unobserved orders: the
+//!   optimum's boundary), and the negative log-likelihood in `theta` is
+//!   `sum_t n_t log e_t(exp(theta / t)) - sum_i s_i theta_i` plus a
+//!   constant: convex, a sum of conditional (size-`t`) logit terms.
+//!   Gradient: `n_t / t` times the inclusion probabilities `pi` of the
+//!   size-`t` conditional Poisson design, from prefix and suffix tables of
+//!   `e_k` (exact). Hessian: `n_t / t^2` times the design's covariance of
+//!   inclusions, in Hajek's approximation `diag(d) - d d^T / sum(d)`,
+//!   `d = pi (1 - pi)` (positive semi-definite, null along `1`, as the
+//!   exact one); the optimum is where the exact gradient vanishes, so the
+//!   approximation only sets the convergence rate (a few more Newton steps
+//!   instead of `O(L^2 t)` joint inclusions per order).
+
+use crate::error::{Error, Result};
+use crate::pairwise::newton::Objective;
+
+use super::events::Events;
+
+/// Bradley-Terry-Luce's composite likelihood over distinct winner sets.
+pub struct Composite<'e> {
+    events: &'e Events,
+    losers: Vec<Vec<u32>>,
+    scale: f64,
+}
+
+impl<'e> Composite<'e> {
+    pub fn new(events: &'e Events) -> Self {
+        let losers: Vec<Vec<u32>> = (0..events.winners.len()).map(|k| events.losers(k)).collect();
+        let mut per_model = vec![0.0f64; events.models];
+        for (k, w) in events.winners.iter().enumerate() {
+            let c = events.counts[k];
+            for &i in w {
+                per_model[i as usize] += c;
+            }
+            for &j in &losers[k] {
+                per_model[j as usize] += c * w.len() as f64;
+            }
+        }
+        let scale = per_model.iter().copied().fold(0.0, f64::max);
+        Composite { events, losers, scale }
+    }
+}
+
+impl Objective for Composite<'_> {
+    fn items(&self) -> usize {
+        self.events.models
+    }
+
+    fn extra(&self) -> usize {
+        0
+    }
+
+    fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    fn evaluate(&self, x: &[f64], derivatives: Option<(&mut [f64], &mut [f64])>) -> Result<f64> {
+        let l = self.events.models;
+        let top = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let pi: Vec<f64> = x.iter().map(|t| (t - top).exp()).collect();
+        let mut value = 0.0;
+        let mut derivatives = derivatives;
+        for (k, winners) in self.events.winners.iter().enumerate() {
+            let c = self.events.counts[k];
+            let losers = &self.losers[k];
+            let s: f64 = losers.iter().map(|&j| pi[j as usize]).sum();
+            let (mut a, mut b) = (0.0, 0.0);
+            for &i in winners {
+                let p = pi[i as usize];
+                // log(pi_i + S) - log pi_i
+                value += c * (s / p).ln_1p();
+                let z = p + s;
+                a += 1.0 / z;
+                b += 1.0 / (z * z);
+            }
+            if let Some((g, h)) = derivatives.as_mut() {
+                for &i in winners {
+                    let iu = i as usize;
+                    let p = pi[iu];
+                    let z = p + s;
+                    g[iu] -= c * (s / z);
+                    h[iu * l + iu] += c * p * s / (z * z);
+                    let w = c * p / (z * z);
+                    for &j in losers {
+                        let ju = j as usize;
+                        let v = w * pi[ju];
+                        h[iu * l + ju] -= v;
+                        h[ju * l + iu] -= v;
+                    }
+                }
+                for (n, &j) in losers.iter().enumerate() {
+                    let ju = j as usize;
+                    let pj = pi[ju];
+                    g[ju] += c * pj * a;
+                    h[ju * l + ju] += c * pj * a;
+                    let cb = c * b * pj;
+                    h[ju * l + ju] -= cb * pj;
+                    for &m in &losers[n + 1..] {
+                        let mu = m as usize;
+                        let v = cb * pi[mu];
+                        h[ju * l + mu] -= v;
+                        h[mu * l + ju] -= v;
+                    }
+                }
+            }
+        }
+        Ok(value)
+    }
+}
+
+/// The profiled Davidson-Luce likelihood.
+pub struct DavidsonLuce {
+    models: usize,
+    /// Observed orders `t` with their event counts `n_t`.
+    orders: Vec<(usize, f64)>,
+    /// `s_i = sum_t c_{it} / t`.
+    s: Vec<f64>,
+    scale: f64,
+}
+
+/// Up to this many models the elementary symmetric polynomials of values
+/// in (0, 1] stay below 2^1000 (no overflow).
+pub const MAX_MODELS: usize = 1000;
+
+impl DavidsonLuce {
+    pub fn new(events: &Events) -> Result<Self> {
+        let l = events.models;
+        if l > MAX_MODELS {
+            return Err(Error::value(format!(
+                "davidson_luce: at most {MAX_MODELS} models, got {l}"
+            )));
+        }
+        let by_order = events.by_order();
+        let orders: Vec<(usize, f64)> = by_order
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0.0)
+            .map(|(t, &n)| (t + 1, n))
+            .collect();
+        let mut s = vec![0.0; l];
+        for (w, &c) in events.winners.iter().zip(&events.counts) {
+            for &i in w {
+                s[i as usize] += c / w.len() as f64;
+            }
+        }
+        let scale = by_order.iter().sum::<f64>();
+        Ok(DavidsonLuce {
+            models: l,
+            orders,
+            s,
+            scale,
+        })
+    }
+
+    /// The value and the exact gradient (added into `g`), and Hajek's
+    /// approximate Hessian (added into `h`, `L x L`).
+    fn value_gradient(&self, x: &[f64], mut g: Option<&mut [f64]>, mut h: Option<&mut [f64]>) -> f64 {
+        let l = self.models;
+        let top = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let mut value: f64 = -self.s.iter().zip(x).map(|(s, t)| s * t).sum::<f64>();
+        if let Some(g) = g.as_mut() {
+            for i in 0..l {
+                g[i] -= self.s[i];
+            }
+        }
+        let mut xs = vec![0.0; l];
+        for &(t, n) in &self.orders {
+            for i in 0..l {
+                xs[i] = ((x[i] - top) / t as f64).exp();
+            }
+            let w = t + 1;
+            // prefix[a * w + k] = e_k(x_0 .. x_{a-1}); suffix[b * w + k] = e_k(x_b .. x_{l-1}).
+            let mut prefix = vec![0.0; (l + 1) * w];
+            prefix[0] = 1.0;
+            for a in 0..l {
+                let (done, next) = prefix.split_at_mut((a + 1) * w);
+                let prev = &done[a * w..];
+                next[0] = prev[0];
+                for k in 1..w {
+                    next[k] = prev[k] + xs[a] * prev[k - 1];
+                }
+            }
+            let et = prefix[l * w + t];
+            value += n * (top + et.ln());
+            let Some(g) = g.as_mut() else { continue };
+            let mut suffix = vec![0.0; (l + 1) * w];
+            suffix[l * w] = 1.0;
+            for b in (0..l).rev() {
+                let (head, tail) = suffix.split_at_mut((b + 1) * w);
+                let next = &tail[..w];
+                let cur = &mut head[b * w..];
+                cur[0] = next[0];
+                for k in 1..w {
+                    cur[k] = next[k] + xs[b] * next[k - 1];
+                }
+            }
+            let mut pi = vec![0.0; l];
+            for i in 0..l {
+                let (p, s) = (&prefix[i * w..i * w + w], &suffix[(i + 1) * w..(i + 1) * w + w]);
+                let without: f64 = (0..t).map(|k| p[k] * s[t - 1 - k]).sum();
+                pi[i] = (xs[i] * without / et).clamp(0.0, 1.0);
+                g[i] += n / t as f64 * pi[i];
+            }
+            if let Some(h) = h.as_mut() {
+                inclusion_covariance(&pi, t, n / (t * t) as f64, h);
+            }
+        }
+        value
+    }
+}
+
+/// Add `c` times the covariance of the inclusions of a size-`t` conditional
+/// Poisson design with inclusion probabilities `pi` into `h`: exact for
+/// `t = 1` (a multinomial, `diag(pi) - pi pi^T`) and `t = L - 1` (its
+/// complement), Hajek's approximation `diag(d) - d d^T / sum(d)`,
+/// `d = pi (1 - pi)`, between.
+fn inclusion_covariance(pi: &[f64], t: usize, c: f64, h: &mut [f64]) {
+    let l = pi.len();
+    let (d, total): (Vec<f64>, f64) = if t == 1 {
+        (pi.to_vec(), 1.0)
+    } else if t + 1 == l {
+        (pi.iter().map(|p| 1.0 - p).collect(), 1.0)
+    } else {
+        let d: Vec<f64> = pi.iter().map(|p| p * (1.0 - p)).collect();
+        let total = d.iter().sum();
+        (d, total)
+    };
+    if total <= 0.0 {
+        return;
+    }
+    for i in 0..l {
+        h[i * l + i] += c * d[i];
+        let di = c * d[i] / total;
+        for j in 0..l {
+            h[i * l + j] -= di * d[j];
+        }
+    }
+}
+
+impl Objective for DavidsonLuce {
+    fn items(&self) -> usize {
+        self.models
+    }
+
+    fn extra(&self) -> usize {
+        0
+    }
+
+    fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    fn evaluate(&self, x: &[f64], derivatives: Option<(&mut [f64], &mut [f64])>) -> Result<f64> {
+        Ok(match derivatives {
+            None => self.value_gradient(x, None, None),
+            Some((g, h)) => self.value_gradient(x, Some(g), Some(h)),
+        })
+    }
+}

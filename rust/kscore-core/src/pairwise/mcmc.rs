@@ -1,0 +1,227 @@
+//! scorio's `bayesian_mcmc`: random-walk Metropolis on the Bradley-Terry
+//! posterior with independent Gaussian priors, its adaptive step, driven
+//! by the caller's draws (numpy's, in scorio's order: `L` normals and one
+//! uniform per iteration), so the same seed gives the same chain.
+//!
+//! The log-posterior is scorio's sum, term for term and in its order (the
+//! same cut-offs at `|theta_j - theta_i| > 20`, numpy's pairwise sum for
+//! the prior); its `exp` and `ln` are `numeric::expln`'s (within 2 ulp), so
+//! an acceptance could differ from scorio's only when `log u` and the
+//! log-ratio agree to about 1e-13.
+
+use crate::numeric::expln::{exp, has_avx2, ln};
+
+/// The posterior's terms: decisive wins `W[i, j] > 0` in scorio's order
+/// (`i`, then `j`).
+pub struct Posterior {
+    models: usize,
+    first: Vec<u32>,
+    second: Vec<u32>,
+    wins: Vec<f64>,
+    prior_var: f64,
+}
+
+impl Posterior {
+    /// From scorio's wins matrix (`models x models`, row-major).
+    pub fn new(wins: &[f64], models: usize, prior_var: f64) -> Self {
+        let mut post = Posterior {
+            models,
+            first: vec![],
+            second: vec![],
+            wins: vec![],
+            prior_var,
+        };
+        for i in 0..models {
+            for j in 0..models {
+                let w = wins[i * models + j];
+                if i != j && w != 0.0 {
+                    post.first.push(i as u32);
+                    post.second.push(j as u32);
+                    post.wins.push(w);
+                }
+            }
+        }
+        post
+    }
+
+    /// The log-posterior at `theta` (`table`: work space).
+    pub fn log_posterior(&self, theta: &[f64], table: &mut Vec<f64>) -> f64 {
+        // -log P(i beats j) = ln(1 + exp(theta_j - theta_i)) for every
+        // ordered pair, row by row (contiguous: the loop vectorises), then
+        // scorio's sum over its pairs in its order, with its cut-offs.
+        let l = self.models;
+        table.resize(l * l, 0.0);
+        for i in 0..l {
+            softplus_row(theta[i], theta, &mut table[i * l..(i + 1) * l]);
+        }
+        let mut ll = 0.0;
+        for ((&i, &j), &w) in self.first.iter().zip(&self.second).zip(&self.wins) {
+            let (i, j) = (i as usize, j as usize);
+            let diff = theta[j] - theta[i];
+            let log_p = if diff > 20.0 {
+                -diff
+            } else if diff < -20.0 {
+                0.0
+            } else {
+                -table[i * l + j]
+            };
+            ll += w * log_p;
+        }
+        let squares: Vec<f64> = theta.iter().map(|t| t * t).collect();
+        ll + -0.5 * numpy_sum(&squares) / self.prior_var
+    }
+}
+
+/// `out[j] = ln(1 + exp(clamp(theta[j] - ti, -20, 20)))`.
+fn softplus_row(ti: f64, theta: &[f64], out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_avx2() {
+            // SAFETY: the CPU has AVX2 (checked).
+            return unsafe { softplus_row_avx2(ti, theta, out) };
+        }
+    }
+    softplus_row_body(ti, theta, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn softplus_row_avx2(ti: f64, theta: &[f64], out: &mut [f64]) {
+    softplus_row_body(ti, theta, out)
+}
+
+#[inline(always)]
+fn softplus_row_body(ti: f64, theta: &[f64], out: &mut [f64]) {
+    for (o, &tj) in out.iter_mut().zip(theta) {
+        *o = ln(1.0 + exp((tj - ti).clamp(-20.0, 20.0)));
+    }
+}
+
+/// numpy's pairwise summation of a contiguous float64 array (`np.sum`).
+pub fn numpy_sum(a: &[f64]) -> f64 {
+    let n = a.len();
+    if n < 8 {
+        return a.iter().fold(0.0, |r, x| r + x);
+    }
+    if n <= 128 {
+        let mut r = [0.0; 8];
+        r.copy_from_slice(&a[..8]);
+        let body = n - n % 8;
+        for chunk in a[8..body].chunks_exact(8) {
+            for k in 0..8 {
+                r[k] += chunk[k];
+            }
+        }
+        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for x in &a[body..] {
+            res += x;
+        }
+        return res;
+    }
+    let half = n / 2;
+    let half = half - half % 8;
+    numpy_sum(&a[..half]) + numpy_sum(&a[half..])
+}
+
+/// A chain's state between blocks of draws.
+#[derive(Clone, Debug)]
+pub struct Chain {
+    pub theta: Vec<f64>,
+    pub log_post: f64,
+    pub step: f64,
+    pub accepted: u64,
+    pub iteration: u64,
+    /// Sums of the kept draws (after burn-in), per model.
+    pub sums: Vec<f64>,
+}
+
+impl Chain {
+    pub fn start(post: &Posterior) -> Chain {
+        let theta = vec![0.0; post.models];
+        Chain {
+            log_post: post.log_posterior(&theta, &mut Vec::new()),
+            theta,
+            step: 0.1,
+            accepted: 0,
+            iteration: 0,
+            sums: vec![0.0; post.models],
+        }
+    }
+
+    /// Advance by `u.len()` iterations: `z` holds `models` standard normals
+    /// per iteration, `u` one uniform.
+    pub fn advance(&mut self, post: &Posterior, z: &[f64], u: &[f64], burnin: u64) {
+        let l = post.models;
+        let mut proposal = vec![0.0; l];
+        let mut terms = Vec::with_capacity(l * l);
+        for (t, &uniform) in u.iter().enumerate() {
+            let it = self.iteration;
+            for k in 0..l {
+                // numpy's normal(0, step): 0 + step * z
+                proposal[k] = self.theta[k] + (0.0 + self.step * z[t * l + k]);
+            }
+            let log_post = post.log_posterior(&proposal, &mut terms);
+            let ratio = log_post - self.log_post;
+            if ln(uniform) < ratio.min(0.0) {
+                self.theta.copy_from_slice(&proposal);
+                self.log_post = log_post;
+                self.accepted += 1;
+            }
+            if it >= burnin {
+                for k in 0..l {
+                    self.sums[k] += self.theta[k];
+                }
+            }
+            if it > 0 && it % 500 == 0 && it < burnin {
+                let rate = self.accepted as f64 / it as f64;
+                if rate < 0.2 {
+                    self.step *= 0.8;
+                } else if rate > 0.5 {
+                    self.step *= 1.2;
+                }
+            }
+            self.iteration += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numpy_sum_blocks() {
+        let a: Vec<f64> = (0..300).map(|k| 1.0 / (k as f64 + 1.0)).collect();
+        let plain: f64 = a.iter().sum();
+        assert!((numpy_sum(&a) - plain).abs() < 1e-13);
+        assert_eq!(numpy_sum(&a[..5]), a[..5].iter().fold(0.0, |r, x| r + x));
+    }
+
+    #[test]
+    fn the_chain_moves_towards_the_winner() {
+        // 0 beats 1 nine times out of ten.
+        let wins = [0.0, 9.0, 1.0, 0.0];
+        let post = Posterior::new(&wins, 2, 1.0);
+        let mut chain = Chain::start(&post);
+        let mut state = 5u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let n = 20_000;
+        // Box-Muller normals, uniforms.
+        let z: Vec<f64> = (0..2 * n)
+            .map(|_| {
+                let (a, b) = (next().max(1e-300), next());
+                (-2.0 * a.ln()).sqrt() * (2.0 * std::f64::consts::PI * b).cos()
+            })
+            .collect();
+        let u: Vec<f64> = (0..n).map(|_| next()).collect();
+        chain.advance(&post, &z, &u, 2000);
+        let mean: Vec<f64> = chain.sums.iter().map(|s| s / (n - 2000) as f64).collect();
+        assert!(mean[0] > 0.3 && mean[1] < -0.3, "{mean:?}");
+        assert!(chain.accepted > 0);
+    }
+}

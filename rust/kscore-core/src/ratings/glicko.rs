@@ -1,0 +1,129 @@
+//! Glicko (Glickman 1999): each event a rating period of its induced
+//! matches, `q = ln(10)/400`, `g(RD) = 1 / sqrt(1 + 3 q^2 RD^2 / pi^2)`,
+//! `E_ij = 1 / (1 + 10^(-g(RD_j) (r_i - r_j) / 400))`,
+//! `1/d^2 = q^2 sum_j g_j^2 E_ij (1 - E_ij)`,
+//! `RD' = (1/RD^2 + 1/d^2)^(-1/2)` (capped), `r' = r + q RD'^2 sum_j g_j (S_ij - E_ij)`;
+//! with `c > 0`, `RD = min(sqrt(RD^2 + c^2), RD_max)` at each period's start.
+
+use std::f64::consts::PI;
+
+use crate::cancel;
+use crate::error::Result;
+use crate::numeric::expln::{exp, has_avx2};
+use crate::pairwise::counts::Packed;
+
+use super::{check_stop, outcomes, TiePolicy};
+
+const Q: f64 = std::f64::consts::LN_10 / 400.0;
+
+/// Glicko's parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct Glicko {
+    pub initial_rating: f64,
+    pub initial_rd: f64,
+    pub c: f64,
+    pub rd_max: f64,
+    pub policy: TiePolicy,
+}
+
+/// Final ratings and deviations (scorio's `glicko`).
+pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
+    let watch = cancel::Watch::new();
+    let l = rows.rows;
+    let mut rating = vec![p.initial_rating; l];
+    let mut rd = vec![p.initial_rd.min(p.rd_max); l];
+    let mut o = vec![0u8; l];
+    let mut g = vec![0.0; l];
+    let mut score = [vec![0.0; l], vec![0.0; l]];
+    let mut weight = [vec![0.0; l], vec![0.0; l]];
+    let (mut new_rating, mut new_rd) = (vec![0.0; l], vec![0.0; l]);
+    for e in 0..rows.events {
+        check_stop(e)?;
+        if p.c > 0.0 {
+            for v in rd.iter_mut() {
+                *v = (*v * *v + p.c * p.c).sqrt().min(p.rd_max);
+            }
+        }
+        outcomes(&rows, e, &mut o);
+        for j in 0..l {
+            g[j] = 1.0 / (1.0 + (3.0 * (Q * Q) * (rd[j] * rd[j])) / (PI * PI)).sqrt();
+            for side in 0..2u8 {
+                let s = p.policy.score(side, o[j]);
+                score[side as usize][j] = s.unwrap_or(0.0);
+                weight[side as usize][j] = if s.is_some() { 1.0 } else { 0.0 };
+            }
+        }
+        new_rating.copy_from_slice(&rating);
+        new_rd.copy_from_slice(&rd);
+        for i in 0..l {
+            let side = o[i] as usize;
+            let (s, w) = (&score[side], &mut weight[side]);
+            let own = w[i];
+            w[i] = 0.0;
+            if w.iter().all(|&v| v == 0.0) {
+                w[i] = own;
+                continue;
+            }
+            let (denom, delta) = row(rating[i], &rating, &g, s, w);
+            w[i] = own;
+            if !(denom > 0.0 && denom.is_finite()) {
+                continue;
+            }
+            let d2 = 1.0 / ((Q * Q) * denom);
+            let inv_var = 1.0 / (rd[i] * rd[i]) + 1.0 / d2;
+            if !(inv_var > 0.0 && inv_var.is_finite()) {
+                continue;
+            }
+            new_rd[i] = (1.0 / inv_var).sqrt().clamp(1e-12, p.rd_max);
+            new_rating[i] = rating[i] + (Q / inv_var) * delta;
+        }
+        std::mem::swap(&mut rating, &mut new_rating);
+        std::mem::swap(&mut rd, &mut new_rd);
+    }
+    watch.check()?;
+    Ok((rating, rd))
+}
+
+/// `(sum_j w_j g_j^2 E_j (1 - E_j), sum_j w_j g_j (s_j - E_j))` for a model
+/// rated `ri`, `E_j = 1 / (1 + exp(-q g_j (ri - r_j)))`, in four lanes.
+fn row(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64]) -> (f64, f64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_avx2() {
+            // SAFETY: the CPU has AVX2 (checked).
+            return unsafe { row_avx2(ri, rating, g, s, w) };
+        }
+    }
+    row_body(ri, rating, g, s, w)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn row_avx2(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64]) -> (f64, f64) {
+    row_body(ri, rating, g, s, w)
+}
+
+#[inline(always)]
+fn row_body(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64]) -> (f64, f64) {
+    let n = rating.len();
+    let (mut den, mut del) = ([0.0f64; 4], [0.0f64; 4]);
+    let body = n - n % 4;
+    for j0 in (0..body).step_by(4) {
+        for q in 0..4 {
+            let j = j0 + q;
+            let e = 1.0 / (1.0 + exp(-Q * g[j] * (ri - rating[j])));
+            den[q] += w[j] * (g[j] * g[j] * e * (1.0 - e));
+            del[q] += w[j] * (g[j] * (s[j] - e));
+        }
+    }
+    let (mut d0, mut d1) = (
+        (den[0] + den[1]) + (den[2] + den[3]),
+        (del[0] + del[1]) + (del[2] + del[3]),
+    );
+    for j in body..n {
+        let e = 1.0 / (1.0 + exp(-Q * g[j] * (ri - rating[j])));
+        d0 += w[j] * (g[j] * g[j] * e * (1.0 - e));
+        d1 += w[j] * (g[j] * (s[j] - e));
+    }
+    (d0, d1)
+}

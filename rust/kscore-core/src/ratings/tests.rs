@@ -1,0 +1,154 @@
+//! The rating systems against literal transcriptions of scorio's loops
+//! (per-pair powers, matches in scorio's pair order); the parity with
+//! scorio itself is tests/test_rank_ratings.py.
+#![allow(clippy::needless_range_loop, clippy::useless_vec)]
+
+use super::elo::elo;
+use super::glicko::{glicko, Glicko};
+use super::trueskill::{trueskill, TrueSkill};
+use super::TiePolicy;
+use crate::pairwise::counts::Packed;
+
+fn board(models: usize, events: usize, seed: u64) -> Vec<Vec<u8>> {
+    crate::testutil::random_rows(models, events, seed, |m| 20 + (m as u64 * 13) % 70)
+}
+
+use crate::testutil::pack_rows as pack;
+
+fn close(a: &[f64], b: &[f64], rel: f64) {
+    for (x, y) in a.iter().zip(b) {
+        assert!((x - y).abs() <= rel * y.abs().max(1.0), "{x} vs {y}");
+    }
+}
+
+const POLICIES: [TiePolicy; 3] = [TiePolicy::Skip, TiePolicy::Draw, TiePolicy::CorrectDrawOnly];
+
+#[test]
+fn elo_is_scorios_loop() {
+    let rows = board(9, 300, 1);
+    let (data, bytes) = pack(&rows);
+    let packed = Packed {
+        data: &data,
+        rows: 9,
+        bytes,
+        events: 300,
+    };
+    for policy in POLICIES {
+        let got = elo(packed, 32.0, 1500.0, policy).unwrap();
+        let mut r = vec![1500.0; 9];
+        for e in 0..300 {
+            let snap = r.clone();
+            let mut delta = vec![0.0; 9];
+            for i in 0..9 {
+                for j in i + 1..9 {
+                    let Some(s) = policy.score(rows[i][e], rows[j][e]) else {
+                        continue;
+                    };
+                    let ei = 1.0 / (1.0 + 10f64.powf((snap[j] - snap[i]) / 400.0));
+                    delta[i] += 32.0 * (s - ei);
+                    delta[j] += 32.0 * ((1.0 - s) - (1.0 - ei));
+                }
+            }
+            for i in 0..9 {
+                r[i] += delta[i];
+            }
+        }
+        close(&got, &r, 1e-13);
+    }
+    // Ratings far apart (a K of 1e6): the per-pair path.
+    let got = elo(packed, 1e6, 0.0, TiePolicy::Draw).unwrap();
+    assert!(got.iter().all(|v| v.is_finite()));
+}
+
+#[test]
+fn glicko_is_scorios_loop() {
+    let rows = board(7, 200, 2);
+    let (data, bytes) = pack(&rows);
+    let packed = Packed {
+        data: &data,
+        rows: 7,
+        bytes,
+        events: 200,
+    };
+    let q = 10f64.ln() / 400.0;
+    for (policy, c) in [
+        (TiePolicy::CorrectDrawOnly, 0.0),
+        (TiePolicy::Draw, 30.0),
+        (TiePolicy::Skip, 5.0),
+    ] {
+        let p = Glicko {
+            initial_rating: 1500.0,
+            initial_rd: 350.0,
+            c,
+            rd_max: 350.0,
+            policy,
+        };
+        let (got_r, got_rd) = glicko(packed, p).unwrap();
+        let mut r = vec![1500.0; 7];
+        let mut rd = vec![350.0f64; 7];
+        for e in 0..200 {
+            if c > 0.0 {
+                rd.iter_mut().for_each(|v| *v = (*v * *v + c * c).sqrt().min(350.0));
+            }
+            let (mut nr, mut nrd) = (r.clone(), rd.clone());
+            for i in 0..7 {
+                let mut opp = vec![];
+                for j in 0..7 {
+                    if j != i {
+                        if let Some(s) = policy.score(rows[i][e], rows[j][e]) {
+                            opp.push((j, s));
+                        }
+                    }
+                }
+                if opp.is_empty() {
+                    continue;
+                }
+                let g = |x: f64| 1.0 / (1.0 + 3.0 * q * q * x * x / (std::f64::consts::PI.powi(2))).sqrt();
+                let (mut den, mut del) = (0.0, 0.0);
+                for &(j, s) in &opp {
+                    let gj = g(rd[j]);
+                    let ex = 1.0 / (1.0 + 10f64.powf(-(gj * (r[i] - r[j]) / 400.0)));
+                    den += gj * gj * ex * (1.0 - ex);
+                    del += gj * (s - ex);
+                }
+                let inv = 1.0 / (rd[i] * rd[i]) + q * q * den;
+                nrd[i] = (1.0 / inv).sqrt().clamp(1e-12, 350.0);
+                nr[i] = r[i] + (q / inv) * del;
+            }
+            r = nr;
+            rd = nrd;
+        }
+        close(&got_r, &r, 1e-12);
+        close(&got_rd, &rd, 1e-12);
+    }
+}
+
+#[test]
+fn trueskill_moves_winners_up_and_shrinks_sigma() {
+    let rows = vec![vec![1u8; 40], vec![0u8; 40], vec![1u8, 0].repeat(20)];
+    let (data, bytes) = pack(&rows);
+    let packed = Packed {
+        data: &data,
+        rows: 3,
+        bytes,
+        events: 40,
+    };
+    let p = TrueSkill {
+        mu: 25.0,
+        sigma: 25.0 / 3.0,
+        beta: 25.0 / 6.0,
+        tau: 25.0 / 300.0,
+        draw_margin: 0.0,
+        policy: TiePolicy::Skip,
+    };
+    let (mu, sigma) = trueskill(packed, 2, p).unwrap();
+    assert!(mu[0] > mu[2] && mu[2] > mu[1], "{mu:?}");
+    assert!(sigma.iter().all(|&s| s < 25.0 / 3.0));
+    let draws = TrueSkill {
+        draw_margin: 0.5,
+        policy: TiePolicy::Draw,
+        ..p
+    };
+    let (mu2, _) = trueskill(packed, 2, draws).unwrap();
+    assert!(mu2.iter().all(|v| v.is_finite()));
+}

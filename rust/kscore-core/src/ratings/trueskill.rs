@@ -1,0 +1,148 @@
+//! TrueSkill (Herbrich, Minka & Graepel 2006) as scorio's two-player
+//! stream: each induced match of an event updates its two players' Gaussian
+//! beliefs from the event's starting beliefs (`v`, `w` corrections of a win
+//! or a draw with margin), the updates are combined in natural parameters,
+//! and after every trial each `sigma^2` grows by `tau^2`.
+
+use std::f64::consts::{FRAC_1_SQRT_2, PI};
+
+use rayon::prelude::*;
+
+use crate::cancel;
+use crate::error::Result;
+use crate::numeric::expln::exp;
+use crate::pairwise::counts::Packed;
+use crate::par;
+
+use super::normal::{erfc, erfcx, truncated_moments};
+use super::{check_stop, outcomes, TiePolicy};
+
+/// TrueSkill's parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct TrueSkill {
+    pub mu: f64,
+    pub sigma: f64,
+    pub beta: f64,
+    pub tau: f64,
+    pub draw_margin: f64,
+    pub policy: TiePolicy,
+}
+
+/// scorio's decisive-outcome corrections `(v, w)` at `x = t - epsilon`.
+pub fn win_corrections(t: f64, epsilon: f64) -> (f64, f64) {
+    let x = t - epsilon;
+    let (v, w) = if x < -10.0 {
+        let y = -x;
+        let iy = 1.0 / y;
+        let iy2 = iy * iy;
+        let v = y + iy * (1.0 + iy2 * (-2.0 + iy2 * (10.0 + iy2 * (-74.0))));
+        let w = 1.0 + iy2 * (-1.0 + iy2 * (6.0 + iy2 * (-50.0)));
+        (v, w)
+    } else if x < 0.0 {
+        let v = (2.0 / PI).sqrt() / erfcx(-x * FRAC_1_SQRT_2);
+        (v, v * (v + x))
+    } else {
+        // phi(x) / Phi(x) with Phi(x) = 1 - erfc(x / sqrt2) / 2 in [1/2, 1]
+        // (scorio: exp(-x^2/2 - log sqrt(2 pi) - log_ndtr(x)), the same value).
+        let v = exp(-0.5 * x * x) / ((2.0 * PI).sqrt() * (1.0 - 0.5 * erfc(x * FRAC_1_SQRT_2)));
+        (v, v * (v + x))
+    };
+    (v, w.clamp(0.0, 1.0))
+}
+
+/// scorio's draw corrections `(v, w)`.
+pub fn draw_corrections(t: f64, epsilon: f64) -> (f64, f64) {
+    if epsilon <= f64::EPSILON.sqrt() * (1.0 + t.abs()) {
+        return (-t, 1.0);
+    }
+    let (a, b) = (-epsilon - t, epsilon - t);
+    if a < -10.0 && b > 10.0 {
+        return (0.0, 0.0);
+    }
+    let (mean, variance) = truncated_moments(a, b);
+    (mean, (1.0 - variance).clamp(0.0, 1.0))
+}
+
+/// Final means and deviations (scorio's `trueskill` ranks by the means).
+pub fn trueskill(rows: Packed, trials: usize, p: TrueSkill) -> Result<(Vec<f64>, Vec<f64>)> {
+    let watch = cancel::Watch::new();
+    let l = rows.rows;
+    let questions = rows.events.checked_div(trials).unwrap_or(0);
+    let mut mu = vec![p.mu; l];
+    let mut sigma = vec![p.sigma; l];
+    let mut o = vec![0u8; l];
+    let (mut precision, mut natural) = (vec![0.0; l], vec![0.0; l]);
+    // Each match's four site increments, row by row: (i, j > i) at (i * l + j) * 4.
+    let mut sites = vec![0.0; l * l * 4];
+    let row_ns = 40 * l;
+    for e in 0..rows.events {
+        check_stop(e)?;
+        outcomes(&rows, e, &mut o);
+        {
+            let (mu, sigma, o) = (&mu, &sigma, &o);
+            sites
+                .par_chunks_mut(l * 4)
+                .enumerate()
+                .with_min_len(par::min_len(row_ns))
+                .for_each(|(i, row)| matches_of(i, mu, sigma, o, &p, row));
+        }
+        precision.iter_mut().for_each(|v| *v = 0.0);
+        natural.iter_mut().for_each(|v| *v = 0.0);
+        for i in 0..l {
+            for j in i + 1..l {
+                let site = &sites[(i * l + j) * 4..(i * l + j) * 4 + 4];
+                precision[i] += site[0];
+                natural[i] += site[1];
+                precision[j] += site[2];
+                natural[j] += site[3];
+            }
+        }
+        for k in 0..l {
+            let s2 = sigma[k] * sigma[k];
+            let post = 1.0 / s2 + precision[k];
+            let nat = mu[k] / s2 + natural[k];
+            sigma[k] = (1.0 / post).sqrt();
+            mu[k] = nat / post;
+        }
+        if questions > 0 && (e + 1) % questions == 0 {
+            for v in sigma.iter_mut() {
+                *v = (*v * *v + p.tau * p.tau).sqrt();
+            }
+        }
+    }
+    watch.check()?;
+    Ok((mu, sigma))
+}
+
+/// Row `i`'s matches `(i, j > i)` of one event: each pair's increments of
+/// precision and natural mean for both players (zeros where no match).
+fn matches_of(i: usize, mu: &[f64], sigma: &[f64], o: &[u8], p: &TrueSkill, row: &mut [f64]) {
+    let beta2 = 2.0 * p.beta * p.beta;
+    for j in i + 1..mu.len() {
+        let site = &mut row[j * 4..j * 4 + 4];
+        let Some(s) = p.policy.score(o[i], o[j]) else {
+            site.iter_mut().for_each(|v| *v = 0.0);
+            continue;
+        };
+        let (si2, sj2) = (sigma[i] * sigma[i], sigma[j] * sigma[j]);
+        let c = (beta2 + si2 + sj2).sqrt();
+        let epsilon = p.draw_margin / c;
+        let (mi, mj, w) = if s == 0.5 {
+            let (v, w) = draw_corrections((mu[i] - mu[j]) / c, epsilon);
+            (mu[i] + (si2 / c) * v, mu[j] - (sj2 / c) * v, w)
+        } else if s == 1.0 {
+            let (v, w) = win_corrections((mu[i] - mu[j]) / c, epsilon);
+            (mu[i] + (si2 / c) * v, mu[j] - (sj2 / c) * v, w)
+        } else {
+            let (v, w) = win_corrections((mu[j] - mu[i]) / c, epsilon);
+            (mu[i] - (si2 / c) * v, mu[j] + (sj2 / c) * v, w)
+        };
+        let c2 = c * c;
+        for (slot, (k, m, s2)) in [(i, mi, si2), (j, mj, sj2)].into_iter().enumerate() {
+            let new_sigma = sigma[k] * (1.0 - (s2 / c2) * w).max(1e-12).sqrt();
+            let nv = new_sigma * new_sigma;
+            site[2 * slot] = 1.0 / nv - 1.0 / s2;
+            site[2 * slot + 1] = m / nv - mu[k] / s2;
+        }
+    }
+}

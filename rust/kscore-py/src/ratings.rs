@@ -1,0 +1,180 @@
+//! The rating systems (`kscore_core::ratings`) and the Bradley-Terry
+//! posterior sampler (`kscore_core::pairwise::mcmc`) over packed binary
+//! rows, for `kscore.rank`'s `elo`, `glicko`, `trueskill` and `bayesian_mcmc`.
+
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use kscore_core::pairwise::mcmc::{Chain, Posterior};
+use kscore_core::ratings::glicko::{glicko as core_glicko, Glicko};
+use kscore_core::ratings::trueskill::{trueskill as core_trueskill, TrueSkill};
+use kscore_core::ratings::{elo::elo as core_elo, TiePolicy};
+
+use crate::enter::enter_long;
+use crate::pairwise::packed;
+
+fn policy_of(name: &str) -> PyResult<TiePolicy> {
+    match name {
+        "skip" => Ok(TiePolicy::Skip),
+        "draw" => Ok(TiePolicy::Draw),
+        "correct_draw_only" => Ok(TiePolicy::CorrectDrawOnly),
+        other => Err(PyValueError::new_err(format!("unknown tie policy {other:?}"))),
+    }
+}
+
+/// Estimated nanoseconds: a few per pair of models and event.
+fn cost(rows: usize, events: usize, per_pair: usize) -> usize {
+    rows.saturating_mul(rows)
+        .saturating_mul(events)
+        .saturating_mul(per_pair)
+}
+
+type Two<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>);
+
+/// Elo ratings after every event of the packed rows (scorio's order).
+#[pyfunction]
+pub fn elo<'py>(
+    py: Python<'py>,
+    bits: PyReadonlyArray2<'py, u8>,
+    events: usize,
+    k: f64,
+    initial: f64,
+    policy: &str,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let rows = packed(&bits, events)?;
+    let policy = policy_of(policy)?;
+    let out = enter_long(py, cost(rows.rows, events, 2), || core_elo(rows, k, initial, policy))?;
+    Ok(out.into_pyarray(py))
+}
+
+/// Glicko ratings and deviations after every event.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn glicko<'py>(
+    py: Python<'py>,
+    bits: PyReadonlyArray2<'py, u8>,
+    events: usize,
+    initial_rating: f64,
+    initial_rd: f64,
+    c: f64,
+    rd_max: f64,
+    policy: &str,
+) -> PyResult<Two<'py>> {
+    let rows = packed(&bits, events)?;
+    let p = Glicko {
+        initial_rating,
+        initial_rd,
+        c,
+        rd_max,
+        policy: policy_of(policy)?,
+    };
+    let (r, rd) = enter_long(py, cost(rows.rows, events, 4), || core_glicko(rows, p))?;
+    Ok((r.into_pyarray(py), rd.into_pyarray(py)))
+}
+
+/// TrueSkill means and deviations after every event (`trials`: the events
+/// per trial are `events / trials`; sigma grows by tau after each trial).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn trueskill<'py>(
+    py: Python<'py>,
+    bits: PyReadonlyArray2<'py, u8>,
+    events: usize,
+    trials: usize,
+    mu: f64,
+    sigma: f64,
+    beta: f64,
+    tau: f64,
+    draw_margin: f64,
+    policy: &str,
+) -> PyResult<Two<'py>> {
+    let rows = packed(&bits, events)?;
+    let p = TrueSkill {
+        mu,
+        sigma,
+        beta,
+        tau,
+        draw_margin,
+        policy: policy_of(policy)?,
+    };
+    let (m, s) = enter_long(py, cost(rows.rows, events, 20), || core_trueskill(rows, trials, p))?;
+    Ok((m.into_pyarray(py), s.into_pyarray(py)))
+}
+
+type StateIn<'py> = (
+    PyReadonlyArray1<'py, f64>,
+    f64,
+    f64,
+    u64,
+    u64,
+    PyReadonlyArray1<'py, f64>,
+);
+type ChainState<'py> = (Bound<'py, PyArray1<f64>>, f64, f64, u64, u64, Bound<'py, PyArray1<f64>>);
+
+/// Advance scorio's Bradley-Terry Metropolis chain by `len(u)` iterations
+/// (`z`: iterations x models standard normals, `u`: uniforms; numpy's draws
+/// in scorio's order). `state`: `(theta, log_post, step, accepted,
+/// iteration, sums)` of the previous block, or None to start.
+#[pyfunction]
+#[pyo3(signature = (wins, prior_var, z, u, burnin, state = None))]
+pub fn bt_mcmc<'py>(
+    py: Python<'py>,
+    wins: PyReadonlyArray2<'py, f64>,
+    prior_var: f64,
+    z: PyReadonlyArray2<'py, f64>,
+    u: PyReadonlyArray1<'py, f64>,
+    burnin: u64,
+    state: Option<StateIn<'py>>,
+) -> PyResult<ChainState<'py>> {
+    let l = wins.as_array().nrows();
+    let w = wins
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("wins must be C-contiguous"))?;
+    let zs = z
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("z must be C-contiguous"))?;
+    let us = u
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("u must be C-contiguous"))?;
+    if wins.as_array().ncols() != l || zs.len() != us.len() * l {
+        return Err(PyValueError::new_err(
+            "wins must be models x models and z iterations x models",
+        ));
+    }
+    let start = state.map(|(theta, log_post, step, accepted, iteration, sums)| Chain {
+        theta: theta.as_array().to_vec(),
+        log_post,
+        step,
+        accepted,
+        iteration,
+        sums: sums.as_array().to_vec(),
+    });
+    let cost = us.len().saturating_mul(l).saturating_mul(l).saturating_mul(4);
+    let chain = enter_long(py, cost, || {
+        let post = Posterior::new(w, l, prior_var);
+        let mut chain = match &start {
+            Some(c) => c.clone(),
+            None => Chain::start(&post),
+        };
+        chain.advance(&post, zs, us, burnin);
+        Ok(chain)
+    })?;
+    Ok((
+        chain.theta.into_pyarray(py),
+        chain.log_post,
+        chain.step,
+        chain.accepted,
+        chain.iteration,
+        chain.sums.into_pyarray(py),
+    ))
+}
+
+/// The room's functions, registered in `_kscore` (one line in lib.rs).
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(elo, m)?)?;
+    m.add_function(wrap_pyfunction!(glicko, m)?)?;
+    m.add_function(wrap_pyfunction!(trueskill, m)?)?;
+    m.add_function(wrap_pyfunction!(bt_mcmc, m)?)?;
+    Ok(())
+}

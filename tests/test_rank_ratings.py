@@ -1,0 +1,162 @@
+"""kscore.rank's rating systems (elo, glicko, trueskill) and bayesian_mcmc
+against scorio.rank 0.2.3: the same ratings to 1e-12 (relative) in scorio's
+event order, the same ranks under every tie rule, the same chain for the
+same seed, the same exceptions and messages for bad input."""
+
+from __future__ import annotations
+
+import doctest
+from typing import Any
+
+import numpy as np
+import pytest
+from scorio import rank as sr
+
+import kscore.rank as kr
+from kscore.rank import _mcmc, _ratings
+
+from .conftest import outcome
+
+METHODS = ["competition", "competition_max", "dense", "avg"]
+REL = 1e-12
+
+
+def board(rng: np.random.Generator, L: int, M: int, N: int) -> np.ndarray:
+    skill = rng.uniform(0.1, 0.9, size=(L, 1, 1))
+    R = (rng.random((L, M, N)) < skill).astype(np.int64)
+    if L >= 4:
+        R[L - 1] = R[0]  # twins
+    return R
+
+
+def boards(seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    out = [board(rng, int(rng.integers(2, 9)), int(rng.integers(1, 15)), int(rng.integers(1, 4))) for _ in range(6)]
+    out += [np.ones((3, 4, 2), dtype=int), np.array([[1, 0, 1], [0, 1, 1]]), np.array([[[1]], [[0]]])]
+    return out
+
+
+def same(name: str, R: np.ndarray, **kwargs: Any) -> None:
+    ours = getattr(kr, name)(R, return_scores=True, **kwargs)
+    theirs = getattr(sr, name)(R, return_scores=True, **kwargs)
+    assert len(ours) == len(theirs)
+    np.testing.assert_array_equal(ours[0], theirs[0])
+    assert ours[0].dtype == theirs[0].dtype
+    for a, b in zip(ours[1:], theirs[1:]):
+        assert a.dtype == np.float64 and a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=REL, atol=0)
+    for method in METHODS:
+        a, b = getattr(kr, name)(R, method=method, **kwargs), getattr(sr, name)(R, method=method, **kwargs)
+        a, b = (a[0], b[0]) if isinstance(b, tuple) else (a, b)
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+
+
+POLICIES = ["skip", "draw", "correct_draw_only"]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_elo(policy: str) -> None:
+    for R in boards(1):
+        same("elo", R, tie_handling=policy)
+    R = boards(2)[0]
+    same("elo", R, K=10.0, initial_rating=1000.0, tie_handling=policy)
+    same("elo", R, K=np.float32(64), initial_rating=-3, tie_handling=policy)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_glicko(policy: str) -> None:
+    for R in boards(3):
+        same("glicko", R, tie_handling=policy)
+        same("glicko", R, tie_handling=policy, c=25.0, rd_max=300.0, return_deviation=True)
+    same("glicko", boards(4)[0], initial_rating=0.0, initial_rd=500.0, rd_max=200.0, return_deviation=True)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_trueskill(policy: str) -> None:
+    for R in boards(5):
+        same("trueskill", R, tie_handling=policy)
+        same("trueskill", R, tie_handling=policy, draw_margin=0.8, tau=0.3, beta=3.0)
+    same("trueskill", boards(6)[0], mu_initial=0.0, sigma_initial=2.0, draw_margin=0.05, tie_handling=policy)
+
+
+def test_a_longer_stream_stays_within_1e12() -> None:
+    """800 events of 30 models: rounding does not grow along the stream."""
+    rng = np.random.default_rng(9)
+    R = board(rng, 30, 200, 4)
+    for name in ["elo", "glicko", "trueskill"]:
+        ours = getattr(kr, name)(R, return_scores=True)[1]
+        theirs = getattr(sr, name)(R, return_scores=True)[1]
+        np.testing.assert_allclose(ours, theirs, rtol=REL, atol=0)
+
+
+def test_twins_get_identical_ratings() -> None:
+    R = board(np.random.default_rng(4), 6, 30, 3)
+    for name in ["elo", "glicko", "trueskill"]:
+        scores = getattr(kr, name)(R, return_scores=True)[1]
+        assert scores[0] == scores[-1]
+
+
+BAD: list[tuple[str, dict[str, Any]]] = [
+    ("elo", {"K": 0.0}),
+    ("elo", {"K": float("nan")}),
+    ("elo", {"K": "x"}),
+    ("elo", {"initial_rating": float("inf")}),
+    ("elo", {"tie_handling": "both"}),
+    ("glicko", {"initial_rating": float("nan")}),
+    ("glicko", {"initial_rd": 0.0}),
+    ("glicko", {"rd_max": -1.0}),
+    ("glicko", {"c": -0.5}),
+    ("glicko", {"tie_handling": None}),
+    ("trueskill", {"mu_initial": float("inf")}),
+    ("trueskill", {"sigma_initial": 0.0}),
+    ("trueskill", {"beta": -1.0}),
+    ("trueskill", {"tau": -0.1}),
+    ("trueskill", {"draw_margin": -1.0}),
+    ("trueskill", {"tie_handling": 3}),
+    ("bayesian_mcmc", {"n_samples": 0}),
+    ("bayesian_mcmc", {"n_samples": 2.0}),
+    ("bayesian_mcmc", {"n_samples": True}),
+    ("bayesian_mcmc", {"burnin": -1}),
+    ("bayesian_mcmc", {"burnin": 1.5}),
+    ("bayesian_mcmc", {"prior_var": 0.0}),
+    ("bayesian_mcmc", {"prior_var": float("inf")}),
+]
+
+
+def test_bad_input_raises_scorios_error() -> None:
+    R = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 0]])
+    for name, kwargs in BAD:
+        ours, theirs = outcome(getattr(kr, name), R, **kwargs), outcome(getattr(sr, name), R, **kwargs)
+        assert ours == theirs and ours[0] != "ok", (name, kwargs, ours, theirs)
+    for name in ["elo", "glicko", "trueskill", "bayesian_mcmc"]:
+        for bad in [np.ones((1, 3)), np.array([[0, 2], [1, 0]]), np.array([[0.5, 1], [1, 0]]), np.ones(4)]:
+            assert outcome(getattr(kr, name), bad) == outcome(getattr(sr, name), bad), name
+
+
+@pytest.mark.parametrize("seed", [0, 42, 7])
+def test_bayesian_mcmc_makes_scorios_chain(seed: int) -> None:
+    rng = np.random.default_rng(seed + 100)
+    for R in [board(rng, 5, 6, 2), board(rng, 3, 4, 1), np.array([[1, 1, 0], [0, 1, 0]])]:
+        kwargs: dict[str, Any] = {"n_samples": 700, "burnin": 600, "seed": seed, "prior_var": 1.5}
+        ours = kr.bayesian_mcmc(R, return_scores=True, **kwargs)
+        theirs = sr.bayesian_mcmc(R, return_scores=True, **kwargs)
+        np.testing.assert_array_equal(ours[0], theirs[0])
+        np.testing.assert_allclose(ours[1], theirs[1], rtol=0, atol=1e-12)
+    # No decisive outcomes: zeros, as scorio.
+    same("bayesian_mcmc", np.ones((3, 2, 2), dtype=int))
+
+
+def test_bayesian_mcmc_blocks_do_not_change_the_chain(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Draws made in blocks of 37 iterations give the same chain."""
+    R = board(np.random.default_rng(1), 4, 5, 2)
+    whole = kr.bayesian_mcmc(R, n_samples=300, burnin=200, return_scores=True)[1]
+    monkeypatch.setattr(_mcmc, "_BLOCK", 37)
+    blocks = kr.bayesian_mcmc(R, n_samples=300, burnin=200, return_scores=True)[1]
+    np.testing.assert_array_equal(whole, blocks)
+
+
+@pytest.mark.parametrize("mod", [_ratings, _mcmc], ids=lambda m: m.__name__)
+def test_examples(mod: Any) -> None:
+    result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
