@@ -208,6 +208,31 @@ def test_sigint_while_parquet_rows_are_counted_outside_duckdb(big_parquet: Path,
     assert not list((tmp_path / "out").iterdir())
 
 
+@pytest.fixture(scope="module")
+def big_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """6M rows in 6 CSV files (a model each, 100,000 questions x 10
+    samples), counted outside DuckDB (read/text_rows.py)."""
+    duckdb = pytest.importorskip("duckdb")
+    folder = tmp_path_factory.mktemp("interrupt-csv")
+    con = duckdb.connect()
+    for m in range(6):
+        con.execute(f"COPY (SELECT 'q' || CAST(i // 10 AS VARCHAR) AS question_id, CAST(i % 10 AS SMALLINT) AS sample, "
+                    "CAST(hash(i) % 2 AS TINYINT) AS correct FROM range(1000000) t(i)) "
+                    f"TO '{folder / f'model-{m:02d}.csv'}' (HEADER)")
+    return folder
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.3])
+def test_sigint_while_csv_lines_are_counted_outside_duckdb(big_csv: Path, tmp_path: Path, delay: float) -> None:
+    """The direct count of CSV lines (reading threads handing byte ranges to
+    the core): a SIGINT in it ends the run within the bound, with one line."""
+    rc, waited, rest = _interrupt_run(big_csv, tmp_path, "reading", delay, limit=False)
+    assert rc == 130, (rc, rest)
+    assert rest == "kscore: interrupted\n", rest
+    assert waited < RUN_BOUND_S, f"exit {waited:.2f} s after SIGINT"
+    assert not list((tmp_path / "out").iterdir())
+
+
 def test_an_error_raised_while_handling_ctrl_c_is_an_interrupt() -> None:
     """Ctrl-C inside a library's try/finally can come out as that block's own
     error (matplotlib: "Invalid bounding box"); it ends as interrupted."""

@@ -21,6 +21,7 @@ from ._options import weights as parse_weights
 from ._spec import Metric, default_ks, parse_ks, parse_metrics, resolve_sort
 from .read.reader import read_columns
 from .result.board import Leaderboard
+from .runtime import profile
 from .runtime.pages import on_small_pages
 from .runtime.progress import Progress, phase
 from .stats.compare import dense
@@ -187,7 +188,9 @@ def _board(sc: Scores, chosen: list[Metric], sort_by: Metric, w: npt.NDArray[np.
            interval: str, adjust: str, issues: Issues, label: str) -> Leaderboard:
     """One board from per-question scores: values, sorting, paired rank ranges."""
     counts = sc.counts
+    profile.mark("metrics")
     rows = sort_rows(compute(sc, chosen, w, confidence, interval, issues), sort_by)
+    profile.mark("pairs")
     models = scored_models(rows, sort_by)
     X, W, cl = dense(sc, sort_by.name, models)
     sets = rank_sets(X, W, cl, models, confidence, adjust, overwrite=True)  # (no matrix of all pairs: stats/ranges.py)

@@ -15,6 +15,7 @@ comes back as Arrow and becomes numpy codes without per-cell Python work.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -24,13 +25,17 @@ import numpy.typing as npt
 from .._counts import Counts
 from .._issues import Issues, LeaderboardError
 from .._types import IntArray
+from ..runtime import profile, threads
 from ..runtime.progress import phase
 from .columns import ColumnNames, resolve_columns
 from .diagnose_read import duplicate_header
+from .direct import REPEATED, applies, count_rows, to_counts
 from .interrupt import interruptible
-from .parquet_rows import REPEATED, applies, count_rows, to_counts
 from .source import Source
 from .sql import RowSql, literal, outcome_expr, sample_is_integer, value
+
+#: Where a count went and why (``--verbose`` prints it).
+log = logging.getLogger("kscore")
 
 
 @dataclass
@@ -369,14 +374,21 @@ def by_model_question(m: IntArray, q: IntArray, n_questions: int) -> IntArray:
 
 def aggregate(source: Source, r: RowSql) -> Cells:
     """Run the aggregation; per-cell counts, problem totals."""
-    if applies(source, r):
+    why = applies(source, r)
+    if why is None:
         found = count_rows(source, r)
         if not isinstance(found, str):
+            log.info("%s: counted directly on %d threads", source.label, threads.count())
             phase("counting")
             return Cells(to_counts(found), r, 0, 0, 0)
+        why = found
         if found == REPEATED:  # the lean query would find it too: count with every row checked
             r = replace(r, proven=None)
-    table = run_checked(source, _query(r), filename=source.multi)
+    if why != "turned off":
+        log.info("%s: counted by DuckDB's query (%s threads), not directly: %s", source.label,
+                 threads.chosen() or "all", why)
+    with profile.phase("DuckDB query", threads="all"):
+        table = run_checked(source, _query(r), filename=source.multi)
     phase("counting")
     columns = set(table.column_names)
     lean = r.proven is not None and "bad" not in columns

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._counts import Counts
 from .._issues import Issues, LeaderboardError
+from ..runtime import threads
 from ..runtime.progress import Progress, phase
 from .aggregate import aggregate, describe, row_sql
 from .columns import ID_KEYS, ColumnNames, spelling_key
@@ -34,6 +35,9 @@ def _connect(spill: Spill | None = None) -> object:
     # query_progress() (the progress display) needs the progress bar on; its
     # own printing stays off.
     con.execute("SET enable_progress_bar = true; SET enable_progress_bar_print = false")
+    setting = threads.duckdb_setting()  # --threads / KSCORE_THREADS (default: DuckDB's, every core)
+    if setting is not None:
+        con.execute(setting)
     if spill is not None:
         con.execute(spill.settings())
     return con
