@@ -10,7 +10,7 @@ from typing_extensions import final
 __version__: str
 __all__ = [
     "__version__", "Credit", "metric_table", "BinaryBank", "CountStates", "CategoryCounts", "RowBoard", "RowShard",
-    "TextLayout", "ndtri", "_set_parallel_grain", "_set_threads", "_vector_paths",
+    "TextLayout", "ndtri", "_set_parallel_grain", "_set_parallel_piece", "_set_threads", "_vector_paths",
     "bayes", "dirichlet_of_matrix", "avg", "observed_mean", "max_at_k", "max_at_k_of_matrix",
     "max_at_k_posterior", "max_at_k_posterior_of_matrix",
     "posterior_moments", "joint_posterior_moments", "delta_blend", "blend", "geom_posterior",
@@ -70,6 +70,9 @@ def ndtri(p: float) -> float:
 
 def _set_parallel_grain(ns: int) -> int:
     """Set the core's parallel grain in nanoseconds (0: default); returns the old one."""
+
+def _set_parallel_piece(ns: int) -> int:
+    """Set the smallest piece of a split call in nanoseconds (0: default); returns the old one."""
 
 def _set_threads(n: int) -> int:
     """Run the core's parallel work on ``n`` threads (0: every core); returns the threads it uses."""

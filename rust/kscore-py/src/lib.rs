@@ -31,6 +31,14 @@ fn _set_parallel_grain(ns: usize) -> usize {
     kscore_core::par::set_grain(ns)
 }
 
+/// Set the smallest piece a split call is cut into, in estimated
+/// nanoseconds (0 restores the default), and return the previous one. For
+/// measurements only (benches/grain_scan.py): results never depend on it.
+#[pyfunction]
+fn _set_parallel_piece(ns: usize) -> usize {
+    kscore_core::par::set_piece(ns)
+}
+
 /// Run the core's parallel work on `n` threads (0: the default, every
 /// core); returns the threads it uses now (docs/threads.md, *Thread count*).
 #[pyfunction]
@@ -72,6 +80,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_set_parallel_grain, m)?)?;
     m.add_function(wrap_pyfunction!(_vector_paths, m)?)?;
     m.add_function(wrap_pyfunction!(_set_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_parallel_piece, m)?)?;
     m.add_class::<categorical::CategoryCounts>()?;
     m.add_class::<rows::RowBoard>()?;
     m.add_class::<rows::RowShard>()?;

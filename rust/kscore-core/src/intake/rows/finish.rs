@@ -12,7 +12,7 @@ use super::names::{self, Tables};
 use super::tally::{add_rows, ModelRow, Tally};
 use super::Halt;
 use crate::cancel;
-use crate::par;
+use crate::par::{self, Grain};
 
 /// The finished counts: sorted names, and per cell (by model, then question
 /// rank) its model and question rank and its category counts (`categories`
@@ -100,7 +100,7 @@ pub fn merge(tables: Tables, tallies: Vec<Tally>) -> Result<Merged, Stopped> {
     // Every model's rows added into one.
     let rows: Vec<ModelRow> = per_model
         .into_par_iter()
-        .with_min_len(par::min_len(SLOT_NS * (c + words) * mean_slots))
+        .with_grain(SLOT_NS * (c + words) * mean_slots)
         .map(|rows| {
             check()?;
             let mut it = rows.into_iter();
@@ -156,7 +156,7 @@ fn name(
         .collect();
     let q_used = par::fold_per_thread(
         rows.len(),
-        min_len,
+        SLOT_NS * c * mean_slots,
         || vec![0u64; q_words],
         |bits, m| {
             let row = &rows[m];
@@ -215,7 +215,7 @@ fn name(
         let dense_ns = SLOT_NS * q_of_rank.len().max(1);
         parts
             .into_par_iter()
-            .with_min_len(par::min_len(dense_ns))
+            .with_grain(dense_ns)
             .try_for_each(|(m, m_part, q_part, mut cs)| {
                 check()?;
                 let row = &rows[m];
