@@ -79,8 +79,9 @@ print(json.dumps({"rc": 0, "wall": time.perf_counter() - t0, "cpu": CPU(), "rss_
 """
 
 
-def run(script: str, *argv: str) -> dict[str, float]:
-    out = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, check=False)
+def run(script: str, *argv: str, pythonpath: str | None = None) -> dict[str, float]:
+    env = dict(os.environ, PYTHONPATH=pythonpath) if pythonpath else None
+    out = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, check=False, env=env)
     if out.returncode != 0:
         raise SystemExit(f"failed: {' '.join(argv)}\n{out.stderr[-2000:]}")
     result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
