@@ -166,7 +166,7 @@ class TextLayout:
     """What the core's text reader reads from each CSV/TSV or JSON Lines line."""
 
     def __new__(cls, format: str, model: int | str | None, question: int | str, outcome: int | str,
-                outcome_is: str, sample: int | str | None = None, attributes: list[int | str] = ...,
+                outcome_is: str, sample: int | str | None = None, attributes: Sequence[int | str] = ...,
                 delimiter: str = ",", columns: int = 0, numeric_ids: list[bool] = ...) -> TextLayout: ...
 
 def dirichlet_of_matrix(

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ._errors import CliError
+
 
 def add_run_flags(out: Any) -> None:
     out.add_argument("--threads", type=int, metavar="N",
@@ -25,18 +27,14 @@ def add_run_flags(out: Any) -> None:
 @contextmanager
 def running(args: argparse.Namespace) -> Iterator[None]:
     """The command's thread count, profile and ``--verbose`` messages."""
-    from ..leaderboard.runtime import profile, threads
+    from ..leaderboard.api import profile_enabled, profile_session, thread_count, threads_chosen, use_threads
 
     n = getattr(args, "threads", None)
     if n is not None and n < 1:
-        from ._errors import CliError
-
         raise CliError(f"--threads must be at least 1; got {n}")
     try:
-        count = threads.use(n) if n is not None or threads.chosen() is not None else threads.count()
+        count = use_threads(n) if n is not None or threads_chosen() is not None else thread_count()
     except ValueError as exc:  # KSCORE_THREADS that is not a count
-        from ._errors import CliError
-
         raise CliError(str(exc)) from None
     log = logging.getLogger("kscore")
     handler = None
@@ -46,7 +44,7 @@ def running(args: argparse.Namespace) -> Iterator[None]:
         log.addHandler(handler)
         log.setLevel(logging.INFO)
     try:
-        with profile.session(getattr(args, "profile", False) or profile.enabled(), count):
+        with profile_session(getattr(args, "profile", False) or profile_enabled(), count):
             yield
     finally:
         if handler is not None:

@@ -77,6 +77,7 @@ def _questions_seen(counts: Counts, pm: PerModel) -> npt.NDArray[np.bool_]:
 
 
 @on_small_pages
+@profile.profiled
 def leaderboard(
     source: object,
     *,

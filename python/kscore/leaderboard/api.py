@@ -10,7 +10,9 @@ public subset of these names (its ``__all__``).
 Grouped by what the caller does with them:
 
 - run: :func:`leaderboard`, :func:`count`, :func:`read_counts`,
-  :func:`counts_from_dask`, :func:`input_files`, :class:`Progress`, :func:`phase`
+  :func:`counts_from_dask`, :func:`input_files`, :class:`Progress`, :func:`phase`;
+  how it runs: :func:`use_threads`, :func:`thread_count`, :func:`threads_chosen`,
+  :func:`profile_session`, :func:`profile_enabled` (docs/threads.md)
 - specify metrics: :class:`Metric`, :func:`parse_metrics`, :func:`parse_ks`,
   :func:`default_ks`, :class:`ColumnNames`
 - errors and data warnings: :class:`LeaderboardError`, :class:`Issues`, :data:`EXAMPLES`
@@ -37,7 +39,12 @@ from .read.reader import read_counts
 from .read.recount import count, counted, is_counts_file, output_format, write_counts
 from .read.source import input_files
 from .result.board import ALL, Leaderboard
+from .runtime.profile import enabled as profile_enabled
+from .runtime.profile import session as profile_session
 from .runtime.progress import Progress, phase
+from .runtime.threads import chosen as threads_chosen
+from .runtime.threads import count as thread_count
+from .runtime.threads import use as use_threads
 from .stats.compare import Comparison, Pairwise
 from .stats.intervals import grid_se, group_se
 from .stats.metrics import ModelRow, Value, by_model, compute, curve, question_estimates, scores
@@ -55,6 +62,11 @@ __all__ = [
     "input_files",
     "Progress",
     "phase",
+    "use_threads",
+    "thread_count",
+    "threads_chosen",
+    "profile_session",
+    "profile_enabled",
     # specify metrics
     "Metric",
     "parse_metrics",

@@ -43,7 +43,8 @@ class Clock:
     last lap to ``kind``."""
 
     def __init__(self, spent: Spent) -> None:
-        self.spent, self.last, self.own = spent, time.thread_time(), {}  # type: dict[str, float]
+        self.spent, self.last = spent, time.thread_time()
+        self.own: dict[str, float] = {}
 
     def lap(self, kind: str) -> None:
         now = time.thread_time()

@@ -103,13 +103,11 @@ def layout(source: Source, r: RowSql) -> Any:
     if len(set(names)) != len(names):
         return "a column named twice"
 
-    def at(c: str | None) -> int | None:
-        return None if c is None else names.index(c)
-
     if any(c not in names for c in (*ids, outcome_col, *(x for x in [sample_col] if x))):
         return "a column missing from the header"
-    return TextLayout("csv", at(model_col), at(question_col), at(outcome_col), outcome_is, at(sample_col),
-                      [at(x) for x in extra], delimiter=source.delimiter, columns=len(names))
+    return TextLayout("csv", None if model_col is None else names.index(model_col), names.index(question_col),
+                      names.index(outcome_col), outcome_is, None if sample_col is None else names.index(sample_col),
+                      [names.index(x) for x in extra], delimiter=source.delimiter, columns=len(names))
 
 
 def _header(path: Path, delimiter: str) -> tuple[list[str], int] | None:

@@ -20,10 +20,16 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TextIO
+from functools import wraps
+from typing import ParamSpec, TextIO, TypeVar
+
+from .threads import count
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 #: Phase names as progress.phase marks them, as the profile shows them.
 NAMES = {"reading": "read (setup)", "counting": "read (checks)", "metrics": "statistics", "pairs": "pairs",
@@ -174,3 +180,16 @@ def note(row: Row | None, what: dict[str, float]) -> None:
         return
     for k, v in what.items():
         row.notes[k] = row.notes.get(k, 0.0) + v
+
+
+def profiled(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn`` profiled where ``KSCORE_PROFILE`` asks (the library's calls;
+    the command line opens its own session, which this joins)."""
+
+    @wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        on = enabled()
+        with session(on, count() if on else 1):
+            return fn(*args, **kwargs)
+
+    return run
