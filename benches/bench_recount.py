@@ -37,7 +37,6 @@ No timing is asserted (benches/ only measures).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -116,11 +115,10 @@ def dataset(root: Path, models: int, questions: int, samples: int) -> tuple[list
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dir", type=Path)
-    parser.add_argument("--models", type=int, default=100)
-    parser.add_argument("--questions", type=int, default=100_000)
-    parser.add_argument("--samples", type=int, default=10)
+    sys.path.insert(0, str(Path(__file__).parent))
+    from rows_data import dataset_args
+
+    parser = dataset_args(__doc__)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--boards", action="store_true", help="also time the leaderboards (CSV)")
     parser.add_argument("--no-full", action="store_true", help="skip the full recount (a billion rows: minutes)")

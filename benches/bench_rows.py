@@ -90,11 +90,9 @@ def profile(args: argparse.Namespace, glob: str, out: Path, threads: int) -> str
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dir", type=Path)
-    parser.add_argument("--models", type=int, default=100)
-    parser.add_argument("--questions", type=int, default=100_000)
-    parser.add_argument("--samples", type=int, default=10)
+    from rows_data import dataset_args
+
+    parser = dataset_args(__doc__)
     parser.add_argument("--layout", choices=["string", "int", "csv", "csv.gz", "jsonl"], default="string")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", type=int, nargs="*", default=[],

@@ -98,12 +98,18 @@ def write(out: Path, models: int, questions: int, samples: int, layout: str = "s
     return paths
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def dataset_args(doc: str) -> argparse.ArgumentParser:
+    """A parser with the rows benchmarks' dataset arguments: DIR and its shape."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("dir", type=Path)
     parser.add_argument("--models", type=int, default=100)
     parser.add_argument("--questions", type=int, default=100_000)
     parser.add_argument("--samples", type=int, default=10)
+    return parser
+
+
+def main() -> None:
+    parser = dataset_args(__doc__)
     parser.add_argument("--layout", choices=sorted(SUFFIX), default="string")
     parser.add_argument("--workers", type=int)
     args = parser.parse_args()

@@ -18,11 +18,13 @@ this count would not).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .._counts import Counts
 from .._types import IntArray
-from ..runtime import profile
+from ..runtime import profile, threads
 from .source import Source
 from .sql import RowSql
 
@@ -72,6 +74,24 @@ def count_rows(source: Source, r: RowSql) -> Found | str:
     if source.kind == "parquet":
         return parquet_rows.count_rows(source, r)
     return text_rows.count_rows(source, r)
+
+
+def count_units(source: Source, board: object, units: Sequence[Any], work: Callable[..., str | None],
+                extra: tuple[tuple[str, str], ...]) -> Found | str:
+    """Count ``units`` on the reading threads (row_pool.py: ``work(unit,
+    shard, clock, stop)`` on each, a shard of ``board`` per thread), then add
+    the shards up and name the cells; the source's progress meter is
+    dropped at the end."""
+    from .row_pool import Pool
+
+    try:
+        with profile.phase("read + count", threads="all") as row:
+            pool = Pool(units, threads.count(), board.shard, work)  # type: ignore[attr-defined]
+            shards = pool.run()
+            profile.note(row, {f"{k} (CPU)": v for k, v in pool.spent.cpu.items()})
+    finally:
+        source.meter = None
+    return finish(board, shards, extra)
 
 
 def finish(board: object, shards: list[object] | str, extra: tuple[tuple[str, str], ...]) -> Found | str:

@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime import profile, threads
-from .direct import Found, finish
-from .row_pool import Clock, Pool
+from ..runtime import threads
+from .direct import Found, count_units
+from .row_pool import Clock
 from .source import Source
 from .sql import RowSql
 
@@ -111,8 +111,7 @@ def count_rows(source: Source, r: RowSql) -> Found | str:
         else:
             model = board.code(hive[model_col]) if model_col in hive else None
         fixed[path] = (model, [board.code(hive[x], i) if x in hive else None for i, x in enumerate(extra)])
-    n = threads.count()
-    units = _units(source.files, n)
+    units = _units(source.files, threads.count())
     done = [0]
     total: list[int] = []  # the files' rows, from their footers once the display asks (after a second)
 
@@ -146,14 +145,7 @@ def count_rows(source: Source, r: RowSql) -> Found | str:
             return str(why)
         return None
 
-    try:
-        with profile.phase("read + count", threads="all") as row:
-            pool = Pool(units, n, board.shard, work)
-            shards = pool.run()
-            profile.note(row, {f"{k} (CPU)": v for k, v in pool.spent.cpu.items()})
-    finally:
-        source.meter = None
-    return finish(board, shards, r.extra)
+    return count_units(source, board, units, work, r.extra)
 
 
 def _units(files: list[Path], n: int) -> list[tuple[Path, list[int] | None]]:

@@ -23,11 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime import profile, threads
 from .compressed import compression
-from .direct import Found, finish
+from .direct import Found, count_units
 from .parquet_rows import MAX_IDS, _file_model
-from .row_pool import Clock, Pool
+from .row_pool import Clock
 from .source import Source
 from .sql import RowSql, sample_is_integer
 
@@ -158,7 +157,6 @@ def count_rows(source: Source, r: RowSql) -> Found | str:
         header = _header(source.files[0], source.delimiter)
         assert header is not None
         skip = {f: header[1] for f in source.files}
-    n = threads.count()
     units = _units(source.files, skip)
     total = sum(b - a for _, a, b in units)
     done = [0]
@@ -191,14 +189,7 @@ def count_rows(source: Source, r: RowSql) -> Found | str:
             limit -= got
         return None
 
-    try:
-        with profile.phase("read + count", threads="all") as row:
-            pool = Pool(units, n, board.shard, work)
-            shards = pool.run()
-            profile.note(row, {f"{k} (CPU)": v for k, v in pool.spent.cpu.items()})
-    finally:
-        source.meter = None
-    return finish(board, shards, r.extra)
+    return count_units(source, board, units, work, r.extra)
 
 
 def _units(files: list[Path], skip: dict[Path, int]) -> list[tuple[Path, int, int]]:
