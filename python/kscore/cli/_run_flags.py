@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ..leaderboard.api import profile_enabled, profile_session, thread_count, threads_chosen, use_threads
 from ._errors import CliError
 
 
@@ -27,8 +28,6 @@ def add_run_flags(out: Any) -> None:
 @contextmanager
 def running(args: argparse.Namespace) -> Iterator[None]:
     """The command's thread count, profile and ``--verbose`` messages."""
-    from ..leaderboard.api import profile_enabled, profile_session, thread_count, threads_chosen, use_threads
-
     n = getattr(args, "threads", None)
     if n is not None and n < 1:
         raise CliError(f"--threads must be at least 1; got {n}")

@@ -13,8 +13,10 @@ Grouped by what the caller does with them:
   :func:`counts_from_dask`, :func:`input_files`, :class:`Progress`, :func:`phase`;
   how it runs: :func:`use_threads`, :func:`thread_count`, :func:`threads_chosen`,
   :func:`profile_session`, :func:`profile_enabled` (docs/threads.md)
-- specify metrics: :class:`Metric`, :func:`parse_metrics`, :func:`parse_ks`,
-  :func:`default_ks`, :class:`ColumnNames`
+- specify metrics and reads: :class:`Metric`, :func:`parse_metrics`, :func:`parse_ks`,
+  :func:`default_ks`, :class:`ColumnNames`, :class:`ReadOptions`, :data:`READ_KEYWORDS`
+  (the keywords of ``leaderboard()`` / ``count()`` that say how to read, and the
+  CLI's flags of the same names), :func:`read_keywords`
 - errors and data warnings: :class:`LeaderboardError`, :class:`Issues`, :data:`EXAMPLES`
 - counts tables: :class:`Counts`, :func:`add_counts`, :func:`from_cells`,
   :func:`counted`, :func:`is_counts_file`, :func:`output_format`, :func:`write_counts`
@@ -31,12 +33,12 @@ from __future__ import annotations
 
 from ._counts import Counts, add_counts, from_cells
 from ._issues import EXAMPLES, Issues, LeaderboardError
-from ._run import leaderboard
+from ._options import READ_KEYWORDS, ColumnNames, ReadOptions, read_keywords
+from ._run import count, leaderboard
 from ._spec import Metric, default_ks, parse_ks, parse_metrics
-from .read.columns import ColumnNames
 from .read.dask import counts_from_dask
 from .read.reader import read_counts
-from .read.recount import count, counted, is_counts_file, output_format, write_counts
+from .read.recount import counted, is_counts_file, output_format, write_counts
 from .read.source import input_files
 from .result.board import ALL, Leaderboard
 from .runtime.profile import enabled as profile_enabled
@@ -46,12 +48,17 @@ from .runtime.threads import chosen as threads_chosen
 from .runtime.threads import count as thread_count
 from .runtime.threads import use as use_threads
 from .stats.compare import Comparison, Pairwise
+from .stats.estimates import question_estimates
 from .stats.intervals import grid_se, group_se
-from .stats.metrics import ModelRow, Value, by_model, compute, curve, question_estimates, scores
+from .stats.metrics import compute
 from .stats.pair_rows import compare_data, pair_rows, parse_pairwise, write_pairs
 from .stats.plan import ModelSpread, PairPlan, Plan
+from .stats.posterior import curve
+from .stats.ranges import RankSets, rank_sets
 from .stats.rank import rank_label
+from .stats.scores import by_model, scores
 from .stats.states import row_sums
+from .stats.values import ModelRow, Value
 
 __all__ = [
     # run
@@ -67,12 +74,15 @@ __all__ = [
     "threads_chosen",
     "profile_session",
     "profile_enabled",
-    # specify metrics
+    # specify metrics and reads
     "Metric",
     "parse_metrics",
     "parse_ks",
     "default_ks",
     "ColumnNames",
+    "ReadOptions",
+    "READ_KEYWORDS",
+    "read_keywords",
     # errors and data warnings
     "LeaderboardError",
     "Issues",
@@ -96,6 +106,8 @@ __all__ = [
     "ModelSpread",
     "PairPlan",
     "rank_label",
+    "RankSets",
+    "rank_sets",
     "parse_pairwise",
     "pair_rows",
     "compare_data",

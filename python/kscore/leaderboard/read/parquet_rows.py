@@ -21,31 +21,24 @@ DuckDB counts the input the general way.
 
 from __future__ import annotations
 
-import re
 import threading
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..._kscore import RowBoard
 from ..runtime import threads
-from .direct import Found, count_units
 from .row_pool import Clock
+from .shards import MAX_IDS, Found, column_types, count_units, file_model
 from .source import Source
 from .sql import RowSql
 
 #: Rows per batch at most (a batch never spans row groups).
 BATCH_ROWS = 1 << 22
-#: Sample ids (0..N-1) up to which a cell's bitmask of ids seen is kept
-#: (N / 8 bytes a cell; DuckDB's way past it).
-MAX_IDS = 1024
 #: Units per reading thread wanted: whole files where there are this many
 #: files per thread, else row groups of the files split into as many units.
 UNITS_PER_THREAD = 4
-
-#: DuckDB's model name of a file without a model column (read/aggregate.py's
-#: ``regexp_extract(filename, ...)``): its name up to the first dot.
-_FILE_MODEL = re.compile(r"([^/\\]+?)([.][^/\\]*)?$")
 
 #: Arrow integer types read as they are (other widths are cast to int64).
 _INTS = {"int8": np.int8, "uint8": np.uint8, "int16": np.int16, "int32": np.int32, "int64": np.int64}
@@ -76,7 +69,7 @@ def applies(source: Source, r: RowSql) -> str | None:
             return "a question, outcome or sample column in the folder names"
         used = [k for k in (r.names[0], *(name for name, _ in r.extra)) if k in keys]
         if used:
-            types = dict(_types(source))
+            types = column_types(source)
             if any(types.get(k) != "VARCHAR" for k in used):
                 return "a folder value DuckDB reads as a number or date"
             if any("%" in hive_values(f).get(k, "") for f in source.files for k in used):
@@ -86,17 +79,8 @@ def applies(source: Source, r: RowSql) -> str | None:
     return None
 
 
-def _types(source: Source) -> list[tuple[str, str]]:
-    from .interrupt import interruptible
-
-    rel = interruptible(source.con, lambda: source.run("SELECT * FROM {src} LIMIT 0"))
-    return [(str(n), str(t)) for n, t in zip(rel.columns, rel.types)]
-
-
 def count_rows(source: Source, r: RowSql) -> Found | str:
     """The counts, or why the rows cannot be counted here."""
-    from ..._kscore import RowBoard
-
     assert r.names is not None and r.proven is not None
     model_col, question_col, outcome_col, sample_col = r.names
     extra = [name for name, _ in r.extra]
@@ -107,7 +91,7 @@ def count_rows(source: Source, r: RowSql) -> Found | str:
     for path in source.files:
         hive = hive_values(path)
         if model_col is None:
-            model: Any = board.code(_file_model(source, path))
+            model: Any = board.code(file_model(source, path))
         else:
             model = board.code(hive[model_col]) if model_col in hive else None
         fixed[path] = (model, [board.code(hive[x], i) if x in hive else None for i, x in enumerate(extra)])
@@ -178,13 +162,6 @@ def _rows(path: Path) -> int:
         return int(pq.read_metadata(path).num_rows)
     except Exception:  # noqa: BLE001 - an unreadable footer: the reader finds it and hands over
         return 0
-
-
-def _file_model(source: Source, path: Path) -> str:
-    if not source.multi:
-        return source.stem or source.label
-    found = _FILE_MODEL.search(str(path))
-    return found.group(1) if found else str(path)
 
 
 def _batches(path: Path, columns: list[str], groups: list[int] | None) -> Any:

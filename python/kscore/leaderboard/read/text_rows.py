@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from ..._kscore import RowBoard, TextLayout
 from .compressed import compression
-from .direct import Found, count_units
-from .parquet_rows import MAX_IDS, _file_model
 from .row_pool import Clock
+from .shards import MAX_IDS, Found, column_types, count_units, file_model
 from .source import Source
 from .sql import RowSql, sample_is_integer
 
@@ -60,22 +60,13 @@ def applies(source: Source, r: RowSql) -> str | None:
     return None
 
 
-def _types(source: Source) -> dict[str, str]:
-    from .interrupt import interruptible
-
-    rel = interruptible(source.con, lambda: source.run("SELECT * FROM {src} LIMIT 0"))
-    return {str(n): str(t) for n, t in zip(rel.columns, rel.types)}
-
-
 def layout(source: Source, r: RowSql) -> Any:
     """The core's ``TextLayout`` of the files (CSV: from the first file's
     header, which every file must repeat), or why none."""
-    from ..._kscore import TextLayout
-
     assert r.names is not None
     model_col, question_col, outcome_col, sample_col = r.names
     extra = [name for name, _ in r.extra]
-    types = _types(source)
+    types = column_types(source)
     outcome_is = _outcome_is(types.get(outcome_col, ""))
     if outcome_is is None:
         return f"an outcome column of type {types.get(outcome_col)}"
@@ -141,8 +132,6 @@ def _open(path: Path) -> Any:
 
 def count_rows(source: Source, r: RowSql) -> Found | str:
     """The counts, or why the lines cannot be counted here."""
-    from ..._kscore import RowBoard
-
     assert r.names is not None
     found = layout(source, r)
     if isinstance(found, str):
@@ -151,7 +140,7 @@ def count_rows(source: Source, r: RowSql) -> Found | str:
     model_col, _, _, sample_col = r.names
     extra = [name for name, _ in r.extra]
     board = RowBoard(r.categories, MAX_IDS if sample_col is not None else 0, len(extra), grow=True)
-    model_of = {f: board.code(_file_model(source, f)) for f in source.files} if model_col is None else {}
+    model_of = {f: board.code(file_model(source, f)) for f in source.files} if model_col is None else {}
     skip = {}
     if source.kind != "jsonl":
         header = _header(source.files[0], source.delimiter)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+from ... import _kscore
+
 #: The count set by :func:`use` (None: from the environment, else every core).
 _CHOSEN: int | None = None
 
@@ -56,8 +58,6 @@ def use(n: int | None) -> int:
         raise ValueError(f"the thread count must be at least 1; got {n}")
     _CHOSEN = n
     k = count()
-    from ... import _kscore
-
     _kscore._set_threads(k if chosen() is not None else 0)
     try:
         import pyarrow as pa
