@@ -65,6 +65,25 @@ print(json.dumps({"rc": 0, "wall": time.perf_counter() - t0, "cpu": CPU(), "rss_
                   "cells": table.num_rows}))
 """
 
+#: Polars' lazy group-by of the same files: argv = threads ("" for its default), the scan, then the files.
+#: (POLARS_MAX_THREADS is read when polars is imported.)
+POLARS = """
+import json, os, sys, time
+""" + PEAK + """
+t0 = time.perf_counter()
+threads, scan, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+if threads:
+    os.environ["POLARS_MAX_THREADS"] = threads
+import polars as pl
+frame = getattr(pl, scan)(files)
+table = frame.group_by("model", "question_id").agg(pl.len().alias("n"), pl.col("correct").sum().alias("c")).collect()
+print(json.dumps({"rc": 0, "wall": time.perf_counter() - t0, "cpu": CPU(), "rss_mb": PEAK(),
+                  "cells": table.height}))
+"""
+
+#: Polars' scan of each format it scans (gzip CSV it reads whole, not lazily: left out).
+POLARS_SCANS = {".parquet": "scan_parquet", ".csv": "scan_csv", ".jsonl": "scan_ndjson"}
+
 READERS = {".parquet": "read_parquet", ".csv": "read_csv", ".gz": "read_csv", ".jsonl": "read_json"}
 
 
@@ -101,7 +120,11 @@ def main() -> None:
     parser.add_argument("--before", metavar="PATH",
                         help="also run the kscore package at PATH (a copy of python/kscore of another build, put "
                              "first on PYTHONPATH): the code before a change, in the same rounds")
-    parser.add_argument("--profile", action="store_true", help="print kscore's per-phase profile at each count")
+    parser.add_argument("--profile", action="store_true",
+                        help="print kscore's per-phase profile at each count, and the serial fraction of the "
+                             "first count's profile with Amdahl's bound beside the speed-ups measured")
+    parser.add_argument("--polars", action="store_true",
+                        help="also Polars' lazy group_by of the same files (Parquet, CSV, JSON Lines)")
     args = parser.parse_args()
     import compileall
 
@@ -123,6 +146,9 @@ def main() -> None:
         jobs[f"kscore leaderboard (CSV){tag}"] = (KSCORE, ["leaderboard", glob, "--format", "csv", "-o", str(out),
                                                           *flags])
         jobs[f"DuckDB bare GROUP BY{tag}"] = (DUCKDB, [str(t or ""), reader, *[str(f) for f in files]])
+        if args.polars and files[0].suffix in POLARS_SCANS:
+            jobs[f"Polars group_by{tag}"] = (POLARS, [str(t or ""), POLARS_SCANS[files[0].suffix],
+                                                      *[str(f) for f in files]])
     out_query = args.dir / "board_query.csv"
     if not args.no_before:
         jobs["kscore, direct count off (before)"] = (
@@ -163,8 +189,38 @@ def main() -> None:
             walls = times[f"kscore leaderboard (CSV), {t} threads"]
             print(f"kscore at {t} threads: {base / statistics.median(x['wall'] for x in walls):.2f}x over {counts[0]}")
     if args.profile:
-        for t in [c for c in counts if c is not None] or [os.cpu_count() or 1]:
-            print("\n" + profile(args, glob, args.dir / "board_profile.csv", t))
+        profiles = {t: profile(args, glob, args.dir / "board_profile.csv", t)
+                    for t in [c for c in counts if c is not None] or [os.cpu_count() or 1]}
+        for text in profiles.values():
+            print("\n" + text)
+        first = next(iter(profiles))
+        f = serial_fraction(profiles[first])
+        if f is not None and first == 1:
+            amdahl_table(f, times, counts)
+
+
+def serial_fraction(text: str) -> float | None:
+    """The serial fraction a profile printed (its one-thread phases' share of the CPU time)."""
+    for line in text.splitlines():
+        if line.startswith("one-thread phases (serial):"):
+            return float(line.split(":", 1)[1].split("%", 1)[0]) / 100
+    return None
+
+
+def amdahl_table(f: float, times: dict[str, list[dict[str, float]]], counts: list[int | None]) -> None:
+    """Amdahl's bound from the one-thread profile's serial fraction ``f``,
+    beside each job's speed-up measured here over its own one-thread run."""
+    bound = [1.0 / (f + (1.0 - f) / n) for n in (2, 16, 64, 128)]
+    print(f"\nserial fraction (one-thread profile): {100 * f:.1f}%; Amdahl's bound at 2 / 16 / 64 / 128 cores: "
+          + " / ".join(f"{b:.1f}x" for b in bound))
+    print("| job | speed-up measured here, " + ", ".join(f"{t} threads" for t in counts[1:]) + " over 1 |\n|---|---|")
+    for job in ("kscore leaderboard (CSV)", "DuckDB bare GROUP BY", "Polars group_by"):
+        one = times.get(f"{job}, 1 thread")
+        if not one:
+            continue
+        base = statistics.median(x["wall"] for x in one)
+        ups = [base / statistics.median(x["wall"] for x in times[f"{job}, {t} threads"]) for t in counts[1:]]
+        print(f"| {job} | " + ", ".join(f"{u:.2f}x" for u in ups) + " |")
 
 
 if __name__ == "__main__":

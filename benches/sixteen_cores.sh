@@ -6,6 +6,7 @@
 #   here:  pip wheel --no-deps -w .whl .
 #          pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
 #              --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 -d .whl duckdb
+#          (optional, if the carry allows it: polars the same way; its jobs run where it imports)
 #   there: bash benches/sixteen_cores.sh            (results under $OUT, or ./sixteen-cores-out)
 #
 # Every table is written to $OUT as it comes (a run cut by its time limit
@@ -20,6 +21,7 @@ if ls .whl/*.whl >/dev/null 2>&1; then
 fi
 DATA=${DATA:-/tmp/kscore-rows}
 CORES=$(python3 -c "import os; print(len(os.sched_getaffinity(0)))")
+POLARS=$(python3 -c "import polars" 2>/dev/null && echo --polars)
 say() { echo "== $* ($(date +%T), load $(cut -d' ' -f1 /proc/loadavg))" | tee -a "$OUT/log.txt"; }
 
 say "machine: $CORES cores, $(python3 -c 'import platform; print(platform.processor() or platform.machine())')"
@@ -31,13 +33,13 @@ python3 benches/rows_data.py "$DATA/e8/int" --layout int 2>&1 | tee -a "$OUT/log
 python3 benches/rows_data.py "$DATA/e8/csv" --layout csv 2>&1 | tee -a "$OUT/log.txt"
 
 say "rows, 1e8, string ids: kscore and DuckDB at 1 and $CORES threads, profiles"
-python3 benches/bench_rows.py "$DATA/e8" --layout string --threads 1 "$CORES" --rounds 3 --no-before --profile \
+python3 benches/bench_rows.py "$DATA/e8" --layout string --threads 1 "$CORES" --rounds 3 --no-before --profile $POLARS \
     2>&1 | tee "$OUT/rows_1e8_string.md"
 say "rows, 1e8, integer ids"
-python3 benches/bench_rows.py "$DATA/e8" --layout int --threads 1 "$CORES" --rounds 3 --no-before --profile \
+python3 benches/bench_rows.py "$DATA/e8" --layout int --threads 1 "$CORES" --rounds 3 --no-before --profile $POLARS \
     2>&1 | tee "$OUT/rows_1e8_int.md"
 say "rows, 1e8, 100 CSV files"
-python3 benches/bench_rows.py "$DATA/e8" --layout csv --threads "$CORES" --rounds 2 --no-before --profile \
+python3 benches/bench_rows.py "$DATA/e8" --layout csv --threads "$CORES" --rounds 2 --no-before --profile $POLARS \
     2>&1 | tee "$OUT/rows_1e8_csv.md"
 
 say "thread scaling: kernels and leaderboards at 1 2 4 8 16 threads"

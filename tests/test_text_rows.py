@@ -17,10 +17,10 @@ import pytest
 pytest.importorskip("duckdb")
 pa = pytest.importorskip("pyarrow")
 
+from kscore.leaderboard import ColumnNames  # noqa: E402
 from kscore.leaderboard._issues import Issues  # noqa: E402
 from kscore.leaderboard.read import aggregate, text_rows  # noqa: E402
 from kscore.leaderboard.read import direct as direct_count  # noqa: E402
-from kscore.leaderboard.read.columns import ColumnNames  # noqa: E402
 from kscore.leaderboard.read.reader import read_counts  # noqa: E402
 from kscore.leaderboard.runtime import threads as thread_count  # noqa: E402
 

@@ -93,15 +93,17 @@ ROWS = _rows_folder()
 
 def direct(source: str, **kw: Any) -> bytes:
     """The direct count's table of ``source`` (it must not hand over), as bytes."""
+    from kscore.leaderboard import ColumnNames
     from kscore.leaderboard._issues import Issues
-    from kscore.leaderboard.read import aggregate, direct
-    from kscore.leaderboard.read.columns import ColumnNames
-    from kscore.leaderboard.read.reader import _connect
+    from kscore.leaderboard.read import direct
+    from kscore.leaderboard.read.describe import describe
+    from kscore.leaderboard.read.rows import row_sql
+    from kscore.leaderboard.read.session import connect
     from kscore.leaderboard.read.source import open_source
 
-    src = open_source(source, None, _connect)
+    src = open_source(source, None, connect)
     try:
-        r = aggregate.row_sql(src, ColumnNames(**kw), 2, Issues(), aggregate.describe(src))
+        r = row_sql(src, ColumnNames(**kw), 2, Issues(), describe(src))
         found = direct.count_rows(src, r)
     finally:
         src.con.close()

@@ -121,9 +121,13 @@ class Profile:
         lines.append(f"{'total':<24} {total_wall:>8.3f} {total_cpu:>8.3f}")
         if total_cpu > 0:
             f = serial_cpu / total_cpu
-            lines.append(f"one-thread phases (serial): {100 * f:.1f}% of the CPU time; Amdahl bound "
-                         f"{amdahl(f, 16):.1f}x at 16 cores, {amdahl(f, 128):.1f}x at 128")
+            bounds = ", ".join(f"{amdahl(f, n):.1f}x at {n}" for n in AMDAHL_CORES)
+            lines.append(f"one-thread phases (serial): {100 * f:.1f}% of the CPU time; Amdahl bound {bounds} cores")
         return "\n".join(lines)
+
+
+#: Core counts the profile gives Amdahl's bound at (users run on 16-128).
+AMDAHL_CORES = (2, 16, 64, 128)
 
 
 def amdahl(f: float, n: int) -> float:
