@@ -37,7 +37,6 @@ No timing is asserted (benches/ only measures).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -79,8 +78,9 @@ print(json.dumps({"rc": 0, "wall": time.perf_counter() - t0, "cpu": CPU(), "rss_
 """
 
 
-def run(script: str, *argv: str) -> dict[str, float]:
-    out = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, check=False)
+def run(script: str, *argv: str, pythonpath: str | None = None) -> dict[str, float]:
+    env = dict(os.environ, PYTHONPATH=pythonpath) if pythonpath else None
+    out = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, check=False, env=env)
     if out.returncode != 0:
         raise SystemExit(f"failed: {' '.join(argv)}\n{out.stderr[-2000:]}")
     result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
@@ -115,11 +115,10 @@ def dataset(root: Path, models: int, questions: int, samples: int) -> tuple[list
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dir", type=Path)
-    parser.add_argument("--models", type=int, default=100)
-    parser.add_argument("--questions", type=int, default=100_000)
-    parser.add_argument("--samples", type=int, default=10)
+    sys.path.insert(0, str(Path(__file__).parent))
+    from rows_data import dataset_args
+
+    parser = dataset_args(__doc__)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--boards", action="store_true", help="also time the leaderboards (CSV)")
     parser.add_argument("--no-full", action="store_true", help="skip the full recount (a billion rows: minutes)")

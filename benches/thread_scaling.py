@@ -1,10 +1,12 @@
 """Thread scaling of the large-matrix kernels and of the leaderboard.
 
-Each workload runs in a fresh process with ``RAYON_NUM_THREADS=t`` (kscore's
-pool) and, for the leaderboard, a DuckDB connection with ``SET threads = t``
-(its source is a relation of that connection); the figure is the median of
-three calls after one warm-up. Results never depend on the thread count
-(tests/test_runtime.py), only the time does.
+Each workload runs in a fresh process with ``KSCORE_THREADS=t`` (kscore's
+pool, its reading threads and DuckDB's, docs/threads.md) and, for the
+leaderboard of a DuckDB relation, a connection with ``SET threads = t``;
+the figure is the median of three calls after one warm-up. The leaderboards
+of the Parquet and CSV files are the direct count (read/direct.py) and
+everything after it. Results never depend on the thread count
+(tests/test_runtime.py, tests/test_threads.py), only the time does.
 
     python benches/thread_scaling.py 1 2 4 8 16
 
@@ -46,6 +48,16 @@ elif name == "max_at_k 1e6 x 64 int8, 4 categories":
 elif name == "geo_spectrum_at_k_ci 1000 x 64, k = 1e5":
     R = rng.random((1000, 64)) < 0.5
     f = lambda: K.geo_spectrum_at_k_ci(R, 100_000)
+elif name == "geo_spectrum_star_at_k_ci 1000 x 64, k = 2e4":
+    R = rng.random((1000, 64)) < 0.5
+    f = lambda: K.geo_spectrum_star_at_k_ci(R, 20_000)
+elif name == "mg_pass_at_k_ci 300 x 2048, k = 1024":
+    R = rng.random((300, 2048)) < rng.random((300, 1))
+    f = lambda: K.mg_pass_at_k_ci(R, 1024)
+elif name == "leaderboard, 10M-row Parquet file (direct count)":
+    f = lambda: kscore.leaderboard(parquet)
+elif name == "leaderboard, 10M-row CSV file (direct count)":
+    f = lambda: kscore.leaderboard(parquet.replace(".parquet", ".csv"))
 elif name == "leaderboard, 10M-row Parquet":
     import duckdb
     con = duckdb.connect()
@@ -67,6 +79,10 @@ WORKLOADS = [
     "max_at_k 1e6 x 64 int8, 4 categories",
     "geo_spectrum_at_k_ci 1000 x 64, k = 1e5",
     "leaderboard, 10M-row Parquet",
+    "geo_spectrum_star_at_k_ci 1000 x 64, k = 2e4",
+    "mg_pass_at_k_ci 300 x 2048, k = 1024",
+    "leaderboard, 10M-row Parquet file (direct count)",
+    "leaderboard, 10M-row CSV file (direct count)",
 ]
 
 
@@ -74,16 +90,19 @@ def parquet_file(folder: Path) -> Path:
     """The 10M-row results of benches/bench_leaderboard.py (100 models x
     10,000 questions x 10 samples, seed 1)."""
     sys.path.insert(0, str(Path(__file__).parent))
+    import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
     from bench_leaderboard import make_table
 
     path = folder / "results_10M.parquet"
-    pq.write_table(make_table(100, 10_000, 10, seed=1), path)
+    table = make_table(100, 10_000, 10, seed=1)
+    pq.write_table(table, path)
+    pacsv.write_csv(table, folder / "results_10M.csv")
     return path
 
 
 def timed(name: str, parquet: Path, threads: int) -> float:
-    env = dict(os.environ, RAYON_NUM_THREADS=str(threads))
+    env = dict(os.environ, RAYON_NUM_THREADS=str(threads), KSCORE_THREADS=str(threads))
     done = subprocess.run([sys.executable, "-c", SETUP, name, str(parquet), str(threads)],
                           capture_output=True, text=True, check=True, env=env)
     seconds: float = json.loads(done.stdout)

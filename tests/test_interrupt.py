@@ -124,16 +124,20 @@ def big_board(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def big_parquet(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """20M rows in 20 Parquet files (a model each, 100,000 questions x 10
+    """20M rows in 20 Parquet files (a model each, named for it: 100,000 questions x 10
     samples), counted outside DuckDB (read/parquet_rows.py) for some 2 s on a
     quiet 2-core machine."""
+    return _model_files(tmp_path_factory.mktemp("interrupt-parquet"), 20, "parquet", "(FORMAT parquet)")
+
+
+def _model_files(folder: Path, models: int, suffix: str, options: str) -> Path:
+    """``models`` files written by DuckDB, a model each: 100,000 questions x 10 samples."""
     duckdb = pytest.importorskip("duckdb")
-    folder = tmp_path_factory.mktemp("interrupt-parquet")
     con = duckdb.connect()
-    for m in range(20):
-        con.execute(f"COPY (SELECT 'model-{m:02d}' AS model, 'q' || CAST(i // 10 AS VARCHAR) AS question_id, "
-                    "CAST(i % 10 AS SMALLINT) AS sample, CAST(hash(i) % 2 AS TINYINT) AS correct "
-                    f"FROM range(1000000) t(i)) TO '{folder / f'model-{m:02d}.parquet'}' (FORMAT parquet)")
+    for m in range(models):
+        con.execute(f"COPY (SELECT 'q' || CAST(i // 10 AS VARCHAR) AS question_id, CAST(i % 10 AS SMALLINT) AS sample, "
+                    "CAST(hash(i) % 2 AS TINYINT) AS correct FROM range(1000000) t(i)) "
+                    f"TO '{folder / f'model-{m:02d}.{suffix}'}' {options}")
     return folder
 
 
@@ -202,6 +206,24 @@ def test_sigint_while_parquet_rows_are_counted_outside_duckdb(big_parquet: Path,
     batches): a SIGINT in it ends the run as in any phase, within the bound,
     with one line and nothing left behind."""
     rc, waited, rest = _interrupt_run(big_parquet, tmp_path, "reading", delay, limit=False)
+    assert rc == 130, (rc, rest)
+    assert rest == "kscore: interrupted\n", rest
+    assert waited < RUN_BOUND_S, f"exit {waited:.2f} s after SIGINT"
+    assert not list((tmp_path / "out").iterdir())
+
+
+@pytest.fixture(scope="module")
+def big_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """6M rows in 6 CSV files (a model each, 100,000 questions x 10
+    samples), counted outside DuckDB (read/text_rows.py)."""
+    return _model_files(tmp_path_factory.mktemp("interrupt-csv"), 6, "csv", "(HEADER)")
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.3])
+def test_sigint_while_csv_lines_are_counted_outside_duckdb(big_csv: Path, tmp_path: Path, delay: float) -> None:
+    """The direct count of CSV lines (reading threads handing byte ranges to
+    the core): a SIGINT in it ends the run within the bound, with one line."""
+    rc, waited, rest = _interrupt_run(big_csv, tmp_path, "reading", delay, limit=False)
     assert rc == 130, (rc, rest)
     assert rest == "kscore: interrupted\n", rest
     assert waited < RUN_BOUND_S, f"exit {waited:.2f} s after SIGINT"

@@ -15,7 +15,7 @@ import pytest
 import kscore
 from kscore.leaderboard.read import aggregate as _aggregate
 from kscore.leaderboard.read import arrow as _arrow
-from kscore.leaderboard.read import parquet_rows as _parquet_rows
+from kscore.leaderboard.read import direct as _direct
 from kscore.leaderboard.read import query as _query
 
 pa = pytest.importorskip("pyarrow")
@@ -48,7 +48,7 @@ def counts_of(board: kscore.Leaderboard) -> dict[tuple[str, str], list[int]]:
 def check(tmp_path: Path, t: Any, proven: bool, seen: list[str] | None = None, **kw: Any) -> kscore.Leaderboard:
     """The Parquet file's board equals the table's; ``proven``: the lean count
     ran; ``seen`` gets the aggregation queries. (The direct count of Parquet
-    rows, read/parquet_rows.py, is off for DuckDB's queries to run; with it
+    rows, read/direct.py, is off for DuckDB's queries to run; with it
     on, the board is the same.)"""
     path = tmp_path / "r.parquet"
     pq.write_table(t, path, row_group_size=50)
@@ -61,12 +61,12 @@ def check(tmp_path: Path, t: Any, proven: bool, seen: list[str] | None = None, *
         return sql
 
     setattr(_aggregate, "count_query", spy)  # noqa: B010 - the module's own name, patched
-    _parquet_rows.ENABLED = False
+    _direct.ENABLED = False
     try:
         got = kscore.leaderboard(path, **kw)
     finally:
         setattr(_aggregate, "count_query", query)  # noqa: B010
-        _parquet_rows.ENABLED = True
+        _direct.ENABLED = True
     ref = kscore.leaderboard(t, **kw)
     direct = kscore.leaderboard(path, **kw)
     assert counts_of(direct) == counts_of(got) and direct.warnings == got.warnings

@@ -1,7 +1,9 @@
 """Parquet files counted in the Rust core (read/parquet_rows.py) give the
-counts DuckDB's query gives, on every layout it takes, and hand over to
-DuckDB, with the same result and warnings, where it stops (repeated sample
-ids, missing ids, a sparse board, columns it does not take)."""
+counts DuckDB's query gives, on every layout it takes (string and integer
+ids, --cluster/--by columns, files named for their models, hive folders, any
+thread count), and hand over to DuckDB, with the same result and warnings,
+where it stops (repeated sample ids, missing ids, a sparse board, columns it
+does not take)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ pq = pytest.importorskip("pyarrow.parquet")
 from kscore.leaderboard import ColumnNames  # noqa: E402
 from kscore.leaderboard._issues import Issues  # noqa: E402
 from kscore.leaderboard.read import aggregate, parquet_rows  # noqa: E402
+from kscore.leaderboard.read import direct as direct_count  # noqa: E402
 from kscore.leaderboard.read.reader import read_counts  # noqa: E402
 
 
@@ -24,7 +27,7 @@ def both(source: Any, monkeypatch: pytest.MonkeyPatch, calls: list[str] | None =
          **kw: Any) -> tuple[Any, Any, Issues, Issues]:
     """The counts (and issues) with the direct count and with DuckDB's query only."""
     seen: list[str] = []
-    real = parquet_rows.count_rows
+    real = direct_count.count_rows
 
     def spy(*a: Any) -> Any:
         out = real(*a)
@@ -34,10 +37,10 @@ def both(source: Any, monkeypatch: pytest.MonkeyPatch, calls: list[str] | None =
     monkeypatch.setattr(aggregate, "count_rows", spy)
     issues_direct = Issues()
     direct, _ = read_counts(source, issues=issues_direct, **kw)
-    monkeypatch.setattr(parquet_rows, "ENABLED", False)
+    monkeypatch.setattr(direct_count, "ENABLED", False)
     issues_duck = Issues()
     duck, _ = read_counts(source, issues=issues_duck, **kw)
-    monkeypatch.setattr(parquet_rows, "ENABLED", True)
+    monkeypatch.setattr(direct_count, "ENABLED", True)
     if calls is not None:
         calls.extend(seen)
     return direct, duck, issues_direct, issues_duck
@@ -172,21 +175,92 @@ def test_a_sparse_board_hands_over(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert calls == ["a sparse board"]
 
 
-def test_columns_it_does_not_take_go_to_duckdb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    rows = board(7)
-    number = {q: 1000 + i for i, q in enumerate(sorted(set(rows["question"])))}
-    rows["question"] = [number[q] for q in rows["question"]]  # integer question ids
-    path = write(tmp_path / "b.parquet", rows, {"sample": pa.int16()})
-    calls: list[str] = []
-    direct, duck, _, _ = both(path, monkeypatch, calls)
-    assert calls and calls[0] != "counted"
-    same(direct, duck)
-    # --cluster: DuckDB carries the attribute.
+def test_integer_ids_and_question_attributes_are_counted_directly(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    for width, top in ((pa.int64(), 1000), (pa.int16(), 30000), (pa.uint32(), 30000)):
+        rows = board(7)
+        number = {q: top - 37 * i for i, q in enumerate(sorted(set(rows["question"])))}  # (negative ones in int64)
+        rows["question"] = [number[q] for q in rows["question"]]
+        path = write(tmp_path / f"b{width}.parquet", rows, {"sample": pa.int16(), "question": width})
+        calls: list[str] = []
+        direct_, duck, _, _ = both(path, monkeypatch, calls)
+        assert calls == ["counted"], width
+        same(direct_, duck)
+    # --cluster / --by: a column of text or integers, a value per question.
     rows = board(8)
     rows["topic"] = [q[:2] for q in rows["question"]]
+    rows["level"] = [len(q) for q in rows["question"]]
+    path = write(tmp_path / "c.parquet", rows, {"sample": pa.int16()})
+    calls = []
+    direct_, duck, _, _ = both(path, monkeypatch, calls, names=ColumnNames(extra=("topic", "level")))
+    assert calls == ["counted"]
+    same(direct_, duck)
+    assert direct_.attributes == duck.attributes and set(direct_.attributes) == {"topic", "level"}
+
+
+def test_columns_it_does_not_take_go_to_duckdb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = board(7)
+    number = {q: 2**63 + i for i, q in enumerate(sorted(set(rows["question"])))}
+    rows["question"] = [number[q] for q in rows["question"]]  # uint64 ids past int64
+    path = write(tmp_path / "b.parquet", rows, {"sample": pa.int16(), "question": pa.uint64()})
+    calls: list[str] = []
+    direct_, duck, _, _ = both(path, monkeypatch, calls)
+    assert calls and calls[0] != "counted"
+    same(direct_, duck)
+    # A question with two values of the --cluster column: DuckDB carries one of them.
+    rows = board(8)
+    rows["topic"] = ["a" if i % 2 else "b" for i in range(len(rows["question"]))]
     path = write(tmp_path / "c.parquet", rows, {"sample": pa.int16()})
     calls.clear()
-    direct, duck, _, _ = both(path, monkeypatch, calls, names=ColumnNames(extra=("topic",)))
-    assert calls == []
-    same(direct, duck)
-    assert direct.attributes == duck.attributes
+    direct_, duck, _, _ = both(path, monkeypatch, calls, names=ColumnNames(extra=("topic",)))
+    assert calls == ["a question with two values of a --cluster/--by column"]
+    same(direct_, duck)
+
+
+def test_hive_folders_name_models_and_attributes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = board(9)
+    for m in sorted(set(rows["model"])):
+        keep = [i for i, x in enumerate(rows["model"]) if x == m]
+        part = {k: [v[i] for i in keep] for k, v in rows.items() if k != "model"}
+        folder = tmp_path / "runs" / f"model={m.replace('é', 'e')}" / f"suite=s{len(m) % 2}"
+        folder.mkdir(parents=True)
+        write(folder / "part-0.parquet", part, {"sample": pa.int16(), "outcome": pa.int8()})
+    calls: list[str] = []
+    direct_, duck, _, _ = both(str(tmp_path / "runs"), monkeypatch, calls, names=ColumnNames(extra=("suite",)))
+    assert calls == ["counted"]
+    same(direct_, duck)
+    assert direct_.attributes == duck.attributes
+    # Folder values DuckDB may read as numbers (then its query names them: "7", not "07").
+    rows = board(10)
+    for i, m in enumerate(sorted(set(rows["model"]))):
+        keep = [j for j, x in enumerate(rows["model"]) if x == m]
+        part = {k: [v[j] for j in keep] for k, v in rows.items() if k != "model"}
+        folder = tmp_path / "numbered" / f"model=0{i}"
+        folder.mkdir(parents=True)
+        write(folder / "part.parquet", part, {"sample": pa.int16()})
+    calls.clear()
+    direct_, duck, _, _ = both(str(tmp_path / "numbered"), monkeypatch, calls)
+    assert calls in ([], ["counted"])
+    same(direct_, duck)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+def test_any_thread_count_gives_the_same_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                threads: int) -> None:
+    """Whole files dealt to the threads, or row groups of few files: the same counts."""
+    from kscore.leaderboard.runtime import threads as thread_count
+
+    rows = board(11, n_models=9, n_questions=60, n=6)
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for m in sorted(set(rows["model"])):
+        keep = [i for i, x in enumerate(rows["model"]) if x == m]
+        part = {k: [v[i] for i in keep] for k, v in rows.items()}
+        write(folder / f"{m.replace('é', 'e')}.parquet", part, {"sample": pa.int16()}, row_group_size=37)
+    single = write(tmp_path / "all.parquet", rows, {"sample": pa.int16()}, row_group_size=53)
+    monkeypatch.setattr(thread_count, "_CHOSEN", threads)
+    for source in (str(folder / "*.parquet"), single):
+        calls: list[str] = []
+        direct_, duck, _, _ = both(source, monkeypatch, calls)
+        assert calls == ["counted"]
+        same(direct_, duck)

@@ -40,10 +40,11 @@ def test_parallel_call_works_after_fork() -> None:
 
 def test_results_do_not_depend_on_thread_count() -> None:
     """Every public function (the table of tests/test_threads.py) gives the
-    same bits with 1, 2, 3 or 5 rayon threads."""
+    same bits with 1, 2, 3 or 5 threads (rayon's, and the direct count's
+    reading threads: KSCORE_THREADS)."""
     outs = {}
     for threads in ("1", "2", "3", "5"):
-        env = dict(os.environ, RAYON_NUM_THREADS=threads)
+        env = dict(os.environ, RAYON_NUM_THREADS=threads, KSCORE_THREADS=threads)
         outs[threads] = subprocess.run([sys.executable, "-m", "tests.test_threads"], cwd=ROOT, env=env,
                                        capture_output=True, text=True, check=True).stdout
     assert len(outs["1"].strip()) == 64

@@ -5,15 +5,23 @@ iterator splits as far as it can), to the default, and to "never split";
 and from many Python threads at once, as serially. `digest()` (run as
 `python -m tests.test_threads`) hashes every result, for comparisons across
 processes: thread counts (tests/test_runtime.py) and builds (.ci/run checks
-a `force-scalar` build against the default one)."""
+a `force-scalar` build against the default one). The leaderboard's direct
+counts (read/direct.py: Parquet with string and integer ids, CSV, JSON Lines,
+an attribute column) are in the table too: their reading threads, merge and
+naming must not change a bit either."""
 
 from __future__ import annotations
 
+import atexit
 import hashlib
+import json
 import random
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -51,6 +59,58 @@ C = rng.integers(0, 4, size=(6000, 40)).astype(np.int32)
 C0 = rng.integers(0, 4, size=(6000, 3)).astype(np.int32)
 W4 = np.array([0.0, 0.25, 1.0, 0.5])
 SPECTRUM = np.linspace(0.0, 1.0, 24) / 24.0
+
+def _rows_folder() -> Path:
+    """A small board as files of every layout the direct count reads: a
+    Parquet file per model (string ids), one with integer question ids,
+    CSV files and one JSON Lines file; each with a topic per question."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = Path(tempfile.mkdtemp(prefix="kscore-threads-"))
+    atexit.register(shutil.rmtree, folder, True)
+    r = np.random.default_rng(3)
+    rows = [(f"model-{m}", q, s, int(r.random() < 0.3 + 0.05 * m)) for m in range(7) for q in range(900)
+            for s in range(int(r.integers(1, 9)))]
+    for sub in ("pq", "pqint", "csv"):
+        (folder / sub).mkdir()
+    for m in range(7):
+        mine = [x for x in rows if x[0] == f"model-{m}"]
+        cols = {"question": [f"q{x[1]:04d}" for x in mine], "sample": [x[2] for x in mine],
+                "correct": [x[3] for x in mine], "topic": [f"t{x[1] % 7}" for x in mine]}
+        pq.write_table(pa.table(cols), folder / "pq" / f"model-{m}.parquet", row_group_size=500)
+        ints = dict(cols, question=[x[1] * 3 - 50 for x in mine])
+        pq.write_table(pa.table(ints), folder / "pqint" / f"model-{m}.parquet", row_group_size=500)
+        (folder / "csv" / f"model-{m}.csv").write_text(
+            "question,sample,correct,topic\n" + "".join(f"q{x[1]:04d},{x[2]},{x[3]},t{x[1] % 7}\n" for x in mine))
+    (folder / "all.jsonl").write_text("".join(json.dumps({"model": x[0], "question": f"q{x[1]:04d}", "sample": x[2],
+                                                          "correct": bool(x[3])}) + "\n" for x in rows))
+    return folder
+
+
+ROWS = _rows_folder()
+
+
+def direct(source: str, **kw: Any) -> bytes:
+    """The direct count's table of ``source`` (it must not hand over), as bytes."""
+    from kscore.leaderboard import ColumnNames
+    from kscore.leaderboard._issues import Issues
+    from kscore.leaderboard.read import direct
+    from kscore.leaderboard.read.describe import describe
+    from kscore.leaderboard.read.rows import row_sql
+    from kscore.leaderboard.read.session import connect
+    from kscore.leaderboard.read.source import open_source
+
+    src = open_source(source, None, connect)
+    try:
+        r = row_sql(src, ColumnNames(**kw), 2, Issues(), describe(src))
+        found = direct.count_rows(src, r)
+    finally:
+        src.con.close()
+    assert not isinstance(found, str), found
+    return b"|".join([repr((found.models, found.questions, found.attributes)).encode(), found.model.tobytes(),
+                      found.question.tobytes(), found.categories.tobytes()])
+
 
 CALLS: dict[str, Callable[[], Any]] = {
     "pass_at_k": lambda: ke.pass_at_k(R, 24),
@@ -94,6 +154,12 @@ CALLS: dict[str, Callable[[], Any]] = {
     # the counting pass, block by block (no per-row counts).
     "bayes_int64": lambda: ke.bayes(C.astype(np.int64), W4),
     "avg_ci_int64_3_categories": lambda: ke.avg_ci(np.minimum(C, 2).astype(np.int64), W4[:3]),
+    # The leaderboard's direct counts (reading threads, per-thread shards, merge, names).
+    "rows_parquet": lambda: direct(str(ROWS / "pq" / "*.parquet"), extra=("topic",)),
+    "rows_parquet_integer_ids": lambda: direct(str(ROWS / "pqint" / "*.parquet")),
+    "rows_csv": lambda: direct(str(ROWS / "csv" / "*.csv"), extra=("topic",)),
+    "rows_jsonl": lambda: direct(str(ROWS / "all.jsonl")),
+    "geo_spectrum_at_k_ci_large_k": lambda: ke.geo_spectrum_at_k_ci(R[:300], 3000),
 }
 
 

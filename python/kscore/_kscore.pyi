@@ -9,8 +9,8 @@ from typing_extensions import final
 
 __version__: str
 __all__ = [
-    "__version__", "Credit", "metric_table", "BinaryBank", "CountStates", "CategoryCounts", "RowCounter",
-    "ndtri", "_set_parallel_grain", "_vector_paths",
+    "__version__", "Credit", "metric_table", "BinaryBank", "CountStates", "CategoryCounts", "RowBoard", "RowShard",
+    "TextLayout", "ndtri", "_set_parallel_grain", "_set_parallel_piece", "_set_threads", "_vector_paths",
     "bayes", "dirichlet_of_matrix", "avg", "observed_mean", "max_at_k", "max_at_k_of_matrix",
     "max_at_k_posterior", "max_at_k_posterior_of_matrix",
     "posterior_moments", "joint_posterior_moments", "delta_blend", "blend", "geom_posterior",
@@ -77,6 +77,12 @@ def ndtri(p: float) -> float:
 def _set_parallel_grain(ns: int) -> int:
     """Set the core's parallel grain in nanoseconds (0: default); returns the old one."""
 
+def _set_parallel_piece(ns: int) -> int:
+    """Set the smallest piece of a split call in nanoseconds (0: default); returns the old one."""
+
+def _set_threads(n: int) -> int:
+    """Run the core's parallel work on ``n`` threads (0: every core); returns the threads it uses."""
+
 def _vector_paths() -> str:
     """The intake's vector code here: ``"sse2+avx2"``, ``"sse2"`` or ``"portable"`` (``force-scalar`` builds)."""
 
@@ -136,17 +142,38 @@ class CategoryCounts:
 #: A dictionary column of a batch: int32 indices, int32/int64 offsets, uint8 data.
 _Dictionary = tuple[npt.NDArray[np.int32], npt.NDArray[np.int32] | npt.NDArray[np.int64], npt.NDArray[np.uint8]]
 
-@final
-class RowCounter:
-    """Per-(model, question) category counts of long-format rows, batch by batch."""
+#: An id column of a batch: a code for every row, a dictionary column or integers.
+_Ids = int | _Dictionary | npt.NDArray[Any]
 
-    def __new__(cls, categories: int, ids: int) -> RowCounter: ...
-    def model_code(self, name: str) -> int: ...
-    def add(self, model: int | _Dictionary, question: _Dictionary, outcome: npt.NDArray[Any],
-            sample: npt.NDArray[Any] | None = None) -> str | None: ...
+@final
+class RowBoard:
+    """The name tables of one direct count of long-format rows, and the
+    shards its reading threads count into (``merge``, then ``name``)."""
+
+    def __new__(cls, categories: int, ids: int, attributes: int = 0, grow: bool = False) -> RowBoard: ...
+    def code(self, name: str, attribute: int | None = None) -> int: ...
+    def shard(self) -> RowShard: ...
+    def merge(self, shards: list[RowShard]) -> str | None: ...
+    def name(self) -> tuple[list[str], list[str], npt.NDArray[np.int64], npt.NDArray[np.int64],
+                            npt.NDArray[np.int64], list[list[str | None]]] | str: ...
+
+@final
+class RowShard:
+    """One reading thread's counts of a :class:`RowBoard`."""
+
+    def add(self, model: _Ids, question: _Dictionary | npt.NDArray[Any], outcome: npt.NDArray[Any],
+            sample: npt.NDArray[Any] | None = None, attributes: list[_Ids] = ...) -> str | None: ...
+    def add_text(self, layout: TextLayout, data: npt.NDArray[np.uint8], start: int, until: int, last: bool,
+                 model: int | None = None) -> int | str: ...
     def cells(self) -> int: ...
-    def finish(self) -> tuple[list[str], list[str], npt.NDArray[np.int64], npt.NDArray[np.int64],
-                              npt.NDArray[np.int64]]: ...
+
+@final
+class TextLayout:
+    """What the core's text reader reads from each CSV/TSV or JSON Lines line."""
+
+    def __new__(cls, format: str, model: int | str | None, question: int | str, outcome: int | str,
+                outcome_is: str, sample: int | str | None = None, attributes: Sequence[int | str] = ...,
+                delimiter: str = ",", columns: int = 0, numeric_ids: list[bool] = ...) -> TextLayout: ...
 
 def dirichlet_of_matrix(
     matrix: object, weights: object, observed: bool, prior: object = None

@@ -37,6 +37,7 @@ from ..present.model import OutputError
 from ._arena import add_arena_parser, arena_command
 from ._count import add_count_parser, count_command
 from ._errors import EXIT_INTERRUPTED, CliError, exit_with, one_line
+from ._run_flags import add_run_flags, running
 from ._write import check_outputs, refuse_inputs, refuse_same, write_atomic, write_text
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -210,6 +211,7 @@ def add_flags(out: Any) -> None:
     out.add_argument("--progress", action="store_true",
                      help="show the reading progress even when stderr is not a terminal (default: on a terminal, "
                           "for inputs taking over a second)")
+    add_run_flags(out)
 
 
 def _format(args: argparse.Namespace) -> str:
@@ -470,9 +472,10 @@ def _after_interrupt(exc: BaseException) -> bool:
 
 def _command(args: argparse.Namespace) -> int:
     try:
-        if args.command in ("count", "arena"):
-            return (count_command if args.command == "count" else arena_command)(args, _Stderr())
-        return {"compare": compare, "plan": plan}.get(args.command, leaderboard)(args)
+        with running(args):
+            if args.command in ("count", "arena"):
+                return (count_command if args.command == "count" else arena_command)(args, _Stderr())
+            return {"compare": compare, "plan": plan}.get(args.command, leaderboard)(args)
     except CliError as exc:
         if _after_interrupt(exc):
             raise

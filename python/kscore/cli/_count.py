@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import CliError, one_line
+from ._run_flags import add_run_flags
 from ._write import check_outputs, refuse_inputs, write_atomic
 
 
@@ -61,6 +62,7 @@ def add_count_parser(sub: Any) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="do not print warnings, notes or progress")
     p.add_argument("--progress", action="store_true", help="show the reading progress even when stderr is not a "
                                                            "terminal")
+    add_run_flags(p)
 
 
 def count_command(args: argparse.Namespace, err: Any) -> int:

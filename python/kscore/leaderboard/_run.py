@@ -26,6 +26,7 @@ from .read.reader import read_columns
 from .result.board import Leaderboard
 from .result.prepare import prepare
 from .result.show import Show
+from .runtime import profile
 from .runtime.pages import on_small_pages
 from .runtime.progress import Progress, phase
 from .stats.compare import dense
@@ -82,6 +83,7 @@ def _questions_seen(counts: Counts, pm: PerModel) -> npt.NDArray[np.bool_]:
 
 
 @on_small_pages
+@profile.profiled
 def leaderboard(
     source: object,
     *,
@@ -257,7 +259,9 @@ def _board(sc: Scores, chosen: list[Metric], sort_by: Metric, w: npt.NDArray[np.
            interval: str, adjust: str, issues: Issues, label: str) -> Leaderboard:
     """One board from per-question scores: values, sorting, paired rank ranges."""
     counts = sc.counts
+    profile.mark("metrics")
     rows = sort_rows(compute(sc, chosen, w, confidence, interval, issues), sort_by)
+    profile.mark("pairs")
     models = scored_models(rows, sort_by)
     X, W, cl = dense(sc, sort_by.name, models)
     sets = rank_sets(X, W, cl, models, confidence, adjust, overwrite=True)  # (no matrix of all pairs: stats/ranges.py)

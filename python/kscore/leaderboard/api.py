@@ -10,7 +10,9 @@ public subset of these names (its ``__all__``).
 Grouped by what the caller does with them:
 
 - run: :func:`leaderboard`, :func:`count`, :func:`read_counts`,
-  :func:`counts_from_dask`, :func:`input_files`, :class:`Progress`, :func:`phase`
+  :func:`counts_from_dask`, :func:`input_files`, :class:`Progress`, :func:`phase`;
+  how it runs: :func:`use_threads`, :func:`thread_count`, :func:`threads_chosen`,
+  :func:`profile_session`, :func:`profile_enabled` (docs/threads.md)
 - specify metrics and reads: :class:`Metric`, :func:`parse_metrics`, :func:`parse_ks`,
   :func:`default_ks`, :class:`ColumnNames`, :class:`ReadOptions`, :data:`READ_KEYWORDS`
   (the keywords of ``leaderboard()`` / ``count()`` that say how to read, and the
@@ -45,7 +47,12 @@ from .result.board import ALL, Leaderboard
 from .result.curves import curve_ks, leaderboard_curves
 from .result.prepare import pairs_kind, prepare
 from .result.show import AUTO_ALL_PAIRS, CURVE_MODELS, JSON_ALL_PAIRS, MATRIX_MODELS, Curve, Show, Shown
+from .runtime.profile import enabled as profile_enabled
+from .runtime.profile import session as profile_session
 from .runtime.progress import Progress, phase
+from .runtime.threads import chosen as threads_chosen
+from .runtime.threads import count as thread_count
+from .runtime.threads import use as use_threads
 from .stats.compare import Comparison, Pairwise
 from .stats.estimates import question_estimates
 from .stats.intervals import grid_se, group_se
@@ -68,6 +75,11 @@ __all__ = [
     "input_files",
     "Progress",
     "phase",
+    "use_threads",
+    "thread_count",
+    "threads_chosen",
+    "profile_session",
+    "profile_enabled",
     # specify metrics and reads
     "Metric",
     "parse_metrics",

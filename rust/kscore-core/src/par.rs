@@ -39,11 +39,58 @@ pub fn set_grain(ns: usize) -> usize {
     GRAIN_NS.swap(ns, Ordering::Relaxed)
 }
 
+/// Estimated single-core nanoseconds of the smallest piece a call is cut
+/// into once it splits at all (`split_len`): a piece taken by an awake pool
+/// thread costs a steal of about a microsecond, so pieces of this size keep
+/// that under a few percent while a call of a few milliseconds still spreads
+/// over 16 or more threads (docs/threads.md, *Grain*).
+pub const DEFAULT_PIECE_NS: usize = 25_000;
+
+static PIECE_NS: AtomicUsize = AtomicUsize::new(DEFAULT_PIECE_NS);
+
+/// The current piece: `DEFAULT_PIECE_NS` (or as set), never above the grain.
+#[inline]
+pub fn piece() -> usize {
+    PIECE_NS.load(Ordering::Relaxed).min(grain())
+}
+
+/// Set the piece (0 restores the default); returns the previous value. For
+/// measurements (benches/grain_scan.py): results never depend on it.
+pub fn set_piece(ns: usize) -> usize {
+    let ns = if ns == 0 { DEFAULT_PIECE_NS } else { ns };
+    PIECE_NS.swap(ns, Ordering::Relaxed)
+}
+
 /// The `with_min_len` for items that each cost about `item_ns` nanoseconds.
 #[inline]
 pub fn min_len(item_ns: usize) -> usize {
     grain().div_ceil(item_ns.max(1)).max(1)
 }
+
+/// The `with_min_len` for `items` items of about `item_ns` nanoseconds
+/// each: all of them in one piece (on the calling thread, the pool never
+/// woken) when their total is below twice the grain, else pieces of about
+/// `piece()` nanoseconds, so that a call of a few milliseconds uses every
+/// thread (with `min_len` it would be cut only into grain-sized pieces:
+/// 6 of 200 us for 1.2 ms of work, 6 threads of 16 busy).
+#[inline]
+pub fn split_len(items: usize, item_ns: usize) -> usize {
+    let item_ns = item_ns.max(1);
+    if !worth_splitting(items.saturating_mul(item_ns)) {
+        return items.max(1);
+    }
+    piece().div_ceil(item_ns).max(1)
+}
+
+/// `with_min_len(split_len(len, item_ns))` on an indexed parallel iterator.
+pub trait Grain: IndexedParallelIterator {
+    fn with_grain(self, item_ns: usize) -> rayon::iter::MinLen<Self> {
+        let n = self.len();
+        self.with_min_len(split_len(n, item_ns))
+    }
+}
+
+impl<I: IndexedParallelIterator> Grain for I {}
 
 /// Whether `total_ns` of work is worth splitting at all (for calls with no
 /// `with_min_len`, such as sorts).
@@ -59,7 +106,8 @@ pub fn intake_ns(bytes: usize) -> usize {
     bytes / 10
 }
 
-/// Folds the items `0..items` (`with_min_len(min_len)`) into one
+/// Folds the items `0..items` (of about `item_ns` nanoseconds each, split
+/// as `split_len` says) into one
 /// accumulator per pool thread that takes part, and merges those: `fold`
 /// returns false to stop early (then None). Why: rayon's own `fold` makes
 /// an accumulator for every piece it splits off (about twenty a call on a
@@ -68,7 +116,7 @@ pub fn intake_ns(bytes: usize) -> usize {
 /// order is not fixed, so accumulators must merge exactly (integer tables).
 pub fn fold_per_thread<A: Send>(
     items: usize,
-    min_len: usize,
+    item_ns: usize,
     identity: impl Fn() -> A + Sync + Send,
     fold: impl Fn(&mut A, usize) -> bool + Sync + Send,
     merge: impl Fn(A, A) -> A,
@@ -79,7 +127,7 @@ pub fn fold_per_thread<A: Send>(
     // Items met while their thread's slot is held (only if `fold` itself
     // waited on the pool and the thread took another item meanwhile).
     let spare: Mutex<Vec<A>> = Mutex::new(Vec::new());
-    let ok = (0..items).into_par_iter().with_min_len(min_len.max(1)).all(|i| {
+    let ok = (0..items).into_par_iter().with_grain(item_ns).all(|i| {
         let at = rayon::current_thread_index()
             .filter(|&t| t < threads)
             .unwrap_or(threads);
@@ -111,6 +159,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn small_calls_stay_whole_and_large_ones_split_into_pieces() {
+        let (g, p) = (grain(), piece());
+        assert!(p <= g);
+        // Below twice the grain: one piece.
+        assert_eq!(split_len(10, g / 10), 10);
+        assert_eq!(split_len(0, 5), 1);
+        // Past it: pieces of the piece's size, so that 16 threads share 16 grains.
+        assert_eq!(split_len(1000, 2 * g / 100), p.div_ceil(2 * g / 100));
+        let items = 16 * g / 1000;
+        assert!(items / split_len(items, 1000) >= 16);
+    }
+
+    #[test]
     fn min_len_covers_the_grain() {
         let g = grain();
         assert_eq!(min_len(g), 1);
@@ -122,10 +183,10 @@ mod tests {
 
     #[test]
     fn per_thread_fold_sees_every_item_once() {
-        for (items, min_len) in [(0, 1), (1, 1), (1000, 1), (1000, 7), (1000, 5000)] {
+        for (items, item_ns) in [(0, 1), (1, 1), (1000, 1), (1000, 7_000), (1000, 5_000_000)] {
             let got = fold_per_thread(
                 items,
-                min_len,
+                item_ns,
                 Vec::new,
                 |v: &mut Vec<usize>, i| {
                     v.push(i);
@@ -143,7 +204,7 @@ mod tests {
         }
         assert!(fold_per_thread(
             100,
-            1,
+            1_000_000,
             || 0u64,
             |s, i| {
                 *s += i as u64;
@@ -160,7 +221,7 @@ mod tests {
         // thread while its slot is held: that item gets a spare accumulator.
         let sum = fold_per_thread(
             64,
-            1,
+            1_000_000,
             || 0u64,
             |s, i| {
                 let inner: u64 = (0..1000u32).into_par_iter().with_min_len(1).map(u64::from).sum();

@@ -60,11 +60,11 @@ pub fn note_loading_process() {
 /// gets a pool of its own, built on first use.
 fn in_live_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     if !FORKED.load(Ordering::Relaxed) {
-        return work();
+        return in_chosen_pool(work);
     }
     let pid = std::process::id();
     if LOADED_IN.get().is_none_or(|&p| p == pid) {
-        return work();
+        return in_chosen_pool(work);
     }
     let pool = {
         let mut guard = CHILD_POOL.lock().unwrap_or_else(|e| e.into_inner());
@@ -81,6 +81,55 @@ fn in_live_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
         }
     };
     pool.install(work)
+}
+
+/// A pool of the thread count chosen (`set_threads`) after rayon's global
+/// pool was built with another; None: the global pool.
+static CHOSEN_POOL: Mutex<Option<Arc<rayon::ThreadPool>>> = Mutex::new(None);
+/// Whether `CHOSEN_POOL` holds a pool (one load on every call's path).
+static CHOSEN: AtomicBool = AtomicBool::new(false);
+
+fn in_chosen_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    if !CHOSEN.load(Ordering::Relaxed) {
+        return work();
+    }
+    let pool = CHOSEN_POOL.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    match pool {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}
+
+/// Run the core's parallel work on `n` threads from now on (0: rayon's
+/// default, `RAYON_NUM_THREADS` or every core). Before the first parallel
+/// call this sizes rayon's global pool itself; after it, a pool of `n`
+/// threads is built and every call runs in it (a call then hands its work
+/// over to that pool: tens of microseconds, which small calls notice).
+/// Returns the threads the core uses now.
+pub fn set_threads(n: usize) -> usize {
+    let mut guard = CHOSEN_POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let global = |guard: &mut Option<Arc<rayon::ThreadPool>>| {
+        *guard = None;
+        CHOSEN.store(false, Ordering::Relaxed);
+        rayon::current_num_threads()
+    };
+    if n == 0 {
+        return global(&mut guard);
+    }
+    if rayon::ThreadPoolBuilder::new().num_threads(n).build_global().is_ok() || rayon::current_num_threads() == n {
+        return global(&mut guard);
+    }
+    if guard.as_ref().is_some_and(|p| p.current_num_threads() == n) {
+        return n;
+    }
+    match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+        Ok(pool) => {
+            *guard = Some(Arc::new(pool));
+            CHOSEN.store(true, Ordering::Relaxed);
+            n
+        }
+        Err(_) => global(&mut guard),
+    }
 }
 
 /// What a run of the work gives: its result, or the panic it raised.
@@ -152,6 +201,21 @@ where
         py.check_signals()?;
         return finish(outcome);
     }
+}
+
+/// `enter` for work that changes state (a count) and so must run exactly
+/// once: it is never run again after another call's interrupt (as
+/// `enter_long` does), and takes no stop requests; a pending signal is
+/// raised when it ends. Keep such work short (a batch, a buffer of lines):
+/// a Ctrl-C waits for it.
+pub fn enter_once<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+where
+    F: Ungil + Send + FnOnce() -> T,
+    T: Ungil + Send,
+{
+    let outcome = py.detach(|| in_live_pool(|| catch_unwind(AssertUnwindSafe(work))));
+    py.check_signals()?;
+    finish(outcome.map(Ok))
 }
 
 /// Run `work` on a thread of its own while this one polls for signals;

@@ -35,6 +35,21 @@ fn _set_parallel_grain(ns: usize) -> usize {
     kscore_core::par::set_grain(ns)
 }
 
+/// Set the smallest piece a split call is cut into, in estimated
+/// nanoseconds (0 restores the default), and return the previous one. For
+/// measurements only (benches/grain_scan.py): results never depend on it.
+#[pyfunction]
+fn _set_parallel_piece(ns: usize) -> usize {
+    kscore_core::par::set_piece(ns)
+}
+
+/// Run the core's parallel work on `n` threads (0: the default, every
+/// core); returns the threads it uses now (docs/threads.md, *Thread count*).
+#[pyfunction]
+fn _set_threads(n: usize) -> usize {
+    enter::set_threads(n)
+}
+
 /// The vector code of the intake in this build on this CPU: "sse2+avx2",
 /// "sse2" or "portable" (other architectures, or built with the
 /// `force-scalar` feature).
@@ -49,6 +64,15 @@ fn _vector_paths() -> &'static str {
 #[pymodule(gil_used = false)]
 fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     enter::note_loading_process();
+    // KSCORE_THREADS sizes the pool before any call (docs/threads.md).
+    if let Some(n) = std::env::var("KSCORE_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+    {
+        if n > 0 {
+            enter::set_threads(n);
+        }
+    }
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<credit::Credit>()?;
     m.add_function(wrap_pyfunction!(credit::metric_table, m)?)?;
@@ -59,8 +83,12 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ndtri, m)?)?;
     m.add_function(wrap_pyfunction!(_set_parallel_grain, m)?)?;
     m.add_function(wrap_pyfunction!(_vector_paths, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_parallel_piece, m)?)?;
     m.add_class::<categorical::CategoryCounts>()?;
-    m.add_class::<rows::RowCounter>()?;
+    m.add_class::<rows::RowBoard>()?;
+    m.add_class::<rows::RowShard>()?;
+    m.add_class::<rows::TextLayout>()?;
     m.add_function(wrap_pyfunction!(categorical::bayes, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::dirichlet_of_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::avg, m)?)?;

@@ -1,18 +1,23 @@
-//! `RowCounter`: the leaderboard's long-format rows, one Arrow batch at a
-//! time (numpy views of its buffers), counted per (model, question) in the
-//! core (`kscore_core::intake::rows`). A batch the core cannot vouch for
-//! returns why, and the caller counts the input the general way.
+//! `RowBoard` and `RowShard`: the leaderboard's long-format rows counted
+//! per (model, question) in the core (`kscore_core::intake::rows`) on
+//! every core. A board holds the name tables; each reading thread counts
+//! into a shard of its own (Arrow batches as numpy views of their buffers,
+//! or CSV/JSON Lines text), and `RowBoard.finish` adds the shards up and
+//! names the cells. Rows the core cannot vouch for return why, and the
+//! caller counts the input the general way.
 
-use std::sync::{Mutex, MutexGuard, TryLockError};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyList, PyTuple};
 
-use kscore_core::intake::rows::{self, Halt, Ints, ModelColumn};
+use kscore_core::intake::rows::text::{Format, Layout, Outcome, Place, TextReader};
+use kscore_core::intake::rows::{self, Axis, Halt, Ids, Ints, Local, Names, Stopped, Tally};
+use kscore_core::Error;
 
-use crate::enter::enter;
+use crate::enter::{enter_long, enter_once};
 
 /// A borrowed integer vector of any of the widths the core counts.
 enum IntVector<'py> {
@@ -29,249 +34,556 @@ fn borrow<'py, T: numpy::Element>(obj: &Bound<'py, PyAny>) -> Option<PyResult<Py
         .map(|a| a.try_readonly().map_err(|e| PyValueError::new_err(e.to_string())))
 }
 
+fn contiguous<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, what: &str) -> PyResult<&'a [T]> {
+    a.as_slice()
+        .map_err(|_| PyValueError::new_err(format!("{what} must be contiguous")))
+}
+
 impl<'py> IntVector<'py> {
-    fn of(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Self> {
-        if let Some(a) = borrow::<i8>(obj) {
-            return a.map(IntVector::I8);
-        }
-        if let Some(a) = borrow::<u8>(obj) {
-            return a.map(IntVector::U8);
-        }
-        if let Some(a) = borrow::<i16>(obj) {
-            return a.map(IntVector::I16);
-        }
-        if let Some(a) = borrow::<i32>(obj) {
-            return a.map(IntVector::I32);
-        }
-        if let Some(a) = borrow::<i64>(obj) {
-            return a.map(IntVector::I64);
-        }
-        Err(PyTypeError::new_err(format!(
-            "{name} must be a 1-D int8/uint8/int16/int32/int64 numpy array"
-        )))
+    fn of(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Option<Self>> {
+        Ok(Some(if let Some(a) = borrow::<i8>(obj) {
+            IntVector::I8(a?)
+        } else if let Some(a) = borrow::<u8>(obj) {
+            IntVector::U8(a?)
+        } else if let Some(a) = borrow::<i16>(obj) {
+            IntVector::I16(a?)
+        } else if let Some(a) = borrow::<i32>(obj) {
+            IntVector::I32(a?)
+        } else if let Some(a) = borrow::<i64>(obj) {
+            IntVector::I64(a?)
+        } else {
+            let _ = name;
+            return Ok(None);
+        }))
+    }
+
+    fn required(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Self> {
+        Self::of(obj, name)?.ok_or_else(|| {
+            PyTypeError::new_err(format!("{name} must be a 1-D int8/uint8/int16/int32/int64 numpy array"))
+        })
     }
 
     fn ints(&self) -> PyResult<Ints<'_>> {
-        let bad = |_| PyValueError::new_err("arrays must be contiguous");
         Ok(match self {
-            IntVector::I8(a) => Ints::I8(a.as_slice().map_err(bad)?),
-            IntVector::U8(a) => Ints::U8(a.as_slice().map_err(bad)?),
-            IntVector::I16(a) => Ints::I16(a.as_slice().map_err(bad)?),
-            IntVector::I32(a) => Ints::I32(a.as_slice().map_err(bad)?),
-            IntVector::I64(a) => Ints::I64(a.as_slice().map_err(bad)?),
+            IntVector::I8(a) => Ints::I8(contiguous(a, "arrays")?),
+            IntVector::U8(a) => Ints::U8(contiguous(a, "arrays")?),
+            IntVector::I16(a) => Ints::I16(contiguous(a, "arrays")?),
+            IntVector::I32(a) => Ints::I32(contiguous(a, "arrays")?),
+            IntVector::I64(a) => Ints::I64(contiguous(a, "arrays")?),
         })
     }
 }
 
-/// A dictionary column of a batch: int32 indices, offsets (int32/int64) and data (uint8).
-type Dictionary<'py> = (PyReadonlyArray1<'py, i32>, Bound<'py, PyAny>, PyReadonlyArray1<'py, u8>);
-
-fn codes(names: &mut rows::Interner, offsets: &Bound<'_, PyAny>, data: &[u8]) -> PyResult<Option<Vec<u32>>> {
-    if let Ok(o) = offsets.cast::<PyArray1<i32>>() {
-        let o = o.try_readonly().map_err(|e| PyValueError::new_err(e.to_string()))?;
-        return Ok(names.dictionary(
-            o.as_slice()
-                .map_err(|_| PyValueError::new_err("offsets not contiguous"))?,
-            data,
-        ));
-    }
-    if let Ok(o) = offsets.cast::<PyArray1<i64>>() {
-        let o = o.try_readonly().map_err(|e| PyValueError::new_err(e.to_string()))?;
-        return Ok(names.dictionary(
-            o.as_slice()
-                .map_err(|_| PyValueError::new_err("offsets not contiguous"))?,
-            data,
-        ));
-    }
-    Err(PyTypeError::new_err(
-        "dictionary offsets must be an int32 or int64 numpy array",
-    ))
+/// Dictionary offsets: int32 (string) or int64 (large_string).
+enum Offsets<'py> {
+    I32(PyReadonlyArray1<'py, i32>),
+    I64(PyReadonlyArray1<'py, i64>),
 }
 
-/// Per-(model, question) category counts of long-format rows, batch by
-/// batch; `ids`: sample ids are `0..ids` (0: no sample column).
+/// An id column as Python gave it: a code for every row, a dictionary
+/// column `(indices, offsets, data)`, or integers.
+enum IdArg<'py> {
+    Constant(u32),
+    Dictionary(PyReadonlyArray1<'py, i32>, Offsets<'py>, PyReadonlyArray1<'py, u8>),
+    Integers(IntVector<'py>),
+}
+
+impl<'py> IdArg<'py> {
+    fn of(obj: &Bound<'py, PyAny>, name: &str, constant_ok: bool) -> PyResult<Self> {
+        if constant_ok {
+            if let Ok(code) = obj.extract::<u32>() {
+                return Ok(IdArg::Constant(code));
+            }
+        }
+        if let Some(v) = IntVector::of(obj, name)? {
+            return Ok(IdArg::Integers(v));
+        }
+        if let Ok(t) = obj.cast::<PyTuple>() {
+            if t.len() == 3 {
+                let idx =
+                    borrow::<i32>(&t.get_item(0)?).ok_or_else(|| PyTypeError::new_err("indices must be int32"))??;
+                let off = t.get_item(1)?;
+                let offsets = if let Some(o) = borrow::<i32>(&off) {
+                    Offsets::I32(o?)
+                } else if let Some(o) = borrow::<i64>(&off) {
+                    Offsets::I64(o?)
+                } else {
+                    return Err(PyTypeError::new_err(
+                        "dictionary offsets must be an int32 or int64 numpy array",
+                    ));
+                };
+                let data =
+                    borrow::<u8>(&t.get_item(2)?).ok_or_else(|| PyTypeError::new_err("data must be uint8"))??;
+                return Ok(IdArg::Dictionary(idx, offsets, data));
+            }
+        }
+        Err(PyTypeError::new_err(format!(
+            "{name} must be {}a dictionary column (indices, offsets, data) or an integer array",
+            if constant_ok { "a code, " } else { "" }
+        )))
+    }
+
+    fn slices(&self) -> PyResult<IdSlices<'_>> {
+        Ok(match self {
+            IdArg::Constant(c) => IdSlices::Constant(*c),
+            IdArg::Integers(v) => IdSlices::Integers(v.ints()?),
+            IdArg::Dictionary(idx, off, data) => IdSlices::Dictionary(
+                contiguous(idx, "indices")?,
+                match off {
+                    Offsets::I32(o) => OffsetSlice::I32(contiguous(o, "offsets")?),
+                    Offsets::I64(o) => OffsetSlice::I64(contiguous(o, "offsets")?),
+                },
+                contiguous(data, "data")?,
+            ),
+        })
+    }
+}
+
+#[derive(Clone, Copy)]
+enum OffsetSlice<'a> {
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+}
+
+/// An id column's buffers, readable without the interpreter.
+#[derive(Clone, Copy)]
+enum IdSlices<'a> {
+    Constant(u32),
+    Dictionary(&'a [i32], OffsetSlice<'a>, &'a [u8]),
+    Integers(Ints<'a>),
+}
+
+/// An id column with its codes: indices borrowed or made, codes made.
+enum Resolved<'a> {
+    Constant(u32),
+    Borrowed(&'a [i32], Vec<u32>),
+    Made(Vec<i32>, Vec<u32>),
+}
+
+impl Resolved<'_> {
+    fn ids(&self) -> Ids<'_> {
+        match self {
+            Resolved::Constant(c) => Ids::Constant(*c),
+            Resolved::Borrowed(idx, codes) => Ids::Coded(idx, codes),
+            Resolved::Made(idx, codes) => Ids::Coded(idx, codes),
+        }
+    }
+}
+
+fn resolve<'a>(s: IdSlices<'a>, names: &Names, local: &mut Local, axis: Axis) -> Result<Resolved<'a>, Halt> {
+    Ok(match s {
+        IdSlices::Constant(c) => Resolved::Constant(c),
+        IdSlices::Integers(v) => {
+            let (idx, codes) = rows::int_ids(v, names, local, axis);
+            Resolved::Made(idx, codes)
+        }
+        IdSlices::Dictionary(idx, off, data) => {
+            let mut t = names.lock();
+            let codes = match off {
+                OffsetSlice::I32(o) => t.of(axis).dictionary(o, data),
+                OffsetSlice::I64(o) => t.of(axis).dictionary(o, data),
+            };
+            Resolved::Borrowed(idx, codes.ok_or(Halt::Index)?)
+        }
+    })
+}
+
+/// What every shard of a board shares.
+struct Shared {
+    names: Names,
+    categories: usize,
+    ids: usize,
+    words: usize,
+    attributes: usize,
+}
+
+/// One thread's counting: its tally, its memory of names, its text reader;
+/// None once it halted or was finished.
+struct ShardState {
+    tally: Tally,
+    local: Local,
+    reader: Option<TextReader>,
+}
+
+/// The name tables of one count, and the shards counting into them.
 #[pyclass(frozen, module = "kscore._kscore")]
-pub struct RowCounter {
-    inner: Mutex<Option<rows::RowCounter>>,
+pub struct RowBoard {
+    shared: Arc<Shared>,
+    stage: Mutex<Stage>,
 }
 
-/// The counter's lock, without waiting: a thread that waited for it while
-/// holding the interpreter could deadlock with the holder, which releases the
+/// Where a board is: counting into its shards, merged, or done.
+enum Stage {
+    Counting,
+    Merged(Box<rows::Merged>),
+    Done,
+}
+
+/// One reading thread's counts of a `RowBoard`.
+#[pyclass(frozen, module = "kscore._kscore")]
+pub struct RowShard {
+    shared: Arc<Shared>,
+    state: Mutex<Option<ShardState>>,
+}
+
+/// A lock, without waiting: a thread that waited for it while holding the
+/// interpreter could deadlock with the holder, which releases the
 /// interpreter while it counts and needs it back to return.
-fn try_lock(inner: &Mutex<Option<rows::RowCounter>>) -> PyResult<MutexGuard<'_, Option<rows::RowCounter>>> {
+fn try_lock<T>(inner: &Mutex<T>) -> PyResult<MutexGuard<'_, T>> {
     match inner.try_lock() {
         Ok(guard) => Ok(guard),
         Err(TryLockError::Poisoned(e)) => Ok(e.into_inner()),
-        Err(TryLockError::WouldBlock) => Err(PyRuntimeError::new_err("this RowCounter is in use by another thread")),
+        Err(TryLockError::WouldBlock) => Err(PyRuntimeError::new_err("this RowShard is in use by another thread")),
     }
 }
 
-impl RowCounter {
-    fn with<T>(&self, work: impl FnOnce(&mut rows::RowCounter) -> PyResult<T>) -> PyResult<T> {
-        let mut guard = try_lock(&self.inner)?;
-        let counter = guard
-            .as_mut()
-            .ok_or_else(|| PyRuntimeError::new_err("this RowCounter has finished"))?;
-        work(counter)
-    }
+fn spent() -> PyErr {
+    PyRuntimeError::new_err("this RowShard has stopped or finished")
 }
 
 #[pymethods]
-impl RowCounter {
+impl RowBoard {
+    /// `ids`: sample ids are `0..ids` (0: no sample column); `attributes`:
+    /// question attributes carried; `grow`: start each cell with one word
+    /// of ids seen and add words as larger ids come (inputs whose largest
+    /// id is not known beforehand).
     #[new]
-    fn new(categories: usize, ids: usize) -> PyResult<Self> {
+    #[pyo3(signature = (categories, ids, attributes=0, grow=false))]
+    fn new(categories: usize, ids: usize, attributes: usize, grow: bool) -> PyResult<Self> {
         if categories < 2 {
             return Err(PyValueError::new_err("categories must be at least 2"));
         }
-        Ok(RowCounter {
-            inner: Mutex::new(Some(rows::RowCounter::new(categories, ids))),
+        if ids > rows::MAX_IDS {
+            return Err(PyValueError::new_err(format!("ids must be at most {}", rows::MAX_IDS)));
+        }
+        Ok(RowBoard {
+            shared: Arc::new(Shared {
+                names: Names::new(attributes),
+                categories,
+                ids,
+                words: if grow { 1 } else { ids.div_ceil(64) },
+                attributes,
+            }),
+            stage: Mutex::new(Stage::Counting),
         })
     }
 
-    /// The code of a model named once for a whole batch (a file's model).
-    fn model_code(&self, name: &str) -> PyResult<u32> {
-        self.with(|c| Ok(c.models.code(name.as_bytes())))
+    /// The code of a model (or, with `attribute`, of that attribute's value)
+    /// named once for a whole batch (a file's model, a hive folder's value).
+    #[pyo3(signature = (name, attribute=None))]
+    fn code(&self, name: &str, attribute: Option<usize>) -> PyResult<u32> {
+        let axis = match attribute {
+            None => Axis::Model,
+            Some(i) if i < self.shared.attributes => Axis::Attribute(i),
+            Some(_) => return Err(PyValueError::new_err("no such attribute")),
+        };
+        Ok(self.shared.names.lock().of(axis).code(name.as_bytes()))
     }
 
-    /// Count one batch. `model`: a model code (`model_code`) or a
-    /// dictionary column `(indices, offsets, data)`; `question`: a
-    /// dictionary column; `outcome`, `sample`: integer vectors. Returns
-    /// None, or why the rows cannot be counted here (the counter is then
-    /// spent).
-    #[pyo3(signature = (model, question, outcome, sample=None))]
+    /// A shard for one reading thread.
+    fn shard(&self) -> RowShard {
+        let s = &self.shared;
+        RowShard {
+            shared: Arc::clone(s),
+            state: Mutex::new(Some(ShardState {
+                tally: Tally::new(s.categories, s.ids, s.words, s.attributes),
+                local: Local::default(),
+                reader: None,
+            })),
+        }
+    }
+
+    /// Add up the counts of `shards` (each reading thread's), per model on
+    /// every core. Returns None, or why they cannot be used (a sample id
+    /// counted by two shards, two values of an attribute for one question);
+    /// then `name` gives the cells.
+    fn merge<'py>(&self, py: Python<'py>, shards: Vec<Bound<'py, RowShard>>) -> PyResult<Option<&'static str>> {
+        let mut stage = try_lock(&self.stage)?;
+        if !matches!(*stage, Stage::Counting) {
+            return Err(PyRuntimeError::new_err("this RowBoard has merged its shards"));
+        }
+        let mut tallies = Vec::with_capacity(shards.len());
+        for s in &shards {
+            let s = s.get();
+            if !Arc::ptr_eq(&s.shared, &self.shared) {
+                return Err(PyValueError::new_err("a shard of another board"));
+            }
+            let state = try_lock(&s.state)?.take().ok_or_else(spent)?;
+            tallies.push(state.tally);
+        }
+        let slots: usize = tallies.iter().map(|t| t.cells()).sum();
+        // The tables are taken out of the shared board (every shard is done).
+        let tables = std::mem::take(&mut *self.shared.names.lock());
+        let work = Mutex::new(Some((tables, tallies)));
+        let out = enter_long(py, slots.saturating_mul(20), || {
+            let (tables, tallies) = taken(&work)?;
+            stopped(rows::merge(tables, tallies))
+        })?;
+        Ok(match out {
+            Ok(merged) => {
+                *stage = Stage::Merged(Box::new(merged));
+                None
+            }
+            Err(why) => {
+                *stage = Stage::Done;
+                Some(why)
+            }
+        })
+    }
+
+    /// The merged counts named: (models, questions) sorted, per cell (by
+    /// model, then question) its model and question index, the category
+    /// counts as a `categories x cells` int64 array, and per attribute each
+    /// question's value (None where none); or why they cannot be used (a
+    /// name that is not UTF-8).
+    fn name(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let merged = {
+            let mut stage = try_lock(&self.stage)?;
+            match std::mem::replace(&mut *stage, Stage::Done) {
+                Stage::Merged(m) => *m,
+                _ => return Err(PyRuntimeError::new_err("merge the shards first (once)")),
+            }
+        };
+        let cells = merged.cells();
+        let work = Mutex::new(Some(merged));
+        let out = enter_long(py, cells.saturating_mul(40), || stopped(taken(&work)?.name()))?;
+        let out = match out {
+            Ok(out) => out,
+            Err(why) => return Ok(why.into_pyobject(py)?.into_any().unbind()),
+        };
+        let not_utf8 =
+            || -> PyResult<Py<PyAny>> { Ok("a name that is not UTF-8".into_pyobject(py)?.into_any().unbind()) };
+        let text = |names: Vec<Box<[u8]>>| -> Option<Vec<String>> {
+            names
+                .into_iter()
+                .map(|n| String::from_utf8(n.into_vec()).ok())
+                .collect()
+        };
+        let cells = out.model.len();
+        let (Some(models), Some(questions)) = (text(out.models), text(out.questions)) else {
+            return not_utf8();
+        };
+        let mut attributes = Vec::with_capacity(out.attributes.len());
+        for values in out.attributes {
+            let mut list: Vec<Option<String>> = Vec::with_capacity(values.len());
+            for v in values {
+                match v.map(|v| String::from_utf8(v.into_vec())) {
+                    None => list.push(None),
+                    Some(Ok(s)) => list.push(Some(s)),
+                    Some(Err(_)) => return not_utf8(),
+                }
+            }
+            attributes.push(PyList::new(py, list)?);
+        }
+        let counts = ndarray::Array2::from_shape_vec((out.categories, cells), out.counts)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let result = (
+            PyList::new(py, models)?,
+            PyList::new(py, questions)?,
+            out.model.into_pyarray(py),
+            out.question.into_pyarray(py),
+            counts.into_pyarray(py),
+            PyList::new(py, attributes)?,
+        );
+        Ok(result.into_pyobject(py)?.into_any().unbind())
+    }
+}
+
+/// The work a call hands over, taken once (a call run again after another
+/// call's interrupt finds it gone and says so).
+fn taken<T>(work: &Mutex<Option<T>>) -> Result<T, Error> {
+    work.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+        .ok_or_else(|| Error::Value("the count was stopped by another call's interrupt; run it again".into()))
+}
+
+/// A finishing step's result: the value, why the counts cannot be used, or an interrupt.
+fn stopped<T>(r: Result<T, Stopped>) -> Result<Result<T, &'static str>, Error> {
+    match r {
+        Ok(v) => Ok(Ok(v)),
+        Err(Stopped::Halt(h)) => Ok(Err(h.reason())),
+        Err(Stopped::Interrupted) => Err(Error::Interrupted),
+    }
+}
+
+/// Run `count` on the shard's state without the interpreter; a halt spends
+/// the shard and is returned as its reason.
+fn counting<T: Send>(
+    py: Python<'_>,
+    shard: &RowShard,
+    count: impl FnOnce(&Shared, &mut ShardState) -> Result<T, Halt> + Send,
+) -> PyResult<Result<T, &'static str>> {
+    let mut guard = try_lock(&shard.state)?;
+    let state = guard.as_mut().ok_or_else(spent)?;
+    let shared = &*shard.shared;
+    let out = enter_once(py, || count(shared, state))?;
+    if out.is_err() {
+        *guard = None;
+    }
+    Ok(out.map_err(Halt::reason))
+}
+
+#[pymethods]
+impl RowShard {
+    /// Count one batch. `model`: a code (`RowBoard.code`), a dictionary
+    /// column `(indices, offsets, data)` or an integer array; `question`: a
+    /// dictionary column or an integer array; `outcome`, `sample`: integer
+    /// arrays; `attributes`: one id column (as `model`) per attribute.
+    /// Returns None, or why the rows cannot be counted here (the shard is
+    /// then spent).
+    #[pyo3(signature = (model, question, outcome, sample=None, attributes=Vec::new()))]
     fn add(
         &self,
         py: Python<'_>,
         model: &Bound<'_, PyAny>,
-        question: Dictionary<'_>,
+        question: &Bound<'_, PyAny>,
         outcome: &Bound<'_, PyAny>,
         sample: Option<&Bound<'_, PyAny>>,
+        attributes: Vec<Bound<'_, PyAny>>,
     ) -> PyResult<Option<&'static str>> {
-        let outcome = IntVector::of(outcome, "outcome")?;
-        let sample = sample.map(|s| IntVector::of(s, "sample")).transpose()?;
-        let coded: Option<Dictionary<'_>> = if model.extract::<u32>().is_ok() {
-            None
-        } else {
-            Some(model.extract()?)
-        };
-        let constant = model.extract::<u32>().ok();
-        let mut guard = try_lock(&self.inner)?;
-        let Some(counter) = guard.as_mut() else {
-            return Err(PyRuntimeError::new_err("this RowCounter has finished"));
-        };
-        let (q_idx, q_off, q_data) = &question;
-        let q_data = q_data
-            .as_slice()
-            .map_err(|_| PyValueError::new_err("data not contiguous"))?;
-        let Some(q_map) = codes(&mut counter.questions, q_off, q_data)? else {
-            *guard = None;
-            return Ok(Some(Halt::Index.reason()));
-        };
-        let m_map = match &coded {
-            Some((_, off, data)) => {
-                let data = data
-                    .as_slice()
-                    .map_err(|_| PyValueError::new_err("data not contiguous"))?;
-                match codes(&mut counter.models, off, data)? {
-                    Some(map) => Some(map),
-                    None => {
-                        *guard = None;
-                        return Ok(Some(Halt::Index.reason()));
-                    }
-                }
-            }
-            None => None,
-        };
-        let m_idx = match &coded {
-            Some((idx, _, _)) => Some(
-                idx.as_slice()
-                    .map_err(|_| PyValueError::new_err("indices not contiguous"))?,
-            ),
-            None => None,
-        };
-        let q_idx = q_idx
-            .as_slice()
-            .map_err(|_| PyValueError::new_err("indices not contiguous"))?;
-        let outcome = outcome.ints()?;
-        let sample = match &sample {
-            Some(s) => Some(s.ints()?),
-            None => None,
-        };
-        let column = match (m_idx, &m_map, constant) {
-            (Some(idx), Some(map), _) => ModelColumn::Coded(idx, map),
-            (_, _, Some(code)) => ModelColumn::Constant(code),
-            _ => return Err(PyTypeError::new_err("model must be a code or a dictionary column")),
-        };
-        let counter_ref = &mut *counter;
-        let cell = Mutex::new(Some(counter_ref));
-        let halted = enter(py, || {
-            let mut c = cell.lock().unwrap_or_else(|e| e.into_inner());
-            let counter = c.as_mut().expect("one call");
-            Ok(counter.add(
-                match column {
-                    ModelColumn::Constant(m) => ModelColumn::Constant(m),
-                    ModelColumn::Coded(i, m) => ModelColumn::Coded(i, m),
-                },
-                (q_idx, &q_map),
-                outcome,
-                sample,
-            ))
+        let outcome = IntVector::required(outcome, "outcome")?;
+        let sample = sample.map(|s| IntVector::required(s, "sample")).transpose()?;
+        let model = IdArg::of(model, "model", true)?;
+        let question = IdArg::of(question, "question", false)?;
+        let attributes = attributes
+            .iter()
+            .map(|a| IdArg::of(a, "an attribute", true))
+            .collect::<PyResult<Vec<_>>>()?;
+        let (m, q) = (model.slices()?, question.slices()?);
+        let xs = attributes.iter().map(IdArg::slices).collect::<PyResult<Vec<_>>>()?;
+        let v = outcome.ints()?;
+        let s = sample.as_ref().map(IntVector::ints).transpose()?;
+        let out = counting(py, self, |shared, state| {
+            let names = &shared.names;
+            let m = resolve(m, names, &mut state.local, Axis::Model)?;
+            let q = resolve(q, names, &mut state.local, Axis::Question)?;
+            let xs = xs
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| resolve(x, names, &mut state.local, Axis::Attribute(i)))
+                .collect::<Result<Vec<_>, Halt>>()?;
+            let ids: Vec<Ids<'_>> = xs.iter().map(Resolved::ids).collect();
+            state.tally.add(m.ids(), q.ids(), v, s, &ids)
         })?;
-        match halted {
-            Ok(()) => Ok(None),
-            Err(halt) => {
-                *guard = None;
-                Ok(Some(halt.reason()))
-            }
+        Ok(out.err())
+    }
+
+    /// Count the lines of `data[start:until]` (`start` a line start; the
+    /// line under way at `until` is read to its end) of the layout `layout`;
+    /// a last line without its line end only if `last`. `model`: the code of
+    /// every line's model where the layout has no model column. Returns the
+    /// offset where the unread rest begins (an incomplete last line), or why
+    /// the lines cannot be counted here (the shard is then spent).
+    #[pyo3(signature = (layout, data, start, until, last, model=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn add_text(
+        &self,
+        py: Python<'_>,
+        layout: &TextLayout,
+        data: &Bound<'_, PyAny>,
+        start: usize,
+        until: usize,
+        last: bool,
+        model: Option<u32>,
+    ) -> PyResult<Py<PyAny>> {
+        let data = borrow::<u8>(data).ok_or_else(|| PyTypeError::new_err("data must be a uint8 numpy array"))??;
+        let buf = contiguous(&data, "data")?;
+        if start > buf.len() {
+            return Err(PyValueError::new_err("start past the data"));
         }
+        let layout = &layout.0;
+        let out = counting(py, self, |shared, state| {
+            if state.reader.is_none() {
+                state.reader = Some(TextReader::new(layout.clone(), shared.categories)?);
+            }
+            let reader = state.reader.as_mut().ok_or(Halt::Length)?;
+            reader.count(
+                buf,
+                start,
+                until,
+                last,
+                model,
+                &shared.names,
+                &mut state.local,
+                &mut state.tally,
+            )
+        })?;
+        Ok(match out {
+            Ok(at) => at.into_pyobject(py)?.into_any().unbind(),
+            Err(why) => why.into_pyobject(py)?.into_any().unbind(),
+        })
     }
 
     /// Cells counted so far.
     fn cells(&self) -> PyResult<usize> {
-        self.with(|c| Ok(c.cells()))
+        Ok(try_lock(&self.state)?.as_ref().map_or(0, |s| s.tally.cells()))
     }
+}
 
-    /// The counts: (models, questions) sorted, and per cell (by model, then
-    /// question) its model and question index and the category counts as a
-    /// `categories x cells` int64 array.
-    #[allow(clippy::type_complexity)]
-    fn finish<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(
-        Bound<'py, PyList>,
-        Bound<'py, PyList>,
-        Bound<'py, PyArray1<i64>>,
-        Bound<'py, PyArray1<i64>>,
-        Bound<'py, PyArray2<i64>>,
-    )> {
-        let counter = {
-            let mut guard = try_lock(&self.inner)?;
-            guard
-                .take()
-                .ok_or_else(|| PyRuntimeError::new_err("this RowCounter has finished"))?
+/// What a text reader reads from each line (`kscore_core`'s `Layout`):
+/// `format` "csv" (with `delimiter` and `columns`, fields by position) or
+/// "jsonl" (fields by key); `outcome_is` "number", "boolean" or "words";
+/// `numeric_ids`: per id field (model, question, attributes...) whether
+/// JSON Lines writes it as a number.
+#[pyclass(frozen, module = "kscore._kscore")]
+pub struct TextLayout(Layout);
+
+fn place(obj: &Bound<'_, PyAny>) -> PyResult<Place> {
+    if let Ok(i) = obj.extract::<usize>() {
+        return Ok(Place::Column(i));
+    }
+    if let Ok(s) = obj.extract::<String>() {
+        return Ok(Place::Key(s.into_bytes()));
+    }
+    Err(PyTypeError::new_err("a field is a column position or a key"))
+}
+
+#[pymethods]
+impl TextLayout {
+    #[new]
+    #[pyo3(signature = (format, model, question, outcome, outcome_is, sample=None, attributes=Vec::new(),
+                        delimiter=",", columns=0, numeric_ids=Vec::new()))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        format: &str,
+        model: Option<&Bound<'_, PyAny>>,
+        question: &Bound<'_, PyAny>,
+        outcome: &Bound<'_, PyAny>,
+        outcome_is: &str,
+        sample: Option<&Bound<'_, PyAny>>,
+        attributes: Vec<Bound<'_, PyAny>>,
+        delimiter: &str,
+        columns: usize,
+        numeric_ids: Vec<bool>,
+    ) -> PyResult<Self> {
+        let format = match format {
+            "csv" => match delimiter.as_bytes() {
+                &[d] if d != b'"' && d != b'\n' && d != b'\r' => Format::Csv { delimiter: d, columns },
+                _ => return Err(PyValueError::new_err("the delimiter must be one byte")),
+            },
+            "jsonl" => Format::JsonLines,
+            _ => return Err(PyValueError::new_err("format must be 'csv' or 'jsonl'")),
         };
-        let cell = Mutex::new(Some(counter));
-        let out = enter(py, || {
-            let counter = cell.lock().unwrap_or_else(|e| e.into_inner()).take().expect("one call");
-            Ok(counter.finish())
-        })?;
-        let text = |names: Vec<Box<[u8]>>| -> PyResult<Bound<'py, PyList>> {
-            let mut list = Vec::with_capacity(names.len());
-            for n in names {
-                list.push(String::from_utf8(n.into_vec()).map_err(|_| PyValueError::new_err("a name is not UTF-8"))?);
+        let outcome_is = match outcome_is {
+            "number" => Outcome::Number,
+            "boolean" => Outcome::Boolean,
+            "words" => Outcome::Words,
+            _ => {
+                return Err(PyValueError::new_err(
+                    "outcome_is must be 'number', 'boolean' or 'words'",
+                ))
             }
-            PyList::new(py, list)
         };
-        let cells = out.model.len();
-        let counts = ndarray::Array2::from_shape_vec((out.categories, cells), out.counts)
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        Ok((
-            text(out.models)?,
-            text(out.questions)?,
-            out.model.into_pyarray(py),
-            out.question.into_pyarray(py),
-            counts.into_pyarray(py),
-        ))
+        Ok(TextLayout(Layout {
+            format,
+            model: model.map(place).transpose()?,
+            question: place(question)?,
+            outcome: place(outcome)?,
+            outcome_is,
+            sample: sample.map(place).transpose()?,
+            attributes: attributes.iter().map(place).collect::<PyResult<_>>()?,
+            numeric_ids,
+        }))
     }
 }

@@ -1,22 +1,28 @@
 """Rows to counts in one DuckDB query (docs/leaderboard.md, *How it reads*):
 the assembly. The query (read/query.py; or, where it applies, the direct
-count of Parquet rows, read/parquet_rows.py) gives per-cell counts and
+count of Parquet and text rows, read/direct.py) gives per-cell counts and
 problem totals as Arrow; they become numpy codes ordered by model then
 question (read/arrow.py) and one :class:`Counts` with the totals the
 diagnostics need (:class:`Cells`)."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
 
 from .._counts import Counts
 from .._issues import LeaderboardError
+from ..runtime import profile, threads
 from ..runtime.progress import phase
 from .arrow import arrow_call, codes_of, drop_unused, int_column, order_cells, question_attributes
-from .parquet_rows import REPEATED, applies, count_rows, to_counts
+from .direct import applies, count_rows
 from .query import count_query, exact_duplicates, run_checked
+from .shards import REPEATED, to_counts
 from .source import Source
 from .sql import RowSql
+
+#: Where a count went and why (``--verbose`` prints it).
+log = logging.getLogger("kscore")
 
 
 @dataclass
@@ -33,14 +39,21 @@ class Cells:
 
 def aggregate(source: Source, r: RowSql) -> Cells:
     """Run the aggregation; per-cell counts, problem totals."""
-    if applies(source, r):
+    why = applies(source, r)
+    if why is None:
         found = count_rows(source, r)
         if not isinstance(found, str):
+            log.info("%s: counted directly on %d threads", source.label, threads.count())
             phase("counting")
             return Cells(to_counts(found), r, 0, 0, 0)
+        why = found
         if found == REPEATED:  # the lean query would find it too: count with every row checked
             r = replace(r, proven=None)
-    table = run_checked(source, count_query(r), filename=source.multi)
+    if why != "turned off":
+        log.info("%s: counted by DuckDB's query (%s threads), not directly: %s", source.label,
+                 threads.chosen() or "all", why)
+    with profile.phase("DuckDB query", threads="all"):
+        table = run_checked(source, count_query(r), filename=source.multi)
     phase("counting")
     columns = set(table.column_names)
     lean = r.proven is not None and "bad" not in columns

@@ -1,220 +1,183 @@
 """Parquet files counted in the Rust core, without a query (docs/leaderboard.md,
-*How it reads*).
+*How it reads*; read/direct.py).
 
 Where the Parquet statistics already prove every outcome a category and
 every sample id an integer in a known range (``RowSql.proven``), the counts
-need no per-row SQL: each file's row groups are decoded by pyarrow with the
-model and question columns as dictionaries (the strings of a row group are
-hashed once, not once per row), and the core counts the batches as they
-come (``_kscore.RowCounter``: two array lookups per row, the cell's counts
-and a bitmask of the sample ids seen). That is cheaper than DuckDB's hash
-aggregation of two string keys, which re-hashes every row's strings.
+need no per-row SQL: the files' row groups are decoded by pyarrow on every
+core (row_pool.py: whole files dealt out to the reading threads, or the row
+groups of a few large files), with the string id columns as dictionaries
+(the strings of a row group are hashed once, not once per row) and integer
+ids as they are, and each thread's core shard counts its batches as they
+come (two array lookups per row, the cell's counts and a bitmask of the
+sample ids seen). That is cheaper than DuckDB's hash aggregation of two
+string keys, which re-hashes every row's strings.
 
-The core checks each row anyway (an outcome outside the categories, a
-sample id outside the range, a repeated sample id, a missing id): on any
-of them, or on a layout it does not take (hive partitions, a question
-column that is not text, ``--cluster``/``--by`` attributes, a sparse board),
-it stops and DuckDB counts the input the general way, which checks and
-names every row. The result is the same :class:`Cells` either way. Under
-``--memory-limit`` DuckDB counts (it spills to disk; this count would not).
+It takes string and integer model/question ids, ``--cluster``/``--by``
+columns (a question's value must be one), files named for their models and
+hive-partitioned folders (a model or attribute named by the folder). The
+core checks each row anyway; on anything it cannot vouch for it stops, and
+DuckDB counts the input the general way.
 """
 
 from __future__ import annotations
 
-import queue
-import re
 import threading
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..._arrays import IntArray
-from ..._kscore import RowCounter
-from .._counts import Counts
+from ..._kscore import RowBoard
+from ..runtime import threads
+from .row_pool import Clock
+from .shards import MAX_IDS, Found, column_types, count_units, file_model
 from .source import Source
 from .sql import RowSql
 
-#: Whether the direct count is tried (tests compare it with DuckDB's by turning it off).
-ENABLED = True
 #: Rows per batch at most (a batch never spans row groups).
 BATCH_ROWS = 1 << 22
-#: Sample ids (0..N-1) up to which a cell's bitmask of ids seen is kept
-#: (N / 8 bytes a cell; DuckDB's way past it).
-MAX_IDS = 1024
-
-#: DuckDB's model name of a file without a model column (read/rows.py's
-#: ``regexp_extract(filename, ...)``): its name up to the first dot.
-_FILE_MODEL = re.compile(r"([^/\\]+?)([.][^/\\]*)?$")
+#: Units per reading thread wanted: whole files where there are this many
+#: files per thread, else row groups of the files split into as many units.
+UNITS_PER_THREAD = 4
 
 #: Arrow integer types read as they are (other widths are cast to int64).
 _INTS = {"int8": np.int8, "uint8": np.uint8, "int16": np.int16, "int32": np.int32, "int64": np.int64}
+#: Integer id types the core names as DuckDB does (uint64 past int64 would not be).
+_INT_IDS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32")
 
 
 class _Halt(Exception):
     """The batch cannot be counted here (the reason is the message)."""
 
 
-def applies(source: Source, r: RowSql) -> bool:
-    """Whether the direct count may take this input (it may still stop)."""
-    if not (ENABLED and source.direct) or r.proven is None or r.names is None or r.extra or source.kind != "parquet":
-        return False
-    if source.relation is not None or not source.files:
-        return False
-    if any("=" in part for f in source.files for part in f.parts[:-1]):
-        return False  # hive partitions: columns in the paths
-    return r.s is None or r.proven + 1 <= MAX_IDS
+def hive_values(path: Path) -> dict[str, str]:
+    """The ``key=value`` folders of a path."""
+    return dict(part.split("=", 1) for part in path.parts[:-1] if "=" in part)
 
 
-def count_rows(source: Source, r: RowSql) -> tuple[list[str], list[str], IntArray, IntArray, IntArray] | str:
-    """The counts (models, questions, model and question code per cell,
-    categories x cells), or why the rows cannot be counted here."""
+def applies(source: Source, r: RowSql) -> str | None:
+    """None where the direct count may take this Parquet input, else why not."""
+    if r.proven is None:
+        return "no Parquet statistics that prove every outcome a category and every sample id in range"
+    if r.s is not None and r.proven + 1 > MAX_IDS:
+        return f"sample ids past {MAX_IDS}"
+    assert r.names is not None
+    keys = set().union(*(hive_values(f) for f in source.files))
+    if keys:
+        _, question_col, outcome_col, sample_col = r.names
+        if {question_col, outcome_col, sample_col} & keys:
+            return "a question, outcome or sample column in the folder names"
+        used = [k for k in (r.names[0], *(name for name, _ in r.extra)) if k in keys]
+        if used:
+            types = column_types(source)
+            if any(types.get(k) != "VARCHAR" for k in used):
+                return "a folder value DuckDB reads as a number or date"
+            if any("%" in hive_values(f).get(k, "") for f in source.files for k in used):
+                return "an escaped folder value"
+            if any(k not in hive_values(f) for f in source.files for k in used):
+                return "a file outside the partition folders"
+    return None
+
+
+def count_rows(source: Source, r: RowSql) -> Found | str:
+    """The counts, or why the rows cannot be counted here."""
     assert r.names is not None and r.proven is not None
     model_col, question_col, outcome_col, sample_col = r.names
-    counter = RowCounter(r.categories, r.proven + 1 if sample_col is not None else 0)
-    models = {} if model_col is not None else {path: counter.model_code(_file_model(source, path))
-                                                 for path in source.files}
-
-    def prepare(path: Path, batch: Any) -> tuple[Any, ...]:
-        return (_dictionary(batch.column(model_col)) if model_col is not None else models[path],
-                _dictionary(batch.column(question_col)), _ints(batch.column(outcome_col)),
-                _ints(batch.column(sample_col)) if sample_col is not None else None)
-
-    columns = [c for c in (model_col, question_col, outcome_col, sample_col) if c is not None]
-    ids = [c for c in (model_col, question_col) if c is not None]
+    extra = [name for name, _ in r.extra]
+    board = RowBoard(r.categories, r.proven + 1 if sample_col is not None else 0, len(extra))
+    # Per file: its model's code where the model is not a column, and its
+    # attributes' codes where the folders name them.
+    fixed: dict[Path, tuple[Any, list[Any]]] = {}
+    for path in source.files:
+        hive = hive_values(path)
+        if model_col is None:
+            model: Any = board.code(file_model(source, path))
+        else:
+            model = board.code(hive[model_col]) if model_col in hive else None
+        fixed[path] = (model, [board.code(hive[x], i) if x in hive else None for i, x in enumerate(extra)])
+    units = _units(source.files, threads.count())
     done = [0]
-    total: list[int] = []  # the files' rows, read from their footers once the display asks (after a second)
+    total: list[int] = []  # the files' rows, from their footers once the display asks (after a second)
 
     def meter() -> float:
         if not total:
-            total.append(max(_rows(source.files), 1))
+            total.append(max(sum(_rows(f) for f in source.files), 1))
         return min(100.0, 100.0 * done[0] / total[0])
 
     source.meter = meter
-    try:
-        with _Readers(source.files, columns, ids, prepare) as batches:
-            for batch in batches:
-                if isinstance(batch, str):
-                    return batch
-                halted = counter.add(*batch)
-                if halted is not None:
-                    return halted
-                done[0] += len(batch[2])
-    finally:
-        source.meter = None
-    models_, questions, m, q, cats = counter.finish()
-    if len(m) == 0:
-        return "no rows"
-    return models_, questions, m, q, cats
+    columns = [c for c in (model_col, question_col, outcome_col, sample_col, *extra)
+               if c is not None and not any(c in hive_values(f) for f in source.files[:1])]
 
-
-class _Readers:
-    """Files decoded on reader threads (pyarrow releases the interpreter
-    while it decodes), their batches handed over through a short queue to
-    the counting thread (the core releases it too): reading and counting
-    overlap. Iterating gives prepared batches, or a string (why the rows
-    cannot be counted here) as the last item. Leaving the block stops the
-    readers (a Ctrl-C while waiting comes out at once: the waits are short)."""
-
-    def __init__(self, files: list[Path], columns: list[str], ids: list[str],
-                 prepare: Callable[[Path, Any], tuple[Any, ...]]) -> None:
-        self.files, self.columns, self.ids, self.prepare = files, columns, ids, prepare
-        self.queue: queue.Queue[Any] = queue.Queue(maxsize=READ_AHEAD)
-        self.stop = threading.Event()
-        # Whole files dealt out in turn; fewer files than readers: each
-        # file's row groups dealt out (one big file is read on every reader).
-        parts = READERS if len(files) < READERS else 1
-        units = [(f, k, parts) for f in files for k in range(parts)]
-        self.threads = [threading.Thread(target=self._read, args=(units[i::READERS],), name="kscore-read",
-                                         daemon=True) for i in range(min(READERS, len(units)))]
-
-    def __enter__(self) -> Iterator[tuple[Any, ...] | str]:
-        for t in self.threads:
-            t.start()
-        return self._items()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop.set()
-        while any(t.is_alive() for t in self.threads):  # unblock a reader waiting to put
-            try:
-                self.queue.get(timeout=0.05)
-            except queue.Empty:
-                pass
-
-    def _put(self, item: object) -> bool:
-        while not self.stop.is_set():
-            try:
-                self.queue.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                pass
-        return False
-
-    def _read(self, units: list[tuple[Path, int, int]]) -> None:
+    def work(unit: tuple[Path, list[int] | None], shard: Any, clock: Clock, stop: threading.Event) -> str | None:
+        path, groups = unit
+        model, attrs = fixed[path]
         try:
-            for path, part, parts in units:
-                for batch in _batches(path, self.columns, self.ids, part, parts):
-                    if not self._put(self.prepare(path, batch)):
-                        return
+            for batch in _batches(path, columns, groups):
+                if stop.is_set():
+                    return None
+                args = (model if model is not None else _ids(batch.column(model_col)),
+                        _ids(batch.column(question_col)), _ints(batch.column(outcome_col)),
+                        _ints(batch.column(sample_col)) if sample_col is not None else None,
+                        [a if a is not None else _ids(batch.column(x)) for a, x in zip(attrs, extra)])
+                clock.lap("read")
+                why = shard.add(*args)
+                clock.lap("count")
+                if why is not None:
+                    return str(why)
+                done[0] += batch.num_rows
         except _Halt as why:
-            self._put(str(why))
-        except Exception as exc:  # noqa: BLE001 - an unreadable file: DuckDB reads it again and names the problem
-            self._put(f"pyarrow could not read it ({type(exc).__name__})")
-        finally:
-            self._put(_DONE)
+            return str(why)
+        return None
 
-    def _items(self) -> Iterator[tuple[Any, ...] | str]:
-        done = 0
-        while done < len(self.threads):
-            try:
-                item = self.queue.get(timeout=0.25)
-            except queue.Empty:
-                continue
-            if item is _DONE:
-                done += 1
-                continue
-            yield item
-            if isinstance(item, str):
-                return
+    return count_units(source, board, units, work, r.extra)
 
 
-#: A reader's last item.
-_DONE = object()
-#: Reader threads (files, or one file's row groups, are dealt out to them in turn) and batches read ahead.
-READERS = 2
-READ_AHEAD = 4
+def _units(files: list[Path], n: int) -> list[tuple[Path, list[int] | None]]:
+    """The reading threads' units: (file, row groups or None for all).
+    Whole files where there are enough of them (each model's rows in one
+    thread's shard: no memory held twice); else each file's row groups in
+    contiguous runs, about ``UNITS_PER_THREAD`` per thread in all."""
+    import pyarrow.parquet as pq
+
+    if len(files) >= UNITS_PER_THREAD * n or n == 1:
+        return [(f, None) for f in files]
+    out: list[tuple[Path, list[int] | None]] = []
+    groups: list[tuple[Path, int]] = []
+    for f in files:
+        try:
+            groups.append((f, pq.read_metadata(f).num_row_groups))
+        except Exception:  # noqa: BLE001 - unreadable: its reader finds it and hands over
+            out.append((f, None))
+    per = max(1, sum(g for _, g in groups) // (UNITS_PER_THREAD * n))
+    for f, g in groups:
+        out += [(f, list(range(a, min(a + per, g)))) for a in range(0, g, per)]
+    return out
 
 
-def _rows(files: list[Path]) -> int:
-    """Rows of the files by their footers (for the progress display)."""
+def _rows(path: Path) -> int:
+    """Rows of a file by its footer (for the progress display)."""
     import pyarrow.parquet as pq
 
     try:
-        return sum(pq.read_metadata(f).num_rows for f in files)
-    except Exception:  # noqa: BLE001 - an unreadable footer: the readers find it and hand over
+        return int(pq.read_metadata(path).num_rows)
+    except Exception:  # noqa: BLE001 - an unreadable footer: the reader finds it and hands over
         return 0
 
 
-def _file_model(source: Source, path: Path) -> str:
-    if not source.multi:
-        return source.stem or source.label
-    found = _FILE_MODEL.search(str(path))
-    return found.group(1) if found else str(path)
-
-
-def _batches(path: Path, columns: list[str], dictionaries: list[str], part: int = 0, parts: int = 1) -> Any:
-    """Row groups ``part``, ``part + parts``, ... of the file as record
-    batches, the id columns as dictionaries."""
+def _batches(path: Path, columns: list[str], groups: list[int] | None) -> Any:
+    """The file's row groups (``groups``, or all) as record batches, its
+    text columns as dictionaries."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    file = pq.ParquetFile(path, read_dictionary=dictionaries)
-    names = file.schema_arrow.names
-    if any(c not in names for c in columns):
+    schema = pq.read_schema(path)
+    if any(c not in schema.names for c in columns):
         raise _Halt(f"a column missing in {path.name}")
-    groups = list(range(part, file.num_row_groups, parts))
-    if groups:
-        yield from file.iter_batches(batch_size=BATCH_ROWS, row_groups=groups, columns=columns, use_threads=True)
+    text = [c for c in columns if pa.types.is_string(schema.field(c).type) or
+            pa.types.is_large_string(schema.field(c).type)]
+    file = pq.ParquetFile(path, read_dictionary=text)
+    yield from file.iter_batches(batch_size=BATCH_ROWS, row_groups=groups if groups is not None else
+                                 range(file.num_row_groups), columns=columns, use_threads=False)
 
 
 def _buffer(buf: Any, dtype: Any, count: int) -> Any:
@@ -223,12 +186,19 @@ def _buffer(buf: Any, dtype: Any, count: int) -> Any:
     return np.frombuffer(buf, dtype, count=count)
 
 
-def _dictionary(col: Any) -> tuple[Any, Any, Any]:
-    """A dictionary column as (indices, offsets, data) numpy views."""
+def _ids(col: Any) -> Any:
+    """An id column: a dictionary column as (indices, offsets, data) numpy
+    views, or integers as they are."""
     import pyarrow as pa
 
-    if not pa.types.is_dictionary(col.type) or col.null_count:
-        raise _Halt("an id column that is not text, or a missing id")
+    if col.null_count:
+        raise _Halt("a missing id")
+    if pa.types.is_integer(col.type):
+        if str(col.type) not in _INT_IDS:
+            raise _Halt("an id column of unsigned 64-bit integers")
+        return _ints(col)
+    if not pa.types.is_dictionary(col.type):
+        raise _Halt("an id column that is neither text nor integers")
     values = col.dictionary
     width: Any
     if pa.types.is_string(values.type):
@@ -236,7 +206,7 @@ def _dictionary(col: Any) -> tuple[Any, Any, Any]:
     elif pa.types.is_large_string(values.type):
         width = np.int64
     else:
-        raise _Halt("an id column that is not text")
+        raise _Halt("an id column that is neither text nor integers")
     if col.indices.type != pa.int32() or values.null_count:
         raise _Halt("an unexpected dictionary")
     idx = col.indices
@@ -264,14 +234,3 @@ def _ints(col: Any) -> Any:
         width = col.type.bit_width // 8
         return _buffer(col.buffers()[1], np.dtype(f"u{width}"), n + at)[at:].astype(np.int64)
     raise _Halt("an outcome or sample id that is not an integer")
-
-
-#: The core's word for a repeated sample id (then DuckDB counts with every row checked at once).
-REPEATED = "a repeated sample id"
-
-
-def to_counts(found: tuple[list[str], list[str], IntArray, IntArray, IntArray]) -> Counts:
-    """The counts table (``categories``: cells x categories, a view of the core's array)."""
-    models, questions, m, q, cats = found
-    return Counts(models, questions, m, q, cats.T)
-

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .._issues import LeaderboardError
+from ..runtime import threads
 
 _SIZE = re.compile(r"\s*(\d+(\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*", re.I)
 
@@ -88,6 +89,9 @@ def connect(spill: Spill | None = None) -> object:
     # query_progress() (the progress display) needs the progress bar on; its
     # own printing stays off.
     con.execute("SET enable_progress_bar = true; SET enable_progress_bar_print = false")
+    setting = threads.duckdb_setting()  # --threads / KSCORE_THREADS (default: DuckDB's, every core)
+    if setting is not None:
+        con.execute(setting)
     if spill is not None:
         con.execute(spill.settings())
     return con

@@ -16,11 +16,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from .profile import mark
+
 
 def phase(name: str) -> None:
     """Tell stderr that a phase of the run begins (reading, counting,
-    metrics, writing, plotting), where ``KSCORE_PHASES`` is set: how
-    tests/test_interrupt.py sends Ctrl-C into each phase of a real run."""
+    metrics, pairs, writing, plotting), where ``KSCORE_PHASES`` is set: how
+    tests/test_interrupt.py sends Ctrl-C into each phase of a real run; and
+    the profile, where one runs (runtime/profile.py)."""
+    mark(name)
     if os.environ.get("KSCORE_PHASES"):
         print(f"kscore: phase {name}", file=sys.stderr, flush=True)
 

@@ -104,7 +104,7 @@ impl<'a> CategoricalBank<'a> {
             // One table per thread, added at the end.
             par::fold_per_thread(
                 self.rows.div_ceil(CHUNK),
-                1,
+                CHUNK * 4,
                 || vec![0u64; slots],
                 |f, b| {
                     self.count_slots(b * CHUNK..((b + 1) * CHUNK).min(self.rows), prior, base, f);

@@ -20,7 +20,7 @@ use crate::categorical::rewards::Rewards;
 use crate::intake::moments::CountMoments;
 use crate::numeric::dd::Dd;
 use crate::numeric::sum::Neumaier;
-use crate::par;
+use crate::par::Grain;
 
 /// Rows per parallel task; results are merged in task order (deterministic).
 const CHUNK: usize = 4096;
@@ -31,7 +31,7 @@ const CHUNK_NS: usize = 20 * CHUNK;
 fn sum_rows(rows: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
     let parts: Vec<Neumaier> = (0..rows.div_ceil(CHUNK))
         .into_par_iter()
-        .with_min_len(par::min_len(CHUNK_NS))
+        .with_grain(CHUNK_NS)
         .map(|b| {
             let mut acc = Neumaier::new();
             for i in b * CHUNK..((b + 1) * CHUNK).min(rows) {
@@ -52,7 +52,7 @@ fn column_sums(bank: &CategoricalBank, with_prior: bool) -> Vec<u64> {
     let prior = if with_prior { bank.prior } else { None };
     (0..bank.rows.div_ceil(CHUNK))
         .into_par_iter()
-        .with_min_len(par::min_len(CHUNK_NS))
+        .with_grain(CHUNK_NS)
         .map(|b| {
             let mut acc = vec![0u64; c];
             let rows = b * CHUNK..((b + 1) * CHUNK).min(bank.rows);

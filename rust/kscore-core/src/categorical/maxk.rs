@@ -35,7 +35,7 @@ pub fn max_at_k(bank: &CategoricalBank, levels: &Levels, k: u64) -> Result<f64> 
     let c = bank.categories;
     let hist = par::fold_per_thread(
         bank.rows.div_ceil(CHUNK),
-        par::min_len(CHUNK * lh.cost_per_row()),
+        CHUNK * lh.cost_per_row(),
         || (lh.empty(), Vec::new()),
         |(h, fs), b| {
             lh.add_counts(&bank.counts[b * CHUNK * c..((b + 1) * CHUNK).min(bank.rows) * c], fs, h);

@@ -32,7 +32,7 @@ use crate::error::{Error, Result};
 use crate::intake::entry::Entry;
 use crate::intake::matrix::fold_level_counts;
 use crate::numeric::sum::{Fsum, Neumaier};
-use crate::par;
+use crate::par::{self, Grain};
 use crate::posterior::beta_moments;
 
 const EPS64: f64 = 64.0 * f64::EPSILON;
@@ -84,14 +84,14 @@ impl LogMoments {
         let terms = 3 * k as usize + 1;
         let single_logs = singles
             .par_iter()
-            .with_min_len(par::min_len(40 * terms))
+            .with_grain(40 * terms)
             .map_init(Fsum::new, |acc, &g| {
                 log_power_moments(g as f64, (total - g) as f64, k, acc)
             })
             .collect();
         let pair_logs = pairs
             .par_iter()
-            .with_min_len(par::min_len(20 * terms))
+            .with_grain(20 * terms)
             .map_init(Fsum::new, |acc, &(gi, gj)| {
                 log_power_moment(gi as f64, (gj - gi) as f64, k, acc)
             })
@@ -186,7 +186,7 @@ pub fn max_at_k_posterior(bank: &CategoricalBank, levels: &Levels, k: u64) -> Re
         let c = bank.categories;
         let acc = par::fold_per_thread(
             rows.div_ceil(CHUNK),
-            par::min_len(CHUNK * t.cost_per_row()),
+            CHUNK * t.cost_per_row(),
             || (t.empty(), Vec::new(), Vec::new()),
             |(h, sum, fs), b| {
                 let at = b * CHUNK * c..((b + 1) * CHUNK).min(rows) * c;
@@ -243,7 +243,7 @@ fn from_distinct(bank: &CategoricalBank, levels: &Levels, k: u64) -> Result<(f64
     let (low, high) = (rw.normalized[0], rw.normalized[nl - 1]);
     let states: Vec<(f64, f64)> = (0..freqs.len())
         .into_par_iter()
-        .with_min_len(par::min_len(200 * width * width))
+        .with_grain(200 * width * width)
         .map(|d| {
             let (inc, var) = row_moments(key(d), &gaps, single, pair)?;
             Ok(((low + inc).clamp(low, high), var.sqrt()))
@@ -499,7 +499,7 @@ fn distinct_cumulative(bank: &CategoricalBank, levels: &Levels, width: usize) ->
         None => {
             let mut keys = vec![0u64; bank.rows * width];
             keys.par_chunks_mut(width * 1024)
-                .with_min_len(par::min_len(1024 * 10 * width))
+                .with_grain(1024 * 10 * width)
                 .enumerate()
                 .for_each(|(b, out)| {
                     let mut group = vec![0u64; nl];

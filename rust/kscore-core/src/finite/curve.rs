@@ -21,7 +21,7 @@ use crate::finite::credit::Credit;
 use crate::finite::expectation::state_value;
 use crate::metric::Metric;
 use crate::numeric::sum::Neumaier;
-use crate::par;
+use crate::par::Grain;
 
 /// A metric with a curve over the budget k (see `metric::Metric::has_curve`),
 /// with its tau where it has one.
@@ -108,7 +108,7 @@ pub fn state_curves(states: &[(u64, u64)], family: Family, ks: &[u64]) -> Vec<f6
         Metric::Pass | Metric::PassHat => {
             out.par_chunks_mut(width)
                 .zip(states.par_iter())
-                .with_min_len(par::min_len(5 * kmax as usize))
+                .with_grain(5 * kmax as usize)
                 .for_each_init(Vec::new, |buf, (row, &(n, c))| {
                     if cancel::stopping() {
                         row.fill(f64::NAN);
@@ -127,11 +127,11 @@ pub fn state_curves(states: &[(u64, u64)], family: Family, ks: &[u64]) -> Vec<f6
         _ => {
             let credits: Vec<Credit> = ks
                 .par_iter()
-                .with_min_len(par::min_len(5 * kmax as usize))
+                .with_grain(5 * kmax as usize)
                 .map(|&k| family.credit(k))
                 .collect();
             out.par_iter_mut()
-                .with_min_len(par::min_len(5 * kmax as usize))
+                .with_grain(5 * kmax as usize)
                 .enumerate()
                 .for_each_init(Vec::new, |buf, (idx, o)| {
                     if cancel::stopping() {

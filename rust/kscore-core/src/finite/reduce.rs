@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use crate::finite::credit::Credit;
 use crate::finite::expectation;
 use crate::intake::states::StateTable;
-use crate::par;
+use crate::par::Grain;
 
 /// How per-state values are turned into the output.
 #[derive(Clone, Copy, Debug)]
@@ -62,7 +62,7 @@ impl StateTable {
                 let mut out = vec![0.0; self.len()];
                 out.par_chunks_mut(1 << 14)
                     .zip(self.index.par_chunks(1 << 14))
-                    .with_min_len(par::min_len(1 << 14))
+                    .with_grain(1 << 14)
                     .for_each(|(o, ix)| {
                         for (x, &s) in o.iter_mut().zip(ix) {
                             *x = values[s as usize];
@@ -74,7 +74,7 @@ impl StateTable {
                 let mut out = vec![0.0; self.len() * width];
                 out.par_chunks_mut(width)
                     .zip(self.index.par_iter())
-                    .with_min_len(par::min_len(width))
+                    .with_grain(width)
                     .for_each(|(o, &s)| {
                         let s = s as usize;
                         o.copy_from_slice(&values[s * width..(s + 1) * width]);
@@ -87,7 +87,7 @@ impl StateTable {
                 let segs: Vec<(usize, usize)> = offsets.windows(2).map(|w| (w[0], w[1])).collect();
                 let per_seg = self.len() / segs.len().max(1) + u * width;
                 segs.par_iter()
-                    .with_min_len(par::min_len(2 * per_seg))
+                    .with_grain(2 * per_seg)
                     .flat_map_iter(|&(a, b)| {
                         let mut freqs = vec![0u64; u];
                         for &s in &self.index[a..b] {
@@ -114,7 +114,7 @@ fn columns_mean(freqs: &[u64], values: &[f64], width: usize) -> Vec<f64> {
     }
     (0..width)
         .into_par_iter()
-        .with_min_len(par::min_len(4 * freqs.len()))
+        .with_grain(4 * freqs.len())
         .map(|j| {
             let col: Vec<f64> = values.iter().skip(j).step_by(width).copied().collect();
             expectation::weighted_mean(freqs, &col)

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::intake::entry::{Entry, Flaw};
 use crate::intake::moments::CountMoments;
 use crate::intake::{planes, wide};
-use crate::par;
+use crate::par::{self, Grain};
 
 /// The row-counting loops compiled twice: for the x86-64 baseline (SSE2,
 /// two u64 lanes) and for AVX2 (four), chosen at run time. The wide integer
@@ -130,7 +130,7 @@ fn check_shape<T>(view: &ArrayView2<T>, name: &str) -> Result<()> {
 fn worst_flaw<T: Entry>(view: &ArrayView2<T>) -> Option<Flaw> {
     (0..view.nrows())
         .into_par_iter()
-        .with_min_len(par::min_len(view.ncols() * 4))
+        .with_grain(view.ncols() * 4)
         .map(|i| view.row(i).iter().filter_map(|x| x.check().err()).min())
         .reduce(|| None, |a, b| a.into_iter().chain(b).min())
 }
@@ -593,7 +593,7 @@ fn fold_blocks<T: Entry, A: Send>(
     let block = block_rows(n, std::mem::size_of::<T>()).min(m);
     par::fold_per_thread(
         m.div_ceil(block),
-        block_min_len(block, n * categories, std::mem::size_of::<T>()),
+        par::intake_ns(block * (n * categories).max(1) * std::mem::size_of::<T>()),
         || (identity(), vec![0u32; block * width], vec![0u32; block * scratch]),
         |(acc, buf, tmp), b| {
             let rows = block.min(m - b * block);
@@ -620,7 +620,7 @@ pub fn category_moments<T: Entry>(view: ArrayView2<T>, categories: usize) -> Opt
         let block = block_rows(n, 8);
         let sums = par::fold_per_thread(
             m.div_ceil(block),
-            block_min_len(block, n * categories, 8),
+            par::intake_ns(block * (n * categories).max(1) * 8),
             wide::Sums::default,
             |sums, b| {
                 let rows = b * block..(b * block + block).min(m);

@@ -9,7 +9,7 @@
 
 use rayon::prelude::*;
 
-use crate::par;
+use crate::par::Grain;
 
 /// `Σ_α x_αc` and `Σ_α x_αc x_αd` (`c <= d`) over `rows` rows of
 /// `categories` counts each.
@@ -93,7 +93,7 @@ impl CountMoments {
         let small = max_count < 1 << 16;
         (0..rows.div_ceil(CHUNK))
             .into_par_iter()
-            .with_min_len(par::min_len(CHUNK * row_ns))
+            .with_grain(CHUNK * row_ns)
             .map(|b| {
                 let span = b * CHUNK * categories..((b + 1) * CHUNK).min(rows) * categories;
                 Self::of_block(&counts[span.clone()], prior.map(|p| &p[span]), categories, small)
@@ -234,9 +234,9 @@ mod tests {
         // The u64 chunks of small counts and the u128 rows of large ones.
         for max_count in [12, 1 << 20] {
             assert_eq!(CountMoments::of_rows(&counts, None, 4, max_count), serial);
-            let old = par::set_grain(1);
+            let old = crate::par::set_grain(1);
             assert_eq!(CountMoments::of_rows(&counts, None, 4, max_count), serial);
-            par::set_grain(old);
+            crate::par::set_grain(old);
         }
     }
 }

@@ -8,7 +8,7 @@ use ndarray::{s, ArrayView2};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::par;
+use crate::par::{self, Grain};
 
 /// Popcount of a run of bytes, 8 at a time.
 #[inline]
@@ -47,7 +47,7 @@ pub fn packed_counts(view: ArrayView2<u8>, n: u64, name: &str) -> Result<Vec<u32
     let block = ((1 << 18) / bytes.max(1)).clamp(1, 1 << 16);
     let bad = counts
         .par_chunks_mut(block)
-        .with_min_len(par::min_len(par::intake_ns(block * bytes)))
+        .with_grain(par::intake_ns(block * bytes))
         .enumerate()
         .map(|(b, out)| {
             let r0 = b * block;

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::intake::counts::{
     chunk_facts, chunk_len, validate_chunk, ChunkInfo, Count, Names, Trials, DENSE_SLOTS, MAX_COUNT,
 };
-use crate::par;
+use crate::par::{self, Grain};
 
 /// Distinct `(n, c)` states, ascending, with frequencies and (unless built
 /// without it) the state of each question.
@@ -264,7 +264,7 @@ impl StateTable {
         }
         parts
             .into_par_iter()
-            .with_min_len(par::min_len(2 * offsets[banks.len()] / banks.len().max(1)))
+            .with_grain(2 * offsets[banks.len()] / banks.len().max(1))
             .for_each(|(n, c, out)| {
                 for (o, &ci) in out.iter_mut().zip(c.iter()) {
                     *o = key(n, ci as u64);
@@ -291,7 +291,7 @@ impl StateTable {
         let mut keys = vec![0u64; m];
         let chunk = chunk_len(m);
         keys.par_chunks_mut(chunk)
-            .with_min_len(par::min_len(3 * chunk))
+            .with_grain(3 * chunk)
             .enumerate()
             .for_each(|(b, out)| {
                 let mut j = 0;
@@ -392,14 +392,11 @@ impl StateTable {
                 s += 1;
             }
         }
-        index
-            .par_chunks_mut(1 << 14)
-            .with_min_len(par::min_len(1 << 14))
-            .for_each(|part| {
-                for x in part {
-                    *x = remap[*x as usize];
-                }
-            });
+        index.par_chunks_mut(1 << 14).with_grain(1 << 14).for_each(|part| {
+            for x in part {
+                *x = remap[*x as usize];
+            }
+        });
         StateTable {
             states,
             freqs,
@@ -430,7 +427,7 @@ impl StateTable {
         }
         let index = keys
             .par_iter()
-            .with_min_len(par::min_len(5 * (usize::BITS - uniq.len().leading_zeros()) as usize))
+            .with_grain(5 * (usize::BITS - uniq.len().leading_zeros()) as usize)
             .map(|k| uniq.binary_search(k).unwrap_or(0) as u32)
             .collect();
         StateTable {
@@ -472,7 +469,7 @@ impl StateTable {
         let states = &self.states;
         self.index
             .par_iter()
-            .with_min_len(par::min_len(2))
+            .with_grain(2)
             .position_first(|&s| states[s as usize].0 < k)
             .map(|i| (i, states[self.index[i] as usize].0))
     }
@@ -480,11 +477,7 @@ impl StateTable {
     /// `(n_i, c_i)` per question.
     pub fn question_counts(&self) -> (Vec<u64>, Vec<u64>) {
         let states = &self.states;
-        self.index
-            .par_iter()
-            .with_min_len(par::min_len(2))
-            .map(|&s| states[s as usize])
-            .unzip()
+        self.index.par_iter().with_grain(2).map(|&s| states[s as usize]).unzip()
     }
 }
 

@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use crate::cancel;
 use crate::finite::walk::walk_span;
 use crate::numeric::sum::Neumaier;
-use crate::par;
+use crate::par::Grain;
 
 /// Bracket weights `w(j | z)` (mode = 1) over their non-underflowed span:
 /// `out[i]` is the weight of `j = first + i`; returns `first`.
@@ -61,7 +61,7 @@ pub fn product(x: &[f64], y: &[f64]) -> Vec<f64> {
     let (k1, k2) = ((x.len() - 1) as u64, (y.len() - 1) as u64);
     (0..(k1 + k2 + 1) as usize)
         .into_par_iter()
-        .with_min_len(par::min_len(bracket_ns(k1, k2)))
+        .with_grain(bracket_ns(k1, k2))
         .map(|z| z as u64)
         .map_init(
             || (Vec::new(), Vec::new()),
@@ -108,7 +108,7 @@ pub fn centred_integrals(x: &[f64], y: &[f64], states: &[Centred<'_>]) -> Vec<f6
     let active = |s: &Centred<'_>, z: u64| z >= s.first && z < s.first + s.bb.len() as u64;
     let per_z: Vec<Vec<f64>> = (z_lo as usize..z_hi as usize)
         .into_par_iter()
-        .with_min_len(par::min_len(bracket_ns(k1, k2) + 5 * states.len()))
+        .with_grain(bracket_ns(k1, k2) + 5 * states.len())
         .map(|z| z as u64)
         .map_init(
             || (Vec::new(), Vec::new()),
@@ -271,7 +271,7 @@ pub fn step_regions(k1: u64, t1: u64, k2: u64, t2: u64) -> Vec<[f64; 4]> {
     let n = k1 + k2;
     (0..(n + 1) as usize)
         .into_par_iter()
-        .with_min_len(par::min_len(bracket_ns(k1, k2)))
+        .with_grain(bracket_ns(k1, k2))
         .map(|z| z as u64)
         .map(|z| {
             if cancel::stopping() {

@@ -34,7 +34,7 @@ use rayon::prelude::*;
 use crate::cancel;
 use crate::numeric::fft::Fft;
 use crate::numeric::sum::Neumaier;
-use crate::par;
+use crate::par::Grain;
 use crate::posterior::bernstein::bracket;
 
 /// Brackets of z (or 2k - z) below this are summed directly.
@@ -78,7 +78,7 @@ pub fn bracket_moments(x: &[f64], y: &[f64]) -> BracketMoments {
     let block_ns = 60 * max_n * (max_n.trailing_zeros() as usize + 1);
     let fft_part: Vec<Vec<Six>> = blocks
         .par_iter()
-        .with_min_len(par::min_len(block_ns))
+        .with_grain(block_ns)
         .map(|b| {
             // Once a stop is held the caller discards the result (its Watch
             // sees it): skip the remaining blocks.
@@ -100,7 +100,7 @@ pub fn bracket_moments(x: &[f64], y: &[f64]) -> BracketMoments {
         .collect();
     let direct_part: Vec<Six> = direct_zs
         .par_iter()
-        .with_min_len(par::min_len(20 * (k.min(DIRECT_Z) as usize + 1)))
+        .with_grain(20 * (k.min(DIRECT_Z) as usize + 1))
         .map_init(
             || (Vec::new(), Vec::new()),
             |(down, w), &z| {

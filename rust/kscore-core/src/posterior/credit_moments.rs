@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::finite::credit::{Credit, Shape};
 use crate::intake::histogram::Histogram;
 use crate::numeric::sum::Neumaier;
-use crate::par;
+use crate::par::Grain;
 use crate::posterior::bernstein::{self, Centred};
 use crate::posterior::betabinom;
 use crate::posterior::blocked::{self, BracketMoments};
@@ -346,8 +346,18 @@ fn resolve_pending(x: &Credit, y: &Credit, seconds: &mut [Second], means_x: &[f6
     }
 }
 
-/// Estimated cost of one state's endpoint closed forms (a few log-gammas).
-const ENDPOINT_NS: usize = 400;
+/// Estimated cost of one state's endpoint closed forms: short products up
+/// to k = 64 (a few hundred ns), then 3k logarithms (`endpoint::pass`:
+/// 2k terms of the log moments, k of the variance product; ~20 ns each).
+/// With a flat 400 ns, the 65 states of a k = 1e5 Pass@k (~6 ms each)
+/// were one piece on one thread.
+fn endpoint_ns(k: u64) -> usize {
+    if k <= 64 {
+        400
+    } else {
+        60 * k as usize
+    }
+}
 
 /// Estimated cost of one state's Beta-binomial walk of degree `k`.
 fn walk_ns(k: u64) -> usize {
@@ -383,7 +393,7 @@ fn marginal_with(credit: &Credit, params: &[(f64, f64)], use_blocked: bool) -> R
             // Each state sums O(k) terms: a stop is looked for between them.
             let triples: Vec<(f64, f64, f64)> = params
                 .par_iter()
-                .with_min_len(par::min_len(ENDPOINT_NS))
+                .with_grain(endpoint_ns(k))
                 .map(|&(a, b)| {
                     cancel::check()?;
                     Ok(if is_pass {
@@ -409,7 +419,7 @@ fn marginal_with(credit: &Credit, params: &[(f64, f64)], use_blocked: bool) -> R
             let prod = product_with(credit, credit, use_blocked);
             let firsts: Vec<Result<((f64, f64), Second)>> = params
                 .par_iter()
-                .with_min_len(par::min_len(walk_ns(2 * k)))
+                .with_grain(walk_ns(2 * k))
                 .map_init(Scratch::default, |s, &(a, b)| {
                     cancel::check()?;
                     let mean = bb_mean(credit, a, b, s)?;
@@ -543,7 +553,7 @@ pub fn posterior_ragged(
 fn pass_covariances(v: u64, pass: &Marginal, other: &Credit, om: &Marginal, params: &[(f64, f64)]) -> Result<Vec<f64>> {
     let tilted: Vec<Result<f64>> = params
         .par_iter()
-        .with_min_len(par::min_len(walk_ns(other.k)))
+        .with_grain(walk_ns(other.k))
         .enumerate()
         .map_init(Scratch::default, |s, (i, &(a, b))| {
             let (mu_t, cmu_t) = bb_mean(other, a, b + v as f64, s)?;
@@ -603,7 +613,7 @@ fn joint_with(
                 );
                 params
                     .par_iter()
-                    .with_min_len(par::min_len(ENDPOINT_NS))
+                    .with_grain(20 * ku.min(kp) as usize + 400)
                     .enumerate()
                     .map(|(i, &(a, b))| endpoint::pass_unanimous_covariance(a, b, ku, kp, lp[i], lq[i]))
                     .collect()
@@ -613,7 +623,7 @@ fn joint_with(
                 let degree = left.k + right.k;
                 let firsts: Vec<Result<Second>> = params
                     .par_iter()
-                    .with_min_len(par::min_len(walk_ns(degree)))
+                    .with_grain(walk_ns(degree))
                     .enumerate()
                     .map_init(Scratch::default, |s, (i, &(a, b))| {
                         cancel::check()?;

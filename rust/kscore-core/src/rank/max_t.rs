@@ -24,7 +24,7 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::par;
+use crate::par::Grain;
 
 /// Columns of a tile: 64 rows of `z` (64 KB at 250 draws) stay in L2.
 const TILE: usize = 64;
@@ -89,7 +89,7 @@ pub fn max_t(block: Block<'_>, mx: &mut [f32]) -> Result<()> {
     let tile_ns = (block.rows * TILE * block.draws) / 2 + 1;
     let acc = (0..tiles)
         .into_par_iter()
-        .with_min_len(par::min_len(tile_ns))
+        .with_grain(tile_ns)
         .fold(
             || vec![0.0f32; block.draws],
             |mut acc, t| {
@@ -277,10 +277,10 @@ mod tests {
             let mut want = vec![0.5f32; draws];
             naive(&b, &mut want);
             for grain in [1usize, 1 << 40] {
-                let old = par::set_grain(grain);
+                let old = crate::par::set_grain(grain);
                 let mut got = vec![0.5f32; draws];
                 max_t(b, &mut got).unwrap();
-                par::set_grain(old);
+                crate::par::set_grain(old);
                 assert_eq!(
                     got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
                     want.iter().map(|v| v.to_bits()).collect::<Vec<_>>()

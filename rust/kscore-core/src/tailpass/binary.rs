@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::laws::{hypergeometric_span, upper, Span};
 use crate::error::{Error, Result};
 use crate::numeric::sum::Neumaier;
-use crate::par;
+use crate::par::Grain;
 
 /// States handled by one task of the parallel loops; fixed, so that results
 /// never depend on the number of threads.
@@ -42,21 +42,18 @@ pub fn state_tails(k: u64, a: &[f64], b: &[f64], cutoffs: &[u64]) -> Result<Vec<
         return Ok(out);
     }
     let cost = 20 * (k as usize + t + 1);
-    out.par_chunks_mut(t)
-        .with_min_len(par::min_len(cost))
-        .enumerate()
-        .try_for_each_init(
-            || (Span::default(), Vec::new(), Vec::new()),
-            |(span, up, low), (u, row)| {
-                crate::cancel::check()?;
-                span.beta_binomial(k, a[u], b[u])?;
-                span.cumulative(up, low);
-                for (r, &c) in row.iter_mut().zip(cutoffs) {
-                    *r = upper(span, up, c);
-                }
-                Ok(())
-            },
-        )?;
+    out.par_chunks_mut(t).with_grain(cost).enumerate().try_for_each_init(
+        || (Span::default(), Vec::new(), Vec::new()),
+        |(span, up, low), (u, row)| {
+            crate::cancel::check()?;
+            span.beta_binomial(k, a[u], b[u])?;
+            span.cumulative(up, low);
+            for (r, &c) in row.iter_mut().zip(cutoffs) {
+                *r = upper(span, up, c);
+            }
+            Ok(())
+        },
+    )?;
     Ok(out)
 }
 
@@ -73,7 +70,7 @@ pub fn payoff_moments(k: u64, a: &[f64], b: &[f64], payoff: &[f64]) -> Result<(V
     let cost = 10 * (k as usize + 1) * (k as usize + 1);
     let pairs: Vec<(f64, f64)> = (0..a.len())
         .into_par_iter()
-        .with_min_len(par::min_len(cost))
+        .with_grain(cost)
         .map_init(
             || (Span::default(), Span::default()),
             |(pi, cond), u| -> Result<(f64, f64)> {
@@ -145,7 +142,7 @@ pub fn covariance(k: u64, a: &[f64], b: &[f64], freqs: &[f64], cutoffs: &[u64]) 
         let cost = 20 * (k as usize + t + 1);
         let (first, p) = (pi.first, &pi.p);
         d.par_chunks_mut(t.max(1))
-            .with_min_len(par::min_len(cost))
+            .with_grain(cost)
             .enumerate()
             .try_for_each_init(
                 || (Span::default(), Vec::new(), Vec::new()),
@@ -231,7 +228,7 @@ pub fn empirical(n: u64, successes: &[u64], freqs: &[u64], k: u64, cutoffs: &[u6
     let partial: Vec<Vec<f64>> = successes
         .par_chunks(BLOCK)
         .zip(freqs.par_chunks(BLOCK))
-        .with_min_len(par::min_len(cost))
+        .with_grain(cost)
         .map_init(
             || (Vec::new(), Vec::new()),
             |(down, buf), (cs, fs)| {

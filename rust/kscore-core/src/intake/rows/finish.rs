@@ -1,0 +1,297 @@
+//! The counting threads' tallies added up and named (`finish`): per model
+//! in parallel, the rows of every tally are added (a sample id counted by
+//! two threads is a repeat); the names used are sorted (a parallel sort
+//! for many); and the cells are written out by model, then question, in
+//! the names' byte order, each model's cells into its own part of the
+//! output on the pool. Every step is exact and its result does not depend
+//! on which thread counted what.
+
+use rayon::prelude::*;
+
+use super::names::{self, Tables};
+use super::tally::{add_rows, ModelRow, Tally};
+use super::Halt;
+use crate::cancel;
+use crate::par::{self, Grain};
+
+/// The finished counts: sorted names, and per cell (by model, then question
+/// rank) its model and question rank and its category counts (`categories`
+/// rows of `cells` each); per attribute, each question's value (by question
+/// rank; None where no row named one).
+pub struct CountedCells {
+    pub categories: usize,
+    pub models: Vec<Box<[u8]>>,
+    pub questions: Vec<Box<[u8]>>,
+    pub model: Vec<i64>,
+    pub question: Vec<i64>,
+    pub counts: Vec<i64>,
+    pub attributes: Vec<Vec<Option<Box<[u8]>>>>,
+}
+
+/// Estimated nanoseconds to add or scan one slot of a model row.
+const SLOT_NS: usize = 4;
+
+/// Why finishing stopped: a `Halt` of the counts, or a Ctrl-C.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Stopped {
+    Halt(Halt),
+    Interrupted,
+}
+
+impl From<Halt> for Stopped {
+    fn from(h: Halt) -> Self {
+        Stopped::Halt(h)
+    }
+}
+
+fn check() -> Result<(), Stopped> {
+    if cancel::stopping() {
+        Err(Stopped::Interrupted)
+    } else {
+        Ok(())
+    }
+}
+
+/// Add up `tallies` (counted with codes of `tables`) and name the cells.
+pub fn finish(tables: Tables, tallies: Vec<Tally>) -> Result<CountedCells, Stopped> {
+    merge(tables, tallies)?.name()
+}
+
+/// The tallies added up: one row per model, the attributes per question.
+pub struct Merged {
+    categories: usize,
+    tables: Tables,
+    rows: Vec<ModelRow>,
+    attributes: Vec<Vec<u32>>,
+    mean_slots: usize,
+}
+
+/// Add up `tallies` (counted with codes of `tables`), per model in parallel.
+pub fn merge(tables: Tables, tallies: Vec<Tally>) -> Result<Merged, Stopped> {
+    let c = tallies.first().map_or(1, |t| t.categories);
+    let words = tallies.iter().map(|t| t.words).max().unwrap_or(0);
+    let n_attributes = tallies.first().map_or(0, |t| t.attributes.len());
+    let n_models = tables.models.len();
+    let n_questions = tables.questions.len();
+    // Each tally's rows, by model; their attributes by question.
+    let mut per_model: Vec<Vec<ModelRow>> = (0..n_models).map(|_| Vec::new()).collect();
+    let mut attributes: Vec<Vec<u32>> = vec![vec![0; n_questions]; n_attributes];
+    for mut t in tallies {
+        t.widen(words);
+        for (m, row) in t.rows.into_iter().enumerate() {
+            if row.len > 0 {
+                per_model[m].push(row);
+            }
+        }
+        for (held, theirs) in attributes.iter_mut().zip(&t.attributes) {
+            for (h, &v) in held.iter_mut().zip(theirs) {
+                match (*h, v) {
+                    (_, 0) => {}
+                    (0, v) => *h = v,
+                    (x, v) if x == v => {}
+                    _ => return Err(Halt::Attribute.into()),
+                }
+            }
+        }
+    }
+    check()?;
+    let slots_of = |rows: &Vec<ModelRow>| rows.iter().map(|r| r.len as usize).sum::<usize>();
+    let mean_slots = per_model.iter().map(slots_of).sum::<usize>() / n_models.max(1) + 1;
+    // Every model's rows added into one.
+    let rows: Vec<ModelRow> = per_model
+        .into_par_iter()
+        .with_grain(SLOT_NS * (c + words) * mean_slots)
+        .map(|rows| {
+            check()?;
+            let mut it = rows.into_iter();
+            let first = it.next().unwrap_or_default();
+            it.try_fold(first, |a, b| add_rows(a, b, c, words))
+                .map_err(Stopped::from)
+        })
+        .collect::<Result<_, Stopped>>()?;
+    Ok(Merged {
+        categories: c,
+        tables,
+        rows,
+        attributes,
+        mean_slots,
+    })
+}
+
+impl Merged {
+    /// Slots held (an estimate of the naming's work).
+    pub fn cells(&self) -> usize {
+        self.rows.iter().map(|r| r.len as usize).sum()
+    }
+
+    /// The cells named: by model, then question, in the names' byte order.
+    pub fn name(self) -> Result<CountedCells, Stopped> {
+        let Merged {
+            categories: c,
+            tables,
+            rows,
+            attributes,
+            mean_slots,
+        } = self;
+        name(c, tables, rows, attributes, mean_slots)
+    }
+}
+
+fn name(
+    c: usize,
+    tables: Tables,
+    rows: Vec<ModelRow>,
+    attributes: Vec<Vec<u32>>,
+    mean_slots: usize,
+) -> Result<CountedCells, Stopped> {
+    let n_models = tables.models.len();
+    let n_questions = tables.questions.len();
+    // The cells of each model, and which questions have any.
+    let q_words = n_questions.div_ceil(64);
+    let min_len = par::min_len(SLOT_NS * c * mean_slots);
+    let cells_of: Vec<usize> = rows
+        .par_iter()
+        .with_min_len(min_len)
+        .map(|row| (0..row.len as usize).filter(|&s| row.used(s, c)).count())
+        .collect();
+    let q_used = par::fold_per_thread(
+        rows.len(),
+        SLOT_NS * c * mean_slots,
+        || vec![0u64; q_words],
+        |bits, m| {
+            let row = &rows[m];
+            for s in 0..row.len as usize {
+                if row.used(s, c) {
+                    let q = row.lo as usize + s;
+                    bits[q >> 6] |= 1 << (q & 63);
+                }
+            }
+            !cancel::stopping()
+        },
+        |mut a, b| {
+            a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
+            a
+        },
+    )
+    .ok_or(Stopped::Interrupted)?;
+    let q_used: Vec<bool> = (0..n_questions).map(|q| q_used[q >> 6] >> (q & 63) & 1 == 1).collect();
+    let m_used: Vec<bool> = (0..n_models).map(|m| cells_of.get(m).is_some_and(|&x| x > 0)).collect();
+    let attribute_names: Vec<Vec<Box<[u8]>>> = tables.attributes.into_iter().map(|t| t.into_names()).collect();
+    let (models, m_rank) = kept_sorted(tables.models.into_names(), &m_used);
+    let (questions, q_rank) = kept_sorted(tables.questions.into_names(), &q_used);
+    check()?;
+    // Used question codes in rank order.
+    let mut q_of_rank = vec![0u32; questions.len()];
+    for (code, &r) in q_rank.iter().enumerate() {
+        if q_used[code] {
+            q_of_rank[r as usize] = code as u32;
+        }
+    }
+    let mut order: Vec<usize> = (0..rows.len()).filter(|&m| m_used[m]).collect();
+    order.sort_unstable_by_key(|&m| m_rank[m]);
+    let cells: usize = order.iter().map(|&m| cells_of[m]).sum();
+    let mut model = vec![0i64; cells];
+    let mut question = vec![0i64; cells];
+    let mut counts = vec![0i64; cells * c];
+    {
+        // Each model's part of every output column.
+        let mut parts: Vec<Part<'_>> = Vec::with_capacity(order.len());
+        let (mut m_rest, mut q_rest) = (&mut model[..], &mut question[..]);
+        let mut c_rest: Vec<&mut [i64]> = counts.chunks_mut(cells.max(1)).collect();
+        for &m in &order {
+            let n = cells_of[m];
+            let (m_part, m_tail) = std::mem::take(&mut m_rest).split_at_mut(n);
+            let (q_part, q_tail) = std::mem::take(&mut q_rest).split_at_mut(n);
+            m_rest = m_tail;
+            q_rest = q_tail;
+            let mut cs = Vec::with_capacity(c);
+            for rest in c_rest.iter_mut() {
+                let (part, tail) = std::mem::take(rest).split_at_mut(n);
+                *rest = tail;
+                cs.push(part);
+            }
+            parts.push((m, m_part, q_part, cs));
+        }
+        let dense_ns = SLOT_NS * q_of_rank.len().max(1);
+        parts
+            .into_par_iter()
+            .with_grain(dense_ns)
+            .try_for_each(|(m, m_part, q_part, mut cs)| {
+                check()?;
+                let row = &rows[m];
+                let mut at = 0usize;
+                let mut emit = |rank: u32, slot: usize| {
+                    m_part[at] = m_rank[m] as i64;
+                    q_part[at] = rank as i64;
+                    for (j, col) in cs.iter_mut().enumerate() {
+                        col[at] = row.counts[slot * c + j] as i64;
+                    }
+                    at += 1;
+                };
+                if (row.len as usize) * 16 < q_of_rank.len() {
+                    // Few slots among many questions: sort this row's cells by rank.
+                    let mut filled: Vec<(u32, usize)> = (0..row.len as usize)
+                        .filter(|&s| row.used(s, c))
+                        .map(|s| (q_rank[row.lo as usize + s], s))
+                        .collect();
+                    filled.sort_unstable();
+                    for &(rank, slot) in &filled {
+                        emit(rank, slot);
+                    }
+                } else {
+                    for (rank, &q) in q_of_rank.iter().enumerate() {
+                        if q >= row.lo && q - row.lo < row.len && row.used((q - row.lo) as usize, c) {
+                            emit(rank as u32, (q - row.lo) as usize);
+                        }
+                    }
+                }
+                Ok::<(), Stopped>(())
+            })?;
+    }
+    let attributes = attributes
+        .iter()
+        .zip(&attribute_names)
+        .map(|(held, values)| {
+            q_of_rank
+                .iter()
+                .map(|&q| match held[q as usize] {
+                    0 => None,
+                    v => values.get(v as usize - 1).cloned(),
+                })
+                .collect()
+        })
+        .collect();
+    Ok(CountedCells {
+        categories: c,
+        models,
+        questions,
+        model,
+        question,
+        counts,
+        attributes,
+    })
+}
+
+/// One model's share of the output: its code, and its parts of the model,
+/// question and category columns.
+type Part<'a> = (usize, &'a mut [i64], &'a mut [i64], Vec<&'a mut [i64]>);
+
+/// The names kept (`keep[code]`) in byte order, and each kept code's rank
+/// among them (the rank of a code not kept is meaningless).
+fn kept_sorted(names: Vec<Box<[u8]>>, keep: &[bool]) -> (Vec<Box<[u8]>>, Vec<u32>) {
+    let n = names.len();
+    let mut codes = Vec::with_capacity(n);
+    let mut kept = Vec::with_capacity(n);
+    for (code, name) in names.into_iter().enumerate() {
+        if keep[code] {
+            codes.push(code);
+            kept.push(name);
+        }
+    }
+    let (sorted, rank_of_kept) = names::sorted(kept);
+    let mut rank = vec![0u32; n];
+    for (i, &code) in codes.iter().enumerate() {
+        rank[code] = rank_of_kept[i];
+    }
+    (sorted, rank)
+}
