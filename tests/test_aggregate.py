@@ -24,6 +24,15 @@ RULES: dict[str, list[dict[str, Any]]] = {
     "rank_weighted_vote": [{}, {"p": 0.0}, {"p": 2.0}, {"p": 0.5}, {"p": 40.0}],
     "logit_weighted_vote": [{"transform": "linear"}, {"transform": "linear", "threshold": 0.3}],
     "filtered_vote": [{}, {"keep": 1}, {"keep": 3}, {"keep": 1.0, "weighted": False}, {"keep": 0.07}],
+    "best_of_n": [{}],
+    "majority_of_the_bests": [{}, {"m": 1}, {"m": 3}, {"m": 40}],
+    "best_of_majority": [
+        {},
+        {"alpha": 0.3},
+        {"alpha": 1.0, "aggregate": "sum"},
+        {"aggregate": "max"},
+        {"alpha": 0.5, "aggregate": "max"},
+    ],
 }
 
 
@@ -50,7 +59,7 @@ def boards(seed: int) -> Any:
         n = int(rng.integers(1, 9))
         kinds = int(rng.integers(1, 5))
         ids = rng.integers(0, kinds, size=(m, n))
-        style = rng.integers(0, 6)
+        style = rng.integers(0, 8)
         answers: Any
         if style == 0:
             answers = ids
@@ -63,8 +72,14 @@ def boards(seed: int) -> Any:
         elif style == 4:
             pick = [None, "", "x", 1, 1.0, True, float("nan"), "y", 2]
             answers = [[pick[int(v)] for v in rng.integers(0, len(pick), size=n)] for _ in range(m)]
-        else:
+        elif style == 5:
             answers = [["ab"[int(v) % 2] + str(int(v)) for v in row] for row in ids]
+        elif style == 6:  # str and None: the fixed-width path
+            answers = [[None if v == 0 else f"s{int(v)}" for v in row] for row in ids]
+        else:  # Python ints, and floats with -0.0 and 0.0 (one answer, the first returned)
+            answers = [[int(v) for v in row] for row in ids] if rng.random() < 0.5 else [
+                [[-0.0, 0.0, 1.5, float("nan")][int(v) % 4] for v in row] for row in ids
+            ]
         scores = np.round(rng.random((m, n)), int(rng.integers(0, 3)))
         if rng.random() < 0.2:
             scores[rng.random((m, n)) < 0.2] = np.nan
@@ -81,7 +96,8 @@ def boards(seed: int) -> Any:
 def test_majority_vote(seed: int) -> None:
     for answers, _ in boards(seed):
         for ri in (False, True):
-            assert same(K.majority_vote(answers, return_index=ri), scorio_aggregate.majority_vote(answers, return_index=ri))
+            want = scorio_aggregate.majority_vote(answers, return_index=ri)
+            assert same(K.majority_vote(answers, return_index=ri), want)
 
 
 @pytest.mark.parametrize("rule", sorted(RULES))
@@ -121,6 +137,17 @@ def test_large_batch_equals_row_by_row() -> None:
     assert same(K.majority_vote(answers, return_index=True), scorio_aggregate.majority_vote(answers, return_index=True))
 
 
+def test_powers_past_two_to_the_53_are_exact() -> None:
+    """Borda p=12 and MoB m=20 on 64 candidates: Python ints (scorio) and the replay agree."""
+    rng = np.random.default_rng(3)
+    answers = rng.integers(0, 4, size=(50, 64))
+    scores = np.round(rng.random((50, 64)), 1)
+    for rule, options in (("rank_weighted_vote", {"p": 12.0}), ("majority_of_the_bests", {"m": 20})):
+        got = getattr(K, rule)(answers, scores, **options, return_index=True)
+        want = getattr(scorio_aggregate, rule)(answers, scores, **options, return_index=True)
+        assert same(got, want), rule
+
+
 ERRORS = [
     ("majority_vote", (np.zeros((2, 2, 2)),), {}),
     ("majority_vote", ([[]],), {}),
@@ -136,6 +163,12 @@ ERRORS = [
     ("filtered_vote", (["a"], [1.0]), {"keep": True}),
     ("filtered_vote", (["a"], [1.0]), {"keep": 0}),
     ("filtered_vote", (["a"], [1.0]), {"keep": 1.5}),
+    ("majority_of_the_bests", (["a"], [1.0]), {"m": 0}),
+    ("majority_of_the_bests", (["a"], [1.0]), {"m": 2.0}),
+    ("majority_of_the_bests", (["a"], [1.0]), {"m": True}),
+    ("best_of_majority", (["a"], [1.0]), {"alpha": 1.5}),
+    ("best_of_majority", (["a"], [1.0]), {"aggregate": "median"}),
+    ("best_of_n", (["a", "b"], [1.0, 2.0, 3.0]), {}),
 ]
 
 
@@ -146,6 +179,10 @@ def test_errors_are_scorios(rule: str, args: tuple[Any, ...], kwargs: dict[str, 
     with pytest.raises(type(theirs.value)) as mine:
         getattr(K, rule)(*args, **kwargs)
     assert str(mine.value) == str(theirs.value)
+
+
+def test_mob_is_an_alias() -> None:
+    assert K.mob is K.majority_of_the_bests
 
 
 def test_unhashable_answer_raises_like_scorio() -> None:

@@ -38,7 +38,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # leaves: the array types, shared maths, version checks, the shipped sample
     ("kscore._arrays", "kscore._special", "kscore._dirichlet", "kscore._versions", "kscore.data"),
     ("kscore._inputs", "kscore._interval"),  # input checks and the normal interval, shared by every room
-    ("kscore.eval", "kscore.counts", "kscore.formats"),  # the scorio drop-in; counts in; tools' files read
+    # the scorio drop-ins; counts in; tools' files read
+    ("kscore.eval", "kscore.counts", "kscore.formats", "kscore.aggregate"),
     ("kscore.rank", "kscore.rl"),  # ranking by metric; RL trainers' metrics
     # the leaderboard, bottom up: its leaves, reading and statistics, the result, the run, the surface
     ("kscore.leaderboard._issues",),

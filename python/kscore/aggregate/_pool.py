@@ -2,11 +2,11 @@
 
 scorio.aggregate reads one question at a time and groups its answers in a Python
 dict. Here the whole batch is grouped at once: an array of ids, numbers or strings
-by one stable sort per row (numpy), anything else (lists, objects) by a dict per
+by its bytes in the core (one hash table per row), anything else (lists, objects) by a dict per
 row, which keeps Python's equality exactly (``1 == 1.0 == True`` is one answer, an
 unhashable answer raises scorio's ``TypeError``). Either way every group gets a
-global id, ordered by row and then by the answer's first appearance in the row:
-ties broken "by earliest appearance" are then ties broken by the smallest id.
+number within its row, in order of first appearance: ties broken "by earliest
+appearance" are ties broken by the smaller number.
 """
 
 from __future__ import annotations
@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .._arrays import BoolArray, FloatArray, IntArray
+from .._kscore import group_answers
 
-#: dtypes grouped by sorting (their equality is numpy's, which is Python's for these).
-_SORTABLE = "biufU"
+#: dtypes grouped by their bytes in the core (equal bytes: equal in Python too).
+_FIXED = "biufU"
 
 
 def is_valid(a: Any) -> bool:
@@ -34,37 +36,23 @@ def is_valid(a: Any) -> bool:
 
 @dataclass(frozen=True)
 class Pool:
-    """A batch of candidate pools with its answer groups.
-
-    ``group[r, j]`` is candidate j's group id (``-1``: unparsable answer); the
-    groups of row r are ``row_start[r]:row_start[r + 1]``, in order of first
-    appearance; ``first[g]`` is the column where group g first appears."""
+    """A batch of candidate pools with its answer groups: ``codes[r, j]`` numbers
+    candidate j's answer among row r's answers in order of first appearance
+    (``-1``: unparsable)."""
 
     answers: Any  # (M, N) ndarray: typed (sortable dtype) or object
     scores: FloatArray | None
     single: bool
-    group: IntArray
-    row_start: IntArray
-    first: IntArray
+    codes: npt.NDArray[np.int32]
 
     @property
     def shape(self) -> tuple[int, int]:
-        m, n = self.group.shape
+        m, n = self.codes.shape
         return int(m), int(n)
 
     @property
     def valid(self) -> BoolArray:
-        return self.group >= 0
-
-    @property
-    def groups(self) -> int:
-        return int(self.row_start[-1])
-
-    @property
-    def row_of(self) -> IntArray:
-        """The row of each group."""
-        counts = np.diff(self.row_start)
-        return np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+        return self.codes >= 0
 
     def answer(self, r: int, j: int) -> Any:
         """The answer at (r, j) as scorio returns it (an element of an object array)."""
@@ -76,8 +64,12 @@ class Pool:
 
 def pool(answers: Any, scores: Any = None, *, require_scores: bool = False) -> Pool:
     """scorio's ``_normalize`` (shapes, messages) and the answer groups."""
-    typed = isinstance(answers, np.ndarray) and answers.dtype.kind in _SORTABLE
+    typed = isinstance(answers, np.ndarray) and answers.dtype.kind in _FIXED
     z = answers if typed else np.asarray(answers, dtype=object)
+    if not typed and z.ndim in (1, 2):
+        fixed = _as_fixed(z)
+        if fixed is not None:
+            z, typed = fixed, True
     if z.ndim == 1:
         z = z.reshape(1, -1)
         single = True
@@ -92,69 +84,67 @@ def pool(answers: Any, scores: Any = None, *, require_scores: bool = False) -> P
         if require_scores:
             raise ValueError("scores are required for this selection rule.")
     else:
-        s = np.asarray(scores, dtype=float)
+        s = np.ascontiguousarray(scores, dtype=float)
         if s.ndim == 1:
             s = s.reshape(1, -1)
         if s.shape != z.shape:
             raise ValueError(
                 f"answers and scores must have the same shape; got {z.shape} and {s.shape}."
             )
-    group, row_start, first = _group_sorted(z) if typed else _group_dict(z)
-    return Pool(z, s, single, group, row_start, first)
+    codes = _group_bytes(z) if typed else _group_dict(z)
+    return Pool(z, s, single, codes)
 
 
-def _group_sorted(z: Any) -> tuple[IntArray, IntArray, IntArray]:
-    """Groups of a typed array: equal runs of a stable sort per row."""
-    m, n = z.shape
+def _as_fixed(z: Any) -> Any:
+    """A list's answers as a fixed-width array where that changes nothing scorio sees:
+    all ``str`` (``None`` made ``""``: both unparsable), all ``int`` within int64, or
+    all ``float``. Mixed types (``1`` and ``"1"``, ``1`` and ``True``) keep Python's
+    equality through the dict."""
+    kinds = set(map(type, z.flat))
+    if kinds <= {str, type(None)} and str in kinds:
+        if type(None) in kinds:
+            z = np.where(np.vectorize(lambda a: a is None, otypes=[bool])(z), "", z)
+        return z.astype(str)
+    if kinds == {int}:
+        try:
+            return z.astype(np.int64)
+        except OverflowError:
+            return None
+    if kinds == {float}:
+        return z.astype(np.float64)
+    return None
+
+
+def _group_bytes(z: Any) -> npt.NDArray[np.int32]:
+    """Groups of a fixed-width array, in the core: equal bytes are equal answers
+    (a float's -0.0 is made 0.0 first: they are one answer in Python)."""
     if z.dtype.kind == "f":
         valid = ~np.isnan(z)
+        z = z + 0.0
     elif z.dtype.kind == "U":
         valid = z != ""
     else:
         valid = np.ones(z.shape, dtype=bool)
-    order = np.argsort(z, axis=1, kind="stable")  # NaN last; equal values keep column order
-    ordered = np.take_along_axis(z, order, axis=1)
-    ok = np.take_along_axis(valid, order, axis=1)
-    starts = np.ones((m, n), dtype=bool)
-    if n > 1:
-        starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    starts &= ok
-    run = np.cumsum(starts.ravel()) - 1  # the run of each sorted position
-    first_col = order.ravel()[starts.ravel()]  # stable sort: a run's first member is its first column
-    run_row = np.nonzero(starts)[0]
-    # Renumber the runs by (row, first appearance): that is the group id.
-    by_appearance = np.argsort(run_row * n + first_col, kind="stable")
-    rank = np.empty_like(by_appearance)
-    rank[by_appearance] = np.arange(len(by_appearance))
-    group = np.full(m * n, -1, dtype=np.int64)
-    flat = (np.arange(m)[:, None] * n + order).ravel()
-    ok_flat = ok.ravel()
-    group[flat[ok_flat]] = rank[run[ok_flat]]
-    row_start = np.zeros(m + 1, dtype=np.int64)
-    np.cumsum(np.bincount(run_row, minlength=m), out=row_start[1:])
-    return group.reshape(m, n), row_start, first_col[by_appearance].astype(np.int64)
+    m = z.shape[0]
+    raw = np.ascontiguousarray(z).view(np.uint8).reshape(m, -1)
+    return group_answers(raw, np.ascontiguousarray(valid))
 
 
-def _group_dict(z: Any) -> tuple[IntArray, IntArray, IntArray]:
+def _group_dict(z: Any) -> npt.NDArray[np.int32]:
     """Groups of an object array: a dict per row, Python's equality and hashing."""
     m, n = z.shape
-    group = np.full((m, n), -1, dtype=np.int64)
-    row_start = np.zeros(m + 1, dtype=np.int64)
-    first: list[int] = []
+    codes = np.full((m, n), -1, dtype=np.int32)
     for r in range(m):
         seen: dict[Any, int] = {}
-        base = len(first)
-        out = group[r]
+        out = codes[r]
         for j, a in enumerate(z[r]):
             if not is_valid(a):
                 continue
             g = seen.get(a)
             if g is None:
-                g = seen[a] = base + len(seen)
-                first.append(j)
+                g = seen[a] = len(seen)
             out[j] = g
-        row_start[r + 1] = len(first)
-    return group, row_start, np.asarray(first, dtype=np.int64)
+    return codes
 
 
 def finalize(selected: list[Any], single: bool) -> Any:
@@ -177,8 +167,18 @@ def pack(
     order). ``chosen``: the columns of the answer returned and of the representative
     (one array when they are the same candidate)."""
     answer, index = chosen if isinstance(chosen, tuple) else (chosen, chosen)
-    selected = [p.answer(r, int(j)) for r, j in enumerate(answer)]
-    out: list[Any] = [finalize(selected, p.single)]
+    if p.single:
+        first: Any = p.answer(0, int(answer[0]))
+    else:
+        # One fancy index: an object array's own elements, or a typed array's values as
+        # Python scalars (what scorio's object array holds); None where nothing was valid.
+        rows = np.arange(len(answer))
+        picked = p.answers[rows, np.maximum(answer, 0)]
+        first = picked if picked.dtype == object else picked.astype(object)
+        if (answer < 0).any():
+            first = first.copy() if first is picked else first
+            first[answer < 0] = None
+    out: list[Any] = [first]
     if return_index:
         out.append(int(index[0]) if p.single else np.asarray(index, dtype=int))
     if return_score:

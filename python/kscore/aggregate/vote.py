@@ -15,7 +15,7 @@ import numpy as np
 
 from .._arrays import FloatArray, IntArray
 from ._order import by_score
-from ._plurality import INT_SAFE, plurality
+from ._plurality import EXACT_INT, plurality
 from ._pool import Pool, pack, pool
 
 __all__ = [
@@ -62,17 +62,21 @@ def _mean_vote(p: Pool) -> tuple[IntArray, IntArray]:
     assert p.scores is not None
     m, n = p.shape
     valid = p.valid
-    flat = np.flatnonzero(valid)
-    g = p.group.ravel()[flat]
-    size = np.bincount(g, minlength=p.groups)
-    mean = np.bincount(g, weights=p.scores.ravel()[flat], minlength=p.groups) / np.maximum(size, 1)
-    order = np.lexsort((p.first, -mean, p.row_of))
-    rows_o = p.row_of[order]
-    lead = np.ones(len(order), dtype=bool)
-    lead[1:] = rows_o[1:] != rows_o[:-1]
-    winner = np.full(m, -2, dtype=np.int64)
-    winner[rows_o[lead]] = order[lead]
-    answer, rep = plurality(p, None, p.group == winner[:, None])  # the winner's best score
+    key = (np.arange(m)[:, None] * n + p.codes)[valid]  # (row, group), in column order
+    size = np.bincount(key, minlength=m * n)
+    mean = np.bincount(key, weights=p.scores[valid], minlength=m * n) / np.maximum(size, 1)
+    # Each group votes once, with its mean, from its first column: the plurality of means.
+    opener = np.zeros((m, n), dtype=bool)
+    cols = np.broadcast_to(np.arange(n), (m, n))
+    first = np.full(m * n, n, dtype=np.int64)
+    np.minimum.at(first, key, cols[valid])
+    has = size > 0
+    opener.ravel()[(np.flatnonzero(has) // n) * n + first[has]] = True
+    weights = np.zeros((m, n))
+    weights[opener] = mean.reshape(m, n)[opener.nonzero()[0], p.codes[opener]]
+    answer, _ = plurality(p, weights, opener, rep_by_score=False)
+    win = np.where(answer >= 0, p.codes[np.arange(m), np.maximum(answer, 0)], -2)
+    _, rep = plurality(p, None, p.codes == win[:, None])  # the winner's best score
     for r in np.flatnonzero((np.isnan(p.scores) & valid).any(axis=1)):
         answer[r], rep[r] = _mean_row(p, int(r))
     return answer, rep
@@ -83,7 +87,7 @@ def _mean_row(p: Pool, r: int) -> tuple[int, int]:
     assert p.scores is not None
     groups: dict[int, list[Any]] = {}
     for j in range(p.shape[1]):
-        a = int(p.group[r, j])
+        a = int(p.codes[r, j])
         if a < 0:
             continue
         s = float(p.scores[r, j])
@@ -146,8 +150,9 @@ def rank_weighted_vote(
     weights: Any
     if float(p).is_integer():
         pe = int(p)
-        if int(n.max(initial=0)) ** pe < INT_SAFE:
-            weights = np.where(valid, base, 0).astype(np.int64) ** pe
+        top = int(n.max(initial=0))
+        if top ** (pe + 1) < EXACT_INT:  # every row's sum is an exact f64
+            weights = (np.where(valid, base, 0).astype(np.int64) ** pe).astype(np.float64)
         else:  # exact Python ints, as scorio sums them
             weights = np.where(valid, base, 0).astype(object) ** pe
     else:

@@ -4,6 +4,7 @@
 
 use pyo3::prelude::*;
 
+mod aggregate;
 mod bank;
 mod battles;
 mod categorical;
@@ -47,6 +48,8 @@ fn _vector_paths() -> &'static str {
 fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     enter::note_loading_process();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(aggregate::group_answers, m)?)?;
+    m.add_function(wrap_pyfunction!(aggregate::vote, m)?)?;
     m.add_class::<credit::Credit>()?;
     m.add_function(wrap_pyfunction!(credit::metric_table, m)?)?;
     m.add_function(wrap_pyfunction!(grid_sums::grid_sums, m)?)?;
