@@ -39,7 +39,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kscore._arrays", "kscore._special", "kscore._dirichlet", "kscore._versions", "kscore.data",
      "kscore._interrupt"),  # (_interrupt: Ctrl-C while the kscore command starts up)
     ("kscore._inputs", "kscore._interval"),  # input checks and the normal interval, shared by every room
-    ("kscore.eval", "kscore.counts", "kscore.formats"),  # the scorio drop-in; counts in; tools' files read
+    # the scorio drop-ins; counts in; tools' files read
+    ("kscore.eval", "kscore.counts", "kscore.formats", "kscore.aggregate"),
     ("kscore.rank", "kscore.rl"),  # ranking by metric; RL trainers' metrics
     # the leaderboard, bottom up: its leaves, reading and statistics, the result, the run, the surface
     ("kscore.leaderboard._issues",),

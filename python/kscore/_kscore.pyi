@@ -563,3 +563,18 @@ class StyleBoard:
         prior: float = 0.0,
     ) -> tuple[_F, int]:
         """``(rounds x (models + features), rounds that needed the prior)``."""
+
+# ---- aggregate (python/kscore/aggregate/, rust/kscore-py/src/aggregate.rs): scorio.aggregate's votes
+
+def group_answers(answers: npt.NDArray[np.uint8], valid: npt.NDArray[np.bool_]) -> npt.NDArray[np.int32]:
+    """Row-local group codes of fixed-width answers ((M, N * width) bytes): first appearance 0, 1, ...;
+    -1 where not valid."""
+
+def vote(
+    codes: npt.NDArray[np.int32],
+    part: npt.NDArray[np.bool_],
+    weights: npt.NDArray[np.float64] | None = None,
+    seq: npt.NDArray[np.int64] | None = None,
+    scores: npt.NDArray[np.float64] | None = None,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """Columns of each question's winning answer and representative, and the questions to replay (a NaN compared)."""

@@ -4,6 +4,7 @@
 
 use pyo3::prelude::*;
 
+mod aggregate;
 mod bank;
 mod battles;
 mod categorical;
@@ -74,6 +75,8 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
         }
     }
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(aggregate::group_answers, m)?)?;
+    m.add_function(wrap_pyfunction!(aggregate::vote, m)?)?;
     m.add_class::<credit::Credit>()?;
     m.add_function(wrap_pyfunction!(credit::metric_table, m)?)?;
     m.add_function(wrap_pyfunction!(grid_sums::grid_sums, m)?)?;

@@ -1,0 +1,85 @@
+"""kscore.aggregate beside scorio.aggregate 0.2.3 in one run: each selection rule on
+one batch of M questions x N candidates (scorio's own (M, N) call, which loops over
+the questions in Python), answers as int ids, as a numpy string array and as a list of
+lists of str; medians of --repeat runs for kscore, of --scorio-repeat for scorio; the
+load average printed beside. Also one question (N candidates), where scorio's
+per-call cost dominates. Every kscore result is checked equal to scorio's first.
+
+Usage: ``python benches/bench_aggregate.py [--questions 10000] [--candidates 64] [--repeat 5]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import numpy as np
+from scorio import aggregate as scorio_aggregate
+
+from kscore import aggregate
+
+RULES: list[tuple[str, dict[str, Any]]] = [
+    ("majority_vote", {}),
+    ("weighted_majority_vote", {}),
+    ("softmax_weighted_vote", {}),
+    ("rank_weighted_vote", {}),
+    ("logit_weighted_vote", {"transform": "linear"}),
+    ("filtered_vote", {}),
+    ("best_of_n", {}),
+    ("majority_of_the_bests", {}),
+    ("best_of_majority", {}),
+]
+
+
+def median_s(f: Callable[[], Any], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--questions", type=int, default=10_000)
+    ap.add_argument("--candidates", type=int, default=64)
+    ap.add_argument("--answers", type=int, default=8, help="distinct answers per question")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--scorio-repeat", type=int, default=1)
+    args = ap.parse_args()
+    rng = np.random.default_rng(0)
+    m, n = args.questions, args.candidates
+    ids = rng.integers(0, args.answers, size=(m, n))
+    scores = rng.random((m, n))
+    strings = np.array([f"answer {i}" for i in range(args.answers)])[ids]
+    inputs = {"ids": ids, "str array": strings, "lists": strings.tolist()}
+    print(f"{m} questions x {n} candidates, {args.answers} answers; load average {os.getloadavg()}")
+    print("| rule | answers | kscore ms | scorio ms | speed-up |\n|---|---|---|---|---|")
+    for name, options in RULES:
+        mine, theirs = getattr(aggregate, name), getattr(scorio_aggregate, name)
+        for label, answers in inputs.items():
+            call = (answers,) if name == "majority_vote" else (answers, scores)
+            got, want = mine(*call, **options, return_index=True), theirs(*call, **options, return_index=True)
+            assert list(got[1]) == list(want[1]) and list(got[0]) == list(want[0]), (name, label)
+            k = median_s(partial(mine, *call, **options), args.repeat)
+            s = median_s(partial(theirs, *call, **options), args.scorio_repeat)
+            print(f"| {name} | {label} | {k * 1e3:.1f} | {s * 1e3:.1f} | {s / k:.0f}x |")
+    one, one_s = strings[0].tolist(), scores[0]
+    print(f"\none question of {n} candidates (list of str), medians of 200 calls:")
+    for name, options in RULES:
+        call = (one,) if name == "majority_vote" else (one, one_s)
+        mine, theirs = getattr(aggregate, name), getattr(scorio_aggregate, name)
+        k = median_s(partial(mine, *call, **options), 200)
+        s = median_s(partial(theirs, *call, **options), 200)
+        print(f"| {name} | {k * 1e6:.0f} us | {s * 1e6:.0f} us | {s / k:.1f}x |")
+    print(f"load average after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

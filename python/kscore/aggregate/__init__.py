@@ -1,0 +1,34 @@
+"""kscore.aggregate: scorio.aggregate 0.2.3's answer selection, drop-in, fast for many
+questions at once.
+
+Each rule takes one question's candidates (``(N,)``) or many questions' (``(M, N)``)
+and returns scorio's selection, index and score: same names, keywords, defaults, tie
+rules (earliest appearance) and messages. Answers given as an array of ids, numbers
+or strings are grouped in the core, one hash table per question; lists and object
+arrays by a dict per question (Python's equality: ``1``, ``1.0`` and ``True`` are one
+answer). The votes of all questions are counted in one pass of the core
+(docs/aggregate.md).
+"""
+
+from .best_of import best_of_majority, best_of_n, majority_of_the_bests, mob
+from .vote import (
+    filtered_vote,
+    logit_weighted_vote,
+    majority_vote,
+    rank_weighted_vote,
+    softmax_weighted_vote,
+    weighted_majority_vote,
+)
+
+__all__ = [
+    "best_of_n",
+    "majority_of_the_bests",
+    "mob",
+    "best_of_majority",
+    "majority_vote",
+    "weighted_majority_vote",
+    "softmax_weighted_vote",
+    "rank_weighted_vote",
+    "logit_weighted_vote",
+    "filtered_vote",
+]

@@ -1,0 +1,189 @@
+"""Candidate pools: answers (and scores) of M questions x N candidates, grouped by answer once.
+
+scorio.aggregate reads one question at a time and groups its answers in a Python
+dict. Here the whole batch is grouped at once: an array of ids, numbers or strings
+by its bytes in the core (one hash table per row), anything else (lists, objects) by a dict per
+row, which keeps Python's equality exactly (``1 == 1.0 == True`` is one answer, an
+unhashable answer raises scorio's ``TypeError``). Either way every group gets a
+number within its row, in order of first appearance: ties broken "by earliest
+appearance" are ties broken by the smaller number.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .._arrays import BoolArray, FloatArray, IntArray
+from .._kscore import group_answers
+
+#: dtypes grouped by their bytes in the core (equal bytes: equal in Python too).
+_FIXED = "biufU"
+
+
+def is_valid(a: Any) -> bool:
+    """scorio's rule: ``None``, ``""`` and ``NaN`` are unparsable answers."""
+    if a is None:
+        return False
+    if isinstance(a, str):
+        return a != ""
+    return not (isinstance(a, (float, np.floating)) and math.isnan(float(a)))
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A batch of candidate pools with its answer groups: ``codes[r, j]`` numbers
+    candidate j's answer among row r's answers in order of first appearance
+    (``-1``: unparsable)."""
+
+    answers: Any  # (M, N) ndarray: typed (sortable dtype) or object
+    scores: FloatArray | None
+    single: bool
+    codes: npt.NDArray[np.int32]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        m, n = self.codes.shape
+        return int(m), int(n)
+
+    @property
+    def valid(self) -> BoolArray:
+        return self.codes >= 0
+
+    def answer(self, r: int, j: int) -> Any:
+        """The answer at (r, j) as scorio returns it (an element of an object array)."""
+        if j < 0:
+            return None
+        a = self.answers[r, j]
+        return a.item() if isinstance(a, np.generic) else a
+
+
+def pool(answers: Any, scores: Any = None, *, require_scores: bool = False) -> Pool:
+    """scorio's ``_normalize`` (shapes, messages) and the answer groups."""
+    typed = isinstance(answers, np.ndarray) and answers.dtype.kind in _FIXED
+    z = answers if typed else np.asarray(answers, dtype=object)
+    if not typed and z.ndim in (1, 2):
+        fixed = _as_fixed(z)
+        if fixed is not None:
+            z, typed = fixed, True
+    if z.ndim == 1:
+        z = z.reshape(1, -1)
+        single = True
+    elif z.ndim == 2:
+        single = False
+    else:
+        raise ValueError("answers must be a 1D (N,) or 2D (M, N) array.")
+    if z.shape[1] == 0:
+        raise ValueError("need at least one candidate per question (N >= 1).")
+    s: FloatArray | None = None
+    if scores is None:
+        if require_scores:
+            raise ValueError("scores are required for this selection rule.")
+    else:
+        s = np.ascontiguousarray(scores, dtype=float)
+        if s.ndim == 1:
+            s = s.reshape(1, -1)
+        if s.shape != z.shape:
+            raise ValueError(
+                f"answers and scores must have the same shape; got {z.shape} and {s.shape}."
+            )
+    codes = _group_bytes(z) if typed else _group_dict(z)
+    return Pool(z, s, single, codes)
+
+
+def _as_fixed(z: Any) -> Any:
+    """A list's answers as a fixed-width array where that changes nothing scorio sees:
+    all ``str`` (``None`` made ``""``: both unparsable), all ``int`` within int64, or
+    all ``float``. Mixed types (``1`` and ``"1"``, ``1`` and ``True``) keep Python's
+    equality through the dict."""
+    kinds = set(map(type, z.flat))
+    if kinds <= {str, type(None)} and str in kinds:
+        if type(None) in kinds:
+            z = np.where(np.vectorize(lambda a: a is None, otypes=[bool])(z), "", z)
+        return z.astype(str)
+    if kinds == {int}:
+        try:
+            return z.astype(np.int64)
+        except OverflowError:
+            return None
+    if kinds == {float}:
+        return z.astype(np.float64)
+    return None
+
+
+def _group_bytes(z: Any) -> npt.NDArray[np.int32]:
+    """Groups of a fixed-width array, in the core: equal bytes are equal answers
+    (a float's -0.0 is made 0.0 first: they are one answer in Python)."""
+    if z.dtype.kind == "f":
+        valid = ~np.isnan(z)
+        z = z + 0.0
+    elif z.dtype.kind == "U":
+        valid = z != ""
+    else:
+        valid = np.ones(z.shape, dtype=bool)
+    m = z.shape[0]
+    raw = np.ascontiguousarray(z).view(np.uint8).reshape(m, -1)
+    return group_answers(raw, np.ascontiguousarray(valid))
+
+
+def _group_dict(z: Any) -> npt.NDArray[np.int32]:
+    """Groups of an object array: a dict per row, Python's equality and hashing."""
+    m, n = z.shape
+    codes = np.full((m, n), -1, dtype=np.int32)
+    for r in range(m):
+        seen: dict[Any, int] = {}
+        out = codes[r]
+        for j, a in enumerate(z[r]):
+            if not is_valid(a):
+                continue
+            g = seen.get(a)
+            if g is None:
+                g = seen[a] = len(seen)
+            out[j] = g
+    return codes
+
+
+def finalize(selected: list[Any], single: bool) -> Any:
+    """A scalar for one question, else an (M,) object array (tuples stay one answer)."""
+    if single:
+        return selected[0]
+    out = np.empty(len(selected), dtype=object)
+    out[:] = selected
+    return out
+
+
+def pack(
+    p: Pool,
+    chosen: tuple[IntArray, IntArray] | IntArray,
+    *,
+    return_index: bool = False,
+    return_score: bool = False,
+) -> Any:
+    """The caller-facing result: selection, then index and score where asked (scorio's
+    order). ``chosen``: the columns of the answer returned and of the representative
+    (one array when they are the same candidate)."""
+    answer, index = chosen if isinstance(chosen, tuple) else (chosen, chosen)
+    if p.single:
+        first: Any = p.answer(0, int(answer[0]))
+    else:
+        # One fancy index: an object array's own elements, or a typed array's values as
+        # Python scalars (what scorio's object array holds); None where nothing was valid.
+        rows = np.arange(len(answer))
+        picked = p.answers[rows, np.maximum(answer, 0)]
+        first = picked if picked.dtype == object else picked.astype(object)
+        if (answer < 0).any():
+            first = first.copy() if first is picked else first
+            first[answer < 0] = None
+    out: list[Any] = [first]
+    if return_index:
+        out.append(int(index[0]) if p.single else np.asarray(index, dtype=int))
+    if return_score:
+        assert p.scores is not None
+        rows = np.arange(len(index))
+        score = np.where(index >= 0, p.scores[rows, np.maximum(index, 0)], np.nan)
+        out.append(float(score[0]) if p.single else score.astype(float))
+    return out[0] if len(out) == 1 else tuple(out)
