@@ -8,7 +8,7 @@
 
 use rayon::prelude::*;
 
-use crate::par;
+use crate::par::Grain;
 use crate::{Error, Result};
 
 /// FxHash's step over a byte string, 8 bytes at a time.
@@ -42,7 +42,7 @@ pub fn group_rows(answers: &[u8], valid: &[bool], rows: usize, cols: usize, widt
     let row_ns = cols * (20 + width);
     codes
         .par_chunks_mut(cols.max(1))
-        .with_min_len(par::min_len(row_ns))
+        .with_grain(row_ns)
         .enumerate()
         .for_each_init(
             || (vec![u32::MAX; slots], Vec::<usize>::with_capacity(cols)),

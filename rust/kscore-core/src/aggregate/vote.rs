@@ -12,7 +12,7 @@
 
 use rayon::prelude::*;
 
-use crate::par;
+use crate::par::Grain;
 use crate::{Error, Result};
 
 /// One batch of votes (all slices C order, `rows` x `cols`).
@@ -68,7 +68,7 @@ pub fn vote(v: &Vote<'_>) -> Result<Votes> {
         .par_iter_mut()
         .zip(rep.par_iter_mut())
         .zip(replay.par_iter_mut())
-        .with_min_len(par::min_len(cols * 12 + 50))
+        .with_grain(cols * 12 + 50)
         .enumerate()
         .try_for_each_init(
             || {
