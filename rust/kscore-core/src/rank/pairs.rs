@@ -1,0 +1,462 @@
+//! The shared counts of scorio.rank's pairwise and voting rankers, from a
+//! binary response tensor R (models x questions x trials, read as the
+//! matrix models x (questions * trials)) in one pass, and the pair counts
+//! from those in one more:
+//!
+//! - `totals[l]`: successes of model l, the S_l that every tied-split
+//!   pairwise probability of binary outcomes depends on alone (two models'
+//!   decisive sample outcomes differ by S_i - S_j).
+//! - `levels[l, m]`: k_lm, model l's successes on question m (0..=trials),
+//!   the per-question grade of the voting rules; one byte each up to 255
+//!   trials, two above.
+//! - `bits`: each model's outcomes packed 64 to a word, for the
+//!   sample-level pair counts.
+//!
+//! From those, `greater_counts` gives G[i, j] = #{m : k_im > k_jm} (the
+//! question-level preferences of every voting rule) and `sample_wins`
+//! W[i, j] = #{(m, n) : R_imn = 1, R_jmn = 0} (scorio's
+//! `build_pairwise_counts`; its ties are trials * questions - W - W^T).
+//! Both are exact integer counts, returned as f64 (below 2^53).
+//!
+//! Why a kernel: scorio builds each of these with a Python loop over pairs
+//! (three numpy passes over 2 x M x N entries a pair), about 0.25 s for 100
+//! models x 2000 x 4. Here a pair of byte rows is compared 32 entries at a
+//! time with byte counters (flushed every 255 steps), and a pair of bit
+//! rows 64 entries per AND + popcount; rows are taken a tile at a time so
+//! that a tile stays in cache while the other rows stream past it (at 5,000
+//! models x 28,000 questions the rows are 140 MB), and the tiles are shared
+//! among the pool's threads.
+
+use ndarray::ArrayView2;
+use rayon::prelude::*;
+
+use crate::cancel;
+use crate::error::{Error, Result};
+use crate::intake::entry::Entry;
+use crate::par;
+
+/// Rows of a tile: 32 rows of 28,000 bytes (about 0.9 MB) stay in L2/L3.
+const TILE: usize = 32;
+
+/// Per-question successes k_lm, one byte each (trials <= 255) or two.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Levels {
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+}
+
+/// What `read_board` should build besides the totals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Want {
+    /// The per-question successes (`levels`).
+    pub levels: bool,
+    /// The packed outcomes (`bits`).
+    pub bits: bool,
+}
+
+/// One pass over R: totals, and the levels and packed bits if asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Board {
+    pub models: usize,
+    pub questions: usize,
+    pub trials: usize,
+    /// S_l, successes per model.
+    pub totals: Vec<u64>,
+    /// k_lm, models x questions, row-major.
+    pub levels: Option<Levels>,
+    /// Models x `words` u64, entry e of a model at bit e % 64 of word e / 64.
+    pub bits: Option<Vec<u64>>,
+    pub words: usize,
+}
+
+/// Read the models x (questions * trials) matrix `view` (rows contiguous or
+/// not): every entry must be 0 or 1.
+pub fn read_board<T: Entry>(view: ArrayView2<T>, trials: usize, want: Want) -> Result<Board> {
+    let (models, width) = view.dim();
+    if trials == 0 || width % trials != 0 {
+        return Err(Error::value("read_board: the row width must be questions * trials"));
+    }
+    let questions = width / trials;
+    let words = width.div_ceil(64);
+    let wide = trials > 255;
+    let row_ns = par::intake_ns(width * std::mem::size_of::<T>()).max(1);
+    let rows: Vec<Row> = (0..models)
+        .into_par_iter()
+        .with_min_len(par::min_len(row_ns))
+        .map(|l| {
+            let row = view.row(l);
+            let owned;
+            let row: &[T] = match row.as_slice() {
+                Some(s) => s,
+                None => {
+                    owned = row.to_vec();
+                    &owned
+                }
+            };
+            read_row(row, trials, want, wide)
+        })
+        .collect();
+    if rows.iter().any(|r| r.or > 1) {
+        return Err(Error::value("Input R must contain only binary values (0 or 1)"));
+    }
+    let totals = rows.iter().map(|r| r.total).collect();
+    let levels = match (want.levels, wide) {
+        (false, _) => None,
+        (true, false) => Some(Levels::U8(rows.iter().flat_map(|r| r.small.iter().copied()).collect())),
+        (true, true) => Some(Levels::U16(rows.iter().flat_map(|r| r.large.iter().copied()).collect())),
+    };
+    let bits = want
+        .bits
+        .then(|| rows.iter().flat_map(|r| r.bits.iter().copied()).collect());
+    Ok(Board {
+        models,
+        questions,
+        trials,
+        totals,
+        levels,
+        bits,
+        words,
+    })
+}
+
+/// What one model's row gives.
+struct Row {
+    total: u64,
+    /// The OR of the row's `bin` values (> 1: an entry that is not 0 or 1).
+    or: u64,
+    small: Vec<u8>,
+    large: Vec<u16>,
+    bits: Vec<u64>,
+}
+
+/// One model's row: its total, and its levels and bits if wanted.
+#[inline]
+fn read_row<T: Entry>(row: &[T], trials: usize, want: Want, wide: bool) -> Row {
+    let (total, mut or) = T::sum_or(row);
+    let mut small = Vec::new();
+    let mut large = Vec::new();
+    let mut bits = Vec::new();
+    if want.levels {
+        let sums = row.chunks_exact(trials).map(|q| q.iter().map(|x| x.bin()).sum::<u64>());
+        if wide {
+            large = sums
+                .map(|s| {
+                    or |= s >> 16;
+                    s as u16
+                })
+                .collect();
+        } else {
+            small = sums
+                .map(|s| {
+                    or |= s >> 8;
+                    s as u8
+                })
+                .collect();
+        }
+    }
+    if want.bits {
+        bits = row
+            .chunks(64)
+            .map(|chunk| {
+                chunk
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |word, (b, x)| word | ((x.bin() & 1) << b))
+            })
+            .collect();
+    }
+    Row {
+        total,
+        or,
+        small,
+        large,
+        bits,
+    }
+}
+
+/// An element of a level row: u8 or u16.
+pub trait Level: Copy + Ord + Send + Sync + 'static {
+    /// (#{q : a_q > b_q}, #{q : a_q < b_q}).
+    fn gt_lt(a: &[Self], b: &[Self]) -> (u32, u32);
+}
+
+impl Level for u8 {
+    #[inline]
+    fn gt_lt(a: &[u8], b: &[u8]) -> (u32, u32) {
+        #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2 (checked just above).
+                return unsafe { gt_lt_u8_avx2(a, b) };
+            }
+        }
+        gt_lt_u8(a, b)
+    }
+}
+
+impl Level for u16 {
+    #[inline]
+    fn gt_lt(a: &[u16], b: &[u16]) -> (u32, u32) {
+        let mut gt = 0u32;
+        let mut lt = 0u32;
+        for (&x, &y) in a.iter().zip(b) {
+            gt += (x > y) as u32;
+            lt += (x < y) as u32;
+        }
+        (gt, lt)
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+#[target_feature(enable = "avx2")]
+unsafe fn gt_lt_u8_avx2(a: &[u8], b: &[u8]) -> (u32, u32) {
+    gt_lt_u8(a, b)
+}
+
+/// Byte lanes of the counters (one AVX2 register).
+const LANES: usize = 32;
+
+/// The byte comparison, written for the vectoriser: 32 lanes of byte
+/// counters, each lane adding at most one per step, flushed to u32 every
+/// 255 steps (before a byte could wrap).
+#[inline(always)]
+fn gt_lt_u8(a: &[u8], b: &[u8]) -> (u32, u32) {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut gt = 0u32;
+    let mut lt = 0u32;
+    let block = 255 * LANES;
+    let mut start = 0;
+    while start + LANES <= n {
+        let end = start + (n - start).min(block) / LANES * LANES;
+        let mut g = [0u8; LANES];
+        let mut l = [0u8; LANES];
+        for (u, v) in a[start..end].chunks_exact(LANES).zip(b[start..end].chunks_exact(LANES)) {
+            for i in 0..LANES {
+                g[i] += (u[i] > v[i]) as u8;
+                l[i] += (u[i] < v[i]) as u8;
+            }
+        }
+        gt += g.iter().map(|&x| x as u32).sum::<u32>();
+        lt += l.iter().map(|&x| x as u32).sum::<u32>();
+        start = end;
+    }
+    for (&x, &y) in a[start..].iter().zip(&b[start..]) {
+        gt += (x > y) as u32;
+        lt += (x < y) as u32;
+    }
+    (gt, lt)
+}
+
+/// #{w : a_w & b_w} summed over bits.
+#[inline]
+fn both(a: &[u64], b: &[u64]) -> u64 {
+    #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+    {
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has POPCNT (checked just above).
+            return unsafe { both_popcnt(a, b) };
+        }
+    }
+    both_body(a, b)
+}
+
+#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+#[target_feature(enable = "popcnt")]
+unsafe fn both_popcnt(a: &[u64], b: &[u64]) -> u64 {
+    both_body(a, b)
+}
+
+#[inline(always)]
+fn both_body(a: &[u64], b: &[u64]) -> u64 {
+    a.iter().zip(b).map(|(&x, &y)| (x & y).count_ones() as u64).sum()
+}
+
+/// Fill the models x models matrix `out` from `pair(i, j)` (i < j) giving
+/// (out[i, j], out[j, i]): tiles of rows share the pool, each tile meeting
+/// every later row once while its own rows stay in cache. `row_ns`: the
+/// estimated cost of one pair.
+fn pair_matrix<F>(models: usize, pair_ns: usize, pair: F) -> Result<Vec<f64>>
+where
+    F: Fn(usize, usize) -> (f64, f64) + Sync,
+{
+    let tiles = models.div_ceil(TILE);
+    let tile_ns = pair_ns.saturating_mul(TILE).saturating_mul(models).max(1);
+    let watch = cancel::Watch::new();
+    // Per tile: for each of its rows i, the pairs (i, j > i) in order of j.
+    let parts: Vec<Vec<(f64, f64)>> = (0..tiles)
+        .into_par_iter()
+        .with_min_len(par::min_len(tile_ns))
+        .map(|t| {
+            let (i0, i1) = (t * TILE, ((t + 1) * TILE).min(models));
+            let mut row_start = Vec::with_capacity(i1 - i0);
+            let mut total = 0;
+            for i in i0..i1 {
+                row_start.push(total);
+                total += models - i - 1;
+            }
+            let mut part = vec![(0.0, 0.0); total];
+            if cancel::stopping() {
+                return part;
+            }
+            // j outer: row j streams once past the tile's rows.
+            for j in (i0 + 1)..models {
+                for i in i0..i1.min(j) {
+                    part[row_start[i - i0] + (j - i - 1)] = pair(i, j);
+                }
+            }
+            part
+        })
+        .collect();
+    watch.check()?;
+    let mut out = vec![0.0; models * models];
+    for (t, part) in parts.into_iter().enumerate() {
+        let mut it = part.into_iter();
+        for i in (t * TILE)..((t + 1) * TILE).min(models) {
+            for j in (i + 1)..models {
+                if let Some((ij, ji)) = it.next() {
+                    out[i * models + j] = ij;
+                    out[j * models + i] = ji;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// G[i, j] = #{m : k_im > k_jm} of the board's levels (models x models,
+/// row-major, zero diagonal).
+pub fn greater_counts(board: &Board) -> Result<Vec<f64>> {
+    let q = board.questions;
+    match &board.levels {
+        None => Err(Error::value("greater_counts: the board was read without levels")),
+        Some(Levels::U8(k)) => level_pairs(k, board.models, q, q / 16 + 8),
+        Some(Levels::U16(k)) => level_pairs(k, board.models, q, q + 8),
+    }
+}
+
+fn level_pairs<L: Level>(k: &[L], models: usize, questions: usize, pair_ns: usize) -> Result<Vec<f64>> {
+    if questions == 0 {
+        return Ok(vec![0.0; models * models]);
+    }
+    pair_matrix(models, pair_ns, |i, j| {
+        let (gt, lt) = L::gt_lt(
+            &k[i * questions..(i + 1) * questions],
+            &k[j * questions..(j + 1) * questions],
+        );
+        (gt as f64, lt as f64)
+    })
+}
+
+/// W[i, j] = #{(m, n) : R_imn = 1, R_jmn = 0} (models x models, row-major,
+/// zero diagonal): S_i minus the entries both have right.
+pub fn sample_wins(board: &Board) -> Result<Vec<f64>> {
+    let Some(bits) = &board.bits else {
+        return Err(Error::value("sample_wins: the board was read without bits"));
+    };
+    let (w, s) = (board.words, &board.totals);
+    if w == 0 {
+        return Ok(vec![0.0; board.models * board.models]);
+    }
+    pair_matrix(board.models, w / 4 + 8, |i, j| {
+        let c = both(&bits[i * w..(i + 1) * w], &bits[j * w..(j + 1) * w]);
+        ((s[i] - c) as f64, (s[j] - c) as f64)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array2;
+
+    /// A deterministic pseudo-random binary matrix.
+    fn matrix(models: usize, width: usize, seed: u64) -> Array2<u8> {
+        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        Array2::from_shape_fn((models, width), |(l, _)| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Models of different strength, so that counts are lopsided.
+            ((x % 100) < (20 + 7 * l as u64 % 60)) as u8
+        })
+    }
+
+    fn naive(r: &Array2<u8>, trials: usize) -> (Vec<f64>, Vec<f64>) {
+        let (l, width) = r.dim();
+        let q = width / trials;
+        let k = |i: usize, m: usize| (0..trials).map(|n| r[[i, m * trials + n]] as u32).sum::<u32>();
+        let mut g = vec![0.0; l * l];
+        let mut w = vec![0.0; l * l];
+        for i in 0..l {
+            for j in 0..l {
+                g[i * l + j] = (0..q).filter(|&m| k(i, m) > k(j, m)).count() as f64;
+                w[i * l + j] = (0..width).filter(|&e| r[[i, e]] == 1 && r[[j, e]] == 0).count() as f64;
+            }
+        }
+        (g, w)
+    }
+
+    #[test]
+    fn pair_counts_match_the_definition() {
+        for &(models, questions, trials) in &[(2, 1, 1), (3, 7, 1), (5, 33, 3), (40, 300, 2), (37, 1, 9), (70, 65, 4)] {
+            let r = matrix(models, questions * trials, (models * 31 + questions) as u64);
+            let want = Want {
+                levels: true,
+                bits: true,
+            };
+            let board = read_board(r.view(), trials, want).unwrap();
+            let (g, w) = naive(&r, trials);
+            assert_eq!(greater_counts(&board).unwrap(), g);
+            assert_eq!(sample_wins(&board).unwrap(), w);
+            for l in 0..models {
+                assert_eq!(board.totals[l], r.row(l).iter().map(|&x| x as u64).sum::<u64>());
+            }
+        }
+    }
+
+    #[test]
+    fn many_trials_use_two_byte_levels() {
+        let r = matrix(4, 2 * 300, 5);
+        let board = read_board(
+            r.view(),
+            300,
+            Want {
+                levels: true,
+                bits: false,
+            },
+        )
+        .unwrap();
+        assert!(matches!(board.levels, Some(Levels::U16(_))));
+        assert_eq!(greater_counts(&board).unwrap(), naive(&r, 300).0);
+    }
+
+    #[test]
+    fn long_rows_flush_the_byte_counters() {
+        // 255 * 32 entries and more: every counter lane fills.
+        let a = vec![3u8; 20_000];
+        let b = vec![1u8; 20_000];
+        assert_eq!(u8::gt_lt(&a, &b), (20_000, 0));
+        assert_eq!(gt_lt_u8(&b, &a), (0, 20_000));
+    }
+
+    #[test]
+    fn non_binary_entries_are_refused() {
+        let mut r = matrix(3, 8, 1);
+        r[[2, 5]] = 2;
+        let err = read_board(r.view(), 2, Want::default()).unwrap_err();
+        assert_eq!(err, Error::value("Input R must contain only binary values (0 or 1)"));
+        let strided = matrix(3, 16, 2);
+        let view = strided.slice(ndarray::s![.., ..;2]);
+        let board = read_board(
+            view,
+            2,
+            Want {
+                levels: true,
+                bits: true,
+            },
+        )
+        .unwrap();
+        let owned = view.to_owned();
+        assert_eq!(greater_counts(&board).unwrap(), naive(&owned, 2).0);
+    }
+}
