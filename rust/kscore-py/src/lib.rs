@@ -14,6 +14,7 @@ mod inspect;
 mod matrix;
 mod posterior;
 mod rank;
+mod rankers;
 mod rows;
 mod tailpass;
 
@@ -79,5 +80,12 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tailpass::tailpass_add_gamma_tails, m)?)?;
     m.add_function(wrap_pyfunction!(inspect::inspect_columns, m)?)?;
     m.add_function(wrap_pyfunction!(rank::max_t_block, m)?)?;
+    // scorio.rank's pairwise, voting and graph rankers (rankers.rs)
+    m.add_function(wrap_pyfunction!(rankers::rank_board, m)?)?;
+    m.add_function(wrap_pyfunction!(rankers::schulze_paths, m)?)?;
+    m.add_function(wrap_pyfunction!(rankers::ranked_pairs_lock, m)?)?;
+    m.add_function(wrap_pyfunction!(rankers::dominance_levels, m)?)?;
+    m.add_function(wrap_pyfunction!(rankers::kemeny_search, m)?)?;
+    m.add_function(wrap_pyfunction!(rankers::markov_stationary, m)?)?;
     Ok(())
 }
