@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _kscore
-from ._validate import response_tensor
+from ._validate import _IN_PLACE, response_tensor
 
 Floats = npt.NDArray[np.float64]
 
@@ -66,11 +66,27 @@ def read_board(
     greater: bool = False,
     wins: bool = False,
 ) -> Board:
-    """Validate ``R`` as scorio does (its exceptions and messages) and count it."""
-    tensor = response_tensor(R)
-    L, M, N = tensor.shape
-    matrix = tensor.reshape(L, M * N)
-    totals, level_array, greater_array, wins_array = _kscore.rank_board(matrix, N, levels, greater, wins)
+    """Validate ``R`` as scorio does (its exceptions and messages) and count it.
+
+    For the dtypes the core reads in place (bool, integers, float32/64) the
+    core's pass is also the check that every entry is 0 or 1 (a second numpy
+    pass over R cost as much as the counting): where it finds one that is
+    not, or the shape is one scorio refuses, ``response_tensor`` runs to raise
+    scorio's exception in scorio's order (values before shape).
+    """
+    array = np.asarray(R)
+    if array.ndim == 2:
+        array = array[:, :, np.newaxis]
+    if array.ndim != 3 or array.dtype not in _IN_PLACE or 0 in array.shape[:2] or array.shape[0] < 2:
+        array = response_tensor(R)
+    L, M, N = array.shape
+    try:
+        totals, level_array, greater_array, wins_array = _kscore.rank_board(
+            array.reshape(L, M * N), N, levels, greater, wins
+        )
+    except ValueError:
+        response_tensor(R)  # scorio's message for what the core refused
+        raise
     return Board(L, M, N, totals, level_array, greater_array, wins_array)
 
 

@@ -474,7 +474,11 @@ def majority_judgment(R: Any, method: RankMethod = "competition", return_scores:
     levels = board.levels
     assert levels is not None
     keys = np.sort(levels, axis=1)[:, _median_order(board.questions)]
-    _, group = np.unique(keys, axis=0, return_inverse=True)
+    # Each key as one opaque string of big-endian grades: byte order is the
+    # lexicographic order of the grades (numpy's unique with axis=0 compares
+    # a structured dtype of M fields, 100x slower).
+    rows = np.ascontiguousarray(keys.astype(keys.dtype.newbyteorder(">")))
+    _, group = np.unique(rows.view(np.dtype((np.void, rows.shape[1] * rows.itemsize))).ravel(), return_inverse=True)
     group = group.reshape(-1)
     groups = int(group.max()) + 1
     # Ascending key order: the last group is the best (score L).

@@ -79,22 +79,32 @@ pub fn read_board<T: Entry>(view: ArrayView2<T>, trials: usize, want: Want) -> R
     let questions = width / trials;
     let words = width.div_ceil(64);
     let wide = trials > 255;
+    if want.levels && trials > u16::MAX as usize {
+        return Err(Error::value(format!(
+            "per-question counts of more than {} trials are not supported (got {trials})",
+            u16::MAX
+        )));
+    }
     let row_ns = par::intake_ns(width * std::mem::size_of::<T>()).max(1);
+    let chunk = chunk_entries(trials);
     let rows: Vec<Row> = (0..models)
         .into_par_iter()
         .with_min_len(par::min_len(row_ns))
-        .map(|l| {
-            let row = view.row(l);
-            let owned;
-            let row: &[T] = match row.as_slice() {
-                Some(s) => s,
-                None => {
-                    owned = row.to_vec();
-                    &owned
-                }
-            };
-            read_row(row, trials, want, wide)
-        })
+        .map_init(
+            || vec![0u8; chunk],
+            |buf, l| {
+                let row = view.row(l);
+                let owned;
+                let row: &[T] = match row.as_slice() {
+                    Some(s) => s,
+                    None => {
+                        owned = row.to_vec();
+                        &owned
+                    }
+                };
+                read_row(row, trials, want, wide, buf)
+            },
+        )
         .collect();
     if rows.iter().any(|r| r.or > 1) {
         return Err(Error::value("Input R must contain only binary values (0 or 1)"));
@@ -129,41 +139,107 @@ struct Row {
     bits: Vec<u64>,
 }
 
-/// One model's row: its total, and its levels and bits if wanted.
+/// Entries read at a time: a multiple of 64 (whole words of bits) and of
+/// `trials` (whole questions), about 4096.
+fn chunk_entries(trials: usize) -> usize {
+    64 * trials * (4096 / (64 * trials)).max(1)
+}
+
+/// Eight 0/1 bytes (little-endian in `w`) as eight bits, byte k to bit k: the
+/// multiply moves byte k's low bit to bit 56 + k with no carries.
+#[inline(always)]
+fn pack8(w: u64) -> u64 {
+    w.wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+/// The sums of each run of `trials` (2..=8) bytes, appended to `out`: eight
+/// bytes at a time as one word, masked to the run and summed into the top
+/// byte by one multiply (valid bytes are 0 or 1, so no byte carries).
 #[inline]
-fn read_row<T: Entry>(row: &[T], trials: usize, want: Want, wide: bool) -> Row {
-    let (total, mut or) = T::sum_or(row);
-    let mut small = Vec::new();
-    let mut large = Vec::new();
-    let mut bits = Vec::new();
-    if want.levels {
-        let sums = row.chunks_exact(trials).map(|q| q.iter().map(|x| x.bin()).sum::<u64>());
-        if wide {
-            large = sums
-                .map(|s| {
-                    or |= s >> 16;
-                    s as u16
-                })
-                .collect();
-        } else {
-            small = sums
-                .map(|s| {
-                    or |= s >> 8;
-                    s as u8
-                })
-                .collect();
-        }
+fn level_sums_swar(bytes: &[u8], trials: usize, out: &mut Vec<u8>) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let mask = if trials == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * trials)) - 1
+    };
+    let questions = bytes.len() / trials;
+    // Questions whose eight-byte load stays inside `bytes`.
+    let direct = if bytes.len() >= 8 {
+        (bytes.len() - 8) / trials + 1
+    } else {
+        0
     }
-    if want.bits {
-        bits = row
-            .chunks(64)
-            .map(|chunk| {
-                chunk
-                    .iter()
-                    .enumerate()
-                    .fold(0u64, |word, (b, x)| word | ((x.bin() & 1) << b))
-            })
-            .collect();
+    .min(questions);
+    out.extend((0..direct).map(|q| {
+        let at = q * trials;
+        let mut le = [0u8; 8];
+        le.copy_from_slice(&bytes[at..at + 8]);
+        ((u64::from_le_bytes(le) & mask).wrapping_mul(ONES) >> 56) as u8
+    }));
+    out.extend(
+        bytes[direct * trials..questions * trials]
+            .chunks_exact(trials)
+            .map(|q| q.iter().sum::<u8>()),
+    );
+}
+
+/// One model's row: its total, and its levels and bits if wanted. The
+/// entries are narrowed to bytes a chunk at a time (`Entry::lanes`: one-byte
+/// types in place, others by a vectorised truncation, with the OR of the
+/// full values), summed with the intake's SIMD row sum, and the levels and
+/// bits made from the bytes.
+#[inline]
+fn read_row<T: Entry>(row: &[T], trials: usize, want: Want, wide: bool, buf: &mut [u8]) -> Row {
+    let chunk = chunk_entries(trials);
+    let questions = row.len() / trials;
+    let mut total = 0u64;
+    let mut or = 0u64;
+    let mut small = Vec::with_capacity(if want.levels && !wide { questions } else { 0 });
+    let mut large = Vec::with_capacity(if want.levels && wide { questions } else { 0 });
+    let mut bits = Vec::with_capacity(if want.bits { row.len().div_ceil(64) } else { 0 });
+    for piece in row.chunks(chunk) {
+        let (bytes, wide_or) = T::lanes(piece, buf);
+        let (sum, byte_or) = crate::intake::bytes::sum_or(bytes);
+        total += sum;
+        or |= byte_or | wide_or;
+        if want.levels {
+            if wide {
+                // (trials <= 65535: every sum of valid bytes fits)
+                large.extend(
+                    bytes
+                        .chunks_exact(trials)
+                        .map(|q| crate::intake::bytes::sum_or(q).0 as u16),
+                );
+            } else if trials == 1 {
+                small.extend_from_slice(bytes);
+            } else if trials >= 32 {
+                small.extend(
+                    bytes
+                        .chunks_exact(trials)
+                        .map(|q| crate::intake::bytes::sum_or(q).0 as u8),
+                );
+            } else if trials <= 8 {
+                level_sums_swar(bytes, trials, &mut small);
+            } else {
+                small.extend(
+                    bytes
+                        .chunks_exact(trials)
+                        .map(|q| q.iter().fold(0u8, |s, &b| s.wrapping_add(b))),
+                );
+            }
+        }
+        if want.bits {
+            for block in bytes.chunks(64) {
+                let mut word = 0u64;
+                for (i, eight) in block.chunks(8).enumerate() {
+                    let mut le = [0u8; 8];
+                    le[..eight.len()].copy_from_slice(eight);
+                    word |= pack8(u64::from_le_bytes(le)) << (8 * i);
+                }
+                bits.push(word);
+            }
+        }
     }
     Row {
         total,
@@ -398,7 +474,17 @@ mod tests {
 
     #[test]
     fn pair_counts_match_the_definition() {
-        for &(models, questions, trials) in &[(2, 1, 1), (3, 7, 1), (5, 33, 3), (40, 300, 2), (37, 1, 9), (70, 65, 4)] {
+        for &(models, questions, trials) in &[
+            (2, 1, 1),
+            (3, 7, 1),
+            (5, 33, 3),
+            (40, 300, 2),
+            (37, 1, 9),
+            (70, 65, 4),
+            (9, 50, 8),
+            (4, 1, 7),
+            (3, 2, 5),
+        ] {
             let r = matrix(models, questions * trials, (models * 31 + questions) as u64);
             let want = Want {
                 levels: true,
@@ -412,6 +498,46 @@ mod tests {
                 assert_eq!(board.totals[l], r.row(l).iter().map(|&x| x as u64).sum::<u64>());
             }
         }
+    }
+
+    #[test]
+    fn every_dtype_reads_the_same_across_chunks() {
+        // Rows longer than a chunk, a width that is not a multiple of 64.
+        for &(questions, trials) in &[(3001, 3), (5000, 1), (70, 77)] {
+            let r = matrix(6, questions * trials, questions as u64);
+            let want = Want {
+                levels: true,
+                bits: true,
+            };
+            let base = read_board(r.view(), trials, want).unwrap();
+            let (g, w) = (greater_counts(&base).unwrap(), sample_wins(&base).unwrap());
+            let as_i64 = r.mapv(|x| x as i64);
+            let as_f64 = r.mapv(|x| x as f64);
+            let as_bool = r.mapv(|x| x == 1);
+            for board in [
+                read_board(as_i64.view(), trials, want).unwrap(),
+                read_board(as_f64.view(), trials, want).unwrap(),
+                read_board(as_bool.view(), trials, want).unwrap(),
+            ] {
+                assert_eq!(board, base);
+                assert_eq!(greater_counts(&board).unwrap(), g);
+                assert_eq!(sample_wins(&board).unwrap(), w);
+            }
+        }
+        let mut wide = matrix(3, 200, 9).mapv(|x| x as i64);
+        wide[[1, 150]] = 256; // a zero low byte
+        assert!(read_board(wide.view(), 2, Want::default()).is_err());
+        let mut half = matrix(3, 200, 9).mapv(|x| x as f64);
+        half[[2, 199]] = 0.5;
+        assert!(read_board(
+            half.view(),
+            1,
+            Want {
+                levels: true,
+                bits: true
+            }
+        )
+        .is_err());
     }
 
     #[test]
