@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import counts
 from ._kscore import __version__
+from .arena import arena
 from .counts import (
     avg_at_n,
     cons_at_k,
@@ -32,6 +33,7 @@ __all__ = [
     "sinf",
     "counts",
     "leaderboard",
+    "arena",
     "Leaderboard",
     "add_counts",
     "estimate_pass_at_k",

@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 
 mod bank;
+mod battles;
 mod categorical;
 mod counts;
 mod credit;
@@ -87,5 +88,11 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rankers::dominance_levels, m)?)?;
     m.add_function(wrap_pyfunction!(rankers::kemeny_search, m)?)?;
     m.add_function(wrap_pyfunction!(rankers::markov_stationary, m)?)?;
+    // arena (python/kscore/arena/): battles to ratings
+    m.add_class::<battles::BattleBoard>()?;
+    m.add_class::<battles::StyleBoard>()?;
+    m.add_function(wrap_pyfunction!(battles::battle_board, m)?)?;
+    m.add_function(wrap_pyfunction!(battles::style_board, m)?)?;
+    m.add_function(wrap_pyfunction!(battles::encode_strings, m)?)?;
     Ok(())
 }
