@@ -32,9 +32,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _kscore
+from .._arrays import FloatArray
 from ._validate import _IN_PLACE, response_tensor
-
-Floats = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -45,13 +44,13 @@ class Board:
     questions: int
     trials: int
     #: S_l, successes per model (float64, exact integers).
-    totals: Floats
+    totals: FloatArray
     #: k_lm, models x questions (uint8, or uint16 past 255 trials), if asked for.
     levels: npt.NDArray[Any] | None
     #: G_ij = #{m : k_im > k_jm} (float64), if asked for.
-    greater: Floats | None
+    greater: FloatArray | None
     #: W_ij = #{(m, n) : R_imn = 1 > R_jmn} (float64), if asked for.
-    wins: Floats | None
+    wins: FloatArray | None
 
     @property
     def outcomes(self) -> int:
@@ -90,7 +89,7 @@ def read_board(
     return Board(L, M, N, totals, level_array, greater_array, wins_array)
 
 
-def preference_counts(board: Board, tie_policy: Any) -> Floats:
+def preference_counts(board: Board, tie_policy: Any) -> FloatArray:
     """scorio's ``_pairwise_preference_counts``: P[i, j] questions preferring
     i to j, ties counted half to each side (``"half"``) or not (``"ignore"``);
     zero diagonal."""
@@ -106,7 +105,7 @@ def preference_counts(board: Board, tie_policy: Any) -> Floats:
     return P
 
 
-def win_probabilities(board: Board) -> Floats:
+def win_probabilities(board: Board) -> FloatArray:
     r"""scorio's ``_pairwise_win_probabilities`` from the totals alone:
     :math:`\hat P_{ij} = (MN + S_i - S_j) / 2 / (MN)`, 1/2 on the diagonal,
     the same floats (the numerator is exact, one rounding in the division)."""
@@ -117,10 +116,10 @@ def win_probabilities(board: Board) -> Floats:
     return P
 
 
-def centred(board: Board, scale: float) -> Floats:
+def centred(board: Board, scale: float) -> FloatArray:
     r""":math:`(S_l - \bar S) / \mathrm{scale}` with one rounding: the exact
     integers :math:`L S_l - \sum S` over :math:`L \cdot \mathrm{scale}`."""
     S = board.totals  # noqa: N806
     L = board.models
-    result: Floats = (L * S - S.sum()) / (L * scale)
+    result: FloatArray = (L * S - S.sum()) / (L * scale)
     return result

@@ -33,7 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from ._board import Floats, centred, read_board, win_probabilities
+from .._arrays import FloatArray
+from ._board import centred, read_board, win_probabilities
 from ._metrics import RankResult, _result
 from ._ties import RankMethod, rank_scores
 
@@ -56,7 +57,7 @@ def _positive_float(name: str, value: Any) -> float:
     return fvalue
 
 
-def _teleport(teleport: Any, L: int) -> Floats:  # noqa: N803
+def _teleport(teleport: Any, L: int) -> FloatArray:  # noqa: N803
     """scorio's checks of PageRank's teleport vector, normalised."""
     if teleport is None:
         return np.full(L, 1.0 / L)

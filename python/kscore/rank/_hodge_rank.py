@@ -23,14 +23,15 @@ from typing import Any
 
 import numpy as np
 
-from ._board import Board, Floats, read_board
+from .._arrays import FloatArray
+from ._board import Board, read_board
 from ._ties import RankMethod, rank_scores
 
 _STATS = {"binary", "log_odds"}
 _WEIGHTS = {"total", "decisive", "uniform"}
 
 
-def _flow(board: Board, stat: str, epsilon: Any) -> Floats:
+def _flow(board: Board, stat: str, epsilon: Any) -> FloatArray:
     """scorio's pairwise flow Y (Y[i, j] > 0: j is preferred to i)."""
     T = float(board.outcomes)  # noqa: N806
     if stat == "binary":

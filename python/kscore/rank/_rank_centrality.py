@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from .. import _kscore
-from ._board import Board, Floats, centred, read_board
+from .._arrays import FloatArray
+from ._board import Board, centred, read_board
 from ._metrics import RankResult, _result
 from ._ties import RankMethod
 
@@ -43,7 +44,7 @@ def _strongly_connected(adj: np.ndarray[Any, Any]) -> bool:
     return n == 0 or (reaches_all(adj) and reaches_all(adj.T))
 
 
-def _split_ties(board: Board, smoothing: float, teleport: float) -> Floats:
+def _split_ties(board: Board, smoothing: float, teleport: float) -> FloatArray:
     """The stationary distribution when ties are split (see the module)."""
     L = board.models
     h = centred(board, 2.0 * (board.outcomes + 2.0 * smoothing))
@@ -53,7 +54,7 @@ def _split_ties(board: Board, smoothing: float, teleport: float) -> Floats:
     a = (keep * (0.5 + h) / (L - 1) + teleport / L) / diag
     b = keep / ((L - 1) * diag)
     gamma = float(h @ a) / (1.0 + float(h @ b))
-    pi: Floats = a - gamma * b
+    pi: FloatArray = a - gamma * b
     return pi / float(pi.sum())
 
 

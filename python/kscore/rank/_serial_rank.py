@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ._board import Board, Floats, centred, read_board
+from .._arrays import FloatArray
+from ._board import Board, centred, read_board
 from ._metrics import RankResult, _result
 from ._ties import RankMethod
 
@@ -29,7 +30,7 @@ _PROB_DIFF = {"prob_diff", "fractional"}
 _SIGN = {"sign", "majority"}
 
 
-def _comparisons(board: Board, comparison: str) -> Floats:
+def _comparisons(board: Board, comparison: str) -> FloatArray:
     """scorio's comparison matrix C from the totals."""
     S = board.totals  # noqa: N806
     diff = S[:, None] - S[None, :]
@@ -41,7 +42,7 @@ def _comparisons(board: Board, comparison: str) -> Floats:
     return C
 
 
-def _orientation_key(scores: Floats, C: Floats) -> tuple[int, float, float]:  # noqa: N803
+def _orientation_key(scores: FloatArray, C: FloatArray) -> tuple[int, float, float]:  # noqa: N803
     """scorio's orientation key: upsets, weighted upsets, minus agreement."""
     n = scores.size
     diff = scores[:, None] - scores[None, :]
@@ -57,7 +58,7 @@ def _orientation_key(scores: Floats, C: Floats) -> tuple[int, float, float]:  # 
     return (int(np.sum(disagree)), float(np.sum(np.abs(c[disagree]))), -float(np.sum(pred * c)))
 
 
-def _eigen(board: Board, C: Floats) -> Floats | None:  # noqa: N803
+def _eigen(board: Board, C: FloatArray) -> FloatArray | None:  # noqa: N803
     """scorio's Fiedler step as it computes it: the oriented Fiedler vector,
     or None where scorio falls back to mean accuracy."""
     n = C.shape[0]

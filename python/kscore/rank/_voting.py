@@ -37,7 +37,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _kscore
-from ._board import Board, Floats, preference_counts, read_board
+from .._arrays import FloatArray
+from ._board import Board, preference_counts, read_board
 from ._metrics import RankResult, _result
 from ._ties import RankMethod
 
@@ -286,7 +287,7 @@ def ranked_pairs(
     return _result(scores, method, return_scores)
 
 
-def _points(board: Board, rank_ties: str) -> Floats | None:
+def _points(board: Board, rank_ties: str) -> FloatArray | None:
     """Borda points of model l against model j (the matrix C with
     s_l = sum over active j != l of C[l, j]) under scipy's tie rule; None
     for ``"dense"``, which is not a sum over pairs."""
@@ -307,7 +308,7 @@ def _points(board: Board, rank_ties: str) -> Floats | None:
     return C
 
 
-def _dense_points(levels: npt.NDArray[Any], active: npt.NDArray[np.intp], top: int) -> Floats:
+def _dense_points(levels: npt.NDArray[Any], active: npt.NDArray[np.intp], top: int) -> FloatArray:
     """Borda points among the active models with dense ranks: on each
     question, |A| - (1 + the number of distinct grades above one's own)."""
     k = levels[active].astype(np.intp)
@@ -317,7 +318,7 @@ def _dense_points(levels: npt.NDArray[Any], active: npt.NDArray[np.intp], top: i
     # above[v, m]: distinct grades > v among the active models of question m.
     above = np.cumsum(present[::-1], axis=0)[::-1] - present
     ranks = 1 + np.take_along_axis(above, k, axis=0)
-    points: Floats = (active.size - ranks).sum(axis=1).astype(np.float64)
+    points: FloatArray = (active.size - ranks).sum(axis=1).astype(np.float64)
     return points
 
 
