@@ -41,7 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kscore._inputs", "kscore._interval"),  # input checks and the normal interval, shared by every room
     # the scorio drop-ins; counts in; tools' files read
     ("kscore.eval", "kscore.counts", "kscore.formats", "kscore.aggregate"),
-    ("kscore.rank", "kscore.rl"),  # ranking by metric; RL trainers' metrics
+    ("kscore.rank", "kscore.rl", "kscore.sinf"),  # ranking by metric; RL trainers' metrics; sequential decisions
     # the leaderboard, bottom up: its leaves, reading and statistics, the result, the run, the surface
     ("kscore.leaderboard._issues",),
     ("kscore.leaderboard._spec", "kscore.leaderboard._counts", "kscore.leaderboard._options",

@@ -208,15 +208,29 @@ def bad_tensors() -> list[Any]:
     two = good.copy()
     two[2, 3, 1] = 2
     return [
-        np.ones(5), np.ones((2, 2, 2, 2)), np.array([["a", "b"], ["c", "d"]]),
-        good.astype(complex), nan, half, np.ones((1, 4, 2)), np.ones((3, 0, 2)), np.ones((3, 4, 0)),
-        np.array([[1, 0], [1]], dtype=object), np.full((3, 4, 2), np.inf), two,
+        np.ones(5),
+        np.ones((2, 2, 2, 2)),
+        np.array([["a", "b"], ["c", "d"]]),
+        good.astype(complex),
+        nan,
+        half,
+        np.ones((1, 4, 2)),
+        np.ones((3, 0, 2)),
+        np.ones((3, 4, 0)),
+        np.array([[1, 0], [1]], dtype=object),
+        np.full((3, 4, 2), np.inf),
+        two,
     ]
 
 
 RANKERS: list[tuple[str, tuple[Any, ...]]] = [
-    ("avg", ()), ("pass_at_k", (1,)), ("pass_hat_k", (1,)), ("g_pass_at_k_tau", (1, 0.5)),
-    ("mg_pass_at_k", (1,)), ("thompson", ()), ("bayes", ()),
+    ("avg", ()),
+    ("pass_at_k", (1,)),
+    ("pass_hat_k", (1,)),
+    ("g_pass_at_k_tau", (1, 0.5)),
+    ("mg_pass_at_k", (1,)),
+    ("thompson", ()),
+    ("bayes", ()),
 ]
 
 
@@ -254,8 +268,12 @@ def test_bad_bayes_arguments() -> None:
         ((R, np.array([0.0, np.nan, 1.0])), {}),
         ((R, np.array(["a", "b", "c"])), {}),
         ((R, np.array([], dtype=float)), {}),
-        ((R, w), {"quantile": 0.0}), ((R, w), {"quantile": 1.0}), ((R, w), {"quantile": np.nan}),
-        ((R, w), {"quantile": "x"}), ((R, w), {"quantile": [0.5]}), ((R, w), {"quantile": -2}),
+        ((R, w), {"quantile": 0.0}),
+        ((R, w), {"quantile": 1.0}),
+        ((R, w), {"quantile": np.nan}),
+        ((R, w), {"quantile": "x"}),
+        ((R, w), {"quantile": [0.5]}),
+        ((R, w), {"quantile": -2}),
         ((R, w, np.ones((5, 2), dtype=int)), {}),
         ((R, w, np.ones((2, 4, 2), dtype=int)), {}),
         ((R, w, np.ones((3, 3, 2), dtype=int)), {}),
@@ -279,10 +297,21 @@ def test_bad_bayes_arguments() -> None:
 def test_bad_thompson_arguments() -> None:
     R = binary_tensor(np.random.default_rng(6), 3, 4, 2)
     for kwargs in (
-        {"n_samples": 1.5}, {"n_samples": True}, {"n_samples": "10"}, {"n_samples": 0}, {"n_samples": -3},
-        {"prior_alpha": 0}, {"prior_alpha": np.nan}, {"prior_alpha": -1.0}, {"prior_alpha": "x"},
-        {"prior_alpha": None}, {"prior_beta": 0.0}, {"prior_beta": np.inf}, {"prior_beta": "1e"},
-        {"seed": "abc"}, {"seed": -1},
+        {"n_samples": 1.5},
+        {"n_samples": True},
+        {"n_samples": "10"},
+        {"n_samples": 0},
+        {"n_samples": -3},
+        {"prior_alpha": 0},
+        {"prior_alpha": np.nan},
+        {"prior_alpha": -1.0},
+        {"prior_alpha": "x"},
+        {"prior_alpha": None},
+        {"prior_beta": 0.0},
+        {"prior_beta": np.inf},
+        {"prior_beta": "1e"},
+        {"seed": "abc"},
+        {"seed": -1},
     ):
         same_error(kr.thompson, sr.thompson, R, **kwargs)
 
@@ -304,7 +333,7 @@ def test_examples_hold_in_scorio() -> None:
 
 
 def test_public_names() -> None:
-    # scorio's names only (more land room by room), the metric rankers among them.
+    # Every name is one of scorio.rank's (the rest land room by room: issue 37).
     assert set(kr.__all__) <= set(sr.__all__)
     assert {"avg", "bayes", "pass_at_k", "pass_hat_k", "g_pass_at_k_tau", "mg_pass_at_k", "thompson"} <= set(kr.__all__)
     for name in kr.__all__:
@@ -316,8 +345,13 @@ def test_exotic_dtypes_as_scorio() -> None:
     """Whatever scorio does with them, kscore does: the same ranks or the same error."""
     base = np.array([[[1, 0], [0, 1]], [[0, 0], [1, 1]], [[1, 1], [1, 0]]])
     for R in (
-        base.astype("m8[s]"), base.astype("M8[s]"), base.astype(object), base.astype(np.float16),
-        base.astype(np.longdouble), base.astype(">f8"), base.astype("U1"),
+        base.astype("m8[s]"),
+        base.astype("M8[s]"),
+        base.astype(object),
+        base.astype(np.float16),
+        base.astype(np.longdouble),
+        base.astype(">f8"),
+        base.astype("U1"),
         np.zeros((3, 2, 2), dtype=[("a", "i4")]),
     ):
         for name, args in (("avg", ()), ("pass_at_k", (1,)), ("bayes", ()), ("thompson", (50,))):

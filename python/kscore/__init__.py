@@ -8,6 +8,8 @@ budgets, for many models at once). ``kscore.leaderboard(source)`` ranks
 models from a results file, directory, glob or table with credible intervals.
 ``kscore.rl`` gives RL trainers exact validation metrics (a drop-in for
 verl's ``process_validation_metrics``, and pass@k for any trainer).
+``kscore.sinf`` is a drop-in for ``scorio.sinf`` (stopping and allocation
+decisions from means and sigmas).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -32,6 +34,7 @@ from .leaderboard import Leaderboard, add_counts, leaderboard  # noqa: E402
 __all__ = [
     "eval",
     "rl",
+    "sinf",
     "counts",
     "leaderboard",
     "arena",
@@ -47,13 +50,13 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from . import eval, rl
+    from . import eval, rl, sinf
 
 
 def __getattr__(name: str) -> Any:
-    # kscore.eval and kscore.rl are imported on first use: the leaderboard
-    # (and every kscore.counts user) starts without them.
-    if name in ("eval", "rl"):
+    # kscore.eval, kscore.rl and kscore.sinf are imported on first use: the
+    # leaderboard (and every kscore.counts user) starts without them.
+    if name in ("eval", "rl", "sinf"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

@@ -17,6 +17,8 @@ __all__ = [
     "tailpass_state_tails", "tailpass_payoff_moments", "tailpass_endpoint", "tailpass_covariance",
     "tailpass_empirical", "tailpass_draw_tails", "tailpass_add_gamma_tails", "inspect_columns", "max_t_block",
     "grid_sums", "segment_sums",
+    # rank-rest: scorio.rank's pairwise, voting and graph rankers
+    "rank_board", "schulze_paths", "ranked_pairs_lock", "dominance_levels", "kemeny_search", "markov_stationary",
     # arena
     "BattleBoard", "StyleBoard", "battle_board", "encode_strings", "style_board",
 ]
@@ -24,6 +26,8 @@ __all__ = [
 __all__ += ["PairwiseFit", "pairwise_fit", "pair_counts", "twin_rows", "strongly_connected"]
 __all__ += ["choice_events", "choice_fit"]
 __all__ += ["elo", "glicko", "trueskill", "bt_mcmc"]
+# aggregate: scorio.aggregate's votes
+__all__ += ["group_answers", "vote"]
 
 @final
 class Credit:
@@ -460,6 +464,38 @@ def bt_mcmc(
     state: tuple[npt.NDArray[np.float64], float, float, int, int, npt.NDArray[np.float64]] | None = None,
 ) -> tuple[npt.NDArray[np.float64], float, float, int, int, npt.NDArray[np.float64]]:
     """Advance scorio's Bradley-Terry Metropolis chain on the caller's draws."""
+
+# --- rank-rest: scorio.rank's pairwise, voting and graph rankers (rust/kscore-py/src/rankers.rs) ---
+
+def rank_board(
+    r: npt.NDArray[Any], trials: int, levels: bool, greater: bool, wins: bool
+) -> tuple[
+    npt.NDArray[np.float64],
+    npt.NDArray[Any] | None,
+    npt.NDArray[np.float64] | None,
+    npt.NDArray[np.float64] | None,
+]:
+    """Counts of a binary models x (questions * trials) matrix: totals, the
+    per-question successes (uint8/uint16) if ``levels``, #{m : k_im > k_jm}
+    if ``greater``, #{(m, n) : R_imn = 1 > R_jmn} if ``wins``."""
+
+def schulze_paths(pref: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Schulze's strongest-path strengths of a preference matrix."""
+
+def ranked_pairs_lock(pref: npt.NDArray[np.float64], by_votes: bool) -> npt.NDArray[np.bool_]:
+    """Ranked pairs' locked edges of a preference matrix."""
+
+def dominance_levels(adj: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+    """scorio's topological level scores of a dominance relation."""
+
+def kemeny_search(
+    margin: npt.NDArray[np.int64], time_limit: float | None = None
+) -> tuple[Any, ...]:
+    """Exact Kemeny-Young on integer margins: ``("solved", forced, order)``,
+    ``("too_large", size, limit)`` or ``("time_limit",)``."""
+
+def markov_stationary(p: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Stationary distribution of an irreducible row-stochastic matrix (GTH)."""
 
 # ---- arena (python/kscore/arena/, rust/kscore-py/src/battles.rs): battles to ratings
 

@@ -13,6 +13,14 @@ are fitted to their exact optimum by Newton's method in the Rust core; Elo,
 Glicko and TrueSkill run scorio's event order in the core; ``bayesian_mcmc``
 makes scorio's chain for the same seed (docs/rank.md).
 
+The voting rules (``borda``, ``copeland``, ``win_rate``, ``minimax``,
+``schulze``, ``ranked_pairs``, ``kemeny_young``, ``nanson``, ``baldwin``,
+``majority_judgment``), the graph and spectral rankers (``pagerank``,
+``spectral``, ``alpharank``, ``nash``, ``rank_centrality``, ``serial_rank``,
+``hodge_rank``) and ``inverse_difficulty`` start from counts made in one
+pass of the Rust core (:mod:`kscore.rank._board`), and return their exact
+fixed points where scorio iterates to a tolerance (docs/rank.md).
+
 Examples:
     >>> import numpy as np
     >>> from kscore import rank
@@ -21,6 +29,9 @@ Examples:
     ([1, 2, 2], [1, 2, 2])
 """
 
+from ._graph import alpharank, nash, pagerank, spectral
+from ._hodge_rank import hodge_rank
+from ._kemeny import kemeny_young
 from ._luce import (
     bradley_terry_luce,
     bradley_terry_luce_map,
@@ -39,9 +50,13 @@ from ._paired import (
     rao_kupper,
     rao_kupper_map,
 )
+from ._pointwise import inverse_difficulty
 from ._priors import CauchyPrior, CustomPrior, EmpiricalPrior, GaussianPrior, LaplacePrior, Prior, UniformPrior
+from ._rank_centrality import rank_centrality
 from ._ratings import elo, glicko, trueskill
+from ._serial_rank import serial_rank
 from ._thompson import thompson
+from ._voting import baldwin, borda, copeland, majority_judgment, minimax, nanson, ranked_pairs, schulze, win_rate
 
 __all__ = ["avg", "bayes", "pass_at_k", "pass_hat_k", "g_pass_at_k_tau", "mg_pass_at_k", "thompson"]
 # rank-fit: the fitted rankers, their priors, the rating systems and the sampler.
@@ -63,4 +78,23 @@ __all__ += [
     "glicko",
     "trueskill",
     "bayesian_mcmc",
+    # rank-rest: pointwise, voting, graph
+    "inverse_difficulty",
+    "borda",
+    "copeland",
+    "win_rate",
+    "minimax",
+    "schulze",
+    "ranked_pairs",
+    "kemeny_young",
+    "nanson",
+    "baldwin",
+    "majority_judgment",
+    "pagerank",
+    "spectral",
+    "alpharank",
+    "nash",
+    "rank_centrality",
+    "serial_rank",
+    "hodge_rank",
 ]

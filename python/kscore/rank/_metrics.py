@@ -254,9 +254,7 @@ def g_pass_at_k_tau(
         [1, 2]
     """
     tensor = response_tensor(R)
-    scores = _budgeted_scores(
-        tensor, "g_pass_at_k_tau", lambda x: _eval.g_pass_at_k_tau(x, k, tau), k, tau
-    )
+    scores = _budgeted_scores(tensor, "g_pass_at_k_tau", lambda x: _eval.g_pass_at_k_tau(x, k, tau), k, tau)
     return _result(scores, method, return_scores)
 
 

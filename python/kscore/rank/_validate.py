@@ -24,8 +24,7 @@ def response_tensor(R: Any, binary_only: bool = True) -> npt.NDArray[Any]:  # no
         array = array[:, :, np.newaxis]
     elif array.ndim != 3:
         raise ValueError(
-            "Input R must be a 2D array of shape (L, M) or 3D array of shape (L, M, N), "
-            f"got shape {array.shape}"
+            f"Input R must be a 2D array of shape (L, M) or 3D array of shape (L, M, N), got shape {array.shape}"
         )
     dtype = array.dtype
     kind = dtype.kind  # scorio's issubdtype tests, by kind: numbers are "iufcm"
@@ -46,8 +45,7 @@ def response_tensor(R: Any, binary_only: bool = True) -> npt.NDArray[Any]:  # no
             if kind == "f":
                 if not binary:
                     raise ValueError(
-                        "Float inputs must be binary values (0.0 or 1.0). "
-                        "Use integer dtype for multiclass outcomes."
+                        "Float inputs must be binary values (0.0 or 1.0). Use integer dtype for multiclass outcomes."
                     )
             elif binary_only and not binary:
                 raise ValueError("Input R must contain only binary values (0 or 1)")
@@ -122,9 +120,7 @@ def prior_outcomes(R0: Any, L: int, M: int) -> npt.NDArray[np.int_]:  # noqa: N8
         if array.shape[0] != L or array.shape[1] != M:
             raise ValueError(f"Model-specific R0 must have shape (L={L}, M={M}, D), got {array.shape}")
     else:
-        raise ValueError(
-            f"R0 must be shape (M, D) or (L, M, D); got ndim={array.ndim} with shape {array.shape}"
-        )
+        raise ValueError(f"R0 must be shape (M, D) or (L, M, D); got ndim={array.ndim} with shape {array.shape}")
     return array
 
 

@@ -19,6 +19,7 @@ mod pairwise;
 mod posterior;
 mod rank;
 mod ratings;
+mod rankers;
 mod rows;
 mod tailpass;
 
@@ -117,6 +118,13 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pairwise::register(m)?;
     choice::register(m)?;
     ratings::register(m)?;
+    // scorio.rank's pairwise, voting and graph rankers (rankers.rs)
+    m.add_function(wrap_pyfunction!(rankers::rank_board, m)?)?;
+    m.add_function(wrap_pyfunction!(rankers::schulze_paths, m)?)?;
+    m.add_function(wrap_pyfunction!(rankers::ranked_pairs_lock, m)?)?;
+    m.add_function(wrap_pyfunction!(rankers::dominance_levels, m)?)?;
+    m.add_function(wrap_pyfunction!(rankers::kemeny_search, m)?)?;
+    m.add_function(wrap_pyfunction!(rankers::markov_stationary, m)?)?;
     // arena (python/kscore/arena/): battles to ratings
     m.add_class::<battles::BattleBoard>()?;
     m.add_class::<battles::StyleBoard>()?;
