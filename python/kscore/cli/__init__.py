@@ -218,8 +218,8 @@ def _size(path: Path) -> str:
 
 def _run(args: argparse.Namespace, err: Any) -> Any:
     """kscore.leaderboard() on the command's input (the shipped sample without FILE)."""
-    from ..leaderboard import LeaderboardError, Progress
-    from ..leaderboard import leaderboard as run
+    from ..leaderboard.api import LeaderboardError, Progress
+    from ..leaderboard.api import leaderboard as run
 
     show = not args.quiet and (args.progress or err.is_terminal)
     if args.progress:
@@ -257,7 +257,7 @@ def _files(file: Any) -> Any:
 
 
 def _inputs(file: Any) -> list[Path]:
-    from ..leaderboard import input_files
+    from ..leaderboard.api import input_files
 
     return [p for f in (file if isinstance(file, list) else [file]) for p in input_files(f)]
 
@@ -294,7 +294,7 @@ class _Stderr:
 
 def leaderboard(args: argparse.Namespace) -> int:
     """The command: kscore.leaderboard() does the work; this prints it."""
-    from ..leaderboard.runtime.progress import phase
+    from ..leaderboard.api import phase
     from ._output import Board
 
     err = _Stderr()
@@ -318,7 +318,7 @@ def leaderboard(args: argparse.Namespace) -> int:
     phase("writing")
     _write_board(Board(board, args.top, pairs_kind, plan=args.plan), fmt, args.output, args.wide)
     if args.pairwise_output:
-        from ..leaderboard.stats.pair_rows import write_pairs
+        from ..leaderboard.api import write_pairs
 
         kind, n = pairs_kind
         if kind == "auto":
@@ -336,8 +336,7 @@ def leaderboard(args: argparse.Namespace) -> int:
 def _pairwise_kind(args: argparse.Namespace) -> tuple[str, int | None]:
     """``--pairwise``'s choice; a FILE it swallowed (``--pairwise top 5
     FILE``) given back to ``file``."""
-    from ..leaderboard import LeaderboardError
-    from ..leaderboard.stats.pair_rows import parse_pairwise
+    from ..leaderboard.api import LeaderboardError, parse_pairwise
 
     words = args.pairwise
     if words and args.file is None and len(words) in (2, 3) and words[-1] not in ("all", "adjacent", "none", "top") \
@@ -385,7 +384,7 @@ def _plot(args: argparse.Namespace, formats: dict[str, str], lb: Any) -> None:
 def plan(args: argparse.Namespace) -> int:
     """``kscore plan [FILE]``: the design diagnostics of the board (and of
     each ``--by`` group)."""
-    from ..leaderboard import LeaderboardError
+    from ..leaderboard.api import LeaderboardError
     from ._output import render_plan
 
     err = _Stderr()
@@ -427,7 +426,7 @@ def _one_output_board(args: argparse.Namespace, err: Any) -> Any:
 def compare(args: argparse.Namespace) -> int:
     """``kscore compare A B [FILE]``: one pair, every metric, paired."""
     Console = _console()
-    from ..leaderboard import LeaderboardError
+    from ..leaderboard.api import LeaderboardError
     from ._output import print_comparison, render_comparison
 
     err = Console(stderr=True, highlight=False)

@@ -65,8 +65,16 @@ def add_count_parser(sub: Any) -> None:
 
 def count_command(args: argparse.Namespace, err: Any) -> int:
     """Read every FILE, add the counts, write the table atomically."""
-    from ..leaderboard import Issues, LeaderboardError, Progress, count, input_files
-    from ..leaderboard.read.recount import counted, is_counts_file, write_counts
+    from ..leaderboard.api import (
+        Issues,
+        LeaderboardError,
+        Progress,
+        count,
+        counted,
+        input_files,
+        is_counts_file,
+        write_counts,
+    )
 
     output = str(args.output)
     check_outputs([output])
@@ -97,7 +105,7 @@ def count_command(args: argparse.Namespace, err: Any) -> int:
 
 
 def _format(output: str) -> str:
-    from ..leaderboard.read.recount import output_format
+    from ..leaderboard.api import output_format
 
     return output_format(output)
 

@@ -7,9 +7,7 @@ import json
 import math
 from typing import Any
 
-from ..leaderboard import Comparison, Leaderboard, ModelRow
-from ..leaderboard.result.board import ALL
-from ..leaderboard.stats.rank import rank_label
+from ..leaderboard.api import ALL, Comparison, Leaderboard, ModelRow, rank_label
 from ._errors import CliError, one_line
 
 
@@ -206,7 +204,7 @@ def _json_board(board: Board) -> dict[str, Any]:
         raise CliError(f"--pairwise all with json holds {len(lb.rows):,} x {len(lb.rows):,} pairs in memory: stream "
                        "them with --pairwise-output FILE instead (or --pairwise top N)")
     else:
-        from ..leaderboard.stats.pair_rows import pair_rows
+        from ..leaderboard.api import pair_rows
 
         doc["pairwise"] = None
         doc["pairs"] = {"which": "top" if kind == "top" else kind, "top": n,

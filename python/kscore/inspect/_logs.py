@@ -28,8 +28,7 @@ from typing import Any
 
 from ..formats import _inspect
 from ..formats._table import concat
-from ..leaderboard import Comparison, Leaderboard, Pairwise, leaderboard
-from ..leaderboard.stats.plan import Plan
+from ..leaderboard.api import Comparison, Leaderboard, Pairwise, Plan, leaderboard
 
 #: A log: an ``inspect_ai.log.EvalLog`` (with its samples, or read from its
 #: ``location``) or the path of a ``.eval`` / ``.json`` log.

@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from .. import _kscore
 from ..formats._inspect import to_float as default_to_float
-from ..leaderboard._counts import Counts
+from ..leaderboard.api import Counts
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
