@@ -11,8 +11,9 @@ import numpy.typing as npt
 
 from ._issues import LeaderboardError
 
-INTERVALS = ("questions", "posterior", "wilson")
-"""``interval=``: over questions, the Bayesian posterior, Wilson's (small boards)."""
+INTERVALS = ("questions", "normal", "posterior", "wilson")
+"""``interval=``: over questions (the default of stats/default_interval.py), the normal one over questions (the
+default before issue 36), the Bayesian posterior, Wilson's on the effective df (small boards)."""
 ADJUST = ("none", "holm", "simultaneous")
 """``adjust=``: the paired tests behind the rank ranges."""
 

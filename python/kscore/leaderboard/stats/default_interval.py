@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ..._interval import z_value
 from .._types import FloatArray, IntArray
 
 
@@ -119,6 +120,9 @@ def _bound(p: FloatArray, ss: FloatArray, G: FloatArray, n: FloatArray, n_w: Flo
            z: float, upper: bool) -> FloatArray:
     """The bound (module docstring) of boards with mean ``p`` and sum of
     squared unit residuals ``ss`` (rescaled)."""
+    # A board moved all the way to an end: its sums, made as running sums over
+    # the models, may miss the end by a rounding (1e-13); it is at the end.
+    p = np.where(p > 1.0 - 1e-9, 1.0, np.where(p < 1e-9, 0.0, p))
     v = p * (1.0 - p)
     with np.errstate(invalid="ignore", divide="ignore"):
         se2 = G / (G - 1.0) * ss / (n * n)
@@ -151,8 +155,6 @@ def bounds(units: Units, samples: FloatArray, confidence: float, lo_b: FloatArra
     """The default interval (module docstring) of every model: ``samples``
     its answers, ``lo_b``/``hi_b`` the range of its per-question estimates;
     NaN for a model with fewer than two units."""
-    from ..._interval import z_value
-
     z = z_value(confidence)
     L = units.models
     span = np.where(hi_b > lo_b, hi_b - lo_b, 1.0)
@@ -205,4 +207,36 @@ def bounds(units: Units, samples: FloatArray, confidence: float, lo_b: FloatArra
     bad = ~(G >= 2)
     lo = np.where(bad, np.nan, lo_b + span * np.clip(lo, 0.0, 1.0))
     hi = np.where(bad, np.nan, lo_b + span * np.clip(hi, 0.0, 1.0))
+    return lo, hi
+
+
+def board_bounds(x: FloatArray | None, model: IntArray, cluster: IntArray | None, models: int, samples: FloatArray,
+                 confidence: float, lo_b: FloatArray, hi_b: FloatArray, f_state: FloatArray | None = None,
+                 table: npt.NDArray[np.integer] | None = None) -> tuple[FloatArray, FloatArray]:
+    """:func:`bounds` of a board's models for one metric: from its (model,
+    state) ``table`` and per-state estimates ``f_state`` where the board has
+    no clusters and the table is at hand, else from the per-row estimates
+    ``x`` (NaN rows left out), the rows' ``model`` and ``cluster``."""
+    if cluster is None and f_state is not None and table is not None:
+        units = units_from_table(f_state, table)
+    else:
+        assert x is not None
+        units = units_from_rows(x, model, cluster, models)
+    return bounds(units, samples, confidence, lo_b, hi_b)
+
+
+def metric_range(kind: str, w: FloatArray, n_max: IntArray, bounds: tuple[float, float]) -> tuple[
+        FloatArray, FloatArray]:
+    """Each model's range of a metric's per-question estimates: the metric's
+    ``bounds``, but for Bayes@N the posterior means of all-worst and all-best
+    answers of its most-answered question (``w_0 + (n r + sum_j (w_j - w_0)) /
+    (n + C + 1)``, ``r`` the least or greatest ``w_j - w_0``), the widest a
+    question of the model can reach."""
+    L = len(n_max)
+    if kind != "bayes":
+        return np.full(L, float(bounds[0])), np.full(L, float(bounds[1]))
+    shift = np.asarray(w, np.float64) - float(w[0])
+    T = n_max.astype(np.float64) + len(w)
+    lo = float(w[0]) + (n_max * shift.min() + shift.sum()) / T
+    hi = float(w[0]) + (n_max * shift.max() + shift.sum()) / T
     return lo, hi
