@@ -181,7 +181,8 @@ def truth(fam: Family, metric: str) -> F:
         if parse(metric)[0] == "bayes":
             lo, hi = fam.samples if isinstance(fam.samples, tuple) else (fam.samples, fam.samples)
             ns = np.arange(lo, hi + 1, dtype=np.float64)
-            fam._cache[key] = np.mean([metric_of_chance(metric, p, n).mean(axis=1) for n in ns], axis=0)
+            fam._cache[key] = np.mean([metric_of_chance(metric, p, np.full_like(p, n)).mean(axis=1) for n in ns],
+                                      axis=0)
         else:
             fam._cache[key] = metric_of_chance(metric, p).mean(axis=1)
     return fam._cache[key]

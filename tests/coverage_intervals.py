@@ -254,58 +254,55 @@ def hull(u: Units, confidence: float, few: float = 5.0, df: str = "units") -> tu
     return np.where(bad, np.nan, u.lo_b + span * lo), np.where(bad, np.nan, u.lo_b + span * hi)
 
 
-def _core_bound(p: F, se2: F, nw: F, samples: F, q: F, G: F, prior: float, upper: bool,
-                poisson: bool = False) -> F:
-    """The moderated-dispersion score bound (:func:`score` with the fixed
-    weight ``prior / (prior + G - 1)``; ``phi`` = 1 at the ends of the
-    range, where nothing is seen of it)."""
+def _core_bound(p: F, se2: F, nw: F, samples: F, q: F, G: F, prior: float, upper: bool, core: str,
+                z: float = 1.959963984540054) -> F:
+    """One end of the interval of boards with mean ``p`` and variance of the
+    mean ``se2`` (rescaled), by ``core``: ``score`` (Wilson on ``n_w /
+    phi`` with the dispersion ``phi`` moderated towards 1 by ``prior``
+    pseudo-units of weight ``prior / (prior + G - 1)``; 1 at the ends),
+    ``wilson`` (the same without the moderation), ``cp`` (Clopper-Pearson on
+    the effective counts), ``wcc`` (the continuity-corrected Wilson of
+    Newcombe 1998, method 4, on the effective counts: the shipped default),
+    ``t`` (``p -+ q se``) or ``wshape`` (Wilson's shape on ``n_w``, the
+    data's variance)."""
+    if core == "t":
+        return np.clip(p + (1 if upper else -1) * q * np.sqrt(se2), 0.0, 1.0)
+    if core == "wshape":
+        d = 1.0 + q * q / nw
+        half = q * np.sqrt(se2 + q * q / (4 * nw * nw)) / d
+        return np.clip((p + q * q / (2 * nw)) / d + (1 if upper else -1) * half, 0.0, 1.0)
     v = p * (1 - p)
+    w = prior if core == "score" else 0.0
     with np.errstate(invalid="ignore", divide="ignore"):
         phi_hat = np.where(v > 0, se2 * nw / v, 1.0)
-        phi = np.clip((prior + (G - 1) * phi_hat) / (prior + G - 1), 1e-12, 1.0)
+        phi = np.clip((w + (G - 1) * phi_hat) / (w + G - 1), 1e-12, 1.0)
         neff = np.minimum(nw / phi, samples)
-    if poisson == "wcc":  # Wilson with continuity correction (Newcombe 1998, method 4) on the effective counts
-        z = float(special.ndtri(0.975))
-        z2 = z * z
-        with np.errstate(invalid="ignore", divide="ignore"):
+        x = p * neff
+        if core == "cp":
+            if upper:
+                return np.asarray(np.where(x < neff, special.betaincinv(x + 1, np.maximum(neff - x, 1e-300),
+                                                                        special.ndtr(z)), 1.0), np.float64)
+            return np.asarray(np.where(x > 0, special.betaincinv(np.maximum(x, 1e-300), neff - x + 1,
+                                                                 special.ndtr(-z)), 0.0), np.float64)
+        if core == "wcc":
+            z2 = z * z
             if upper:
                 r = z2 + 2 - 1 / neff + 4 * p * (neff * (1 - p) - 1)
                 b = (2 * neff * p + z2 + 1 + z * np.sqrt(np.maximum(r, 0.0))) / (2 * (neff + z2))
-                b = np.where(p >= 1, 1.0, np.minimum(b, 1.0))
-            else:
-                r = z2 - 2 - 1 / neff + 4 * p * (neff * (1 - p) + 1)
-                b = (2 * neff * p + z2 - 1 - z * np.sqrt(np.maximum(r, 0.0))) / (2 * (neff + z2))
-                b = np.where(p <= 0, 0.0, np.maximum(b, 0.0))
-        return np.asarray(b, np.float64)
-    if poisson == "cp" or poisson == "cpz":  # Clopper-Pearson on the effective counts
-        a2 = special.ndtr(-q) if poisson == "cp" else 0.025 + 0.0 * q
-        x = p * neff
-        with np.errstate(invalid="ignore", divide="ignore"):
-            if upper:
-                b = np.where(x < neff, special.betaincinv(x + 1, np.maximum(neff - x, 1e-300), 1 - a2), 1.0)
-            else:
-                b = np.where(x > 0, special.betaincinv(np.maximum(x, 1e-300), neff - x + 1, a2), 0.0)
-        return np.asarray(b, np.float64)
-    b = wilson_bound(p, neff, q, upper)
-    if poisson:  # the far side with few minority outcomes: the Poisson bound on their count
-        a2 = special.ndtr(-q)  # the one-sided level of q
-        if upper:
-            f = neff * (1 - p)
-            b = np.maximum(b, np.where(f > 0, 1.0 - special.gammaincinv(np.maximum(f, 1e-300), a2) / neff, 1.0))
-        else:
-            s_ = neff * p
-            b = np.minimum(b, np.where(s_ > 0, special.gammaincinv(np.maximum(s_, 1e-300), a2) / neff, 0.0))
-    return b
+                return np.asarray(np.where(p >= 1, 1.0, np.minimum(b, 1.0)), np.float64)
+            r = z2 - 2 - 1 / neff + 4 * p * (neff * (1 - p) + 1)
+            b = (2 * neff * p + z2 - 1 - z * np.sqrt(np.maximum(r, 0.0))) / (2 * (neff + z2))
+            return np.asarray(np.where(p <= 0, 0.0, np.maximum(b, 0.0)), np.float64)
+    return wilson_bound(p, neff, q, upper)
 
 
-def envelope(u: Units, confidence: float, prior: float = 2.0, few: float = 0.0, core: str = "score",
-             poisson: bool | str = False, partial: tuple[float, ...] = ()) -> tuple[F, F]:
+def envelope(u: Units, confidence: float, core: str = "wcc", prior: float = 0.0, few: float = 0.0) -> tuple[F, F]:
     """:func:`_core_bound` made monotone: the lower bound is the smallest
     over the boards that raise the ``k`` best units to the top of the range
-    (``k = 0..G``: every board with fewer failures lies between), the upper
-    the largest over those lowering the ``k`` worst to the bottom; with
-    ``few``, hulled with the worst-case Wilson where fewer than ``few``
-    minority units are expected (:func:`hull`)."""
+    (``k = 0..G``), the upper the largest over those lowering the ``k`` worst
+    to the bottom; with ``few``, hulled with the worst-case Wilson where fewer
+    than ``few`` minority units are expected (:func:`hull`). (Every prefix is
+    made, dense: the shipped module compresses runs of equal units.)"""
     p0, _, span = _rescaled(u)
     S = (u.S - u.N * np.asarray(u.lo_b)[..., None]) / span[..., None]  # unit sums, rescaled
     N = u.N
@@ -320,127 +317,26 @@ def envelope(u: Units, confidence: float, prior: float = 2.0, few: float = 0.0, 
         Ss = np.take_along_axis(S, order, -1)
         Ns = np.take_along_axis(N, order, -1)
         target = Ns if not upper else 0.0 * Ns  # raised to the top, or lowered to the bottom
-        dS = np.concatenate([np.zeros((*S.shape[:-1], 1)), np.cumsum(target - Ss, -1)], -1)
-        dSS = np.concatenate([np.zeros((*S.shape[:-1], 1)), np.cumsum(target**2 - Ss**2, -1)], -1)
-        dSN = np.concatenate([np.zeros((*S.shape[:-1], 1)), np.cumsum(target * Ns - Ss * Ns, -1)], -1)
+        zero = np.zeros((*S.shape[:-1], 1))
+        dS = np.concatenate([zero, np.cumsum(target - Ss, -1)], -1)
+        dSS = np.concatenate([zero, np.cumsum(target**2 - Ss**2, -1)], -1)
+        dSN = np.concatenate([zero, np.cumsum(target * Ns - Ss * Ns, -1)], -1)
         sumS = S.sum(-1)[..., None] + dS
         sumSS = (S * S).sum(-1)[..., None] + dSS
         sumSN = (S * N).sum(-1)[..., None] + dSN
-        if partial:  # the next unit moved part of the way too
-            nxtS = np.concatenate([Ss, np.zeros((*S.shape[:-1], 1))], -1)
-            nxtN = np.concatenate([Ns, np.zeros((*S.shape[:-1], 1))], -1)
-            nxtT = np.concatenate([target, np.zeros((*S.shape[:-1], 1))], -1)
-            parts = [(sumS, sumSS, sumSN)]
-            for f in partial:
-                newS = nxtS + f * (nxtT - nxtS)
-                parts.append((sumS + newS - nxtS, sumSS + newS**2 - nxtS**2, sumSN + (newS - nxtS) * nxtN))
-            sumS = np.concatenate([x[0] for x in parts], -1)
-            sumSS = np.concatenate([x[1] for x in parts], -1)
-            sumSN = np.concatenate([x[2] for x in parts], -1)
         sumNN = (N * N).sum(-1)[..., None]
         with np.errstate(invalid="ignore", divide="ignore"):
             mu = sumS / n[..., None]
+            mu = np.where(mu > 1 - 1e-9, 1.0, np.where(mu < 1e-9, 0.0, mu))
             ss = np.maximum(sumSS - 2 * mu * sumSN + mu * mu * sumNN, 0.0)
             se2 = G[..., None] / (G[..., None] - 1) * ss / n[..., None] ** 2
-        if core == "wshape":  # Wilson's shape on n_w worst-case outcomes, the data's variance
-            nw1 = nw[..., None]
-            q1 = q[..., None]
-            d = 1.0 + q1 * q1 / nw1
-            centre = (np.clip(mu, 0, 1) + q1 * q1 / (2 * nw1)) / d
-            half = q1 * np.sqrt(se2 + q1 * q1 / (4 * nw1 * nw1)) / d
-            b = np.clip(centre + (1 if upper else -1) * half, 0.0, 1.0)
-        elif core == "t":
-            b = np.clip(mu + (1 if upper else -1) * q[..., None] * np.sqrt(se2), 0.0, 1.0)
-        else:
-            b = _core_bound(np.clip(mu, 0, 1), se2, nw[..., None], u.samples[..., None], q[..., None],
-                            G[..., None], prior, upper, poisson if poisson in ("cp", "cpz", "wcc") else poisson is True)
+        b = _core_bound(np.clip(mu, 0, 1), se2, nw[..., None], u.samples[..., None], q[..., None], G[..., None],
+                        prior, upper, core, float(special.ndtri(0.5 + confidence / 2)))
         out.append(np.nanmax(b, -1) if upper else np.nanmin(b, -1))
     lo, hi = out
-    if poisson == "worst":  # the far side: the Poisson bound on n_w worst-case units' minority count
-        a2 = special.ndtr(-q)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            f, s_ = nw * (1 - p0), nw * p0
-            hi = np.maximum(hi, np.where(f > 0, 1.0 - special.gammaincinv(np.maximum(f, 1e-300), a2) / nw, 1.0))
-            lo = np.minimum(lo, np.where(s_ > 0, special.gammaincinv(np.maximum(s_, 1e-300), a2) / nw, 0.0))
     if few > 0:
         hl, hh = hull(Units(p0, np.zeros_like(p0), u.n, u.G, u.samples, u.S, u.N), confidence, few)
         lo, hi = np.minimum(lo, hl), np.maximum(hi, hh)
-    bad = ~(u.G > 1)
-    return (np.where(bad, np.nan, u.lo_b + span * np.clip(lo, 0, 1)),
-            np.where(bad, np.nan, u.lo_b + span * np.clip(hi, 0, 1)))
-
-
-def _tau2(mu: F, nw: F, few: float, power: float = 2.0) -> F:
-    """The prior variance of the mean at ``mu``: the worst case ``mu (1 -
-    mu) / n_w``, weighted down where many minority units are expected
-    (``E = n_w mu (1 - mu)``): ``1 / (1 + (E / few)^power)``."""
-    v = mu * (1 - mu)
-    e = nw * v
-    out: F = v / nw / (1.0 + (e / few) ** power)
-    return out
-
-
-def _tau_bound(p: F, se2: F, nw: F, q: F, few: float, upper: bool, power: float = 2.0) -> F:
-    """``inf`` (``sup`` with ``upper``) of the ``mu`` on p's side with
-    ``|p - mu| <= q sqrt(se^2 + tau^2(mu))``: a scan of 64 points, then
-    bisection in the first bracket."""
-    sgn = 1.0 if upper else -1.0
-    end = np.ones_like(p) if upper else np.zeros_like(p)
-    grid = np.linspace(0.0, 1.0, 65)
-    mus = p[..., None] + (end - p)[..., None] * grid  # from p towards the end
-    h = np.abs(mus - p[..., None]) - q[..., None] * np.sqrt(se2[..., None] + _tau2(mus, nw[..., None], few, power))
-    # the last grid point from p on that is still accepted, before the first rejected one
-    rej = h > 0
-    first_rej = np.where(rej.any(-1), np.argmax(rej, -1), 65)
-    a_idx = np.clip(first_rej - 1, 0, 64)
-    b_idx = np.clip(first_rej, 0, 64)
-    a = np.take_along_axis(mus, a_idx[..., None], -1)[..., 0]  # accepted
-    b = np.take_along_axis(mus, b_idx[..., None], -1)[..., 0]  # rejected (or the end)
-    done = first_rej == 65
-    for _ in range(40):
-        m = 0.5 * (a + b)
-        hm = np.abs(m - p) - q * np.sqrt(se2 + _tau2(m, nw, few, power))
-        acc = hm <= 0
-        a, b = np.where(acc, m, a), np.where(acc, b, m)
-    out: F = np.where(done, end, a)
-    del sgn
-    return out
-
-
-def envelope_tau(u: Units, confidence: float, few: float = 5.0, power: float = 2.0) -> tuple[F, F]:
-    """The t statistic with a prior variance ``tau^2(mu)`` (:func:`_tau2`)
-    inverted, made monotone by the prefix envelope (:func:`envelope`)."""
-    p0, _, span = _rescaled(u)
-    S = (u.S - u.N * np.asarray(u.lo_b)[..., None]) / span[..., None]
-    N = u.N
-    n = N.sum(axis=-1)
-    nw = u.n_worst
-    G = u.G
-    q = _t(confidence, G - 1)
-    out = []
-    for upper in (False, True):
-        y = np.where(N > 0, S / np.where(N > 0, N, 1.0), -np.inf if not upper else np.inf)
-        order = np.argsort(-y if not upper else y, axis=-1, kind="stable")
-        Ss = np.take_along_axis(S, order, -1)
-        Ns = np.take_along_axis(N, order, -1)
-        target = Ns if not upper else 0.0 * Ns
-        z = np.zeros((*S.shape[:-1], 1))
-        dS = np.concatenate([z, np.cumsum(target - Ss, -1)], -1)
-        dSS = np.concatenate([z, np.cumsum(target**2 - Ss**2, -1)], -1)
-        dSN = np.concatenate([z, np.cumsum(target * Ns - Ss * Ns, -1)], -1)
-        sumS = S.sum(-1)[..., None] + dS
-        sumSS = (S * S).sum(-1)[..., None] + dSS
-        sumSN = (S * N).sum(-1)[..., None] + dSN
-        sumNN = (N * N).sum(-1)[..., None]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mu = np.clip(sumS / n[..., None], 0.0, 1.0)
-            ss = np.maximum(sumSS - 2 * mu * sumSN + mu * mu * sumNN, 0.0)
-            se2 = G[..., None] / (G[..., None] - 1) * ss / n[..., None] ** 2
-        shape = mu.shape
-        b = _tau_bound(mu.ravel(), se2.ravel(), np.broadcast_to(nw[..., None], shape).ravel(),
-                       np.broadcast_to(q[..., None], shape).ravel(), few, upper, power).reshape(shape)
-        out.append(np.nanmax(b, -1) if upper else np.nanmin(b, -1))
-    lo, hi = out
     bad = ~(u.G > 1)
     return (np.where(bad, np.nan, u.lo_b + span * np.clip(lo, 0, 1)),
             np.where(bad, np.nan, u.lo_b + span * np.clip(hi, 0, 1)))
@@ -453,8 +349,8 @@ def default(u: Units, confidence: float) -> tuple[F, F]:
 
     B, L, U = u.S.shape
     ok = u.N > 0
-    b, l, g = np.nonzero(ok)
-    units = di.Units((b * L + l).astype(np.int64), u.S[ok], u.N[ok], np.ones(int(ok.sum())), B * L)
+    bi, li, _ = np.nonzero(ok)
+    units = di.Units((bi * L + li).astype(np.int64), u.S[ok], u.N[ok], np.ones(int(ok.sum())), B * L)
     lo_b = np.broadcast_to(np.asarray(u.lo_b, np.float64), (B, L)).ravel()
     hi_b = np.broadcast_to(np.asarray(u.hi_b, np.float64), (B, L)).ravel()
     lo, hi = di.bounds(units, u.samples.ravel(), confidence, lo_b, hi_b)

@@ -106,7 +106,7 @@ def test_leaderboard_equals_the_suites_implementation(name: str, metric: str) ->
         nmax = chunk.n.max(axis=-1).astype(np.float64)
         bounds = (1.0 / (nmax + 2.0), (nmax + 1.0) / (nmax + 2.0))
     u = ci.units(x, chunk.n, chunk.cluster, bounds)
-    ref_lo, ref_hi = ci.envelope(u, 0.95, prior=0.0, poisson="wcc")
+    ref_lo, ref_hi = ci.envelope(u, 0.95, core="wcc")
     np.testing.assert_allclose(est, u.mean, rtol=0, atol=1e-12)
     np.testing.assert_allclose(lo, ref_lo, rtol=0, atol=1e-9)
     np.testing.assert_allclose(hi, ref_hi, rtol=0, atol=1e-9)
@@ -148,6 +148,19 @@ def one_model(c: list[int], n: int, cluster: list[int] | None = None, metric: st
     v = board.rows[0].values[metric]
     assert v is not None
     return v.estimate, v.lo, v.hi
+
+
+def test_the_score_bound_equals_scipys_wilsoncc() -> None:
+    from scipy.special import erfinv
+    from scipy.stats import binomtest
+
+    for x, n in ((0, 20), (10, 20), (20, 20), (1, 40), (39, 40), (3, 7), (15, 148), (1, 1), (0, 2)):
+        for conf in (0.8, 0.95, 0.99):
+            ref = binomtest(x, n).proportion_ci(conf, "wilsoncc")
+            z = float(np.sqrt(2.0) * erfinv(conf))
+            p, nn = np.array([x / n]), np.array([float(n)])
+            assert float(di.wilson_cc(p, nn, z, False)[0]) == pytest.approx(ref.low, abs=1e-12)
+            assert float(di.wilson_cc(p, nn, z, True)[0]) == pytest.approx(ref.high, abs=1e-12)
 
 
 def test_every_answer_right_gets_the_rule_of_three() -> None:

@@ -23,6 +23,7 @@ from .read.reader import read_columns
 from .result.board import Leaderboard
 from .runtime.pages import on_small_pages
 from .runtime.progress import Progress, phase
+from .stats.cluster_check import grouping_warnings
 from .stats.compare import dense
 from .stats.metrics import Scores, compute, scores
 from .stats.ranges import rank_sets
@@ -138,7 +139,8 @@ def leaderboard(
     shown = progress if isinstance(progress, Progress) else Progress(_stderr_console() if progress else None)
     counts, label = read_columns(source, n_categories=len(w), cluster=cluster, by=by, model_col=model_col,
                                  question_col=question_col, outcome_col=outcome_col, sample_col=sample_col,
-                                 input_format=input_format, issues=issues, progress=shown, memory_limit=memory_limit)
+                                 input_format=input_format, issues=issues, progress=shown, memory_limit=memory_limit,
+                                 groupings=cluster is None)
     if isinstance(source, (str, os.PathLike)) and Path(os.fspath(source)).is_file():
         label = os.fspath(source)
     phase("metrics")
@@ -150,6 +152,13 @@ def leaderboard(
     sort_by = resolve_sort(sort, chosen)
     row_cluster = None if cluster is None else _codes(counts.attributes[cluster], counts.question)
     sc = scores(counts, chosen, w, row_cluster, states)
+    if cluster is None and counts.attributes:  # questions in groups no interval knows of: stats/cluster_check.py
+        for message in grouping_warnings(counts.attributes, tuple(counts.attributes), sc.x[sort_by.name],
+                                         counts.model, counts.question, len(counts.models), sort_by.name):
+            issues.warn(message)
+        if not isinstance(source, Counts):  # columns read only for the check (a Counts table given keeps its own)
+            for a in [a for a in counts.attributes if a != by]:
+                del counts.attributes[a]
     _coverage(counts, sc.per_model(), issues)
     board = _board(sc, chosen, sort_by, w, confidence, interval, adjust, issues, label)
     if not board.rows:

@@ -22,7 +22,8 @@ Grouped by what the caller does with them:
   :func:`compare_data`, :func:`write_pairs`
 - per-question statistics (the integrations score one task; plots draw curves):
   :func:`question_estimates`, :func:`scores`, :func:`compute`, :func:`by_model`,
-  :func:`curve`, :func:`group_se`, :func:`grid_se`, :func:`row_sums`
+  :func:`curve`, :func:`group_se`, :func:`grid_se`, :func:`row_sums`, :func:`interval_of` (the default
+  interval of one model's per-question estimates)
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from .read.source import input_files
 from .result.board import ALL, Leaderboard
 from .runtime.progress import Progress, phase
 from .stats.compare import Comparison, Pairwise
+from .stats.default_interval import interval_of
 from .stats.intervals import grid_se, group_se
 from .stats.metrics import ModelRow, Value, by_model, compute, curve, question_estimates, scores
 from .stats.pair_rows import compare_data, pair_rows, parse_pairwise, write_pairs
@@ -97,4 +99,5 @@ __all__ = [
     "group_se",
     "grid_se",
     "row_sums",
+    "interval_of",
 ]

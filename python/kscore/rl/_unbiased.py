@@ -5,9 +5,11 @@ For a field whose values are all 0 or 1 (``acc``), each prompt is a count
 every budget at once (:func:`kscore.counts.curve`): pass@k (at least one of k
 draws without replacement correct), pass^k (all k correct) and maj@k (a
 strict majority of k correct, scorio's ``maj_at_k``). The value is their
-mean over prompts; the interval is the normal one over prompts,
-``mean -+ z * sd / sqrt(M)`` (sd with ddof=1, clipped into [0, 1]), which
-covers the prompt-to-prompt spread and the sampling noise within prompts.
+mean over prompts; the interval is the leaderboard's default over prompts
+(kscore.leaderboard.stats.default_interval: a continuity-corrected Wilson
+interval on the effective number of prompts, monotone, holding its level
+near 0 and 1 and with few prompts), which covers the prompt-to-prompt
+spread and the sampling noise within prompts.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from .._interval import z_value
 from ..counts import curve
+from ..leaderboard.api import interval_of
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -42,36 +44,35 @@ def budgets(smallest: int) -> list[int]:
     return [*out, smallest]
 
 
-def interval(per_prompt: FloatArray, z: float, bounds: tuple[float, float] = (0.0, 1.0)) -> tuple[
-        float, float, float]:
-    """``(mean, lo, hi)`` over prompts, clipped into ``bounds`` (the
-    bounds themselves for a single prompt: no spread to measure).
+def interval(per_prompt: FloatArray, samples: float, confidence: float = 0.95,
+             bounds: tuple[float, float] = (0.0, 1.0)) -> tuple[float, float, float]:
+    """``(mean, lo, hi)`` over prompts: the leaderboard's default interval
+    of the per-prompt values (``samples``: the responses behind them;
+    ``bounds``: their range; the bounds themselves for a single prompt).
 
     Examples:
-        >>> interval(np.array([0.0, 1.0, 1.0, 0.0]), 1.959963984540054)
-        (0.5, 0.0, 1.0)
+        >>> [round(x, 4) for x in interval(np.array([0.0, 1.0, 1.0, 0.0]), 4)]
+        [0.5, 0.0919, 0.9081]
     """
     mean = float(per_prompt.mean())
-    if len(per_prompt) < 2:
-        return mean, bounds[0], bounds[1]
-    half = z * float(per_prompt.std(ddof=1)) / np.sqrt(len(per_prompt))
-    return mean, max(bounds[0], mean - half), min(bounds[1], mean + half)
+    lo, hi = interval_of(per_prompt, samples, confidence, bounds)
+    return mean, lo, hi
 
 
 def vote_metrics(per_prompt: FloatArray, ks: Sequence[int], bounds: tuple[float, float],
-                 confidence: float = 0.95) -> dict[str, float]:
+                 confidence: float = 0.95, samples: float | None = None) -> dict[str, float]:
     """Keys ``vote@k``, ``vote@k/lo``, ``vote@k/hi`` from per-prompt values
     (a ``(len(ks), M)`` array) of the vote without replacement.
 
     Examples:
         >>> out = vote_metrics(np.array([[1.0, 0.0, 1.0]]), [3], (0.0, 1.0))
-        >>> round(out["vote@3"], 6), out["vote@3/hi"]
-        (0.666667, 1.0)
+        >>> round(out["vote@3"], 6), round(out["vote@3/hi"], 4)
+        (0.666667, 0.9823)
     """
-    z = z_value(confidence)
     out: dict[str, float] = {}
     for j, k in enumerate(ks):
-        mean, lo, hi = interval(per_prompt[j], z, bounds)
+        mean, lo, hi = interval(per_prompt[j], samples if samples is not None else float(k * per_prompt.shape[1]),
+                                confidence, bounds)
         out[f"vote@{k}"], out[f"vote@{k}/lo"], out[f"vote@{k}/hi"] = mean, lo, hi
     return out
 
@@ -88,12 +89,11 @@ def unbiased_metrics(
         (0.75, 0.5, 0.5)
     """
     ks = budgets(int(n.min())) if ks is None else [int(k) for k in ks]
-    z = z_value(confidence)
     out: dict[str, float] = {}
     for prefix, family in FAMILIES.items():
         table = curve(n, c, family, ks, mean=False)  # type: ignore[arg-type]
         for j, k in enumerate(ks):
-            mean, lo, hi = interval(table[:, j], z)
+            mean, lo, hi = interval(table[:, j], float(n.sum()), confidence)
             out[f"{prefix}{k}"] = mean
             out[f"{prefix}{k}/lo"] = lo
             out[f"{prefix}{k}/hi"] = hi

@@ -7,6 +7,7 @@ from _run.py, so that dask.py and recount.py read without importing it."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from .._counts import Counts
 from .._issues import Issues, LeaderboardError
 from ..runtime.progress import Progress, phase
 from .aggregate import aggregate, describe, row_sql
-from .columns import ID_KEYS, ColumnNames, spelling_key
+from .columns import ID_KEYS, ColumnNames, grouping_columns, spelling_key
 from .counts_input import is_counts_table, read_counts_table
 from .dask import LABEL as DASK_LABEL
 from .dask import is_dask_collection, leaderboard_counts
@@ -82,12 +83,13 @@ def read_counts(source: object, *, names: ColumnNames | None = None, n_categorie
 def read_columns(source: object, *, n_categories: int, cluster: str | None, by: str | None, model_col: str | None,
                  question_col: str | None, outcome_col: str | None, sample_col: str | None,
                  input_format: str | None, issues: Issues, progress: Progress | None,
-                 memory_limit: str | int | None) -> tuple[Counts, str]:
+                 memory_limit: str | int | None, groupings: bool = False) -> tuple[Counts, str]:
     """:func:`read_counts` with the columns as the user names them (the
     leaderboard's and ``count``'s flags), ``cluster`` / ``by`` carried as
-    question attributes and checked to be there."""
+    question attributes and checked to be there; ``groupings``: also the
+    columns that look like a grouping of the questions (ColumnNames)."""
     extra = tuple(dict.fromkeys(x for x in (cluster, by) if x is not None))
-    names = ColumnNames(model_col, question_col, outcome_col, sample_col, extra)
+    names = ColumnNames(model_col, question_col, outcome_col, sample_col, extra, groupings)
     counts, label = read_counts(source, names=names, n_categories=n_categories, input_format=input_format,
                                 issues=issues, progress=progress, memory_limit=memory_limit)
     for x in extra:
@@ -120,6 +122,9 @@ def _read_counts(source: object, names: ColumnNames | None, n_categories: int, i
     with (progress or Progress(None)).query(src, f"Reading {Path(src.label).name or src.label}"):
         columns = describe_checked(src, names)
         available = [n for n, _ in columns]
+        if names.groupings:  # (carried for stats/cluster_check.py's warning)
+            names = replace(names, extra=names.extra + grouping_columns(available, names.extra + tuple(
+                x for x in (names.model, names.question, names.outcome, names.sample) if x)))
         if is_counts_table(available, names):
             return read_counts_table(src, available, names, n_categories, issues), src.label
         r = row_sql(src, names, n_categories, issues, columns)

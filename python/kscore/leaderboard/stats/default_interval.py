@@ -89,7 +89,7 @@ def units_from_rows(x: FloatArray, model: IntArray, cluster: IntArray | None, mo
     width = int(cl.max()) + 1 if len(cl) else 1
     keys, inv = np.unique(model.astype(np.int64) * width + cl, return_inverse=True)
     inv = inv.ravel()
-    total = np.bincount(inv, weights=x, minlength=len(keys))
+    total: FloatArray = np.bincount(inv, weights=x, minlength=len(keys)).astype(np.float64)
     size = np.bincount(inv, minlength=len(keys)).astype(np.float64)
     return Units((keys // width).astype(np.int64), total, size, np.ones(len(keys)), models)
 
@@ -101,7 +101,7 @@ def wilson_cc(p: FloatArray, n: FloatArray, z: float, upper: bool) -> FloatArray
 
     Examples:
         >>> [round(float(b), 4) for b in wilson_cc(np.array([0.0, 0.5, 1.0]), np.array([20.0] * 3), 1.96, False)]
-        [0.0, 0.2797, 0.8056]
+        [0.0, 0.2785, 0.7995]
     """
     z2 = z * z
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -150,6 +150,14 @@ def _moves(c: FloatArray) -> tuple[IntArray, FloatArray]:
     return run, j
 
 
+def _before(v: FloatArray, head: IntArray) -> FloatArray:
+    """The sum of ``v`` over the entries before each within its model
+    (``head``: the first entry of each entry's model)."""
+    cs = np.cumsum(v) - v
+    out: FloatArray = cs - cs[head]
+    return out
+
+
 def bounds(units: Units, samples: FloatArray, confidence: float, lo_b: FloatArray, hi_b: FloatArray) -> tuple[
         FloatArray, FloatArray]:
     """The default interval (module docstring) of every model: ``samples``
@@ -161,8 +169,8 @@ def bounds(units: Units, samples: FloatArray, confidence: float, lo_b: FloatArra
     mdl = units.model
     S = (units.total - units.size * lo_b[mdl]) / span[mdl]  # rescaled unit totals
     m, c = units.size, units.mult
-    n = np.bincount(mdl, weights=c * m, minlength=L)
-    G = np.bincount(mdl, weights=c, minlength=L)
+    n: FloatArray = np.bincount(mdl, weights=c * m, minlength=L).astype(np.float64)
+    G: FloatArray = np.bincount(mdl, weights=c, minlength=L).astype(np.float64)
     T1 = np.bincount(mdl, weights=c * S, minlength=L)
     T2 = np.bincount(mdl, weights=c * S * S, minlength=L)
     T3 = np.bincount(mdl, weights=c * S * m, minlength=L)
@@ -179,12 +187,7 @@ def bounds(units: Units, samples: FloatArray, confidence: float, lo_b: FloatArra
         # Sums of the runs before each, within its model.
         first = np.r_[True, om[1:] != om[:-1]]
         head = np.maximum.accumulate(np.where(first, np.arange(len(om)), 0))  # each run's model's first run
-
-        def before(v: FloatArray) -> FloatArray:
-            cs = np.cumsum(v) - v
-            out_: FloatArray = cs - cs[head]
-            return out_
-        b1, b2, b3 = before(oc * d1), before(oc * d2), before(oc * d3)
+        b1, b2, b3 = (_before(oc * d, head) for d in (d1, d2, d3))
         run, j = _moves(oc)
         cm = om[run]
         t1 = T1[cm] + b1[run] + j * d1[run]
@@ -240,3 +243,27 @@ def metric_range(kind: str, w: FloatArray, n_max: IntArray, bounds: tuple[float,
     lo = float(w[0]) + (n_max * shift.min() + shift.sum()) / T
     hi = float(w[0]) + (n_max * shift.max() + shift.sum()) / T
     return lo, hi
+
+
+def interval_of(x: FloatArray, samples: float, confidence: float = 0.95,
+                limits: tuple[float, float] = (0.0, 1.0), cluster: IntArray | None = None) -> tuple[float, float]:
+    """The default interval of one model from its per-question estimates
+    ``x`` (NaN left out), its ``samples`` and the estimates' range
+    ``limits``: what the integrations (kscore.rl's prompts, kscore.lm_eval's
+    documents) show. The range's ends where fewer than two questions.
+
+    Examples:
+        >>> [round(b, 4) for b in interval_of(np.array([1.0] * 30), 120)]  # every answer right: the rule of three
+        [0.8587, 1.0]
+        >>> [round(b, 4) for b in interval_of(np.array([0.0, 1.0, 1.0, 0.0, 0.5, 0.5]), 12)]
+        [0.1666, 0.8334]
+    """
+    x = np.asarray(x, np.float64)
+    model = np.zeros(len(x), np.int64)
+    units = units_from_rows(x, model, cluster, 1)
+    lo, hi = bounds(units, np.array([float(samples)]), confidence, np.array([float(limits[0])]),
+                    np.array([float(limits[1])]))
+    if np.isnan(lo[0]):
+        return float(limits[0]), float(limits[1])
+    mean = float(np.nanmean(x))
+    return min(float(lo[0]), mean), max(float(hi[0]), mean)
