@@ -231,6 +231,8 @@ class Chunk:
     n: I
     cluster: I | None
     true_cluster: I | None
+    #: Each cell's chance (for the target given the questions: ``given_truth``).
+    p: F | None = None
 
 
 def boards(fam: Family, total: int, seed: int, chunk: int = 250) -> Iterator[Chunk]:
@@ -253,7 +255,7 @@ def boards(fam: Family, total: int, seed: int, chunk: int = 250) -> Iterator[Chu
         if fam.missing > 0:
             n = np.where(rng.random(p.shape) < fam.missing, 0, n)
         c = rng.binomial(n, p).astype(np.int64)
-        yield Chunk(c, n.astype(np.int64), given, true_cluster)
+        yield Chunk(c, n.astype(np.int64), given, true_cluster, p)
         done += B
 
 
@@ -312,3 +314,15 @@ FAMILIES: list[Family] = [
     Family("near 0, 16 samples, 100 q", 100, 16, ("pass@1", "pass@16", "bayes@N"), means=(0.01, 0.02, 0.03, 0.05),
            spread=2.5),
 ]
+
+
+def given_truth(metric: str, chunk: Chunk) -> F:
+    """Each (board, model)'s mean over its own questions of the metric's
+    expected per-question value (the target given the questions), NaN where
+    it has no question."""
+    assert chunk.p is not None
+    g = metric_of_chance(metric, chunk.p, chunk.n.astype(np.float64))
+    present = chunk.n > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out: F = np.where(present, g, 0.0).sum(axis=-1) / present.sum(axis=-1)
+    return out

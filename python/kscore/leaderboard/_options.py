@@ -11,9 +11,10 @@ import numpy.typing as npt
 
 from ._issues import LeaderboardError
 
-INTERVALS = ("questions", "normal", "posterior", "wilson")
-"""``interval=``: over questions (the default of stats/default_interval.py), the normal one over questions (the
-default before issue 36), the Bayesian posterior, Wilson's on the effective df (small boards)."""
+INTERVALS = ("questions", "answers", "normal", "posterior", "wilson")
+"""``interval=``: over questions (the default of stats/default_interval.py), given the questions (answer sampling
+alone: stats/answers.py), the normal one over questions (the default before issue 36), the Bayesian credible
+interval under a uniform prior per question, Wilson's on the effective df (small boards)."""
 ADJUST = ("none", "holm", "simultaneous")
 """``adjust=``: the paired tests behind the rank ranges."""
 

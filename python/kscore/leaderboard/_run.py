@@ -23,6 +23,7 @@ from .read.reader import read_columns
 from .result.board import Leaderboard
 from .runtime.pages import on_small_pages
 from .runtime.progress import Progress, phase
+from .stats.answers import given_questions
 from .stats.cluster_check import grouping_warnings
 from .stats.compare import dense
 from .stats.metrics import Scores, compute, scores
@@ -197,6 +198,8 @@ def _board(sc: Scores, chosen: list[Metric], sort_by: Metric, w: npt.NDArray[np.
     """One board from per-question scores: values, sorting, paired rank ranges."""
     counts = sc.counts
     rows = sort_rows(compute(sc, chosen, w, confidence, interval, issues), sort_by)
+    if interval == "answers":  # given the questions: answer sampling alone (stats/answers.py)
+        given_questions(rows, sc, chosen, w, confidence)
     models = scored_models(rows, sort_by)
     X, W, cl = dense(sc, sort_by.name, models)
     sets = rank_sets(X, W, cl, models, confidence, adjust, overwrite=True)  # (no matrix of all pairs: stats/ranges.py)
