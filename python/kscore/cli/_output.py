@@ -77,11 +77,13 @@ def interval_line(lb: Leaderboard) -> str:
     """One line: which interval the cells show and what it means."""
     pct = f"{lb.confidence * 100:g}%"
     if lb.interval == "posterior":
-        what = (f"metrics: estimate [{pct} Bayesian credible interval given these questions: sampling noise "
-                "only]")
+        what = (f"metrics: estimate [{pct} Bayesian credible interval under a uniform prior per question, given "
+                "these questions (centred on the posterior mean: not a confidence interval for their mean)]")
+    elif lb.interval == "answers":
+        what = f"metrics: estimate [{pct} interval given these questions: answer sampling alone]"
     else:
         clustered = f", clustered by {lb.cluster}" if lb.cluster else ""
-        clustered += ", Wilson score for small boards" if lb.interval == "wilson" else ""
+        clustered += {"wilson": ", Wilson score for small boards", "normal": ", normal"}.get(lb.interval, "")
         what = (f"metrics: estimate [{pct} interval over questions{clustered}: what another question set like "
                 "this one could give]")
     return (f"{what}; rank: {rank_words(lb)} (a model's rank is shared with every model not significantly "
@@ -101,7 +103,9 @@ def rank_words(lb: Leaderboard) -> str:
     if used == "simultaneous":
         return (f"simultaneous {lb.confidence * 100:g}% rank sets (step-down max-t over all paired tests: all "
                 "ranges hold at once)")
-    return f"range from paired tests at {level}" + (", Holm-adjusted" if used == "holm" else "")
+    if used == "holm":
+        return f"range from paired tests at {level}, Holm-adjusted (all ranges hold at once)"
+    return f"marginal range: each pair tested alone at {level} (not all ranges at once)"
 
 
 def best_line(lb: Leaderboard, limit: int = 10) -> str:
@@ -273,16 +277,22 @@ def footer(lb: Leaderboard, width: int = 80) -> str:
     what the cells and the rank ranges are; the longest wording that fits."""
     pct = f"{lb.confidence * 100:g}%"
     if lb.interval == "posterior":
-        what = [f"the {pct} credible interval given these questions", f"{pct} credible interval (fixed questions)"]
+        what = [f"the {pct} credible interval, uniform prior per question", f"{pct} credible interval (prior)"]
+    elif lb.interval == "answers":
+        what = [f"the {pct} interval given these questions", f"{pct} interval (these questions)"]
     else:
         cl = f" clustered by {lb.cluster}" if lb.cluster else ""
-        cl += " (Wilson)" if lb.interval == "wilson" else ""
+        cl += {"wilson": " (Wilson)", "normal": " (normal)"}.get(lb.interval, "")
         what = [f"the {pct} interval over questions{cl}", f"{pct} interval over questions{cl}"]
-    adj = {"holm": " (Holm)", "simultaneous": " (simultaneous)"}.get(adjust_used(lb), "")
-    options = [f"cells: estimate ±half-width of {what[0]}; rank: range from paired tests{adj}",
-               f"cells: estimate ±half of {what[0]}; ranks: paired tests{adj}",
-               f"±half: {what[0][4:]}; ranks: paired tests{adj}",
-               f"estimate ±half {what[1]}; ranks: paired tests{adj}"]
+    adj = {"holm": " (Holm)", "simultaneous": " (simultaneous)"}.get(adjust_used(lb), " (marginal)")
+    n_best = len(lb.ranks.could_be_best) if lb.ranks is not None else 0
+    best = f"; {n_best} could be #1" if n_best else ""
+    options = [f"cells: estimate ±half-width of {what[0]}; rank: range from paired tests{adj}{best}",
+               f"cells: estimate ±half of {what[0]}; ranks: paired tests{adj}{best}",
+               f"±half: {what[0][4:]}; ranks: paired tests{adj}{best}",
+               f"estimate ±half {what[1]}; ranks: paired tests{adj}{best}",
+               f"±half {what[1]}; ranks{adj}{best}",
+               f"±half {what[1]}; ranks{adj}"]
     return next((o for o in options if len(o) <= width), options[-1])
 
 

@@ -19,10 +19,15 @@ def _interval(lb: Leaderboard) -> str:
     """The board's interval in words."""
     pct = f"{lb.confidence * 100:g}%"
     if lb.interval == "posterior":
-        return f"{pct} Bayesian credible interval given these questions (sampling noise only)"
+        return (f"{pct} Bayesian credible interval under a uniform prior per question, given these questions "
+                "(centred on the posterior mean: not a confidence interval for their mean)")
+    if lb.interval == "answers":
+        return f"{pct} interval given these questions (answer sampling alone)"
     cl = f", clustered by {lb.cluster}" if lb.cluster else ""
     if lb.interval == "wilson":
         cl += " (Wilson score on the effective number of questions, for small boards)"
+    if lb.interval == "normal":
+        cl += " (normal: estimate +- z standard errors)"
     return f"{pct} interval over questions{cl} (what another question set like this one could give)"
 
 
@@ -39,7 +44,11 @@ def _ranks(lb: Leaderboard) -> str:
     if used == "simultaneous":
         return (f"rank: simultaneous {lb.confidence * 100:g}% rank sets (step-down max-t over all paired tests: "
                 "all ranges hold at once)")
-    return "rank: range from paired tests" + (" with Holm's correction" if used == "holm" else "")
+    n_best = len(lb.ranks.could_be_best) if lb.ranks is not None else 0
+    best = f"; {n_best} model{'s' if n_best != 1 else ''} could be #1" if n_best else ""
+    if used == "holm":
+        return f"rank: range from paired tests with Holm's correction (all ranges hold at once){best}"
+    return f"rank: marginal range from paired tests, each pair alone (not all ranges at once){best}"
 
 
 def best_note(lb: Leaderboard) -> str:
