@@ -27,14 +27,17 @@ from tests.coverage_families import FAMILIES, Family, boards, estimates, truth  
 
 Candidate = Callable[[ci.Units, float, np.random.Generator], tuple[ci.F, ci.F]]
 
+#: Bootstrap draws per board (--draws).
+DRAWS = [400]
+
 CANDIDATES: dict[str, Candidate] = {
     # the intervals kscore has had
     "normal": lambda u, c, r: ci.normal(u, c),  # the default before issue 36 (interval="normal")
     "wilson_eff": lambda u, c, r: ci.wilson_eff(u, c),  # interval="wilson"
     # the classics
     "t": lambda u, c, r: ci.t_interval(u, c),  # on G - 1 df: the width baseline
-    "boot_t": lambda u, c, r: ci.boot_t(u, c, r),
-    "bca": lambda u, c, r: ci.bca(u, c, r),
+    "boot_t": lambda u, c, r: ci.boot_t(u, c, r, DRAWS[0]),
+    "bca": lambda u, c, r: ci.bca(u, c, r, DRAWS[0]),
     # prototypes
     "score": lambda u, c, r: ci.score(u, c, prior=2.0),  # Wilson on n_eff, dispersion moderated (d_eff), t on G-1
     "hull": lambda u, c, r: ci.hull(u, c, few=8.0),  # t, widened to the worst-case Wilson where E <= 8
@@ -93,7 +96,9 @@ def main() -> None:
     ap.add_argument("--boards", type=int, default=1000)
     ap.add_argument("--only", default="")
     ap.add_argument("--candidates", default="")
+    ap.add_argument("--draws", type=int, default=400, help="bootstrap draws per board (boot_t, bca)")
     args = ap.parse_args()
+    DRAWS[0] = args.draws
     names = args.candidates.split(",") if args.candidates else list(CANDIDATES)
     if "t" not in names:
         names = ["t", *names]

@@ -17,6 +17,7 @@ __all__ = [
     "tailpass_state_tails", "tailpass_payoff_moments", "tailpass_endpoint", "tailpass_covariance",
     "tailpass_empirical", "tailpass_draw_tails", "tailpass_add_gamma_tails", "inspect_columns", "max_t_block",
     "grid_sums", "segment_sums",
+    "interval_envelope",
 ]
 
 @final
@@ -286,3 +287,18 @@ def max_t_block(
     mx: npt.NDArray[np.float32],
 ) -> npt.NDArray[np.float32]:
     """mx raised to |z[col0 + j] - z[row0 + i]| * inv[i, j] over the pairs with inv != 0 (a new array)."""
+
+
+# ---- intervals (issue 36): the default interval's monotone envelope (kscore-core interval::envelope) ----
+
+def interval_envelope(
+    offsets: npt.NDArray[np.int64],
+    sums: Sequence[npt.NDArray[np.float64]],
+    s: npt.NDArray[np.float64],
+    m: npt.NDArray[np.float64],
+    c: npt.NDArray[np.float64],
+    z: float,
+    upper: bool,
+) -> npt.NDArray[np.float64]:
+    """Each model's least lower (upper: greatest upper) bound of the default interval over its board and the
+    boards moving j units of a run to the end, every j (sums: n, G, t1, t2, t3, t4, n_w, samples per model)."""

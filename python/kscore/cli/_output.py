@@ -284,15 +284,18 @@ def footer(lb: Leaderboard, width: int = 80) -> str:
         cl = f" clustered by {lb.cluster}" if lb.cluster else ""
         cl += {"wilson": " (Wilson)", "normal": " (normal)"}.get(lb.interval, "")
         what = [f"the {pct} interval over questions{cl}", f"{pct} interval over questions{cl}"]
-    adj = {"holm": " (Holm)", "simultaneous": " (simultaneous)"}.get(adjust_used(lb), " (marginal)")
+    used = adjust_used(lb)
+    adj = {"holm": " (Holm)", "simultaneous": " (simultaneous)"}.get(used, " (marginal)")
+    short = {"holm": " Holm", "simultaneous": " simultaneous"}.get(used, " marginal")
     n_best = len(lb.ranks.could_be_best) if lb.ranks is not None else 0
     best = f"; {n_best} could be #1" if n_best else ""
     options = [f"cells: estimate ±half-width of {what[0]}; rank: range from paired tests{adj}{best}",
                f"cells: estimate ±half of {what[0]}; ranks: paired tests{adj}{best}",
+               f"cells: estimate ±half {what[1]}; ranks{short}{best}",
                f"±half: {what[0][4:]}; ranks: paired tests{adj}{best}",
-               f"estimate ±half {what[1]}; ranks: paired tests{adj}{best}",
-               f"±half {what[1]}; ranks{adj}{best}",
-               f"±half {what[1]}; ranks{adj}"]
+               f"estimate ±half {what[1]}; ranks{short}{best}",
+               f"±half {what[1]}; ranks{short}{best}",
+               f"±half {what[1]}; ranks{short}"]
     return next((o for o in options if len(o) <= width), options[-1])
 
 

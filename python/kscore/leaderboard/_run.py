@@ -110,10 +110,15 @@ def leaderboard(
     ``g-pass@K_TAU``, ``mg-pass@K``, ``maj@K``, ``cons@K``, ``avg@n``,
     ``auc@K``, ``max@K``, ``bayes@N`` (``K`` a number or ``k`` for each of
     ``k``); ``weights``: rewards of outcome categories 0..C.
-    ``interval``: ``"questions"`` (default: the spread of the per-question
-    estimates over questions; ``cluster`` names a column of question
-    clusters for clustered standard errors) or ``"posterior"`` (Bayesian,
-    conditional on the questions). ``by``: a column of question groups;
+    ``interval``: ``"questions"`` (default: over the sampling of the
+    questions, a continuity-corrected Wilson interval on the effective
+    number of questions that holds its level near 0 and 1 and with few
+    questions, docs/rankings.md; ``cluster`` names a column of question
+    clusters for clustered standard errors), ``"answers"`` (given these
+    questions: answer sampling alone), ``"normal"`` (estimate +- z standard
+    errors over questions, the former default), ``"posterior"`` (the
+    Bayesian credible interval under a uniform prior per question) or
+    ``"wilson"``. ``by``: a column of question groups;
     ``groups`` of the result holds one board per group. ``adjust``: the
     paired tests behind the rank ranges: ``"none"`` (default; each pair at
     1 - confidence), ``"holm"`` (Holm's correction over all pairs) or

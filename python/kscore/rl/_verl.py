@@ -166,5 +166,6 @@ def _unbiased(batch: Batch, field: Field, prompts: IntArray, confidence: float,
             if max(budgets_v) > fewest or min(budgets_v) < 1:
                 raise ValueError(f"k must be in 1..{fewest} (the fewest responses of a voted prompt); got {budgets_v}")
             bounds = (0.0, 1.0) if binary else (float(values.min()), float(values.max()))
-            out.update(vote_metrics(vote_at_k(batch, field, voted, budgets_v), budgets_v, bounds, confidence))
+            out.update(vote_metrics(vote_at_k(batch, field, voted, budgets_v), budgets_v, bounds, confidence,
+                                    float(field.count[voted].sum())))
     return out

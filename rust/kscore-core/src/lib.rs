@@ -13,6 +13,7 @@
 //! - `numeric`: compensated sums and the inverse normal CDF.
 //! - `rank`: the leaderboard's ranking statistics (the simultaneous rank
 //!   sets' max-t bootstrap).
+//! - `interval`: the leaderboard's default interval's monotone envelope.
 //!
 //! And four files at the top: `metric` (the metric table: names, aliases,
 //! credit at each k), `par` (when work is worth handing to the thread pool),
@@ -24,6 +25,7 @@ pub mod error;
 pub mod finite;
 pub mod grid_sums;
 pub mod intake;
+pub mod interval;
 pub mod metric;
 pub mod numeric;
 pub mod par;

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ... import _kscore
 from ..._interval import z_value
 from .._types import FloatArray, IntArray
 
@@ -132,21 +133,27 @@ def _bound(p: FloatArray, ss: FloatArray, G: FloatArray, n: FloatArray, n_w: Flo
     return wilson_cc(p, n_eff, z, upper)
 
 
-#: Candidates of the envelope within a run of ``c`` equal units: ``j`` of
-#: them moved, ``j`` in 1, 2, 4, ... and ``c`` (every ``j`` up to 16).
-DENSE = 16
+#: Every ``j`` of a run up to this many units; beyond, ``j`` grows by a
+#: sixteenth at a step (kscore-core's ``interval::envelope::DENSE``).
+DENSE = 64
+
+
+def _steps(count: int) -> list[int]:
+    """The ``j`` of a run of ``count`` units (as the compiled kernel's)."""
+    out, j = [], 0
+    while j < count:
+        j = j + 1 if j < DENSE else min(max(j + j // 16, j + 1), count)
+        out.append(j)
+    return out
 
 
 def _moves(c: FloatArray) -> tuple[IntArray, FloatArray]:
     """For runs of ``c`` equal units: each candidate's run and its ``j``."""
     ci = c.astype(np.int64)
-    dense = np.minimum(ci, DENSE)
-    extra = np.where(ci > DENSE, np.ceil(np.log2(np.maximum(ci, 1) / DENSE)).astype(np.int64) + 1, 0)
-    per = dense + extra
+    steps = {int(k): _steps(int(k)) for k in np.unique(ci)}
+    per = np.array([len(steps[int(k)]) for k in ci], np.int64)
     run = np.repeat(np.arange(len(c)), per)
-    k = np.arange(int(per.sum())) - np.repeat(np.cumsum(per) - per, per)
-    dn = dense[run]
-    j = np.where(k < dn, k + 1, np.minimum(DENSE * 2.0 ** (k - dn + 1), ci[run])).astype(np.float64)
+    j = np.concatenate([np.asarray(steps[int(k)], np.float64) for k in ci]) if len(ci) else np.zeros(0)
     return run, j
 
 
@@ -177,18 +184,27 @@ def bounds(units: Units, samples: FloatArray, confidence: float, lo_b: FloatArra
     T4 = np.bincount(mdl, weights=c * m * m, minlength=L)
     with np.errstate(invalid="ignore", divide="ignore"):
         n_w = n * n / T4
+    core = getattr(_kscore, "interval_envelope", None)
     out = []
     for upper in (False, True):
         y = S / m
         order = np.lexsort((y if upper else -y, mdl))  # by model, best (worst) unit first
         om, oS, osz, oc = mdl[order], S[order], m[order], c[order]
+        if core is not None:  # the compiled kernel (kscore-core's interval::envelope): the same bounds
+            offsets = np.searchsorted(om, np.arange(L + 1)).astype(np.int64)
+            sums = [np.ascontiguousarray(a, np.float64) for a in (n, G, T1, T2, T3, T4, n_w, samples)]
+            out.append(core(offsets, sums, np.ascontiguousarray(oS), np.ascontiguousarray(osz),
+                            np.ascontiguousarray(oc), z, upper))
+            continue
         top = 0.0 * osz if upper else osz  # moved to the bottom (top) of the range
         d1, d2, d3 = top - oS, top * top - oS * oS, (top - oS) * osz  # one unit moved
         # Sums of the runs before each, within its model.
         first = np.r_[True, om[1:] != om[:-1]]
         head = np.maximum.accumulate(np.where(first, np.arange(len(om)), 0))  # each run's model's first run
         b1, b2, b3 = (_before(oc * d, head) for d in (d1, d2, d3))
-        run, j = _moves(oc)
+        moving = np.flatnonzero(d1 != 0)  # (units already at the end: moving them changes nothing)
+        run, j = _moves(oc[moving])
+        run = moving[run]
         cm = om[run]
         t1 = T1[cm] + b1[run] + j * d1[run]
         t2 = T2[cm] + b2[run] + j * d2[run]
@@ -201,10 +217,11 @@ def bounds(units: Units, samples: FloatArray, confidence: float, lo_b: FloatArra
         base = _bound(mu0, ss0, G, n, n_w, samples, z, upper)
         cand = _bound(mu, ss, G[cm], n[cm], n_w[cm], samples[cm], z, upper)
         res = base.copy()
-        if upper:
-            np.maximum.at(res, cm, cand)
-        else:
-            np.minimum.at(res, cm, cand)
+        if len(cm):  # (the candidates come in model order: a reduction per model's run of them)
+            starts = np.flatnonzero(np.r_[True, cm[1:] != cm[:-1]])
+            which = cm[starts]
+            best = (np.maximum if upper else np.minimum).reduceat(cand, starts)
+            res[which] = (np.maximum if upper else np.minimum)(res[which], best)
         out.append(res)
     lo, hi = out
     bad = ~(G >= 2)

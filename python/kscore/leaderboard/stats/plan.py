@@ -212,9 +212,9 @@ def plan(board: Leaderboard, metric: str | Metric | None = None, power: float = 
 
 def _small_board(board: Leaderboard, m: Metric, w: FloatArray, sc: Any) -> str | None:
     """The first model whose normal interval over questions is unreliable
-    (small.unreliable), in words; None where none is or the board already
-    uses another interval."""
-    if board.interval != "questions":
+    (small.unreliable), in words; None where none is or the board uses
+    another interval (the default holds its level: stats/default_interval.py)."""
+    if board.interval != "normal":
         return None
     from .metrics import bounds_of
     from .small import model_groups, unreliable
@@ -229,7 +229,7 @@ def _small_board(board: Leaderboard, m: Metric, w: FloatArray, sc: Any) -> str |
         why = unreliable(v.estimate, v.sigma, int(groups[at[r.model]]), board.confidence, bounds_of(m, w), unit)
         if why is not None:
             return (f"the normal interval over questions is unreliable here ({r.model}: {why}); "
-                    "--interval wilson (interval=\"wilson\") holds its level on small boards (docs/rankings.md)")
+                    "the default --interval questions holds its level there (docs/rankings.md)")
     return None
 
 
