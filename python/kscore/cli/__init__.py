@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ._arena import add_arena_parser, arena_command
 from ._count import add_count_parser, count_command
 from ._errors import EXIT_INTERRUPTED, CliError, exit_with, one_line
 from ._write import check_outputs, refuse_inputs, refuse_same, write_atomic
@@ -30,7 +31,7 @@ SAMPLE = "sample_results.csv.gz"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
+    from .._kscore import __version__
 
     parser = argparse.ArgumentParser(
         prog="kscore", description="Fast, exact metrics with credible intervals for sampled LLM outputs.")
@@ -135,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     cout.add_argument("--output", "-o", metavar="FILE", help="write the comparison to FILE instead of stdout")
     add_flags(cout)
     add_count_parser(sub)  # kscore count (_count.py)
+    add_arena_parser(sub)  # kscore arena (_arena.py)
     return parser
 
 
@@ -221,7 +223,7 @@ def _size(path: Path) -> str:
 
 def _run(args: argparse.Namespace, err: Any) -> Any:
     """kscore.leaderboard() on the command's input (the shipped sample without FILE)."""
-    from ..leaderboard.api import LeaderboardError, Progress
+    from ..leaderboard.api import LeaderboardError, Progress, read_keywords
     from ..leaderboard.api import leaderboard as run
 
     show = not args.quiet and (args.progress or err.is_terminal)
@@ -239,12 +241,9 @@ def _run(args: argparse.Namespace, err: Any) -> Any:
         else:
             source = args.file
         try:
-            board = run(
-                source, metrics=args.metric, k=args.k, sort=args.sort, weights=args.weights,
-                confidence=args.confidence, interval=args.interval, cluster=args.cluster, by=args.by,
-                adjust=args.adjust, model_col=args.model_col, question_col=args.question_col,
-                outcome_col=args.outcome_col, sample_col=args.sample_col, input_format=args.input_format,
-                progress=progress, memory_limit=args.memory_limit)
+            board = run(source, metrics=args.metric, k=args.k, sort=args.sort, weights=args.weights,
+                        confidence=args.confidence, interval=args.interval, adjust=args.adjust, progress=progress,
+                        **read_keywords(args))
         except LeaderboardError as exc:
             raise CliError(str(exc)) from exc
     if args.file is None:
@@ -545,8 +544,8 @@ def _after_interrupt(exc: BaseException) -> bool:
 
 def _command(args: argparse.Namespace) -> int:
     try:
-        if args.command == "count":
-            return count_command(args, _Stderr())
+        if args.command in ("count", "arena"):
+            return (count_command if args.command == "count" else arena_command)(args, _Stderr())
         return {"compare": compare, "plan": plan}.get(args.command, leaderboard)(args)
     except CliError as exc:
         if _after_interrupt(exc):

@@ -217,7 +217,7 @@ def _json_board(board: Board) -> dict[str, Any]:
 
 
 def to_json(board: Board) -> str:
-    from .. import __version__
+    from .._kscore import __version__
 
     lb = board.lb
     doc: dict[str, Any] = {
@@ -445,7 +445,7 @@ def render_comparison(lb: Leaderboard, found: list[tuple[str | None, list[Compar
 def render_plan(lb: Leaderboard, power: float, fmt: str) -> str:
     """The design diagnostics of a board (and its ``--by`` groups) as text
     lines, JSON or Markdown (docs/rankings.md)."""
-    from .. import __version__
+    from .._kscore import __version__
 
     boards = [lb, *lb.groups]
     plans = [b.plan(power=power) for b in boards]

@@ -18,9 +18,9 @@ import logging
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import numpy.typing as npt
 from inspect_ai.scorer import Metric, SampleScore, metric
 
+from .._arrays import FloatArray
 from ..leaderboard.api import Issues, compute, default_ks
 from ..leaderboard.api import Metric as Spec
 from ..leaderboard.api import scores as per_question
@@ -29,7 +29,6 @@ from ._samples import ToFloat, clusters, table
 logger = logging.getLogger(__name__)
 _warned: set[str] = set()
 
-FloatArray = npt.NDArray[np.float64]
 Ks = int | Sequence[int] | None
 BINARY = np.array([0.0, 1.0])
 

@@ -11,8 +11,10 @@ Grouped by what the caller does with them:
 
 - run: :func:`leaderboard`, :func:`count`, :func:`read_counts`,
   :func:`counts_from_dask`, :func:`input_files`, :class:`Progress`, :func:`phase`
-- specify metrics: :class:`Metric`, :func:`parse_metrics`, :func:`parse_ks`,
-  :func:`default_ks`, :class:`ColumnNames`
+- specify metrics and reads: :class:`Metric`, :func:`parse_metrics`, :func:`parse_ks`,
+  :func:`default_ks`, :class:`ColumnNames`, :class:`ReadOptions`, :data:`READ_KEYWORDS`
+  (the keywords of ``leaderboard()`` / ``count()`` that say how to read, and the
+  CLI's flags of the same names), :func:`read_keywords`
 - errors and data warnings: :class:`LeaderboardError`, :class:`Issues`, :data:`EXAMPLES`
 - counts tables: :class:`Counts`, :func:`add_counts`, :func:`from_cells`,
   :func:`counted`, :func:`is_counts_file`, :func:`output_format`, :func:`write_counts`
@@ -30,23 +32,28 @@ from __future__ import annotations
 
 from ._counts import Counts, add_counts, from_cells
 from ._issues import EXAMPLES, Issues, LeaderboardError
-from ._run import leaderboard
+from ._options import READ_KEYWORDS, ColumnNames, ReadOptions, read_keywords
+from ._run import count, leaderboard
 from ._spec import Metric, default_ks, parse_ks, parse_metrics
-from .read.columns import ColumnNames
 from .read.dask import counts_from_dask
 from .read.reader import read_counts
-from .read.recount import count, counted, is_counts_file, output_format, write_counts
+from .read.recount import counted, is_counts_file, output_format, write_counts
 from .read.source import input_files
 from .result.board import ALL, Leaderboard
 from .runtime.progress import Progress, phase
 from .stats.compare import Comparison, Pairwise
 from .stats.default_interval import interval_of
+from .stats.estimates import question_estimates
 from .stats.intervals import grid_se, group_se
-from .stats.metrics import ModelRow, Value, by_model, compute, curve, question_estimates, scores
+from .stats.metrics import compute
 from .stats.pair_rows import compare_data, pair_rows, parse_pairwise, write_pairs
 from .stats.plan import ModelSpread, PairPlan, Plan
+from .stats.posterior import curve
+from .stats.ranges import RankSets, rank_sets
 from .stats.rank import rank_label
+from .stats.scores import by_model, scores
 from .stats.states import row_sums
+from .stats.values import ModelRow, Value
 
 __all__ = [
     # run
@@ -57,12 +64,15 @@ __all__ = [
     "input_files",
     "Progress",
     "phase",
-    # specify metrics
+    # specify metrics and reads
     "Metric",
     "parse_metrics",
     "parse_ks",
     "default_ks",
     "ColumnNames",
+    "ReadOptions",
+    "READ_KEYWORDS",
+    "read_keywords",
     # errors and data warnings
     "LeaderboardError",
     "Issues",
@@ -86,6 +96,8 @@ __all__ = [
     "ModelSpread",
     "PairPlan",
     "rank_label",
+    "RankSets",
+    "rank_sets",
     "parse_pairwise",
     "pair_rows",
     "compare_data",

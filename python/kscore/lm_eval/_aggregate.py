@@ -18,12 +18,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from .._arrays import FloatArray
 from .._interval import z_value
 from ..leaderboard.api import Metric, interval_of, question_estimates
 
-FloatArray = npt.NDArray[np.float64]
 _BINARY = np.array([0.0, 1.0])
 
 

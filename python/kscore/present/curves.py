@@ -20,14 +20,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import numpy.typing as npt
 
+from .._arrays import IntArray
 from .model import Curve
 
 if TYPE_CHECKING:
     from ..leaderboard.api import Leaderboard
-
-IntArray = npt.NDArray[np.int64]
 
 #: Curves are drawn at about this many values of k at most.
 CURVE_POINTS = 64

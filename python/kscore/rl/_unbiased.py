@@ -16,14 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-import numpy.typing as npt
-
+from .._arrays import FloatArray, IntArray
 from ..counts import curve
 from ..leaderboard.api import interval_of
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: Key prefix per kscore.counts curve family.
 FAMILIES = {"pass@": "pass_at_k", "pass_hat@": "pass_hat_k", "strict_maj@": "maj_at_k"}
@@ -51,6 +46,7 @@ def interval(per_prompt: FloatArray, samples: float, confidence: float = 0.95,
     ``bounds``: their range; the bounds themselves for a single prompt).
 
     Examples:
+        >>> import numpy as np
         >>> [round(x, 4) for x in interval(np.array([0.0, 1.0, 1.0, 0.0]), 4)]
         [0.5, 0.0919, 0.9081]
     """
@@ -65,6 +61,7 @@ def vote_metrics(per_prompt: FloatArray, ks: Sequence[int], bounds: tuple[float,
     (a ``(len(ks), M)`` array) of the vote without replacement.
 
     Examples:
+        >>> import numpy as np
         >>> out = vote_metrics(np.array([[1.0, 0.0, 1.0]]), [3], (0.0, 1.0))
         >>> round(out["vote@3"], 6), round(out["vote@3/hi"], 4)
         (0.666667, 0.9823)
@@ -84,6 +81,7 @@ def unbiased_metrics(
     ``strict_maj@``) for the prompts with ``n`` responses, ``c`` correct.
 
     Examples:
+        >>> import numpy as np
         >>> out = unbiased_metrics(np.array([4, 4]), np.array([1, 4]), ks=[2])
         >>> out["pass@2"], out["pass_hat@2"], out["strict_maj@2"]
         (0.75, 0.5, 0.5)

@@ -28,11 +28,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._arrays import FloatArray, IntArray
 from ..._interval import z_value
 from .._spec import Metric
-from .._types import FloatArray, IntArray
 from .default_interval import metric_range, wilson_cc
-from .metrics import ModelRow, Scores, bounds_of
+from .estimates import bounds_of
+from .scores import Scores
+from .values import ModelRow
 from .within import within_variance
 
 

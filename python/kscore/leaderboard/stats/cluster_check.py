@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .._types import FloatArray, IntArray
+from ..._arrays import FloatArray, IntArray
 from .intervals import group_se
 
 #: The design effect on the standard error (clustered / independent, median

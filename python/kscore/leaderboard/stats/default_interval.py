@@ -44,8 +44,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ... import _kscore
+from ..._arrays import FloatArray, IntArray
 from ..._interval import z_value
-from .._types import FloatArray, IntArray
 
 
 @dataclass
