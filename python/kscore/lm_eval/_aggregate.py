@@ -44,9 +44,11 @@ class Outcomes(list[int]):
         self.metric = metric
 
 
-def _estimates(items: Sequence[Any]) -> tuple[Metric, FloatArray, int]:
-    """The metric of ``items``, each document's estimate of it and the
-    repeats behind them."""
+def _estimates(items: Sequence[Any]) -> tuple[Metric, FloatArray, int, tuple[float, float]]:
+    """The metric of ``items``, each document's estimate of it, the repeats
+    behind them and the estimates' range (Bayes@N's: the posterior means of
+    all-wrong and all-right answers of the most repeated document, as the
+    leaderboard's default interval takes it)."""
     if not items:
         raise ValueError("kscore.lm_eval: no documents to aggregate")
     first = items[0]
@@ -67,7 +69,9 @@ def _estimates(items: Sequence[Any]) -> tuple[Metric, FloatArray, int]:
         raise ValueError(f"kscore.lm_eval: {metric.name} needs at least {metric.budget} repeats per document; "
                          f"document {i} has {int(n[i])} (raise the task's repeats)")
     cats = np.stack([n - c, c], axis=1)
-    return metric, question_estimates(cats, metric, _BINARY, n), int(n.sum())
+    top = float(n.max())
+    limits = (1.0 / (top + 2.0), (top + 1.0) / (top + 2.0)) if metric.kind == "bayes" else (0.0, 1.0)
+    return metric, question_estimates(cats, metric, _BINARY, n), int(n.sum()), limits
 
 
 def aggregate(items: Sequence[Any]) -> float:
@@ -94,8 +98,8 @@ def standard_error(items: Sequence[Any]) -> float:
         >>> round(standard_error([Outcomes([1, 1, 0, 1], pass1)] * 20 + [Outcomes([0, 0, 1, 0], pass1)] * 20), 4)
         0.0411
     """
-    _, x, samples = _estimates(items)
+    _, x, samples, limits = _estimates(items)
     if len(x) < 2:
         return float("nan")
-    lo, hi = interval_of(x, samples, 0.95)
+    lo, hi = interval_of(x, samples, 0.95, limits)
     return (hi - lo) / (2.0 * z_value(0.95))

@@ -60,11 +60,12 @@ def answers_bounds(cats: IntArray, model: IntArray, models: int, metric: Metric,
         answers = np.bincount(model, weights=n, minlength=models)
         n_eff = np.where((var > 0) & (p > 0) & (p < 1), np.minimum(p * (1 - p) / var, answers), draws)
         n_eff = np.maximum(n_eff, 1.0)
+        se = np.sqrt(var) * span  # (NaN for a model without rows)
     z = z_value(confidence)
     lo = lo_b + span * wilson_cc(p, n_eff, z, False)
     hi = lo_b + span * wilson_cc(p, n_eff, z, True)
     bad = q == 0
-    return np.where(bad, np.nan, lo), np.where(bad, np.nan, hi), np.sqrt(var) * span
+    return np.where(bad, np.nan, lo), np.where(bad, np.nan, hi), se
 
 
 def given_questions(rows: list[ModelRow], sc: Scores, metrics: list[Metric], w: FloatArray,
