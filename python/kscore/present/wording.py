@@ -184,15 +184,12 @@ def footers(u: Uncertainty) -> tuple[str, ...]:
     none does)."""
     what, short = u.interval_words("footer"), u.interval_words("footer_short")
     adj = u.rank_words("footer")
-    brief = adj.strip(" ()")  # (marginal, Holm, simultaneous)
-    best = f"; {len(u.could_be_best)} could be #1" if u.could_be_best else ""
-    return (f"cells: estimate ±half-width of {what}; rank: range from paired tests{adj}{best}",
-            f"cells: estimate ±half of {what}; ranks: paired tests{adj}{best}",
-            f"cells: estimate ±half {short}; ranks {brief}{best}",
-            f"±half: {what.removeprefix('the ')}; ranks: paired tests{adj}{best}",
-            f"estimate ±half {short}; ranks {brief}{best}",
-            f"±half {short}; ranks {brief}{best}",
-            f"±half {short}; ranks {brief}")
+    return (f"cells: estimate ±half-width of {what}; rank: range from paired tests{adj}",
+            f"cells: estimate ±half of {what}; ranks: paired tests{adj}",
+            f"cells: estimate ±half {short}; ranks{adj}",
+            f"±half: {what.removeprefix('the ')}; ranks: paired tests{adj}",
+            f"estimate ±half {short}; ranks: paired tests{adj}",
+            f"±half {short}; ranks{adj}")
 
 
 def fitting(options: tuple[str, ...], width: int) -> str:
@@ -238,9 +235,12 @@ def subset_caption(questions: int, samples: int) -> str:
     return f"{questions:,} questions, {samples:,} samples"
 
 
-def summary(n: int, total: int, questions: int, samples: int, sort: str) -> str:
-    """The compact table's line under the table (the sorting column is marked ``*``)."""
-    return f"{shown(n, total, models=False)}, {questions:,} questions, {samples:,} samples; sorted by {sort} *"
+def summary(n: int, total: int, questions: int, samples: int, sort: str, best: int = 0) -> str:
+    """The compact table's line under the table (the sorting column is marked
+    ``*``), with how many models could be #1 (``best``; issue 36: the
+    simultaneous sets name them on a line of their own)."""
+    could = f"; {best} could be #1" if best else ""
+    return f"{shown(n, total, models=False)}, {questions:,} questions, {samples:,} samples; sorted by {sort} *{could}"
 
 
 def page_summary(n: int, total: int, questions: int, samples: int, sort: str) -> str:
