@@ -41,7 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kscore._inputs", "kscore._interval"),  # input checks and the normal interval, shared by every room
     # the scorio drop-ins; counts in; tools' files read
     ("kscore.eval", "kscore.counts", "kscore.formats", "kscore.aggregate"),
-    ("kscore.rank", "kscore.rl", "kscore.sinf"),  # ranking by metric; RL trainers' metrics; sequential decisions
+    ("kscore.rank", "kscore.sinf"),  # ranking by metric; sequential decisions
     # the leaderboard, bottom up: its leaves, reading and statistics, the result, the run, the surface
     ("kscore.leaderboard._issues",),
     ("kscore.leaderboard._spec", "kscore.leaderboard._counts", "kscore.leaderboard._options",
@@ -53,7 +53,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kscore.leaderboard",),  # its __init__: the user's names, from api
     ("kscore.arena",),  # pairwise battles and judges: rates with the leaderboard's rank sets
     # above the leaderboard's surface: output, and the harness integrations
-    ("kscore.present", "kscore.inspect", "kscore.lm_eval", "kscore.lighteval"),
+    # (kscore.rl: RL trainers' metrics, with the leaderboard's default interval)
+    ("kscore.present", "kscore.inspect", "kscore.lm_eval", "kscore.lighteval", "kscore.rl"),
     ("kscore.cli",),  # flags -> the API -> present -> files
     ("kscore", "kscore.__main__"),  # the package's own names; ``python -m kscore``
 )

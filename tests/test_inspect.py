@@ -30,6 +30,7 @@ from inspect_ai.solver import Generate, TaskState, solver  # noqa: E402
 
 import kscore  # noqa: E402
 from kscore import inspect as ki  # noqa: E402
+from kscore.leaderboard.stats.default_interval import interval_of  # noqa: E402
 
 Z95 = 1.959963984540054
 EPOCHS = 8
@@ -103,11 +104,14 @@ def per_question(fn: Any, R: np.ndarray, *args: Any) -> np.ndarray:
     return np.array([v[0] if isinstance(v, tuple) else v for v in out], np.float64)
 
 
-def over_questions(x: np.ndarray) -> tuple[float, float, float, float]:
-    """Mean, standard error (ddof=1) and the 95% normal interval clamped to [0, 1]."""
+def over_questions(x: np.ndarray, samples: float, limits: tuple[float, float] = (0.0, 1.0)) -> tuple[
+        float, float, float, float]:
+    """Mean, standard error (ddof=1) and the leaderboard's default 95% interval
+    (issue 36: interval_of, tested against the board in tests/test_default_interval.py)."""
     m = float(x.mean())
     s = float(x.std(ddof=1) / math.sqrt(len(x)))
-    return m, s, max(m - Z95 * s, 0.0), min(m + Z95 * s, 1.0)
+    lo, hi = interval_of(x, samples, 0.95, limits)
+    return m, s, lo, hi
 
 
 REFERENCES: list[tuple[str, Any, tuple[Any, ...]]] = [
@@ -136,7 +140,8 @@ def test_eval_reports_the_leaderboard_and_scorio_numbers(tmp_path: Path) -> None
     [row] = board.rows
     for name, fn, args in REFERENCES:
         x = per_question(fn, R, *args)
-        ref = over_questions(x)
+        limits = (1 / (EPOCHS + 2), (EPOCHS + 1) / (EPOCHS + 2)) if name == "bayes@N" else (0.0, 1.0)
+        ref = over_questions(x, float(R.size), limits)
         value = row.values[name]
         assert value is not None
         mine = (got[name], got[f"{name}_sigma"], got[f"{name}_lo"], got[f"{name}_hi"])
@@ -171,8 +176,9 @@ def test_scorer_metrics_and_numeric_values(tmp_path: Path) -> None:
     sigma = math.sqrt(7 / 6 * float((sums ** 2).sum()) / len(x) ** 2)
     assert got["pass@2"] == pytest.approx(x.mean(), abs=1e-12)
     assert got["pass@2_sigma"] == pytest.approx(sigma, abs=1e-12)
-    assert got["pass@2_lo"] == pytest.approx(max(x.mean() - Z95 * sigma, 0.0), abs=1e-12)
-    assert over_questions(per_question(se.maj_at_k, R, 5)) == pytest.approx(
+    assert (got["pass@2_lo"], got["pass@2_hi"]) == pytest.approx(interval_of(x, float(R.size), 0.95, cluster=cl),
+                                                                 abs=1e-12)
+    assert over_questions(per_question(se.maj_at_k, R, 5), float(R.size)) == pytest.approx(
         (got["maj@5"], got["maj@5_sigma"], got["maj@5_lo"], got["maj@5_hi"]), abs=1e-12)
 
 
@@ -187,9 +193,9 @@ def test_partial_credit_bayes_and_avg(tmp_path: Path) -> None:
     got = reported(log)
     assert got["bayes@N"] == pytest.approx(se.bayes(cats, w)[0], abs=1e-12)
     assert (got["bayes@N"], got["bayes@N_sigma"]) == pytest.approx(
-        over_questions(per_question(se.bayes, cats, w))[:2], abs=1e-12)
+        over_questions(per_question(se.bayes, cats, w), 1.0)[:2], abs=1e-12)
     assert (got["avg@n"], got["avg@n_sigma"]) == pytest.approx(
-        over_questions(w[cats].mean(axis=1))[:2], abs=1e-12)
+        over_questions(w[cats].mean(axis=1), 1.0)[:2], abs=1e-12)
 
 
 def test_epoch_reducers(tmp_path: Path) -> None:
@@ -311,7 +317,7 @@ def test_string_ids_and_unscored_samples() -> None:
     scores = [SampleScore(score=Score(value=int(R.flat[j])), sample_id=f"id-{j // 4}") for j in order]
     got = call(ki.pass_at_k(2), scores)
     x = per_question(se.pass_at_k, R, 2)
-    assert (got["pass@2"], got["pass@2_sigma"]) == pytest.approx(over_questions(x)[:2], abs=1e-12)
+    assert (got["pass@2"], got["pass@2_sigma"]) == pytest.approx(over_questions(x, 1.0)[:2], abs=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -24,6 +24,7 @@ from kscore import _kscore
 from kscore import eval as ke
 from kscore.leaderboard import Counts, LeaderboardError, from_cells
 from kscore.leaderboard._spec import PREFIX_OF, parse_metrics
+from kscore.leaderboard.stats.default_interval import interval_of
 from kscore.leaderboard.stats.intervals import holm
 
 pa = pytest.importorskip("pyarrow")
@@ -130,14 +131,23 @@ def direct_interval(x: npt.NDArray[np.float64], cluster: npt.NDArray[np.int64] |
 
 
 def test_questions_interval_equals_a_direct_computation(ragged: Any) -> None:
-    board = kscore.leaderboard(counts_of(ragged), metrics="pass@4,maj@5,bayes@N")
-    for r in board.rows:
+    # The normal interval (interval="normal", the default before issue 36) is the textbook one; the default
+    # interval has the same estimate and standard error and its own bounds (tests/test_default_interval.py),
+    # here those of interval_of on the same per-question estimates (Bayes@N's range is its per-question one).
+    board = kscore.leaderboard(counts_of(ragged), metrics="pass@4,maj@5,bayes@N", interval="normal")
+    default = kscore.leaderboard(counts_of(ragged), metrics="pass@4,maj@5,bayes@N")
+    for r, d in zip(board.rows, default.rows):
         n, c = ragged[r.model]
+        assert d.model == r.model
         for name, x in [("pass@4", kc.pass_at_k(n, c, 4)), ("maj@5", kc.maj_at_k(n, c, 5)),
                         ("bayes@N", (c + 1.0) / (n + 2.0))]:
-            v = r.values[name]
-            assert v is not None
+            v, u = r.values[name], d.values[name]
+            assert v is not None and u is not None
             assert (v.estimate, v.sigma, v.lo, v.hi) == pytest.approx(direct_interval(x), rel=1e-10)
+            assert (u.estimate, u.sigma) == (v.estimate, v.sigma)
+            limits = (1 / (n.max() + 2), (n.max() + 1) / (n.max() + 2)) if name == "bayes@N" else (0.0, 1.0)
+            lo, hi = interval_of(x, float(n.sum()), 0.95, limits)
+            assert (u.lo, u.hi) == pytest.approx((lo, hi), abs=1e-12)
 
 
 def test_clustered_interval_equals_a_direct_computation(tmp_path: Path) -> None:
@@ -149,17 +159,19 @@ def test_clustered_interval_equals_a_direct_computation(tmp_path: Path) -> None:
                 rows.append((m, f"q{q}", f"passage{q % 7}", s, int(rng.random() < p)))
     path = tmp_path / "clustered.csv"
     path.write_text("model,question,passage,sample,correct\n" + "".join(",".join(map(str, r)) + "\n" for r in rows))
-    board = kscore.leaderboard(str(path), metrics="pass@2", cluster="passage")
+    board = kscore.leaderboard(str(path), metrics="pass@2", cluster="passage", interval="normal")
+    default = kscore.leaderboard(str(path), metrics="pass@2", cluster="passage")
     assert board.cluster == "passage"
-    for r in board.rows:
+    for r, d in zip(board.rows, default.rows):
         n = np.full(40, 4)
         c = np.array([sum(x[4] for x in rows if x[0] == r.model and x[1] == f"q{q}") for q in range(40)])
         x = kc.pass_at_k(n, c, 2)
-        v = r.values["pass@2"]
-        assert v is not None
+        v, u = r.values["pass@2"], d.values["pass@2"]
+        assert v is not None and u is not None
         assert (v.estimate, v.sigma, v.lo, v.hi) == pytest.approx(direct_interval(x, np.arange(40) % 7), rel=1e-10)
+        assert (u.lo, u.hi) == pytest.approx(interval_of(x, 160.0, 0.95, cluster=np.arange(40) % 7), abs=1e-12)
     # Counts tables carry the cluster column too.
-    again = kscore.leaderboard(board.counts.to_arrow(), metrics="pass@2", cluster="passage")
+    again = kscore.leaderboard(board.counts.to_arrow(), metrics="pass@2", cluster="passage", interval="normal")
     assert [r.values["pass@2"] for r in again.rows] == [r.values["pass@2"] for r in board.rows]
     with pytest.raises(LeaderboardError, match="no column 'nope'"):
         kscore.leaderboard(str(path), cluster="nope")
@@ -389,4 +401,4 @@ def test_cli_compare_by_cluster_and_json_pairwise(tmp_path: Path) -> None:
     assert doc["groups"][0]["pairwise"]["models"] == ["a", "b"]
     res = kscore_cli("leaderboard", "--help")
     text = " ".join(res.stdout.split())
-    assert "--interval" in text and "spread of the per-question" in text
+    assert "--interval" in text and "what another set of questions like these would give" in text

@@ -39,6 +39,9 @@ from lm_eval.tasks import TaskManager  # noqa: E402
 import kscore  # noqa: E402
 import kscore.lm_eval as kle  # noqa: E402
 from kscore.leaderboard import Metric  # noqa: E402
+from kscore.leaderboard.stats.default_interval import interval_of  # noqa: E402
+
+Z95 = 1.959963984540054
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFLINE = {"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
@@ -62,12 +65,15 @@ def _per_question(spec: str) -> Callable[[np.ndarray], float]:
 
 
 def expected(R: np.ndarray, spec: str) -> tuple[float, float]:
-    """(value, standard error) from scorio: the metric on the whole matrix,
-    and the standard deviation over questions of its value on each row, over
-    sqrt(questions)."""
+    """(value, stderr): the metric on the whole matrix from scorio, and the
+    half-width over z of the leaderboard's default 95% interval of scorio's
+    value on each row (kscore.lm_eval's stderr since issue 36: lm_eval's
+    +- 1.96 stderr is then as wide as the leaderboard's interval)."""
     f = _per_question(spec)
     rows = [f(R[i:i + 1]) for i in range(len(R))]
-    return f(R), statistics.stdev(rows) / math.sqrt(len(rows))
+    limits = (1 / (R.shape[1] + 2), (R.shape[1] + 1) / (R.shape[1] + 2)) if spec == "bayes@N" else (0.0, 1.0)
+    lo, hi = interval_of(np.array(rows), float(R.size), 0.95, limits)
+    return f(R), (hi - lo) / (2 * Z95)
 
 
 class Scripted(LM):  # type: ignore[misc]
@@ -210,7 +216,7 @@ def test_leaderboard_on_the_logged_samples(real_run: tuple[dict[str, Any], Path]
         v = row.values[spec]
         assert v is not None
         assert v.estimate == pytest.approx(results[f"{spec},all"], rel=1e-12, abs=1e-14), spec
-        assert v.sigma == pytest.approx(results[f"{spec}_stderr,all"], rel=1e-12, abs=1e-14), spec
+        assert (v.hi - v.lo) / (2 * Z95) == pytest.approx(results[f"{spec}_stderr,all"], rel=1e-12, abs=1e-14), spec
 
 
 def test_no_stderr_when_bootstrap_is_off() -> None:
@@ -370,7 +376,7 @@ def test_docs_page_runs_as_written(tmp_path: Path) -> None:
         v = row.values[name]
         assert v is not None
         assert v.estimate == pytest.approx(results[f"{name},all-repeats"], rel=1e-12)
-        assert v.sigma == pytest.approx(results[f"{name}_stderr,all-repeats"], rel=1e-12)
+        assert (v.hi - v.lo) / (2 * Z95) == pytest.approx(results[f"{name}_stderr,all-repeats"], rel=1e-12)
 
 
 def test_docs_python_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

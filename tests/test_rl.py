@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from kscore.leaderboard.stats.default_interval import interval_of
 from kscore.rl import process_validation_metrics, validation_metrics
 from kscore.rl._majority import win_table
 from kscore.rl._per_prompt import draw_sizes
@@ -193,7 +194,6 @@ def test_unbiased_keys_against_formulas() -> None:
             uids.append(p)
             acc.append(1 if j < ci else 0)
     out = process_validation_metrics(ds, uids, {"acc": acc}, unbiased=True)["s"]["acc"]
-    z = statistics.NormalDist().inv_cdf(0.975)
     formulas: dict[str, Callable[[int, int, int], float]] = {
         "pass@": lambda ni, ci, k: 1 - math.comb(ni - ci, k) / math.comb(ni, k),
         "pass_hat@": lambda ni, ci, k: math.comb(ci, k) / math.comb(ni, k),
@@ -204,10 +204,11 @@ def test_unbiased_keys_against_formulas() -> None:
         for prefix, f in formulas.items():
             per = [f(ni, ci, k) for ni, ci in zip(n, c) if ni >= k]  # the prompts with k or more responses
             mean = statistics.fmean(per)
-            half = z * statistics.stdev(per) / math.sqrt(len(per))
+            # the leaderboard's default interval over prompts (issue 36; interval_of is tested against the board)
+            lo, hi = interval_of(np.array(per), float(sum(ni for ni in n if ni >= k)), 0.95)
             assert out[f"{prefix}{k}"] == pytest.approx(mean, abs=1e-12)
-            assert out[f"{prefix}{k}/lo"] == pytest.approx(max(0.0, mean - half), abs=1e-12)
-            assert out[f"{prefix}{k}/hi"] == pytest.approx(min(1.0, mean + half), abs=1e-12)
+            assert out[f"{prefix}{k}/lo"] == pytest.approx(lo, abs=1e-12)
+            assert out[f"{prefix}{k}/hi"] == pytest.approx(hi, abs=1e-12)
     assert "pass@16" not in out and "pass@6" not in out
     # verl's keys are untouched by the extra ones
     plain = process_validation_metrics(ds, uids, {"acc": acc})["s"]["acc"]
@@ -236,13 +237,12 @@ def test_vote_at_k_against_every_draw_without_replacement() -> None:
         vals += v
         preds += pr
     out = process_validation_metrics(ds, uids, {"x": vals, "pred": preds}, unbiased=True)["s"]["x"]
-    z = statistics.NormalDist().inv_cdf(0.975)
     for k in (1, 2, 4):
         per = [_vote_without_replacement(v, pr, k) for v, pr in prompts]
         assert abs(out[f"vote@{k}"] - statistics.fmean(per)) <= 1e-12, k
-        half = z * statistics.stdev(per) / math.sqrt(len(per))
-        assert out[f"vote@{k}/lo"] == pytest.approx(max(min(vals), statistics.fmean(per) - half), abs=1e-12)
-        assert out[f"vote@{k}/hi"] == pytest.approx(min(max(vals), statistics.fmean(per) + half), abs=1e-12)
+        lo, hi = interval_of(np.array(per), float(len(vals)), 0.95, (min(vals), max(vals)))
+        assert out[f"vote@{k}/lo"] == pytest.approx(lo, abs=1e-12)
+        assert out[f"vote@{k}/hi"] == pytest.approx(hi, abs=1e-12)
     assert out["vote@1"] == pytest.approx(out["mean@6"] * 2 / 3 + statistics.fmean(prompts[2][0]) / 3, abs=1e-12)
     assert "pass@1" not in out  # not a 0/1 field
     # k = 7 (the most responses, a default k): only the prompt with 7, its interval the value range

@@ -75,8 +75,11 @@ def test_wilson_covers_at_least_93_percent(seed: int) -> None:
     assert cluster is None or k == 1
     cl = "passage" if cluster else None
     hit, width = coverage(counts, metric, truth, "wilson", cl)
-    normal, normal_width = coverage(counts, metric, truth, "questions", cl)
+    normal, normal_width = coverage(counts, metric, truth, "normal", cl)  # (the default before issue 36)
     assert hit >= 0.93, (hit, normal)
+    # The default interval (issue 36) holds on these boards too, drawn by another generator than its suite's.
+    default, _ = coverage(counts, metric, truth, "questions", cl)
+    assert default >= 0.93, default
     if normal >= 0.9:  # where the normal interval nearly holds, the price in width is bounded
         # (1.2x at 100 questions; 1.5x with 6 clusters, where the effective df is often 3)
         assert width < (1.3 if Q >= 100 else 1.6) * normal_width, (width, normal_width)

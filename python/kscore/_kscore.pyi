@@ -21,6 +21,8 @@ __all__ = [
     "rank_board", "schulze_paths", "ranked_pairs_lock", "dominance_levels", "kemeny_search", "markov_stationary",
     # arena
     "BattleBoard", "StyleBoard", "battle_board", "encode_strings", "style_board",
+    # intervals
+    "interval_envelope",
 ]
 # rank-fit: paired comparisons
 __all__ += ["PairwiseFit", "pairwise_fit", "pair_counts", "twin_rows", "strongly_connected"]
@@ -614,3 +616,17 @@ def vote(
     scores: npt.NDArray[np.float64] | None = None,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """Columns of each question's winning answer and representative, and the questions to replay (a NaN compared)."""
+
+# ---- intervals (issue 36): the default interval's monotone envelope (kscore-core interval::envelope) ----
+
+def interval_envelope(
+    offsets: npt.NDArray[np.int64],
+    sums: Sequence[npt.NDArray[np.float64]],
+    s: npt.NDArray[np.float64],
+    m: npt.NDArray[np.float64],
+    c: npt.NDArray[np.float64],
+    z: float,
+    upper: bool,
+) -> npt.NDArray[np.float64]:
+    """Each model's least lower (upper: greatest upper) bound of the default interval over its board and the
+    boards moving j units of a run to the end, every j (sums: n, G, t1, t2, t3, t4, n_w, samples per model)."""

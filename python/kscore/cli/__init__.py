@@ -64,10 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
                "  kscore leaderboard results.jsonl --format markdown --output board.md --plot curves.png\n"
                "  kscore leaderboard results.csv --plot-intervals intervals.svg --top 30\n"
                "  kscore leaderboard results.parquet --by subject --cluster passage --format json\n"
-               "\ncells: the classic estimate ±half its interval, e.g. 0.769 ±0.030 (--wide: the whole\n"
-               "interval, 0.7692 [0.7390, 0.7993]); --interval questions (default) is the spread over\n"
-               "questions (another question set like this one), --interval posterior the Bayesian\n"
-               "credible interval given these questions. Rank ranges come from paired tests.\n"
+               "\ncells: the classic estimate ±half its interval, e.g. 0.769 ±0.031 (--wide: the whole\n"
+               "interval, 0.7692 [0.7370, 0.7985]); --interval questions (default) covers what another\n"
+               "question set like this one would give, --interval answers these questions' value (answer\n"
+               "sampling alone). Rank ranges come from paired tests, each pair alone (marginal) unless\n"
+               "--adjust holm or simultaneous.\n"
                "\nexit status: 0 ok, 1 error (or data warnings with --strict), 2 bad usage")
     lb.add_argument("file", nargs="*", help="results file (.csv[.gz|.zst], .tsv, .jsonl, .parquet, .npy, .npz), a "
                                             "directory or a glob of them (quote it: 'results/*.parquet'), or an "
@@ -153,11 +154,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-INTERVAL_HELP = ("questions (default): the spread of the per-question estimates over questions (central limit "
-                 "theorem; what another set of questions like these would give), clustered with --cluster; "
-                 "posterior: the Bayesian credible interval given these questions (sampling noise only); "
-                 "wilson: over questions too, a Wilson score interval on the effective number of questions that "
-                 "holds its level on small boards and near 0 or 1 (docs/rankings.md)")
+INTERVAL_HELP = ("questions (default): what another set of questions like these would give, clustered with "
+                 "--cluster: a continuity-corrected Wilson interval on the effective number of questions, monotone, "
+                 "that holds its level near 0 or 1, with few questions or clusters (docs/rankings.md); answers: the "
+                 "value on these questions, answer sampling alone; normal: estimate +- z standard errors over "
+                 "questions (the default before issue 36); posterior: the Bayesian credible interval under a uniform "
+                 "prior per question (centred on the posterior mean, pulled towards 0.5 with few samples: not a "
+                 "confidence interval for the mean over the questions); wilson: Wilson on the effective df")
 
 
 def add_common(p: argparse.ArgumentParser) -> None:
@@ -188,8 +191,8 @@ def add_common(p: argparse.ArgumentParser) -> None:
     met.add_argument("--weights", metavar="LIST",
                      help="rewards of outcome categories 0..C, e.g. 0,0.5,1 (default 0,1: binary outcomes); "
                           "bayes@N, avg@n and max@K use them, the other metrics count the top category as correct")
-    met.add_argument("--interval", choices=["questions", "posterior", "wilson"], default="questions",
-                     help=INTERVAL_HELP)
+    met.add_argument("--interval", choices=["questions", "answers", "normal", "posterior", "wilson"],
+                     default="questions", help=INTERVAL_HELP)
     met.add_argument("--cluster", metavar="COLUMN",
                      help="a question column grouping related questions (e.g. passage, source): clustered "
                           "standard errors for the questions interval and the paired comparisons")

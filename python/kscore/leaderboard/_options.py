@@ -15,8 +15,10 @@ import numpy.typing as npt
 
 from ._issues import LeaderboardError
 
-INTERVALS = ("questions", "posterior", "wilson")
-"""``interval=``: over questions, the Bayesian posterior, Wilson's (small boards)."""
+INTERVALS = ("questions", "answers", "normal", "posterior", "wilson")
+"""``interval=``: over questions (the default of stats/default_interval.py), given the questions (answer sampling
+alone: stats/answers.py), the normal one over questions (the default before issue 36), the Bayesian credible
+interval under a uniform prior per question, Wilson's on the effective df (small boards)."""
 ADJUST = ("none", "holm", "simultaneous")
 """``adjust=``: the paired tests behind the rank ranges."""
 
@@ -56,6 +58,9 @@ class ColumnNames:
     sample: str | None = None
     #: Question attributes to carry into the counts (``--cluster``, ``--by``).
     extra: tuple[str, ...] = ()
+    #: Also carry the columns that look like a grouping of the questions
+    #: (read/columns.GROUPINGS), for the warning of stats/cluster_check.py.
+    groupings: bool = False
 
 
 @dataclass(frozen=True)
@@ -80,11 +85,13 @@ READ_KEYWORDS = ("cluster", "by", "model_col", "question_col", "outcome_col", "s
 
 def read_options(n_categories: int, cluster: str | None = None, by: str | None = None, model_col: str | None = None,
                  question_col: str | None = None, outcome_col: str | None = None, sample_col: str | None = None,
-                 input_format: str | None = None, memory_limit: str | int | None = None) -> ReadOptions:
+                 input_format: str | None = None, memory_limit: str | int | None = None,
+                 groupings: bool = False) -> ReadOptions:
     """The :class:`ReadOptions` of ``leaderboard()``'s / ``count()``'s keywords:
-    ``cluster`` and ``by`` are question columns carried beside the counts."""
+    ``cluster`` and ``by`` are question columns carried beside the counts;
+    ``groupings``: also the columns that look like a grouping (ColumnNames)."""
     extra = tuple(dict.fromkeys(x for x in (cluster, by) if x is not None))
-    return ReadOptions(ColumnNames(model_col, question_col, outcome_col, sample_col, extra), n_categories,
+    return ReadOptions(ColumnNames(model_col, question_col, outcome_col, sample_col, extra, groupings), n_categories,
                        input_format, memory_limit)
 
 

@@ -29,6 +29,8 @@ from .result.show import Show
 from .runtime import profile
 from .runtime.pages import on_small_pages
 from .runtime.progress import Progress, phase
+from .stats.answers import given_questions
+from .stats.cluster_check import grouping_warnings
 from .stats.compare import dense
 from .stats.metrics import compute
 from .stats.ranges import rank_sets
@@ -117,10 +119,15 @@ def leaderboard(
     ``g-pass@K_TAU``, ``mg-pass@K``, ``maj@K``, ``cons@K``, ``avg@n``,
     ``auc@K``, ``max@K``, ``bayes@N`` (``K`` a number or ``k`` for each of
     ``k``); ``weights``: rewards of outcome categories 0..C.
-    ``interval``: ``"questions"`` (default: the spread of the per-question
-    estimates over questions; ``cluster`` names a column of question
-    clusters for clustered standard errors) or ``"posterior"`` (Bayesian,
-    conditional on the questions). ``by``: a column of question groups;
+    ``interval``: ``"questions"`` (default: over the sampling of the
+    questions, a continuity-corrected Wilson interval on the effective
+    number of questions that holds its level near 0 and 1 and with few
+    questions, docs/rankings.md; ``cluster`` names a column of question
+    clusters for clustered standard errors), ``"answers"`` (given these
+    questions: answer sampling alone), ``"normal"`` (estimate +- z standard
+    errors over questions, the former default), ``"posterior"`` (the
+    Bayesian credible interval under a uniform prior per question) or
+    ``"wilson"``. ``by``: a column of question groups;
     ``groups`` of the result holds one board per group. ``adjust``: the
     paired tests behind the rank ranges: ``"none"`` (default; each pair at
     1 - confidence), ``"holm"`` (Holm's correction over all pairs) or
@@ -149,7 +156,7 @@ def leaderboard(
     issues = Issues()
     shown = progress if isinstance(progress, Progress) else Progress(_stderr_console() if progress else None)
     read = read_options(len(w), cluster, by, model_col, question_col, outcome_col, sample_col, input_format,
-                        memory_limit)
+                        memory_limit, groupings=cluster is None)
     counts, label = read_columns(source, read, issues, shown)
     if isinstance(source, (str, os.PathLike)) and Path(os.fspath(source)).is_file():
         label = os.fspath(source)
@@ -162,6 +169,13 @@ def leaderboard(
     sort_by = resolve_sort(sort, chosen)
     row_cluster = None if cluster is None else _codes(counts.attributes[cluster], counts.question)
     sc = scores(counts, chosen, w, row_cluster, states)
+    if cluster is None and counts.attributes:  # questions in groups no interval knows of: stats/cluster_check.py
+        for message in grouping_warnings(counts.attributes, tuple(counts.attributes), sc.x[sort_by.name],
+                                         counts.model, counts.question, len(counts.models), sort_by.name):
+            issues.warn(message)
+        if not isinstance(source, Counts):  # columns read only for the check (a Counts table given keeps its own)
+            for a in [a for a in counts.attributes if a != by]:
+                del counts.attributes[a]
     _coverage(counts, sc.per_model(), issues)
     board = _board(sc, chosen, sort_by, w, confidence, interval, adjust, issues, label)
     if not board.rows:
@@ -261,6 +275,8 @@ def _board(sc: Scores, chosen: list[Metric], sort_by: Metric, w: npt.NDArray[np.
     counts = sc.counts
     profile.mark("metrics")
     rows = sort_rows(compute(sc, chosen, w, confidence, interval, issues), sort_by)
+    if interval == "answers":  # given the questions: answer sampling alone (stats/answers.py)
+        given_questions(rows, sc, chosen, w, confidence)
     profile.mark("pairs")
     models = scored_models(rows, sort_by)
     X, W, cl = dense(sc, sort_by.name, models)

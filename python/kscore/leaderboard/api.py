@@ -29,7 +29,8 @@ Grouped by what the caller does with them:
   :func:`leaderboard_curves` and the sizes that decide them
 - per-question statistics (the integrations score one task; plots draw curves):
   :func:`question_estimates`, :func:`scores`, :func:`compute`, :func:`by_model`,
-  :func:`curve`, :func:`group_se`, :func:`grid_se`, :func:`row_sums`
+  :func:`curve`, :func:`group_se`, :func:`grid_se`, :func:`row_sums`, :func:`interval_of` (the default
+  interval of one model's per-question estimates)
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from .runtime.threads import chosen as threads_chosen
 from .runtime.threads import count as thread_count
 from .runtime.threads import use as use_threads
 from .stats.compare import Comparison, Pairwise
+from .stats.default_interval import interval_of
 from .stats.estimates import question_estimates
 from .stats.intervals import grid_se, group_se
 from .stats.metrics import compute
@@ -138,4 +140,5 @@ __all__ = [
     "group_se",
     "grid_se",
     "row_sums",
+    "interval_of",
 ]

@@ -4,10 +4,13 @@ repeat outcomes in, one kscore metric and its standard error out.
 The numbers are the leaderboard's (docs/leaderboard.md): the metric is the mean
 over documents of each document's unbiased estimate from its ``(n, c)`` counts
 (``kscore.leaderboard``'s ``question_estimates``: one core call for all
-documents), and its standard error is the spread of those estimates over
-documents (``group_se``, the leaderboard's ``questions`` interval), so
-``kscore leaderboard`` on the run's ``--log_samples`` file prints the same
-value and sigma."""
+documents), and its standard error is the half-width of the leaderboard's
+default interval over documents in standard units, ``(hi - lo) / (2 z)``
+at 95% (kscore.leaderboard.stats.default_interval): lm_eval shows
+``value +- stderr`` and takes ``1.96 stderr`` for its intervals, so they are
+as wide as the leaderboard's for the same run's ``--log_samples`` file (the
+leaderboard's interval is asymmetric near 0 and 1; lm_eval has no place for
+two ends)."""
 
 from __future__ import annotations
 
@@ -17,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from .._arrays import FloatArray
-from ..leaderboard.api import Metric, group_se, question_estimates
+from .._interval import z_value
+from ..leaderboard.api import Metric, interval_of, question_estimates
 
 _BINARY = np.array([0.0, 1.0])
 
@@ -40,8 +44,11 @@ class Outcomes(list[int]):
         self.metric = metric
 
 
-def _estimates(items: Sequence[Any]) -> tuple[Metric, FloatArray]:
-    """The metric of ``items`` and each document's estimate of it."""
+def _estimates(items: Sequence[Any]) -> tuple[Metric, FloatArray, int, tuple[float, float]]:
+    """The metric of ``items``, each document's estimate of it, the repeats
+    behind them and the estimates' range (Bayes@N's: the posterior means of
+    all-wrong and all-right answers of the most repeated document, as the
+    leaderboard's default interval takes it)."""
     if not items:
         raise ValueError("kscore.lm_eval: no documents to aggregate")
     first = items[0]
@@ -62,7 +69,9 @@ def _estimates(items: Sequence[Any]) -> tuple[Metric, FloatArray]:
         raise ValueError(f"kscore.lm_eval: {metric.name} needs at least {metric.budget} repeats per document; "
                          f"document {i} has {int(n[i])} (raise the task's repeats)")
     cats = np.stack([n - c, c], axis=1)
-    return metric, question_estimates(cats, metric, _BINARY, n)
+    top = float(n.max())
+    limits = (1.0 / (top + 2.0), (top + 1.0) / (top + 2.0)) if metric.kind == "bayes" else (0.0, 1.0)
+    return metric, question_estimates(cats, metric, _BINARY, n), int(n.sum()), limits
 
 
 def aggregate(items: Sequence[Any]) -> float:
@@ -79,16 +88,18 @@ def aggregate(items: Sequence[Any]) -> float:
 
 
 def standard_error(items: Sequence[Any]) -> float:
-    """The standard error of :func:`aggregate` over documents (sample standard
-    deviation of the per-document estimates over the square root of their
-    number: ``kscore.leaderboard``'s sigma); NaN with one document.
+    """The standard error of :func:`aggregate` over documents as lm_eval
+    uses it: the half-width of the leaderboard's default 95% interval over
+    documents over ``z = 1.96`` (module docstring); NaN with one document.
 
     Examples:
         >>> from kscore.leaderboard import Metric
         >>> pass1 = Metric("pass_at_k", 1)
-        >>> standard_error([Outcomes([1, 1], pass1), Outcomes([0, 0], pass1)])  # sd 0.7071 / sqrt 2
-        0.5
+        >>> round(standard_error([Outcomes([1, 1, 0, 1], pass1)] * 20 + [Outcomes([0, 0, 1, 0], pass1)] * 20), 4)
+        0.0411
     """
-    x = _estimates(items)[1]
-    _, se, _ = group_se(x, np.zeros(len(x), dtype=np.int64), 1, None)
-    return float(se[0])
+    _, x, samples, limits = _estimates(items)
+    if len(x) < 2:
+        return float("nan")
+    lo, hi = interval_of(x, samples, 0.95, limits)
+    return (hi - lo) / (2.0 * z_value(0.95))

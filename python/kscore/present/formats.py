@@ -133,8 +133,8 @@ def render_leaderboard(lb: Leaderboard, fmt: str, top: int | None = None,
     >>> df = pd.DataFrame({"model": ["a", "a", "b", "b"], "question": [1, 2, 1, 2], "n": 4, "c": [4, 3, 1, 0]})
     >>> print(render_leaderboard(kscore.leaderboard(df, metrics="pass@1"), "csv"), end="")
     rank,rank_lo,rank_hi,model,questions,samples_min,samples_max,accuracy,pass@1,pass@1_sigma,pass@1_lo,pass@1_hi
-    1,1,1,a,2,4,4,0.875,0.875,0.125,0.6300045019324932,1.0
-    2,2,2,b,2,4,4,0.125,0.125,0.125,0.0,0.36999549806750676
+    1,1,1,a,2,4,4,0.875,0.875,0.125,0.1978674557623111,0.9955784783350169
+    2,2,2,b,2,4,4,0.125,0.125,0.125,0.004421521664983078,0.8021325442376889
     """
     f = BY_NAME[fmt]
     if f.board is None:  # pragma: no cover - every format writes a board

@@ -233,7 +233,8 @@ def command_board(lb: Leaderboard, needs: Collection[str] = ("rows",), top: int 
     u = uncertainty(lb)
     n, total, sort = len(board.models), len(lb.rows), lb.sort.name
     board.words = Words(meaning=meaning(u), caption=caption(u, n, total, lb.n_questions, lb.n_samples, sort),
-                        summary=summary(n, total, lb.n_questions, lb.n_samples, sort), footers=footers(u),
+                        summary=summary(n, total, lb.n_questions, lb.n_samples, sort,
+                                        0 if u.simultaneous else len(u.could_be_best)), footers=footers(u),
                         best=best_line(u, 5) if u.simultaneous else "")
     for sub, g in zip(board.subsets.values(), lb.groups):
         sub.words = Words(caption=subset_caption(g.n_questions, g.n_samples))

@@ -38,11 +38,36 @@ INTERVALS: dict[str, dict[str, str]] = {
         "curve": "line: the classic pass@k estimate (as the table's pass@k cells); band: its {pct} interval over "
                  "questions{cl}",
     },
+    # (issue 36: the former default, estimate +- z se over questions)
+    "normal": {
+        "caption": "{pct} interval over questions{cl}, normal: what another question set like this one could give",
+        "page": "{pct} interval over questions{cl} (normal: estimate +- z standard errors) (what another question "
+                "set like this one could give)",
+        "footer": "the {pct} interval over questions{cl_} (normal)",
+        "footer_short": "{pct} interval over questions{cl_} (normal)",
+        "line": "its {page}",
+        "curve": "line: the classic pass@k estimate (as the table's pass@k cells); band: its {pct} normal interval "
+                 "over questions{cl}",
+    },
+    # (issue 36: given these questions, answer sampling alone: leaderboard/stats/answers.py)
+    "answers": {
+        "caption": "{pct} interval given these questions: answer sampling alone",
+        "page": "{pct} interval given these questions (answer sampling alone)",
+        "footer": "the {pct} interval given these questions",
+        "footer_short": "{pct} interval (these questions)",
+        "line": "its {page}",
+        "curve": "line: the classic pass@k estimate (as the table's pass@k cells); band: its {pct} interval given "
+                 "these questions (answer sampling alone)",
+    },
+    # (issue 36: a credible interval under a prior, centred on the posterior mean: no confidence interval for the
+    # mean over the questions, which it covers in 0-50% of simulated boards: docs/rankings.md)
     "posterior": {
-        "caption": "{pct} Bayesian credible interval given these questions: sampling noise only",
-        "page": "{pct} Bayesian credible interval given these questions (sampling noise only)",
-        "footer": "the {pct} credible interval given these questions",
-        "footer_short": "{pct} credible interval (fixed questions)",
+        "caption": "{pct} Bayesian credible interval under a uniform prior per question, given these questions "
+                   "(centred on the posterior mean: not a confidence interval for their mean)",
+        "page": "{pct} Bayesian credible interval under a uniform prior per question, given these questions "
+                "(centred on the posterior mean: not a confidence interval for their mean)",
+        "footer": "the {pct} credible interval, uniform prior per question",
+        "footer_short": "{pct} credible interval (prior)",
         "line": "the {page}, centred on the posterior mean, which can differ from the dot",
         "curve": "line: the posterior mean of pass@k (Beta(1, 1) prior; not the table's classic estimate); band: "
                  "its {pct} credible interval given these questions (sampling noise only)",
@@ -53,15 +78,16 @@ INTERVALS: dict[str, dict[str, str]] = {
 #: the models named as possibly #1 are. ``{pct}``: the level, ``{level}``: the
 #: tests' (``5%``).
 RANKS: dict[str, dict[str, str]] = {
+    # (issue 36: the default ranges are marginal, and say so)
     "none": {
-        "caption": "range from paired tests at {level}",
-        "page": "rank: range from paired tests",
-        "footer": "",
+        "caption": "marginal range: each pair tested alone at {level} (not all ranges at once)",
+        "page": "rank: marginal range from paired tests, each pair alone (not all ranges at once)",
+        "footer": " (marginal)",
         "best": "no model significantly better, each pair tested alone",
     },
     "holm": {
-        "caption": "range from paired tests at {level}, Holm-adjusted",
-        "page": "rank: range from paired tests with Holm's correction",
+        "caption": "range from paired tests at {level}, Holm-adjusted (all ranges hold at once)",
+        "page": "rank: range from paired tests with Holm's correction (all ranges hold at once)",
         "footer": " (Holm)",
         "best": "no model significantly better, Holm-adjusted",
     },
@@ -160,8 +186,10 @@ def footers(u: Uncertainty) -> tuple[str, ...]:
     adj = u.rank_words("footer")
     return (f"cells: estimate ±half-width of {what}; rank: range from paired tests{adj}",
             f"cells: estimate ±half of {what}; ranks: paired tests{adj}",
+            f"cells: estimate ±half {short}; ranks{adj}",
             f"±half: {what.removeprefix('the ')}; ranks: paired tests{adj}",
-            f"estimate ±half {short}; ranks: paired tests{adj}")
+            f"estimate ±half {short}; ranks: paired tests{adj}",
+            f"±half {short}; ranks{adj}")
 
 
 def fitting(options: tuple[str, ...], width: int) -> str:
@@ -172,7 +200,9 @@ def fitting(options: tuple[str, ...], width: int) -> str:
 
 def page_footer(u: Uncertainty) -> str:
     """What the cells and ranks are, under the library's tables and the page."""
-    return f"cells: the classic estimate ±half the {u.interval_words('page')}; {u.rank_words('page')}"
+    n = len(u.could_be_best)
+    best = f"; {n} model{'s' if n != 1 else ''} could be #1" if n and not u.simultaneous else ""
+    return f"cells: the classic estimate ±half the {u.interval_words('page')}; {u.rank_words('page')}{best}"
 
 
 def interval_note(u: Uncertainty) -> str:
@@ -205,9 +235,12 @@ def subset_caption(questions: int, samples: int) -> str:
     return f"{questions:,} questions, {samples:,} samples"
 
 
-def summary(n: int, total: int, questions: int, samples: int, sort: str) -> str:
-    """The compact table's line under the table (the sorting column is marked ``*``)."""
-    return f"{shown(n, total, models=False)}, {questions:,} questions, {samples:,} samples; sorted by {sort} *"
+def summary(n: int, total: int, questions: int, samples: int, sort: str, best: int = 0) -> str:
+    """The compact table's line under the table (the sorting column is marked
+    ``*``), with how many models could be #1 (``best``; issue 36: the
+    simultaneous sets name them on a line of their own)."""
+    could = f"; {best} could be #1" if best else ""
+    return f"{shown(n, total, models=False)}, {questions:,} questions, {samples:,} samples; sorted by {sort} *{could}"
 
 
 def page_summary(n: int, total: int, questions: int, samples: int, sort: str) -> str:

@@ -6,9 +6,11 @@ every budget at once (:func:`kscore.counts.curve`): pass@k (at least one of k
 draws without replacement correct), pass^k (all k correct) and maj@k (a
 strict majority of k correct, scorio's ``maj_at_k``). The value is their
 mean over the prompts with at least k responses (all of them when every
-prompt has k or more); the interval is the normal one over those prompts,
-``mean -+ z * sd / sqrt(M)`` (sd with ddof=1, clipped into [0, 1]), which
-covers the prompt-to-prompt spread and the sampling noise within prompts.
+prompt has k or more); the interval is the leaderboard's default over those
+prompts (kscore.leaderboard.stats.default_interval: a continuity-corrected
+Wilson interval on the effective number of prompts, monotone, holding its
+level near 0 and 1 and with few prompts), which covers the prompt-to-prompt
+spread and the sampling noise within prompts.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._arrays import FloatArray, IntArray
-from .._interval import z_value
 from ..counts import curve
+from ..leaderboard.api import interval_of
 
 #: Key prefix per kscore.counts curve family.
 FAMILIES = {"pass@": "pass_at_k", "pass_hat@": "pass_hat_k", "strict_maj@": "maj_at_k"}
@@ -41,37 +43,44 @@ def budgets(smallest: int) -> list[int]:
     return [*out, smallest]
 
 
-def interval(per_prompt: FloatArray, z: float, bounds: tuple[float, float] = (0.0, 1.0)) -> tuple[
-        float, float, float]:
-    """``(mean, lo, hi)`` over prompts, clipped into ``bounds`` (the
-    bounds themselves for a single prompt: no spread to measure).
+def interval(per_prompt: FloatArray, samples: float, confidence: float = 0.95,
+             bounds: tuple[float, float] = (0.0, 1.0)) -> tuple[float, float, float]:
+    """``(mean, lo, hi)`` over prompts: the leaderboard's default interval
+    of the per-prompt values (``samples``: the responses behind them;
+    ``bounds``: their range; the bounds themselves for a single prompt).
 
     Examples:
-        >>> interval(np.array([0.0, 1.0, 1.0, 0.0]), 1.959963984540054)
-        (0.5, 0.0, 1.0)
+        >>> import numpy as np
+        >>> [round(x, 4) for x in interval(np.array([0.0, 1.0, 1.0, 0.0]), 4)]
+        [0.5, 0.0919, 0.9081]
     """
     mean = float(per_prompt.mean())
-    if len(per_prompt) < 2:
-        return mean, bounds[0], bounds[1]
-    half = z * float(per_prompt.std(ddof=1)) / np.sqrt(len(per_prompt))
-    return mean, max(bounds[0], mean - half), min(bounds[1], mean + half)
+    lo, hi = interval_of(per_prompt, samples, confidence, bounds)
+    return mean, lo, hi
 
 
 def vote_metrics(per_prompt: FloatArray, ks: Sequence[int], bounds: tuple[float, float],
-                 confidence: float = 0.95) -> dict[str, float]:
+                 confidence: float = 0.95, samples: float | FloatArray | None = None) -> dict[str, float]:
     """Keys ``vote@k``, ``vote@k/lo``, ``vote@k/hi`` from per-prompt values
     (a ``(len(ks), M)`` array) of the vote without replacement.
 
     Examples:
+        >>> import numpy as np
         >>> out = vote_metrics(np.array([[1.0, 0.0, 1.0]]), [3], (0.0, 1.0))
-        >>> round(out["vote@3"], 6), out["vote@3/hi"]
-        (0.666667, 1.0)
+        >>> round(out["vote@3"], 6), round(out["vote@3/hi"], 4)
+        (0.666667, 0.9823)
     """
-    z = z_value(confidence)
     out: dict[str, float] = {}
     for j, k in enumerate(ks):
         row = per_prompt[j]
-        mean, lo, hi = interval(row[~np.isnan(row)], z, bounds)
+        kept = ~np.isnan(row)  # prompts with fewer than k responses have no vote@k
+        if samples is None:
+            behind = float(k * kept.sum())
+        elif isinstance(samples, np.ndarray):  # responses per prompt: those of the kept ones
+            behind = float(samples[kept].sum())
+        else:
+            behind = float(samples)
+        mean, lo, hi = interval(row[kept], behind, confidence, bounds)
         out[f"vote@{k}"], out[f"vote@{k}/lo"], out[f"vote@{k}/hi"] = mean, lo, hi
     return out
 
@@ -86,6 +95,7 @@ def unbiased_metrics(
     every k is in 1..max(n)).
 
     Examples:
+        >>> import numpy as np
         >>> out = unbiased_metrics(np.array([4, 4]), np.array([1, 4]), ks=[2])
         >>> out["pass@2"], out["pass_hat@2"], out["strict_maj@2"]
         (0.75, 0.5, 0.5)
@@ -94,18 +104,19 @@ def unbiased_metrics(
         (0.75, 1.0)
     """
     ks = budgets(int(n.max())) if ks is None else [int(k) for k in ks]
-    z = z_value(confidence)
     out: dict[str, float] = {}
     for prefix, family in FAMILIES.items():
         if int(n.min()) >= max(ks):  # every prompt has every k: one pass
             columns = list(curve(n, c, family, ks, mean=False).T)  # type: ignore[arg-type]
+            behind = [float(n.sum())] * len(ks)
         else:
-            columns = []
+            columns, behind = [], []
             for k in ks:
                 enough = n >= k
                 columns.append(curve(n[enough], c[enough], family, [k], mean=False)[:, 0])  # type: ignore[arg-type]
-        for k, column in zip(ks, columns):
-            mean, lo, hi = interval(column, z)
+                behind.append(float(n[enough].sum()))
+        for k, column, responses in zip(ks, columns, behind):
+            mean, lo, hi = interval(column, responses, confidence)
             out[f"{prefix}{k}"] = mean
             out[f"{prefix}{k}/lo"] = lo
             out[f"{prefix}{k}/hi"] = hi

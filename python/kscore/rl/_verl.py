@@ -193,7 +193,8 @@ def _unbiased(batch: Batch, field: Field, prompts: IntArray, confidence: float,
         if len(voted):
             budgets_v = _budgets(batch, voted, field.count[voted], ks, "a voted prompt")
             bounds = (0.0, 1.0) if binary else (float(values.min()), float(values.max()))
-            out.update(vote_metrics(vote_at_k(batch, field, voted, budgets_v), budgets_v, bounds, confidence))
+            out.update(vote_metrics(vote_at_k(batch, field, voted, budgets_v), budgets_v, bounds, confidence,
+                                    field.count[voted].astype(np.float64)))
     return out
 
 

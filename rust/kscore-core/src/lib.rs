@@ -19,6 +19,7 @@
 //!   rows induce (scorio.rank's event order).
 //! - `rank`: the leaderboard's ranking statistics (the simultaneous rank
 //!   sets' max-t bootstrap).
+//! - `interval`: the leaderboard's default interval's monotone envelope.
 //!
 //! And four files at the top: `metric` (the metric table: names, aliases,
 //! credit at each k), `par` (when work is worth handing to the thread pool),
@@ -33,6 +34,7 @@ pub mod error;
 pub mod finite;
 pub mod grid_sums;
 pub mod intake;
+pub mod interval;
 pub mod metric;
 pub mod numeric;
 pub mod pairwise;

@@ -14,6 +14,7 @@ mod credit;
 mod enter;
 mod grid_sums;
 mod inspect;
+mod interval;
 mod matrix;
 mod pairwise;
 mod posterior;
@@ -82,6 +83,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(credit::metric_table, m)?)?;
     m.add_function(wrap_pyfunction!(grid_sums::grid_sums, m)?)?;
     m.add_function(wrap_pyfunction!(grid_sums::segment_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(interval::interval_envelope, m)?)?;
     m.add_class::<bank::BinaryBank>()?;
     m.add_class::<counts::CountStates>()?;
     m.add_function(wrap_pyfunction!(ndtri, m)?)?;

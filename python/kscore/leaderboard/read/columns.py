@@ -54,6 +54,30 @@ def find_spelling(available: list[str], spelling: str, taken: tuple[str | None, 
     return next((c for c in free if spelling_key(c) == key), None)
 
 
+#: Column names that look like a grouping of the questions (by
+#: :func:`spelling_key`): without ``--cluster`` the leaderboard checks the
+#: design effect of each such column it finds (stats/cluster_check.py).
+GROUPINGS = frozenset(spelling_key(x) for x in (
+    "subject", "category", "source", "passage", "passage_id", "topic", "domain", "dataset", "document",
+    "document_id", "doc_id", "context", "context_id", "group", "group_id", "template", "template_id", "article",
+    "story", "paper", "repo", "repository", "file", "section", "chapter", "book", "skill", "subset", "subtask",
+    "benchmark", "cluster", "family", "parent", "parent_id", "conversation", "conversation_id", "image", "video"))
+
+
+def grouping_columns(available: list[str], taken: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The columns of ``available`` that look like a grouping of the
+    questions (:data:`GROUPINGS`), less ``taken`` and any spelling of the
+    model, question, outcome or sample.
+
+    Examples:
+        >>> grouping_columns(["model", "question", "correct", "Subject", "source_doc", "task"])
+        ('Subject',)
+    """
+    roles = {spelling_key(x) for spellings in SPELLINGS.values() for x in spellings}
+    return tuple(a for a in available if spelling_key(a) in GROUPINGS and spelling_key(a) not in roles
+                 and a not in taken)
+
+
 def shown_columns(available: list[str]) -> str:
     return ", ".join(available) if len(available) <= 20 else ", ".join(available[:20]) + ", ..."
 

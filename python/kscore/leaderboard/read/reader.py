@@ -7,6 +7,7 @@ options travel as one :class:`ReadOptions` (leaderboard/_options.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from .._issues import Issues, LeaderboardError
 from .._options import ColumnNames, ReadOptions
 from ..runtime.progress import Progress, phase
 from .aggregate import aggregate
+from .columns import grouping_columns
 from .counts_input import is_counts_table, read_counts_table
 from .dask import LABEL as DASK_LABEL
 from .dask import counts_from_dask, is_dask_collection
@@ -91,6 +93,9 @@ def _read_counts(source: object, options: ReadOptions, issues: Issues, progress:
     with (progress or Progress(None)).query(src, f"Reading {Path(src.label).name or src.label}"):
         columns = describe_checked(src, names)
         available = [n for n, _ in columns]
+        if names.groupings:  # (carried for stats/cluster_check.py's warning)
+            names = replace(names, extra=names.extra + grouping_columns(available, names.extra + tuple(
+                x for x in (names.model, names.question, names.outcome, names.sample) if x)))
         if is_counts_table(available, names):
             return read_counts_table(src, available, names, n_categories, issues), src.label
         r = row_sql(src, names, n_categories, issues, columns)

@@ -8,8 +8,12 @@ and gathered back to the rows. A model's value is the mean of its
 per-question estimates (the classic estimate, ``mean=True``). Its interval is
 either
 
-* ``questions``: the estimate +- z times the standard error of that mean
-  over questions (cluster-robust with clusters; stats/intervals.py), or
+* ``questions`` (default): over the sampling of questions, the interval of
+  stats/default_interval.py (a continuity-corrected Wilson interval on the
+  effective number of questions or clusters, made monotone), or
+* ``normal``: the estimate +- z times the standard error of that mean over
+  questions (cluster-robust with clusters; stats/intervals.py), the default
+  before issue 36, or
 * ``posterior``: ``kscore.counts``' / ``kscore.eval``'s Bayesian credible
   interval, conditional on the question set (one call per model;
   stats/posterior.py, stats/bayes_states.py), or
@@ -25,11 +29,12 @@ from ..._interval import z_value
 from .._issues import Issues
 from .._spec import Metric
 from .bayes_states import bayes_ci_states
+from .default_interval import board_bounds, metric_range
 from .estimates import bounds_of
 from .intervals import grid_se, group_se, group_se_tabled, segment_se
 from .posterior import posterior
 from .scores import Scores, by_model
-from .small import small_board_bounds
+from .small import model_groups, small_board_bounds
 from .states import row_sums
 from .values import ModelRow, Value
 
@@ -110,6 +115,7 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     # Each model's rows (a slice where they are contiguous, as the engine keeps them: no copy).
     groups = [(i, _as_slice(idx)) for i, idx in by_model(counts)] if interval == "posterior" else []
     z = z_value(confidence)
+    samples = model_groups(sc)[2].astype(np.float64) if interval == "questions" else None
     na: dict[str, list[str]] = {}
     for metric in metrics:
         f = sc.per_state.get(metric.name)
@@ -128,10 +134,16 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             mean, se = spread.get(metric.name) or _over_questions(sc, metric.name, bad if some_nan else None)
             if interval == "wilson":  # the small-board interval (stats/small.py)
                 w_lo, w_hi = small_board_bounds(sc, metric.name, mean, se, confidence, (lo_b, hi_b))
+            elif interval == "questions":  # the default interval (stats/default_interval.py)
+                assert samples is not None
+                r_lo, r_hi = metric_range(metric.kind, w, n_max, (lo_b, hi_b))
+                grid = f is not None and sc.cluster is None and pm.table is not None
+                w_lo, w_hi = board_bounds(None if grid else sc.x[metric.name], m, sc.cluster, L, samples, confidence,
+                                          r_lo, r_hi, f, pm.table)
             for j in np.flatnonzero(~bad & present):
                 est, s = float(mean[j]), float(se[j])
-                if interval == "wilson":
-                    lo, hi = float(w_lo[j]), float(w_hi[j])
+                if interval in ("wilson", "questions"):
+                    lo, hi = min(float(w_lo[j]), est), max(float(w_hi[j]), est)  # (rounding of the range's ends)
                 else:
                     lo = min(max(est - z * s, lo_b), hi_b) if s == s else np.nan
                     hi = min(max(est + z * s, lo_b), hi_b) if s == s else np.nan

@@ -217,9 +217,9 @@ def plan(board: Ranked, m: Metric, power: float = 0.8) -> Plan:
 
 def _small_board(board: Ranked, m: Metric, w: FloatArray, sc: Scores) -> str | None:
     """The first model whose normal interval over questions is unreliable
-    (small.unreliable), in words; None where none is or the board already
-    uses another interval."""
-    if board.interval != "questions":
+    (small.unreliable), in words; None where none is or the board uses
+    another interval (the default holds its level: stats/default_interval.py)."""
+    if board.interval != "normal":
         return None
     _, groups, _ = model_groups(sc)
     at = {name: i for i, name in enumerate(sc.counts.models)}
@@ -231,7 +231,7 @@ def _small_board(board: Ranked, m: Metric, w: FloatArray, sc: Scores) -> str | N
         why = unreliable(v.estimate, v.sigma, int(groups[at[r.model]]), board.confidence, bounds_of(m, w), unit)
         if why is not None:
             return (f"the normal interval over questions is unreliable here ({r.model}: {why}); "
-                    "--interval wilson (interval=\"wilson\") holds its level on small boards (docs/rankings.md)")
+                    "the default --interval questions holds its level there (docs/rankings.md)")
     return None
 
 

@@ -1,0 +1,267 @@
+//! The monotone envelope of the default interval over questions
+//! (python/kscore/leaderboard/stats/default_interval.py, whose numpy code is
+//! the reference this kernel is tested against: tests/test_default_interval.py).
+//!
+//! A model's units (questions, or clusters) come as runs of equal units: a
+//! run's unit total `s` (of per-question estimates rescaled into [0, 1]), its
+//! questions `m` and how many units it holds `c`, the runs of a model in
+//! order, best first for the lower bound (worst first for the upper). The
+//! model's sums `t1 = sum c s`, `t2 = sum c s^2`, `t3 = sum c s m`, `t4 =
+//! sum c m^2` give its mean `t1 / n` and its units' sum of squared
+//! residuals `t2 - 2 mu t3 + mu^2 t4`. Moving `j` units of a run to the end
+//! of the range (the top `m`, or 0), after every run before it, changes the
+//! sums by `j` times the run's deltas: for every such board (every `j` of
+//! every run that moves) the bound of [`bound`] is taken, and the least
+//! (greatest) of them and the model's own is the envelope. Work: one
+//! bound per unit that is not already at the end; a stop is checked every
+//! `CHECK` of them.
+
+use crate::cancel;
+use crate::error::{Error, Result};
+
+/// Bounds between checks for a stop.
+const CHECK: usize = 1 << 16;
+/// Every `j` of a run up to this many units; beyond, `j` grows by a
+/// sixteenth at a step (a run of 100,000 equal units: some 170 bounds).
+pub const DENSE: usize = 64;
+
+/// The `j` of a run of `count` units: 1..=min(count, DENSE), then up by a
+/// sixteenth (at least 1) to `count`.
+fn moves(count: usize) -> impl Iterator<Item = usize> {
+    let mut j = 0usize;
+    std::iter::from_fn(move || {
+        if j >= count {
+            return None;
+        }
+        j = if j < DENSE {
+            j + 1
+        } else {
+            (j + j / 16).max(j + 1).min(count)
+        };
+        Some(j)
+    })
+}
+
+/// The per-model sums (one value per model each).
+#[derive(Clone, Copy)]
+pub struct Models<'a> {
+    /// Model `i`'s runs are `offsets[i]..offsets[i + 1]` (nondecreasing).
+    pub offsets: &'a [usize],
+    /// Questions.
+    pub n: &'a [f64],
+    /// Units (clusters, or questions).
+    pub g: &'a [f64],
+    pub t1: &'a [f64],
+    pub t2: &'a [f64],
+    pub t3: &'a [f64],
+    pub t4: &'a [f64],
+    /// `n^2 / t4`: the all-or-nothing number of outcomes.
+    pub n_w: &'a [f64],
+    /// Answers behind the estimates.
+    pub samples: &'a [f64],
+}
+
+/// The runs of equal units, in model order (see the module's docs).
+#[derive(Clone, Copy)]
+pub struct Runs<'a> {
+    pub s: &'a [f64],
+    pub m: &'a [f64],
+    pub c: &'a [f64],
+}
+
+/// The Wilson score bound with continuity correction (Newcombe 1998, method
+/// 4) of a proportion `p` of `n` (fractional allowed), as the numpy
+/// `wilson_cc`: 0 (1) at `p = 0` (1) for the lower (upper) bound, clipped
+/// into [0, 1].
+pub fn wilson_cc(p: f64, n: f64, z: f64, upper: bool) -> f64 {
+    let z2 = z * z;
+    if upper {
+        if p >= 1.0 {
+            return 1.0;
+        }
+        let r = z2 + 2.0 - 1.0 / n + 4.0 * p * (n * (1.0 - p) - 1.0);
+        let b = (2.0 * n * p + z2 + 1.0 + z * r.max(0.0).sqrt()) / (2.0 * (n + z2));
+        b.clamp(0.0, 1.0)
+    } else {
+        if p <= 0.0 {
+            return 0.0;
+        }
+        let r = z2 - 2.0 - 1.0 / n + 4.0 * p * (n * (1.0 - p) + 1.0);
+        let b = (2.0 * n * p + z2 - 1.0 - z * r.max(0.0).sqrt()) / (2.0 * (n + z2));
+        b.clamp(0.0, 1.0)
+    }
+}
+
+/// One end of the interval of a board with mean `p` (rescaled) and units'
+/// sum of squared residuals `ss`: the continuity-corrected Wilson bound on
+/// the effective number of outcomes `min(n_w / phi, samples)`, `phi = se^2
+/// n_w / (p (1 - p))` in (0, 1], 1 at the ends (as the numpy `_bound`).
+#[allow(clippy::too_many_arguments)]
+pub fn bound(p: f64, ss: f64, g: f64, n: f64, n_w: f64, samples: f64, z: f64, upper: bool) -> f64 {
+    let p = if p > 1.0 - 1e-9 {
+        1.0
+    } else if p < 1e-9 {
+        0.0
+    } else {
+        p
+    };
+    let v = p * (1.0 - p);
+    let se2 = g / (g - 1.0) * ss / (n * n);
+    let phi = if v > 0.0 {
+        (se2 * n_w / v).clamp(1e-12, 1.0)
+    } else {
+        1.0
+    };
+    let phi = if phi.is_nan() { 1.0 } else { phi };
+    let n_eff = (n_w / phi).min(samples.max(n_w));
+    wilson_cc(p, n_eff, z, upper)
+}
+
+/// Each model's envelope (see the module's docs): the least lower bound
+/// (`upper`: the greatest upper bound), on the rescaled scale.
+pub fn envelope(models: Models<'_>, runs: Runs<'_>, z: f64, upper: bool) -> Result<Vec<f64>> {
+    let l = models.n.len();
+    let per_model = [
+        models.g,
+        models.t1,
+        models.t2,
+        models.t3,
+        models.t4,
+        models.n_w,
+        models.samples,
+    ];
+    if models.offsets.len() != l + 1 || per_model.iter().any(|a| a.len() != l) {
+        return Err(Error::value(
+            "the models' sums must have one value per model and offsets one more",
+        ));
+    }
+    let u = runs.s.len();
+    if runs.m.len() != u || runs.c.len() != u {
+        return Err(Error::value(
+            "the runs' totals, sizes and counts must have the same length",
+        ));
+    }
+    if models.offsets.windows(2).any(|w| w[0] > w[1]) || models.offsets[l] > u {
+        return Err(Error::value(
+            "the offsets must be nondecreasing and at most the runs' number",
+        ));
+    }
+    let mut out = Vec::with_capacity(l);
+    let mut done = 0usize;
+    for i in 0..l {
+        let (n, g, n_w, samples, t4) = (models.n[i], models.g[i], models.n_w[i], models.samples[i], models.t4[i]);
+        let (t1, t2, t3) = (models.t1[i], models.t2[i], models.t3[i]);
+        let at = |a1: f64, a2: f64, a3: f64| {
+            let mu = ((t1 + a1) / n).clamp(0.0, 1.0);
+            let ss = ((t2 + a2) - 2.0 * mu * (t3 + a3) + mu * mu * t4).max(0.0);
+            bound(mu, ss, g, n, n_w, samples, z, upper)
+        };
+        let mut best = at(0.0, 0.0, 0.0);
+        let (mut a1, mut a2, mut a3) = (0.0, 0.0, 0.0);
+        for r in models.offsets[i]..models.offsets[i + 1] {
+            let (s, m, c) = (runs.s[r], runs.m[r], runs.c[r]);
+            let top = if upper { 0.0 } else { m };
+            let (d1, d2, d3) = (top - s, top * top - s * s, (top - s) * m);
+            if d1 == 0.0 {
+                continue; // (units already at the end: moving them changes nothing)
+            }
+            let count = c.max(0.0) as usize;
+            for j in moves(count) {
+                let jf = j as f64;
+                let b = at(a1 + jf * d1, a2 + jf * d2, a3 + jf * d3);
+                best = if upper { best.max(b) } else { best.min(b) };
+                done += 1;
+            }
+            if done >= CHECK {
+                cancel::check()?;
+                done = 0;
+            }
+            a1 += c * d1;
+            a2 += c * d2;
+            a3 += c * d3;
+        }
+        out.push(best);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_cc_matches_newcombe() {
+        // scipy.stats.binomtest(10, 20).proportion_ci(0.95, "wilsoncc"): (0.278537, 0.721463)
+        let z = 1.959963984540054;
+        assert!((wilson_cc(0.5, 20.0, z, false) - 0.278537).abs() < 1e-6);
+        assert!((wilson_cc(0.5, 20.0, z, true) - 0.721463).abs() < 1e-6);
+        assert_eq!(wilson_cc(0.0, 20.0, z, false), 0.0);
+        assert_eq!(wilson_cc(1.0, 20.0, z, true), 1.0);
+    }
+
+    #[test]
+    fn every_answer_right_gives_the_rule_of_three() {
+        // 30 questions at 1: n_w = 30, the bound of 30 all-right outcomes (0.85868).
+        let (s, m, c) = ([1.0], [1.0], [30.0]);
+        let models = Models {
+            offsets: &[0, 1],
+            n: &[30.0],
+            g: &[30.0],
+            t1: &[30.0],
+            t2: &[30.0],
+            t3: &[30.0],
+            t4: &[30.0],
+            n_w: &[30.0],
+            samples: &[120.0],
+        };
+        let lo = envelope(models, Runs { s: &s, m: &m, c: &c }, 1.959963984540054, false).unwrap();
+        assert!((lo[0] - 0.8586795203175484).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_board_moved_to_the_top_lowers_the_lower_bound() {
+        // 29 questions at 1 and one at 0.75 (4 samples each): the envelope reaches the all-right board's bound.
+        let (s, m, c) = ([1.0, 0.75], [1.0, 1.0], [29.0, 1.0]);
+        let t1 = 29.75;
+        let t2 = 29.0 + 0.5625;
+        let models = Models {
+            offsets: &[0, 2],
+            n: &[30.0],
+            g: &[30.0],
+            t1: &[t1],
+            t2: &[t2],
+            t3: &[t1],
+            t4: &[30.0],
+            n_w: &[30.0],
+            samples: &[120.0],
+        };
+        let lo = envelope(models, Runs { s: &s, m: &m, c: &c }, 1.959963984540054, false).unwrap();
+        assert!((lo[0] - 0.8586795203175484).abs() < 1e-12);
+    }
+
+    #[test]
+    fn moves_are_dense_then_geometric_and_end_at_the_count() {
+        assert_eq!(moves(5).collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);
+        let m: Vec<usize> = moves(100_000).collect();
+        assert_eq!(&m[..DENSE], &(1..=DENSE).collect::<Vec<_>>()[..]);
+        assert_eq!(*m.last().unwrap(), 100_000);
+        assert!(m.len() < 200 && m.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(moves(0).count(), 0);
+    }
+
+    #[test]
+    fn bad_shapes_are_errors() {
+        let models = Models {
+            offsets: &[0],
+            n: &[1.0],
+            g: &[1.0],
+            t1: &[1.0],
+            t2: &[1.0],
+            t3: &[1.0],
+            t4: &[1.0],
+            n_w: &[1.0],
+            samples: &[1.0],
+        };
+        assert!(envelope(models, Runs { s: &[], m: &[], c: &[] }, 1.96, false).is_err());
+    }
+}
