@@ -24,6 +24,7 @@ pub mod error;
 pub mod finite;
 pub mod grid_sums;
 pub mod intake;
+pub mod irt;
 pub mod metric;
 pub mod numeric;
 pub mod par;

@@ -11,6 +11,7 @@ mod credit;
 mod enter;
 mod grid_sums;
 mod inspect;
+mod irt;
 mod matrix;
 mod posterior;
 mod rank;
@@ -79,5 +80,6 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tailpass::tailpass_add_gamma_tails, m)?)?;
     m.add_function(wrap_pyfunction!(inspect::inspect_columns, m)?)?;
     m.add_function(wrap_pyfunction!(rank::max_t_block, m)?)?;
+    irt::register(m)?;
     Ok(())
 }
