@@ -53,8 +53,9 @@ def unpaired_board(counts: Counts) -> Any:
     """A pass@1 Leaderboard of ``counts`` without the paired comparisons."""
     from kscore.leaderboard import Leaderboard
     from kscore.leaderboard._spec import parse_metrics
-    from kscore.leaderboard.stats.metrics import compute, scores
+    from kscore.leaderboard.stats.metrics import compute
     from kscore.leaderboard.stats.rank import sort_rows
+    from kscore.leaderboard.stats.scores import scores
 
     w = np.array([0.0, 1.0])
     chosen = parse_metrics(["pass@1"], [1])

@@ -62,7 +62,7 @@ def numpy_floor(parameters: np.ndarray, n_draws: int = 4000, block: int = 32) ->
 def test_ci_mc_1000x8(compare: Callable[..., None]) -> None:
     compare("tailpass(R, 32).ci() M=1000 N=8", lambda: ke.tailpass(SMALL, 32).ci(rng=0),
             reference("scorio", lambda: se.tailpass(SMALL, 32).ci(rng=0)), repeat_ref=1)
-    parameters = ke.tailpass(SMALL, 32)._parameters
+    parameters = ke.tailpass(SMALL, 32)._posterior.parameters
     record("tailpass(R, 32).ci() M=1000 N=8: floor", "numpy gamma variates alone",
            median_time(lambda: numpy_floor(parameters), calls=7))
 

@@ -14,16 +14,9 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from kscore.leaderboard.stats.ranges import (
-    Pairs,
-    RankSets,
-    _count,
-    _holm_p,
-    _u,
-    _unadjusted,
-    holm_crit,
-    u_threshold,
-)
+from kscore.leaderboard.stats.pair_tests import count_block, holm_crit, u_of, u_threshold, unadjusted
+from kscore.leaderboard.stats.pairs import Pairs
+from kscore.leaderboard.stats.ranges import RankSets, _holm_p
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -50,9 +43,9 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
         kept: list[FloatArray] = []
         count = 0
         for _, _, _, _, t in pairs.blocks():
-            u = _u(t)
+            u = u_of(t)
             m += int(np.count_nonzero(~np.isnan(u)))
-            kept.append(u[_unadjusted(u, u_star, alpha)])
+            kept.append(u[unadjusted(u, u_star, alpha)])
             count += len(kept[-1])
             if count > 60_000_000:  # (HOLM_MAX_KEPT)
                 raise MemoryError(
@@ -69,8 +62,8 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
         rule = RankSets(models, better, worse, used, confidence, u_star, p_crit, t_crit)
         for a, b, diff, _, t in pairs.blocks():
             with np.errstate(invalid="ignore"):
-                p = _holm_p(_u(t), p_crit)
-            _count(better, worse, a, b, rule.significant(np.abs(t), p) & ~np.isnan(t), diff)
+                p = _holm_p(u_of(t), p_crit)
+            count_block(better, worse, a, b, rule.significant(np.abs(t), p) & ~np.isnan(t), diff)
     lo = better + 1
     hi = L - worse
     best = [mdl for mdl, x in zip(models, lo.tolist()) if x == 1]

@@ -37,8 +37,22 @@ FLAGS = doctest.NORMALIZE_WHITESPACE
 
 
 def submodules() -> list[str]:
-    """Names of the modules inside the kscore.eval package."""
-    return sorted(info.name for info in pkgutil.iter_modules(ke.__path__))
+    """Names of the modules inside the kscore.eval package (those of its
+    subpackages too: ``_tailpass.build``)."""
+    prefix = "kscore.eval."
+    return sorted(info.name.removeprefix(prefix) for info in pkgutil.walk_packages(ke.__path__, prefix)
+                  if not info.ispkg)
+
+
+#: kscore.eval's public functions, bound in every module's examples (an
+#: example in one module of a subpackage may call a function another defines).
+KSCORE_NAMES: dict[str, Any] = {n: getattr(ke, n) for n in ke.__all__}
+
+
+def calls_public(mod: ModuleType) -> bool:
+    """Whether an example of ``mod`` calls a public kscore.eval function."""
+    called = re.compile(r"\b(" + "|".join(map(re.escape, ke.__all__)) + r")\(")
+    return any(called.search(ex.source) for test in doctest.DocTestFinder().find(mod) for ex in test.examples)
 
 
 def module(name: str) -> ModuleType:
@@ -71,7 +85,7 @@ def test_public_function_has_formula_reference_and_example(name: str) -> None:
 def test_docstring_examples(name: str) -> None:
     """Every other module's examples hold (helper modules may have none)."""
     mod = module(name)
-    result = doctest.testmod(mod, optionflags=FLAGS)
+    result = doctest.testmod(mod, extraglobs=KSCORE_NAMES, optionflags=FLAGS)
     assert result.failed == 0
     if public_in(mod):
         assert result.attempted > 0
@@ -81,10 +95,11 @@ def test_package_docstring_examples() -> None:
     assert doctest.testmod(ke, optionflags=FLAGS).failed == 0
 
 
-@pytest.mark.parametrize("name", [n for n in submodules() if public_in(module(n))])
+@pytest.mark.parametrize("name", [n for n in submodules() if public_in(module(n)) or calls_public(module(n))])
 def test_examples_are_scorio_values(name: str) -> None:
     """The documented outputs are scorio 0.2.3's: the same examples pass
-    with every public name bound to scorio's function."""
+    with every public name bound to scorio's function (in every module that
+    defines a public function or whose examples call one)."""
     scorio_names: dict[str, Any] = {n: getattr(se, n) for n in ke.__all__}
     result = doctest.testmod(module(name), extraglobs=scorio_names, optionflags=FLAGS)
     assert result.attempted > 0 and result.failed == 0

@@ -17,11 +17,12 @@ import pytest
 import kscore
 from kscore.leaderboard import Counts
 from kscore.leaderboard._spec import parse_metrics
-from kscore.leaderboard.read.aggregate import codes, codes_of, order_cells
+from kscore.leaderboard.read.arrow import codes, codes_of, order_cells
 from kscore.leaderboard.runtime.blas import one_thread
 from kscore.leaderboard.stats.compare import dense
+from kscore.leaderboard.stats.estimates import question_estimates
 from kscore.leaderboard.stats.intervals import column_sums, grid_se, group_se, group_se_tabled
-from kscore.leaderboard.stats.metrics import Scores, by_model, question_estimates, scores
+from kscore.leaderboard.stats.scores import Scores, by_model, scores
 from kscore.leaderboard.stats.states import distinct_states, min_max, per_model, row_sums
 
 
@@ -352,7 +353,7 @@ def _graded_board(n_models: int, n_questions: int, seed: int, sort: str = "pass@
 
 
 def test_curves_from_the_grid_equal_each_models_rows() -> None:
-    from kscore.leaderboard.stats.metrics import by_model
+    from kscore.leaderboard.stats.scores import by_model
     from kscore.present import curves
 
     lb = _graded_board(7, 60, seed=11)
@@ -377,7 +378,7 @@ def test_compare_codes_from_the_states_equal_those_of_every_estimate(monkeypatch
 
 
 def test_listed_pairs_a_few_at_a_time_equal_all_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    from kscore.leaderboard.stats import ranges
+    from kscore.leaderboard.stats import pairs
 
     rng = np.random.default_rng(13)
     X = rng.binomial(4, 0.6, (30, 200)) / 4.0
@@ -385,10 +386,10 @@ def test_listed_pairs_a_few_at_a_time_equal_all_at_once(monkeypatch: pytest.Monk
     for cluster in (None, rng.integers(0, 20, 200)):
         for mask in (np.ones_like(W), W):
             i, j = rng.integers(0, 30, 90), rng.integers(0, 30, 90)
-            whole = ranges.Pairs(X, mask, cluster).listed(i, j)
+            whole = pairs.Pairs(X, mask, cluster).listed(i, j)
             with monkeypatch.context() as mp:
-                mp.setattr(ranges, "LISTED", 1000)  # (five pairs at a time)
-                parts = ranges.Pairs(X, mask, cluster, sums=False).listed(i, j)
+                mp.setattr(pairs, "LISTED", 1000)  # (five pairs at a time)
+                parts = pairs.Pairs(X, mask, cluster, sums=False).listed(i, j)
             assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(whole, parts))
 
 

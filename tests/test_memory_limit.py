@@ -17,7 +17,7 @@ pytest.importorskip("rich")
 
 from kscore.cli._output import Board, render  # noqa: E402
 from kscore.leaderboard import LeaderboardError, leaderboard  # noqa: E402
-from kscore.leaderboard.read.memory import memory_size  # noqa: E402
+from kscore.leaderboard.read.session import memory_size  # noqa: E402
 from tests.test_hostile_files import fails, kscore  # noqa: E402
 
 #: Limits tried from the smallest: the first that is not too small for the
@@ -95,11 +95,10 @@ def test_too_small_a_limit_is_one_line(board_file: Path, own_tmpdir: Path) -> No
 
 
 def test_the_memory_limit_reaches_duckdb(board_file: Path) -> None:
-    from kscore.leaderboard.read.memory import spill_folder
-    from kscore.leaderboard.read.reader import _connect
+    from kscore.leaderboard.read.session import connect, spill_folder
 
     with spill_folder(memory_size("300MB")) as spill:
-        con: object = _connect(spill)
+        con: object = connect(spill)
         limit, folder = con.sql(  # type: ignore[attr-defined]
             "SELECT current_setting('memory_limit'), current_setting('temp_directory')").fetchall()[0]
         con.close()  # type: ignore[attr-defined]

@@ -14,9 +14,9 @@ import pytest
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
+from kscore.leaderboard import ColumnNames  # noqa: E402
 from kscore.leaderboard._issues import Issues  # noqa: E402
 from kscore.leaderboard.read import aggregate, parquet_rows  # noqa: E402
-from kscore.leaderboard.read.columns import ColumnNames  # noqa: E402
 from kscore.leaderboard.read.reader import read_counts  # noqa: E402
 
 

@@ -17,7 +17,7 @@ import kscore
 from kscore import counts as kc
 from kscore.leaderboard import Counts, LeaderboardError
 from kscore.leaderboard._spec import Metric
-from kscore.leaderboard.stats.metrics import question_estimates
+from kscore.leaderboard.stats.estimates import question_estimates
 from kscore.leaderboard.stats.within import jackknife, within_variance
 
 BINARY = np.array([0.0, 1.0])

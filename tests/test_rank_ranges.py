@@ -163,10 +163,10 @@ def test_float32_products_of_large_boards_decide_as_the_matrices(seed: int, monk
     # Past 2000 models the unadjusted count's products are float32, the pairs
     # near the threshold decided in float64: the same ranges (shown here on
     # smaller boards, with the switch lowered; no twins: their t is 0 / 0).
-    from kscore.leaderboard.stats import ranges as _ranges
+    from kscore.leaderboard.stats import folded, pairs
 
-    monkeypatch.setattr(_ranges, "SINGLE", 10)
-    monkeypatch.setattr(_ranges, "GRAM_MODELS", 0)  # (the tiles' products, not the Gram matrix)
+    monkeypatch.setattr(folded, "SINGLE", 10)
+    monkeypatch.setattr(pairs, "GRAM_MODELS", 0)  # (the tiles' products, not the Gram matrix)
     rng = np.random.default_rng(200 + seed)
     X, W, _ = _board(rng, 400, [20, 100, 7, 300][seed], 0.3, 4)
     got = rank_sets(X.copy(), W, None, [str(i) for i in range(400)], 0.95, "none")
@@ -178,7 +178,7 @@ def test_folded_count_from_the_gram_matrix_equals_the_tiles(seed: int, monkeypat
     # Few models on a full grid: every pair's test from the Gram matrix Pairs
     # makes anyway; more (GRAM_MODELS lowered to 0 here): the tiles' products.
     # Both equal the matrices, twins and near-ties included.
-    from kscore.leaderboard.stats import ranges as _ranges
+    from kscore.leaderboard.stats import pairs
 
     rng = np.random.default_rng(300 + seed)
     L, Q = int(rng.integers(2, 300)), int(rng.integers(2, 120))
@@ -188,7 +188,7 @@ def test_folded_count_from_the_gram_matrix_equals_the_tiles(seed: int, monkeypat
         want = _oracle(X, W, None, 0.95, adjust)
         gram = rank_sets(X.copy(), W, None, models, 0.95, adjust, overwrite=True)
         with monkeypatch.context() as mp:
-            mp.setattr(_ranges, "GRAM_MODELS", 0)
+            mp.setattr(pairs, "GRAM_MODELS", 0)
             tiles = rank_sets(X.copy(), W, None, models, 0.95, adjust)
         assert list(zip(gram.lo.tolist(), gram.hi.tolist())) == want, (seed, adjust)
         assert list(zip(tiles.lo.tolist(), tiles.hi.tolist())) == want, (seed, adjust)
@@ -210,7 +210,7 @@ def test_holm_past_its_memory_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) 
 def test_holm_level_is_the_products_threshold(seed: int) -> None:
     # Holm's test of the l-th p-value is the float product (m - l) p < alpha
     # (holm() in stats/intervals.py); holm_level gives the smallest p failing it.
-    from kscore.leaderboard.stats.ranges import holm_level
+    from kscore.leaderboard.stats.pair_tests import holm_level
 
     rng = np.random.default_rng(seed)
     for _ in range(200):

@@ -17,7 +17,9 @@ import pytest
 
 from kscore import _kscore
 from kscore.leaderboard.stats import simultaneous as sim
-from kscore.leaderboard.stats.ranges import Pairs, rank_sets, u_threshold
+from kscore.leaderboard.stats.pair_tests import u_threshold
+from kscore.leaderboard.stats.pairs import Pairs
+from kscore.leaderboard.stats.ranges import rank_sets
 from tests import simultaneous_oracle as oracle
 
 
@@ -256,9 +258,9 @@ def test_missing_questions_in_clusters_are_refused() -> None:
 def test_many_blocks(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     # A few rows a block: every block boundary inside the board, on both the
     # full grid (against the frozen code) and with missing questions (against the definition).
-    from kscore.leaderboard.stats import ranges
+    from kscore.leaderboard.stats import pairs
 
-    monkeypatch.setattr(ranges, "BLOCK", 7 * (seed + 1) * 60)
+    monkeypatch.setattr(pairs, "BLOCK", 7 * (seed + 1) * 60)
     rng = np.random.default_rng(900 + seed)
     X, W, cl = _board(rng, 60, 30, 1.0, seed)
     _same(X, W, cl, 0.95)

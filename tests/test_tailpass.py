@@ -189,10 +189,10 @@ def test_tiny_prior_draws_use_numpys_beta_path() -> None:
 
 
 def test_large_draw_sets_are_replayed(monkeypatch: pytest.MonkeyPatch) -> None:
-    from kscore.eval import _tailpass
+    from kscore.eval._tailpass import profile, stream
 
-    monkeypatch.setattr(_tailpass, "EAGER_DRAW_VALUES", 10)
-    monkeypatch.setattr(_tailpass, "BLOCK_VALUES", 100)
+    monkeypatch.setattr(profile, "EAGER_DRAW_VALUES", 10)
+    monkeypatch.setattr(stream, "BLOCK_VALUES", 100)
     R = np.random.default_rng(3).integers(0, 2, (9, 5))
     kp, sp = ke.tailpass(R, 4), se.tailpass(R, 4)
     kd = kp.sample(50, rng=11)
@@ -214,10 +214,10 @@ def test_binary_mc_intervals_stream_scorios_draws(monkeypatch: pytest.MonkeyPatc
     # buffers and the helper thread take turns); the same seed gives scorio's
     # intervals and leaves a Generator where scorio leaves it, tiny-prior
     # questions (numpy's stick-breaking dirichlet) included.
-    from kscore.eval import _tailpass
+    from kscore.eval._tailpass import stream
 
     if stream_values is not None:
-        monkeypatch.setattr(_tailpass, "STREAM_VALUES", stream_values)
+        monkeypatch.setattr(stream, "STREAM_VALUES", stream_values)
     rng = np.random.default_rng(8)
     R = (rng.random((23, 6)) < rng.random((23, 1))).astype(np.int8)
     prior = np.where(np.arange(23)[:, None] % 5 == 0, 0.02, 1.0) * np.ones((23, 2))
@@ -492,15 +492,15 @@ def test_thresholds_are_assigned_exactly_where_scorio_rounds_twice() -> None:
     assert theirs[1998] in (0.0, pytest.approx(exact, rel=1e-12))
     # The posterior profile assigns the same threshold exactly too.
     kp = ke.tailpass(R, k, thresholds=thresholds[1996:2001])
-    assert np.all(np.diff(kp._cutoffs.astype(np.int64)) == 1) and int(kp._cutoffs[2]) == 1999
+    assert np.all(np.diff(kp._posterior.cutoffs.astype(np.int64)) == 1) and int(kp._posterior.cutoffs[2]) == 1999
 
 
 def test_categorical_scores_round_once() -> None:
     # w = 0.3 is not dyadic: ties at b(n) = tau are decided by the exact rational.
     w = [0.0, 0.3, 1.0]
     k = 7
-    counts = ke.tailpass([[0, 1, 2]], k, w)._grid[0]
-    ours = ke.tailpass([[0, 1, 2]], k, w)._bank_scores
+    counts = ke.tailpass([[0, 1, 2]], k, w)._posterior.grid[0]
+    ours = ke.tailpass([[0, 1, 2]], k, w)._posterior.bank_scores
     for row, b in zip(counts.tolist(), ours, strict=True):
         assert b == exact_score(row, w, k)
 

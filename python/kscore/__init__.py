@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import counts
 from ._kscore import __version__
+from .arena import arena
 from .counts import (
     avg_at_n,
     cons_at_k,
@@ -29,6 +30,7 @@ __all__ = [
     "rl",
     "counts",
     "leaderboard",
+    "arena",
     "Leaderboard",
     "add_counts",
     "estimate_pass_at_k",

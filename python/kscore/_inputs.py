@@ -228,3 +228,38 @@ def finite_positive(value: object, *, name: str) -> float:
     if not math.isfinite(result) or result <= 0.0:
         raise ValueError(f"{name} must be a finite positive scalar; got {value!r}.")
     return result
+
+
+# Reward dtypes whose values convert to float64 exactly or by rounding only.
+_REAL = frozenset(np.dtype(t) for t in (np.float64, np.float32, np.int64, np.int32, np.bool_))
+
+def normalize_weights(weights: Any) -> npt.NDArray[np.float64]:
+    """A read-only float64 copy of a user reward vector ``w`` (not None)."""
+    try:
+        array = np.asarray(weights)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("w must be a finite, non-empty 1D numeric array.") from exc
+    if array.ndim == 1 and array.dtype in _REAL and 0 < array.size <= 64:
+        # The common case (a few rewards) without numpy's per-call overheads:
+        # none of the checks below can fail when every value is finite.
+        values = array.tolist()
+        if all(map(math.isfinite, values)):
+            normalized = np.array(values, dtype=np.float64)
+            normalized.setflags(write=False)
+            return normalized
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(f"w must be a non-empty 1D array; got shape {array.shape}.")
+    is_bool = np.issubdtype(array.dtype, np.bool_)
+    is_numeric = np.issubdtype(array.dtype, np.number)
+    if np.issubdtype(array.dtype, np.complexfloating):
+        raise ValueError("w must contain real values, not complex values.")
+    if not (is_bool or is_numeric):
+        raise ValueError("w must contain only numeric values.")
+    if not np.all(np.isfinite(array)):
+        raise ValueError("w must contain only finite values.")
+    with np.errstate(over="ignore", invalid="ignore"):
+        normalized = np.array(array, dtype=np.float64, order="C", copy=True)
+    if not np.all(np.isfinite(normalized)):
+        raise ValueError("w values must be representable as finite float64 values.")
+    normalized.setflags(write=False)
+    return normalized

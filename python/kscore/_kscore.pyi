@@ -17,6 +17,8 @@ __all__ = [
     "tailpass_state_tails", "tailpass_payoff_moments", "tailpass_endpoint", "tailpass_covariance",
     "tailpass_empirical", "tailpass_draw_tails", "tailpass_add_gamma_tails", "inspect_columns", "max_t_block",
     "grid_sums", "segment_sums",
+    # arena
+    "BattleBoard", "StyleBoard", "battle_board", "encode_strings", "style_board",
 ]
 
 @final
@@ -286,3 +288,143 @@ def max_t_block(
     mx: npt.NDArray[np.float32],
 ) -> npt.NDArray[np.float32]:
     """mx raised to |z[col0 + j] - z[row0 + i]| * inv[i, j] over the pairs with inv != 0 (a new array)."""
+
+# ---- arena (python/kscore/arena/, rust/kscore-py/src/battles.rs): battles to ratings
+
+_F = npt.NDArray[np.float64]
+_U32 = npt.NDArray[np.uint32]
+
+def encode_strings(
+    offsets: npt.NDArray[np.int32] | npt.NDArray[np.int64], data: npt.NDArray[np.uint8]
+) -> tuple[_U32, list[bytes]]:
+    """A code per string of an Arrow string column (offsets and bytes) and the distinct strings, in order of
+    first appearance."""
+
+def battle_board(
+    models: int,
+    a: _U32,
+    b: _U32,
+    outcome: npt.NDArray[np.uint8],
+    weight: _F | None = None,
+    cluster: _U32 | None = None,
+    clusters: int = 0,
+) -> BattleBoard:
+    """Count the unique (prompt, pair, outcome, weight) rows of battles given as codes."""
+
+@final
+class BattleBoard:
+    """A board's unique rows, for fits, sandwiches, bootstraps and refits."""
+
+    @property
+    def models(self) -> int: ...
+    @property
+    def battles(self) -> int: ...
+    @property
+    def clusters(self) -> int: ...
+    def pairs(self) -> tuple[_U32, _U32]:
+        """``(pair_i, pair_j)``, ``i < j``."""
+    def rows(self) -> tuple[_U32, npt.NDArray[np.uint8], _F, _F]:
+        """``(row_pair, row_outcome, row_weight, row_count)``."""
+    def pair_sums(self, counts: _F | None = None) -> tuple[_F, _F]:
+        """``(n, s)`` per pair."""
+    def components(self, counts: _F | None = None) -> _U32:
+        """Component of each model in the graph of pairs with battles."""
+    def mle_exists(self, counts: _F | None = None) -> bool:
+        """Whether the maximum likelihood ratings exist."""
+    def fit(self, precision: float = 0.0, counts: _F | None = None, start: _F | None = None) -> tuple[_F, int]:
+        """``(theta, iterations)`` by Newton's method."""
+    def sandwich(
+        self, theta: _F, precision: float = 0.0, ridge: float | None = None, clustered: bool = False
+    ) -> _F:
+        """The sandwich covariance at ``theta``."""
+    def bootstrap(
+        self, theta: _F, rounds: int, seed: int, by: str = "battle", precision: float = 0.0
+    ) -> tuple[_F, int]:
+        """``(rounds x models, rounds that needed the prior)``."""
+
+def style_board(
+    models: int,
+    a: _U32,
+    b: _U32,
+    y: _F,
+    w: _F,
+    x: _F,
+    cluster: _U32 | None = None,
+    clusters: int = 0,
+) -> StyleBoard:
+    """Hold battles with style features for contextual Bradley-Terry."""
+
+@final
+class StyleBoard:
+    """Battles with style features (contextual Bradley-Terry)."""
+
+    def fit(
+        self, precision: float, prior: float = 0.0, start: tuple[_F, _F] | None = None
+    ) -> tuple[_F, _F, int]:
+        """``(theta, beta, iterations)``."""
+    def sandwich(
+        self,
+        theta: _F,
+        beta: _F,
+        precision: float,
+        prior: float = 0.0,
+        clustered: bool = False,
+        ridge: float | None = None,
+    ) -> _F:
+        """The sandwich covariance of ``(theta, beta)``."""
+    def bootstrap(
+        self,
+        theta: _F,
+        beta: _F,
+        precision: float,
+        rounds: int,
+        seed: int,
+        by: str = "battle",
+        prior: float = 0.0,
+    ) -> tuple[_F, int]:
+        """``(rounds x (models + features), rounds that needed the prior)``."""
+
+# --- irt (issue 37, IRT): kscore.rank's item response theory fits
+# (rust/kscore-py/src/irt.rs; python/kscore/rank/_irt/). Counts are C-contiguous
+# uint8 or uint32 matrices (models x questions). A fit returns
+# ``(x, objective, iterations, converged, projected gradient)``.
+
+def irt_connected(k: npt.NDArray[np.unsignedinteger[Any]], n: int) -> bool:
+    """Whether the person/item response graph is strongly connected (no separation)."""
+
+def irt_orbits(k: npt.NDArray[np.unsignedinteger[Any]]) -> npt.NDArray[np.int64]:
+    """Each model's orbit under model/question relabellings that keep ``k`` (smallest member)."""
+
+def irt_rasch(
+    n: int,
+    person_count: npt.NDArray[np.float64],
+    person_total: npt.NDArray[np.float64],
+    item_count: npt.NDArray[np.float64],
+    item_total: npt.NDArray[np.float64],
+    x0: npt.NDArray[np.float64],
+    max_iter: int,
+    prior: str = "flat",
+    prior_a: float = 0.0,
+    prior_b: float = 1.0,
+    prior_means: npt.NDArray[np.float64] | None = None,
+    prior_variances: npt.NDArray[np.float64] | None = None,
+) -> tuple[npt.NDArray[np.float64], float, int, bool, float]:
+    """The Rasch joint fit on grouped totals (person groups, then item groups)."""
+
+def irt_logistic(
+    k: npt.NDArray[np.unsignedinteger[Any]],
+    n: int,
+    x0: npt.NDArray[np.float64],
+    max_iter: int,
+    reg_discrimination: float,
+    bound: float,
+    guessing: str = "zero",
+    c: float = 0.0,
+    reg_guessing: float = 0.0,
+    prior: str = "flat",
+    prior_a: float = 0.0,
+    prior_b: float = 1.0,
+    prior_means: npt.NDArray[np.float64] | None = None,
+    prior_variances: npt.NDArray[np.float64] | None = None,
+) -> tuple[npt.NDArray[np.float64], float, int, bool, float]:
+    """The 2PL/3PL joint fit: ``x = [theta, (b, log a[, guessing logit]) per item]``."""

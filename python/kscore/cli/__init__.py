@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ._arena import add_arena_parser, arena_command
 from ._count import add_count_parser, count_command
 from ._errors import EXIT_INTERRUPTED, CliError, exit_with, one_line
 from ._write import check_outputs, refuse_inputs, refuse_same, write_atomic
@@ -30,7 +31,7 @@ SAMPLE = "sample_results.csv.gz"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
+    from .._kscore import __version__
 
     parser = argparse.ArgumentParser(
         prog="kscore", description="Fast, exact metrics with credible intervals for sampled LLM outputs.")
@@ -134,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     cout.add_argument("--output", "-o", metavar="FILE", help="write the comparison to FILE instead of stdout")
     add_flags(cout)
     add_count_parser(sub)  # kscore count (_count.py)
+    add_arena_parser(sub)  # kscore arena (_arena.py)
     return parser
 
 
@@ -218,8 +220,8 @@ def _size(path: Path) -> str:
 
 def _run(args: argparse.Namespace, err: Any) -> Any:
     """kscore.leaderboard() on the command's input (the shipped sample without FILE)."""
-    from ..leaderboard import LeaderboardError, Progress
-    from ..leaderboard import leaderboard as run
+    from ..leaderboard.api import LeaderboardError, Progress, read_keywords
+    from ..leaderboard.api import leaderboard as run
 
     show = not args.quiet and (args.progress or err.is_terminal)
     if args.progress:
@@ -236,12 +238,9 @@ def _run(args: argparse.Namespace, err: Any) -> Any:
         else:
             source = args.file
         try:
-            board = run(
-                source, metrics=args.metric, k=args.k, sort=args.sort, weights=args.weights,
-                confidence=args.confidence, interval=args.interval, cluster=args.cluster, by=args.by,
-                adjust=args.adjust, model_col=args.model_col, question_col=args.question_col,
-                outcome_col=args.outcome_col, sample_col=args.sample_col, input_format=args.input_format,
-                progress=progress, memory_limit=args.memory_limit)
+            board = run(source, metrics=args.metric, k=args.k, sort=args.sort, weights=args.weights,
+                        confidence=args.confidence, interval=args.interval, adjust=args.adjust, progress=progress,
+                        **read_keywords(args))
         except LeaderboardError as exc:
             raise CliError(str(exc)) from exc
     if args.file is None:
@@ -257,7 +256,7 @@ def _files(file: Any) -> Any:
 
 
 def _inputs(file: Any) -> list[Path]:
-    from ..leaderboard import input_files
+    from ..leaderboard.api import input_files
 
     return [p for f in (file if isinstance(file, list) else [file]) for p in input_files(f)]
 
@@ -294,7 +293,7 @@ class _Stderr:
 
 def leaderboard(args: argparse.Namespace) -> int:
     """The command: kscore.leaderboard() does the work; this prints it."""
-    from ..leaderboard.runtime.progress import phase
+    from ..leaderboard.api import phase
     from ._output import Board
 
     err = _Stderr()
@@ -318,7 +317,7 @@ def leaderboard(args: argparse.Namespace) -> int:
     phase("writing")
     _write_board(Board(board, args.top, pairs_kind, plan=args.plan), fmt, args.output, args.wide)
     if args.pairwise_output:
-        from ..leaderboard.stats.pair_rows import write_pairs
+        from ..leaderboard.api import write_pairs
 
         kind, n = pairs_kind
         if kind == "auto":
@@ -336,8 +335,7 @@ def leaderboard(args: argparse.Namespace) -> int:
 def _pairwise_kind(args: argparse.Namespace) -> tuple[str, int | None]:
     """``--pairwise``'s choice; a FILE it swallowed (``--pairwise top 5
     FILE``) given back to ``file``."""
-    from ..leaderboard import LeaderboardError
-    from ..leaderboard.stats.pair_rows import parse_pairwise
+    from ..leaderboard.api import LeaderboardError, parse_pairwise
 
     words = args.pairwise
     if words and args.file is None and len(words) in (2, 3) and words[-1] not in ("all", "adjacent", "none", "top") \
@@ -385,7 +383,7 @@ def _plot(args: argparse.Namespace, formats: dict[str, str], lb: Any) -> None:
 def plan(args: argparse.Namespace) -> int:
     """``kscore plan [FILE]``: the design diagnostics of the board (and of
     each ``--by`` group)."""
-    from ..leaderboard import LeaderboardError
+    from ..leaderboard.api import LeaderboardError
     from ._output import render_plan
 
     err = _Stderr()
@@ -427,7 +425,7 @@ def _one_output_board(args: argparse.Namespace, err: Any) -> Any:
 def compare(args: argparse.Namespace) -> int:
     """``kscore compare A B [FILE]``: one pair, every metric, paired."""
     Console = _console()
-    from ..leaderboard import LeaderboardError
+    from ..leaderboard.api import LeaderboardError
     from ._output import print_comparison, render_comparison
 
     err = Console(stderr=True, highlight=False)
@@ -543,8 +541,8 @@ def _after_interrupt(exc: BaseException) -> bool:
 
 def _command(args: argparse.Namespace) -> int:
     try:
-        if args.command == "count":
-            return count_command(args, _Stderr())
+        if args.command in ("count", "arena"):
+            return (count_command if args.command == "count" else arena_command)(args, _Stderr())
         return {"compare": compare, "plan": plan}.get(args.command, leaderboard)(args)
     except CliError as exc:
         if _after_interrupt(exc):

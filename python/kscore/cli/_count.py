@@ -65,8 +65,17 @@ def add_count_parser(sub: Any) -> None:
 
 def count_command(args: argparse.Namespace, err: Any) -> int:
     """Read every FILE, add the counts, write the table atomically."""
-    from ..leaderboard import Issues, LeaderboardError, Progress, count, input_files
-    from ..leaderboard.read.recount import counted, is_counts_file, write_counts
+    from ..leaderboard.api import (
+        Issues,
+        LeaderboardError,
+        Progress,
+        count,
+        counted,
+        input_files,
+        is_counts_file,
+        read_keywords,
+        write_counts,
+    )
 
     output = str(args.output)
     check_outputs([output])
@@ -81,10 +90,8 @@ def count_command(args: argparse.Namespace, err: Any) -> int:
     source: Any = args.file[0] if len(args.file) == 1 else list(args.file)
     try:
         record = counted(list(args.file))  # (refuses a raw file a stored table already holds)
-        counts = count(source, weights=args.weights, cluster=args.cluster, by=args.by, model_col=args.model_col,
-                       question_col=args.question_col, outcome_col=args.outcome_col, sample_col=args.sample_col,
-                       input_format=args.input_format, strict=args.strict, issues=issues, progress=progress,
-                       memory_limit=args.memory_limit)
+        counts = count(source, weights=args.weights, strict=args.strict, issues=issues, progress=progress,
+                       **read_keywords(args))
     except LeaderboardError as exc:
         raise CliError(str(exc)) from exc
     if not args.quiet:
@@ -97,7 +104,7 @@ def count_command(args: argparse.Namespace, err: Any) -> int:
 
 
 def _format(output: str) -> str:
-    from ..leaderboard.read.recount import output_format
+    from ..leaderboard.api import output_format
 
     return output_format(output)
 

@@ -7,7 +7,7 @@ import signal
 import sys
 from typing import NoReturn
 
-from ..leaderboard._issues import EXAMPLES, Issues
+from ..leaderboard.api import EXAMPLES, Issues
 
 #: The exit status after Ctrl-C (128 + SIGINT, as shells report it).
 EXIT_INTERRUPTED = 130

@@ -7,9 +7,7 @@ import json
 import math
 from typing import Any
 
-from ..leaderboard import Comparison, Leaderboard, ModelRow
-from ..leaderboard.result.board import ALL
-from ..leaderboard.stats.rank import rank_label
+from ..leaderboard.api import ALL, Comparison, Leaderboard, ModelRow, rank_label
 from ._errors import CliError, one_line
 
 
@@ -206,7 +204,7 @@ def _json_board(board: Board) -> dict[str, Any]:
         raise CliError(f"--pairwise all with json holds {len(lb.rows):,} x {len(lb.rows):,} pairs in memory: stream "
                        "them with --pairwise-output FILE instead (or --pairwise top N)")
     else:
-        from ..leaderboard.stats.pair_rows import pair_rows
+        from ..leaderboard.api import pair_rows
 
         doc["pairwise"] = None
         doc["pairs"] = {"which": "top" if kind == "top" else kind, "top": n,
@@ -215,7 +213,7 @@ def _json_board(board: Board) -> dict[str, Any]:
 
 
 def to_json(board: Board) -> str:
-    from .. import __version__
+    from .._kscore import __version__
 
     lb = board.lb
     doc: dict[str, Any] = {
@@ -434,7 +432,7 @@ def render_comparison(lb: Leaderboard, found: list[tuple[str | None, list[Compar
 def render_plan(lb: Leaderboard, power: float, fmt: str) -> str:
     """The design diagnostics of a board (and its ``--by`` groups) as text
     lines, JSON or Markdown (docs/rankings.md)."""
-    from .. import __version__
+    from .._kscore import __version__
 
     boards = [lb, *lb.groups]
     plans = [b.plan(power=power) for b in boards]

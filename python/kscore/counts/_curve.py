@@ -9,8 +9,9 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _kscore
+from .._arrays import FloatArray
 from ._intake import _budget, _counts_where, _fits, _nonempty, _states, _tau
-from ._types import _FAMILY, CurveMetric, FloatArray, Trials, _Where
+from ._types import _FAMILY, CurveMetric, Trials, _Where
 
 
 def _budgets(ks: object, states: _kscore.CountStates, where: _Where) -> list[int]:

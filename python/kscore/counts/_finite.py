@@ -9,8 +9,9 @@ from typing import Literal, overload
 import numpy as np
 import numpy.typing as npt
 
+from .._arrays import FloatArray
 from ._intake import _budget, _counts_where, _credit, _fits, _nonempty, _scalar_or_array, _states
-from ._types import FloatArray, Trials
+from ._types import Trials
 
 
 def estimate_pass_at_k(num_samples: Trials, num_correct: npt.ArrayLike, k: int) -> FloatArray:

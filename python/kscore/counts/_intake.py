@@ -10,8 +10,9 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _kscore
+from .._arrays import FloatArray
 from .._inputs import spectrum_weights, tau_double, validate_latent_k, validate_tau
-from ._types import _TABLE, FloatArray, _Where
+from ._types import _TABLE, _Where
 
 
 def _count_vector(values: object, name: str) -> npt.NDArray[Any]:

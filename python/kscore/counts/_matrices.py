@@ -10,10 +10,11 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _kscore
+from .._arrays import FloatArray, IntArray
 from .._inputs import as_matrix
 from ._curve import _budgets, _family
 from ._intake import _budget, _credit, _fits, _tau
-from ._types import FloatArray, IntArray, Metric, _How, _Where
+from ._types import Metric, _How, _Where
 
 
 def _is_model_list(R: object) -> bool:

@@ -10,8 +10,6 @@ import numpy.typing as npt
 
 from .. import _kscore
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 #: The number of samples: one int for every question, or one per question.
 Trials = Union[int, np.integer[Any], npt.ArrayLike]  # noqa: UP007 - a runtime alias on Python 3.10
 

@@ -3,7 +3,7 @@ r"""Convex threshold weights for binary TailPass utilities (scorio 0.2.3's
 
 Entry ``t - 1`` values reaching at least ``t`` successes among ``k``
 attempts; every helper returns float64 weights of length k that sum to one,
-for :meth:`TailPassProfile.linear <kscore.eval._tailpass.TailPassProfile.linear>`.
+for :meth:`TailPassProfile.linear <kscore.eval._tailpass.profile.TailPassProfile.linear>`.
 A weight vector :math:`w` is the marginal form of a nondecreasing payoff
 :math:`u(j) = \sum_{t \le j} w_t` with :math:`u(0) = 0`, :math:`u(k) = 1`.
 
@@ -24,11 +24,10 @@ import math
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from .._arrays import FloatArray
 from .._inputs import finite_positive, integral_scalar, real_vector, validate_latent_k
-
-FloatArray = npt.NDArray[np.float64]
+from .._special import betainc, betaincc
 
 
 def _validate_weights(weights: Any, size: int) -> FloatArray:
@@ -80,57 +79,6 @@ def moment_weights(k: int, lam: float) -> FloatArray:
     return np.asarray(weights / weights.sum(), dtype=np.float64)
 
 
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 100_000):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-16:
-            break
-    return h
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """Regularised incomplete beta ``I_x(a, b)``, from its smaller side."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    if x > (a + 1.0) / (a + b + 2.0):
-        return 1.0 - _betaincc(a, b, x)
-    log_front = a * math.log(x) + b * math.log1p(-x) - (math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b))
-    return math.exp(log_front) * _betacf(a, b, x) / a
-
-
-def _betaincc(a: float, b: float, x: float) -> float:
-    """``1 - I_x(a, b) = I_{1-x}(b, a)``, from its smaller side."""
-    if x <= 0.0:
-        return 1.0
-    if x >= 1.0:
-        return 0.0
-    if x < (a + 1.0) / (a + b + 2.0):
-        return 1.0 - _betainc(a, b, x)
-    log_front = a * math.log(x) + b * math.log1p(-x) - (math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b))
-    return math.exp(log_front) * _betacf(b, a, 1.0 - x) / b
-
-
 def beta_weights(k: int, theta: float, kappa: float) -> FloatArray:
     r"""Bin Beta threshold mass by mean ``theta`` and concentration ``kappa``.
 
@@ -152,8 +100,8 @@ def beta_weights(k: int, theta: float, kappa: float) -> FloatArray:
     if a == 0.0 or b == 0.0:
         raise ValueError("Beta weight parameters must remain positive in float64")
     grid = np.arange(k + 1, dtype=float) / k
-    cdf = np.array([_betainc(a, b, float(x)) for x in grid])
-    sf = np.array([_betaincc(a, b, float(x)) for x in grid])
+    cdf = np.array([betainc(a, b, float(x)) for x in grid])
+    sf = np.array([betaincc(a, b, float(x)) for x in grid])
     weights = np.where(cdf[1:] <= 0.5, np.diff(cdf), -np.diff(sf))
     if not np.all(np.isfinite(weights)) or np.any(weights < 0.0):
         raise FloatingPointError("could not compute finite Beta threshold weights")

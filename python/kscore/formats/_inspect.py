@@ -99,8 +99,17 @@ def read(path: Path, score: str | None = None, model: str | None = None) -> Any:
     if not isinstance(samples, list):
         raise fail(path, "samples is not a list")
     task: str = spec["task"]
+    return samples_table(path, model or spec["model"], task, spec, samples, score)
+
+
+def samples_table(path: Path, model: str, task: str, spec: dict[str, Any], samples: list[Any],
+                  score: str | None = None) -> Any:
+    """A log's samples (as the log file holds them) as a long-format table:
+    ``spec`` is the log's ``eval`` header (its ``scorers``), ``score`` the
+    scorer to read (default: the log's first); also for an inspect_ai
+    ``EvalLog`` in memory (kscore.inspect)."""
     scorer = score or _first_scorer(spec, samples)
-    return _rows(path, model or spec["model"], task, scorer, samples).table()
+    return _rows(path, model, task, scorer, samples).table()
 
 
 def _read_eval(path: Path) -> tuple[dict[str, Any], list[Any]]:

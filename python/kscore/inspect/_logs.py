@@ -26,10 +26,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..formats import _inspect
-from ..formats._table import concat
-from ..leaderboard import Comparison, Leaderboard, Pairwise, leaderboard
-from ..leaderboard.stats.plan import Plan
+from ..formats.api import concat, read_inspect_log, samples_table
+from ..leaderboard.api import Comparison, Leaderboard, Pairwise, Plan, leaderboard
 
 #: A log: an ``inspect_ai.log.EvalLog`` (with its samples, or read from its
 #: ``location``) or the path of a ``.eval`` / ``.json`` log.
@@ -42,7 +40,7 @@ def _rows_of(log: LogLike, score: str | None) -> tuple[Any, str, str]:
         path = Path(os.fspath(log))
         if not path.is_file():
             raise ValueError(f"{path}: no such inspect log")
-        table = _inspect.read(path, score)
+        table = read_inspect_log(path, score)
         models = set(table.column("model").to_pylist())
         # (the reader puts the task in ``subset``; a task name may hold a "/", so not from the question)
         return table, str(models.pop()), str(table.column("subset")[0])
@@ -61,8 +59,8 @@ def _rows_of(log: LogLike, score: str | None) -> tuple[Any, str, str]:
     plain = [{"id": s.id, "epoch": s.epoch, "error": s.error,
               "scores": {k: {"value": v.value} for k, v in (s.scores or {}).items()}} for s in samples]
     scorers = [{"name": s.name} for s in (spec.scorers or [])]
-    scorer = score or _inspect._first_scorer({"scorers": scorers}, plain)
-    return _inspect._rows(where, spec.model, spec.task, scorer, plain).table(), str(spec.model), str(spec.task)
+    table = samples_table(where, spec.model, spec.task, {"scorers": scorers}, plain, score)
+    return table, str(spec.model), str(spec.task)
 
 
 def board(logs: Sequence[LogLike], *, metric: str = "pass@1", score: str | None = None, confidence: float = 0.95,

@@ -18,20 +18,17 @@ import logging
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import numpy.typing as npt
 from inspect_ai.scorer import Metric, SampleScore, metric
 
-from ..leaderboard._issues import Issues
-from ..leaderboard._spec import Metric as Spec
-from ..leaderboard._spec import default_ks
-from ..leaderboard.stats.metrics import compute
-from ..leaderboard.stats.metrics import scores as per_question
+from .._arrays import FloatArray
+from ..leaderboard.api import Issues, compute, default_ks
+from ..leaderboard.api import Metric as Spec
+from ..leaderboard.api import scores as per_question
 from ._samples import ToFloat, clusters, table
 
 logger = logging.getLogger(__name__)
 _warned: set[str] = set()
 
-FloatArray = npt.NDArray[np.float64]
 Ks = int | Sequence[int] | None
 BINARY = np.array([0.0, 1.0])
 

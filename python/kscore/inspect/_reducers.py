@@ -15,7 +15,7 @@ from typing import Any
 from inspect_ai.scorer import Score, ScoreReducer, score_reducer
 
 from .. import counts as kc
-from ..formats._inspect import to_float as default_to_float
+from ..formats.api import to_float as default_to_float
 from ._samples import ToFloat
 
 

@@ -28,14 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from .. import _kscore
-from ..formats._inspect import to_float as default_to_float
-from ..leaderboard._counts import Counts
+from .._arrays import FloatArray, IntArray
+from ..formats.api import to_float as default_to_float
+from ..leaderboard.api import Counts
 
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 ToFloat = Callable[[Any], float]
 
 

@@ -11,24 +11,36 @@ another run's with :func:`add_counts`; :func:`count` reads a source (or a
 stored counts table mixed with new results) to its counts alone. Past one machine,
 :func:`counts_from_dask` (or ``leaderboard(dask_dataframe)``) counts on a
 Dask cluster. See docs/leaderboard.md.
+
+The names come from :mod:`kscore.leaderboard.api`, the internal surface the
+other rooms import; these are its public part.
 """
 
 from __future__ import annotations
 
-from ._counts import Counts, add_counts, from_cells
-from ._issues import Issues, LeaderboardError
-from ._run import leaderboard
-from ._spec import Metric
-from .read.columns import ColumnNames
-from .read.dask import counts_from_dask
-from .read.reader import read_counts
-from .read.recount import count
-from .read.source import input_files
-from .result.board import Leaderboard
-from .runtime.progress import Progress
-from .stats.compare import Comparison, Pairwise
-from .stats.metrics import ModelRow, Value
-from .stats.plan import ModelSpread, PairPlan, Plan
+from .api import (
+    ColumnNames,
+    Comparison,
+    Counts,
+    Issues,
+    Leaderboard,
+    LeaderboardError,
+    Metric,
+    ModelRow,
+    ModelSpread,
+    PairPlan,
+    Pairwise,
+    Plan,
+    Progress,
+    Value,
+    add_counts,
+    count,
+    counts_from_dask,
+    from_cells,
+    input_files,
+    leaderboard,
+    read_counts,
+)
 
 __all__ = [
     "leaderboard",

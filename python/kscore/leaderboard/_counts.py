@@ -16,7 +16,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._types import IntArray
+from .._arrays import IntArray
+
+# pyarrow, pandas and polars are imported where a table is made or read: each
+# is optional, and each takes a tenth of a second or more to import.
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,14 @@
-"""The leaderboard's option checks, shared by ``leaderboard()``, ``count()``
-and the Dask reader: a leaf (no package imports but the error type), so
-that read/ need not import _run.py."""
+"""The leaderboard's options: their checks, shared by ``leaderboard()``,
+``count()`` and the Dask reader, and :class:`ReadOptions`, the one object
+that carries a read's options from ``leaderboard()`` / ``count()`` (and the
+CLI's flags, :data:`READ_KEYWORDS`) down the read. A leaf (no package
+imports but the error type), so that read/ need not import _run.py."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -40,3 +44,50 @@ def weights(weights: Sequence[float] | str | None) -> npt.NDArray[np.float64]:
     if len(w) < 2 or not np.all(np.isfinite(w)):
         raise LeaderboardError(f"--weights needs at least two finite numbers (one per category 0..C); got {weights!r}")
     return w
+
+
+@dataclass
+class ColumnNames:
+    """Column names by role; ``None``: auto-detect (model and sample may be absent)."""
+
+    model: str | None = None
+    question: str | None = None
+    outcome: str | None = None
+    sample: str | None = None
+    #: Question attributes to carry into the counts (``--cluster``, ``--by``).
+    extra: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read a source: which columns hold what (``names``), the number
+    of outcome categories (``len(weights)``), the input format (None: from
+    the name) and DuckDB's memory limit. Made once by ``leaderboard()`` or
+    ``count()`` (:func:`read_options`) and passed whole down the read."""
+
+    names: ColumnNames = field(default_factory=ColumnNames)
+    n_categories: int = 2
+    input_format: str | None = None
+    memory_limit: str | int | None = None
+
+
+#: The keywords of ``leaderboard()`` and ``count()`` that say how to read the
+#: source (:func:`read_options`): the CLI's flags of the same names pass
+#: through them whole (:func:`read_keywords`).
+READ_KEYWORDS = ("cluster", "by", "model_col", "question_col", "outcome_col", "sample_col", "input_format",
+                 "memory_limit")
+
+
+def read_options(n_categories: int, cluster: str | None = None, by: str | None = None, model_col: str | None = None,
+                 question_col: str | None = None, outcome_col: str | None = None, sample_col: str | None = None,
+                 input_format: str | None = None, memory_limit: str | int | None = None) -> ReadOptions:
+    """The :class:`ReadOptions` of ``leaderboard()``'s / ``count()``'s keywords:
+    ``cluster`` and ``by`` are question columns carried beside the counts."""
+    extra = tuple(dict.fromkeys(x for x in (cluster, by) if x is not None))
+    return ReadOptions(ColumnNames(model_col, question_col, outcome_col, sample_col, extra), n_categories,
+                       input_format, memory_limit)
+
+
+def read_keywords(flags: object) -> dict[str, Any]:
+    """The :data:`READ_KEYWORDS` of parsed flags (attributes of the same names)."""
+    return {name: getattr(flags, name) for name in READ_KEYWORDS}

@@ -1,12 +1,15 @@
-"""``kscore.leaderboard(source, ...)``: read, count, check, compute, rank.
+"""``kscore.leaderboard(source, ...)``: read, count, check, compute, rank;
+and ``count(source, ...)``, its reading half.
 
 The engine reads and counts (one DuckDB aggregation, read/aggregate.py), the
 diagnostics name bad rows (read/diagnose.py), kscore.counts computes every
-metric from the counts (stats/metrics.py). See docs/leaderboard.md."""
+metric from the counts (stats/metrics.py). The read's options travel as one
+object (_options.ReadOptions). See docs/leaderboard.md."""
 
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,7 +19,7 @@ import numpy.typing as npt
 
 from ._counts import Counts
 from ._issues import Issues, LeaderboardError
-from ._options import check
+from ._options import check, read_options
 from ._options import weights as parse_weights
 from ._spec import Metric, default_ks, parse_ks, parse_metrics, resolve_sort
 from .read.reader import read_columns
@@ -24,9 +27,10 @@ from .result.board import Leaderboard
 from .runtime.pages import on_small_pages
 from .runtime.progress import Progress, phase
 from .stats.compare import dense
-from .stats.metrics import Scores, compute, scores
+from .stats.metrics import compute
 from .stats.ranges import rank_sets
 from .stats.rank import rank, scored_models, sort_rows
+from .stats.scores import Scores, scores
 from .stats.states import PerModel, distinct_states, row_sums
 
 
@@ -136,9 +140,9 @@ def leaderboard(
     ks_given = parse_ks(k)
     issues = Issues()
     shown = progress if isinstance(progress, Progress) else Progress(_stderr_console() if progress else None)
-    counts, label = read_columns(source, n_categories=len(w), cluster=cluster, by=by, model_col=model_col,
-                                 question_col=question_col, outcome_col=outcome_col, sample_col=sample_col,
-                                 input_format=input_format, issues=issues, progress=shown, memory_limit=memory_limit)
+    read = read_options(len(w), cluster, by, model_col, question_col, outcome_col, sample_col, input_format,
+                        memory_limit)
+    counts, label = read_columns(source, read, issues, shown)
     if isinstance(source, (str, os.PathLike)) and Path(os.fspath(source)).is_file():
         label = os.fspath(source)
     phase("metrics")
@@ -171,6 +175,64 @@ def leaderboard(
     return board
 
 
+@on_small_pages
+def count(
+    source: object,
+    *,
+    weights: Sequence[float] | str | None = None,
+    cluster: str | None = None,
+    by: str | None = None,
+    model_col: str | None = None,
+    question_col: str | None = None,
+    outcome_col: str | None = None,
+    sample_col: str | None = None,
+    input_format: str | None = None,
+    strict: bool = False,
+    issues: Issues | None = None,
+    progress: bool | Progress = False,
+    memory_limit: str | int | None = None,
+) -> Counts:
+    """The counts table of ``source``: one row per (model, question), its
+    samples per outcome category; what :func:`kscore.leaderboard` reads
+    before any metric, and all it needs.
+
+    ``source``: anything :func:`kscore.leaderboard` takes, or a list of them
+    (stored counts tables and raw results mixed), whose counts are added.
+    ``weights`` only sets the number of outcome categories (graded
+    outcomes: columns ``c_0..c_C``); ``cluster`` / ``by`` name question
+    columns carried beside the counts. Data warnings (skipped rows,
+    duplicates) go to ``issues`` when given, else to Python's ``warnings``;
+    ``strict`` raises :class:`LeaderboardError` on the first.
+    ``memory_limit``: DuckDB's, as for :func:`kscore.leaderboard`. Store
+    the result with ``.to_parquet(path)``: it is a source itself.
+
+    Examples:
+        >>> import pandas as pd
+        >>> from kscore.leaderboard import count
+        >>> rows = [("a", q, s, int(s < 3)) for q in range(2) for s in range(4)]
+        >>> old = count(pd.DataFrame(rows, columns=["model", "question", "sample", "correct"]))
+        >>> new = pd.DataFrame([("b", 0, 0, 1), ("b", 1, 0, 0)], columns=["model", "question", "sample", "correct"])
+        >>> both = count([old, new])
+        >>> both.columns()["model"], both.n.tolist(), both.c.tolist()
+        (['a', 'a', 'b', 'b'], [4, 4, 1, 1], [3, 3, 1, 0])
+    """
+    w = parse_weights(weights)
+    found = Issues()
+    shown = progress if isinstance(progress, Progress) else Progress(_stderr_console() if progress else None)
+    read = read_options(len(w), cluster, by, model_col, question_col, outcome_col, sample_col, input_format,
+                        memory_limit)
+    counts, _ = read_columns(source, read, found, shown)
+    if strict and found.warnings:
+        raise LeaderboardError(f"{len(found.warnings)} data problem(s): {found.warnings[0]}")
+    if issues is not None:
+        issues.warnings.extend(found.warnings)
+        issues.notes.extend(found.notes)
+    else:
+        for message in found.warnings:
+            warnings.warn(message, stacklevel=3)
+    return counts
+
+
 def _codes(values: Sequence[str | None], index: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """An integer code per entry of ``index`` from its value; a missing
     value (None) is a code of its own per distinct index."""
@@ -201,6 +263,6 @@ def _board(sc: Scores, chosen: list[Metric], sort_by: Metric, w: npt.NDArray[np.
 
 
 def _stderr_console() -> object:
-    from rich.console import Console
+    from rich.console import Console  # (optional and heavy: imported only to show progress)
 
     return Console(stderr=True)

@@ -22,9 +22,7 @@ from lighteval.metrics.utils.metric_utils import SampleLevelMetricGrouping
 from lighteval.models.model_output import ModelResponse
 from lighteval.tasks.requests import Doc, SamplingMethod
 
-from ..leaderboard._issues import LeaderboardError
-from ..leaderboard._spec import Metric, default_ks, parse_ks, parse_metrics
-from ..leaderboard.stats.metrics import question_estimates
+from ..leaderboard.api import LeaderboardError, Metric, default_ks, parse_ks, parse_metrics, question_estimates
 
 #: The metrics when none are named: the leaderboard's default (pass@1, pass@k
 #: for k = 4, 16 up to n, maj@ the largest k, Bayes@N).

@@ -15,13 +15,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
-from ..leaderboard._spec import Metric
-from ..leaderboard.stats.intervals import group_se
-from ..leaderboard.stats.metrics import question_estimates
+from .._arrays import FloatArray
+from ..leaderboard.api import Metric, group_se, question_estimates
 
-FloatArray = npt.NDArray[np.float64]
 _BINARY = np.array([0.0, 1.0])
 
 

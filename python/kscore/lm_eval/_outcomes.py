@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from ..leaderboard._issues import LeaderboardError
-from ..leaderboard._spec import Metric, default_ks, parse_ks, parse_metrics
+from ..leaderboard.api import LeaderboardError, Metric, default_ks, parse_ks, parse_metrics
 from ._aggregate import Outcomes
 
 #: lm_eval's ``exact_match`` options, passed on to it.

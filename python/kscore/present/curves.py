@@ -20,14 +20,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import numpy.typing as npt
 
+from .._arrays import IntArray
 from .model import Curve
 
 if TYPE_CHECKING:
-    from ..leaderboard import Leaderboard
-
-IntArray = npt.NDArray[np.int64]
+    from ..leaderboard.api import Leaderboard
 
 #: Curves are drawn at about this many values of k at most.
 CURVE_POINTS = 64
@@ -58,7 +56,7 @@ def curve_note(lb: Leaderboard) -> str:
 
 def leaderboard_curves(lb: Leaderboard, models: list[str]) -> list[Curve | None]:
     """The curve of each of ``models`` (None for a model without results)."""
-    from ..leaderboard.stats.metrics import by_model
+    from ..leaderboard.api import by_model
 
     counts = lb.counts
     n_min = {r.model: r.n_min for r in lb.rows}
@@ -79,8 +77,7 @@ def _over_questions_grid(lb: Leaderboard, models: list[str], n_min: dict[str, in
     the same order as ``group_se`` over each model's rows (tests: equal)."""
     from .. import counts as kc
     from .._interval import z_value
-    from ..leaderboard.stats.intervals import grid_se
-    from ..leaderboard.stats.states import row_sums
+    from ..leaderboard.api import grid_se, row_sums
 
     sc = lb.scores
     if sc is None or sc.cluster is not None or sc.states is None or sc.counts is not lb.counts:
@@ -113,7 +110,7 @@ def _over_questions_grid(lb: Leaderboard, models: list[str], n_min: dict[str, in
 
 
 def _posterior(lb: Leaderboard, idx: IntArray, ks: list[int]) -> Curve:
-    from ..leaderboard.stats.metrics import curve
+    from ..leaderboard.api import curve
 
     c = curve(lb.counts.categories[idx], ks, lb.confidence)  # rows: posterior mean, lo, hi, classic
     return Curve(ks, [float(x) for x in c[:, 0]], [float(x) for x in c[:, 1]], [float(x) for x in c[:, 2]])
@@ -124,7 +121,7 @@ def _over_questions(lb: Leaderboard, idx: IntArray, ks: list[int]) -> Curve:
     once: the per-question estimates of all k stacked as one group per k."""
     from .. import counts as kc
     from .._interval import z_value
-    from ..leaderboard.stats.intervals import group_se
+    from ..leaderboard.api import group_se
 
     cats = lb.counts.categories[idx]
     x = kc.curve(cats.sum(axis=1), cats[:, -1], "pass_at_k", ks, mean=False)  # questions x ks

@@ -12,8 +12,7 @@ from .curves import curve_note, leaderboard_curves
 from .model import Board, Estimate, InfoColumn, MetricColumn, Pairwise
 
 if TYPE_CHECKING:
-    from ..leaderboard import Leaderboard
-    from ..leaderboard.stats.metrics import Value
+    from ..leaderboard.api import Leaderboard, Value
 
 
 def _interval(lb: Leaderboard) -> str:
@@ -113,7 +112,7 @@ def _pairwise(lb: Leaderboard, n: int) -> Pairwise | None:
 
     if len(order) < len(rows):
         return None
-    from ..leaderboard.stats.pair_rows import compare_data
+    from ..leaderboard.api import compare_data
 
     return Pairwise(pw.metric, grid(pw.diff), grid(pw.lo), grid(pw.hi), grid(pw.p),
                     [[bool(sig[i, j]) and i != j for j in order] for i in order],
@@ -124,7 +123,7 @@ def _pairwise(lb: Leaderboard, n: int) -> Pairwise | None:
 def _vs_next(lb: Leaderboard, models: list[str]) -> list[str]:
     """Each model minus the next one shown: ``+0.012 [-0.004, 0.028]``, a
     ``*`` where significant by the board's rule."""
-    from ..leaderboard.stats.pair_rows import pair_rows
+    from ..leaderboard.api import pair_rows
 
     by_pair = {(r["a"], r["b"]): r for r in pair_rows(lb, "adjacent")}
     out = []

@@ -20,7 +20,7 @@ import numpy.typing as npt
 from .. import _kscore
 from .. import counts as _counts
 from .. import eval as _eval
-from ..eval._categorical import normalize_weights
+from .._inputs import normalize_weights
 from ._ties import RankMethod, rank_scores
 from ._validate import is_binary, prior_outcomes, quantile_value, response_tensor
 

@@ -18,11 +18,10 @@ from typing import Any, Union
 import numpy as np
 import numpy.typing as npt
 
+from .._arrays import BoolArray, FloatArray, IntArray
+
 #: One entry per response: a list (any sequence) or a 1-D numpy array.
 Entries = Union[Sequence[Any], npt.NDArray[Any]]  # noqa: UP007 - a runtime alias on Python 3.10
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 _NUMBER = (bool, int, float, np.bool_, np.integer, np.floating)
 _STRING = (str, bytes)

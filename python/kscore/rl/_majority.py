@@ -35,7 +35,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-FloatArray = npt.NDArray[np.float64]
+from .._arrays import FloatArray
 
 
 @lru_cache(maxsize=64)

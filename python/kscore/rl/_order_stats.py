@@ -15,9 +15,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-import numpy.typing as npt
 
-FloatArray = npt.NDArray[np.float64]
+from .._arrays import FloatArray
 
 
 @lru_cache(maxsize=4096)

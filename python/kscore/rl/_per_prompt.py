@@ -14,15 +14,12 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 import numpy as np
-import numpy.typing as npt
 
+from .._arrays import FloatArray, IntArray
 from ._batch import Batch, Field
 from ._majority import win_table
 from ._order_stats import best_weights, weighted_moments
 from ._vote_counts import countable, win_rows
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: Keys, the prompts they cover, and a (keys x prompts) matrix of values.
 Block = tuple[list[str], IntArray, FloatArray]

@@ -15,13 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import numpy.typing as npt
 
+from .._arrays import FloatArray, IntArray
 from .._interval import z_value
 from ..counts import curve
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: Key prefix per kscore.counts curve family.
 FAMILIES = {"pass@": "pass_at_k", "pass_hat@": "pass_hat_k", "strict_maj@": "maj_at_k"}

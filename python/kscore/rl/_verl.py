@@ -6,14 +6,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from .._arrays import FloatArray, IntArray
 from ._batch import Batch, Entries, Field, read_batch
 from ._per_prompt import field_blocks, metric_names, vote_at_k
 from ._unbiased import budgets, unbiased_metrics, vote_metrics
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 Nested = dict[Any, dict[str, dict[str, float]]]
 
 

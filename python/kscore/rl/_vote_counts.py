@@ -25,10 +25,8 @@ import math
 from functools import lru_cache
 
 import numpy as np
-import numpy.typing as npt
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+from .._arrays import FloatArray, IntArray
 
 #: The most count vectors ``(n + 1)^(G - 1)`` (before keeping those summing
 #: to n) for which a group of partitions is summed here; beyond it (many

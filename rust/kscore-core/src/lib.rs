@@ -18,6 +18,7 @@
 //! credit at each k), `par` (when work is worth handing to the thread pool),
 //! `cancel` (stopping long kernels early: the binding's Ctrl-C) and `error`.
 
+pub mod battles;
 pub mod cancel;
 pub mod categorical;
 pub mod error;

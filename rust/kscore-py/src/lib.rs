@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 
 mod bank;
+mod battles;
 mod categorical;
 mod counts;
 mod credit;
@@ -80,6 +81,13 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tailpass::tailpass_add_gamma_tails, m)?)?;
     m.add_function(wrap_pyfunction!(inspect::inspect_columns, m)?)?;
     m.add_function(wrap_pyfunction!(rank::max_t_block, m)?)?;
+    // arena (python/kscore/arena/): battles to ratings
+    m.add_class::<battles::BattleBoard>()?;
+    m.add_class::<battles::StyleBoard>()?;
+    m.add_function(wrap_pyfunction!(battles::battle_board, m)?)?;
+    m.add_function(wrap_pyfunction!(battles::style_board, m)?)?;
+    m.add_function(wrap_pyfunction!(battles::encode_strings, m)?)?;
+    // irt (python/kscore/rank/_irt/): item response theory fits
     irt::register(m)?;
     Ok(())
 }

@@ -4,9 +4,9 @@ or the first common spelling found (docs/leaderboard.md, *Input*)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from .._issues import Issues, LeaderboardError
+from .._options import ColumnNames
 
 #: Auto-detected column spellings, in order of preference (compared by
 #: :func:`spelling_key`: ``Question ID``, ``question-id`` and ``QuestionId``
@@ -52,18 +52,6 @@ def find_spelling(available: list[str], spelling: str, taken: tuple[str | None, 
         return exact
     key = spelling_key(spelling)
     return next((c for c in free if spelling_key(c) == key), None)
-
-
-@dataclass
-class ColumnNames:
-    """Column names by role; ``None``: auto-detect (model and sample may be absent)."""
-
-    model: str | None = None
-    question: str | None = None
-    outcome: str | None = None
-    sample: str | None = None
-    #: Question attributes to carry into the counts (``--cluster``, ``--by``).
-    extra: tuple[str, ...] = ()
 
 
 def shown_columns(available: list[str]) -> str:

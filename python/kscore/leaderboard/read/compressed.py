@@ -94,7 +94,7 @@ def open_binary(path: Path) -> Any:
     if kind == "gzip":
         return gzip.open(path, "rb")
     if kind == "zstd":
-        import pyarrow as pa
+        import pyarrow as pa  # (optional and heavy: imported for a .zst input only)
 
         return pa.input_stream(str(path), compression="zstd")
     return open(path, "rb")

@@ -16,19 +16,13 @@ from typing import Any
 
 import numpy as np
 
+from ..._arrays import IntArray
 from .._counts import Counts, sum_cells
 from .._issues import Issues, LeaderboardError
-from .._types import IntArray
-from .aggregate import (
-    codes_of,
-    drop_unused,
-    extra_columns,
-    int_column,
-    order_cells,
-    question_attributes,
-    run_checked,
-)
-from .columns import ColumnNames
+from .._options import ColumnNames
+from .arrow import arrow_call, codes_of, drop_unused, int_column, ints, order_cells, question_attributes
+from .query import run_checked
+from .rows import extra_columns
 from .source import Source
 from .sql import ident
 
@@ -109,7 +103,7 @@ def _read_parquet(source: Source, wanted: list[str], extra: tuple[str, ...], col
     if sum(f.stat().st_size for f in source.files) < FAST_BYTES:
         return None
     try:
-        import pyarrow as pa
+        import pyarrow as pa  # (optional and heavy: imported where this path applies)
         import pyarrow.parquet as pq
     except ImportError:  # pragma: no cover - the cli extra installs pyarrow
         return None
@@ -137,8 +131,6 @@ def _read_parquet(source: Source, wanted: list[str], extra: tuple[str, ...], col
 
 def _values(table: Any, name: str) -> tuple[IntArray, Any]:
     """An integer column as int64 (nulls as 0) and its validity (None: no nulls)."""
-    from .aggregate import arrow_call, ints
-
     col = table.column(name)
     valid = None
     if col.null_count:

@@ -18,7 +18,8 @@ What it does not do: name the file and line of each skipped row (warnings
 give counts, and partition/row examples for duplicates), or name a model
 after its file when there is no model column.
 
-Nothing here imports dask until a dask collection is given.
+Nothing here imports dask (or pandas) until a dask collection is given:
+both are optional, and heavy to import.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ import numpy.typing as npt
 
 from .._counts import Counts, from_cells
 from .._issues import EXAMPLES, Issues, LeaderboardError
-from .columns import ColumnNames, resolve_columns
+from .._options import ColumnNames
+from .._options import weights as parse_weights
+from .columns import resolve_columns
 
 #: The name of the source in messages, and of the one model without a model column.
 LABEL = "dask DataFrame"
@@ -138,9 +141,7 @@ def _n_categories(weights: Sequence[float] | str | None, n_categories: int | Non
         if n_categories < 2:
             raise LeaderboardError(f"n_categories must be at least 2; got {n_categories}")
         return n_categories
-    from .._options import weights as _weights
-
-    return len(_weights(weights))
+    return len(parse_weights(weights))
 
 
 def _warn(issues: Issues, label: str, what: str, total: int, examples: list[str] | None = None) -> None:
@@ -232,17 +233,3 @@ def counts_from_dask(ddf: Any, *, model: str | None = None, question: str | None
     if len(counts.model) == 0:
         raise LeaderboardError(f"no valid results in {label}")
     return counts
-
-
-def leaderboard_counts(ddf: Any, names: ColumnNames, n_categories: int, issues: Issues) -> Counts:
-    """The counts ``kscore.leaderboard`` ranks for a dask source: a counts
-    table (columns model, question, n, c) is brought back and read as one;
-    rows are counted on the cluster by :func:`counts_from_dask`."""
-    from .counts_input import is_counts_table
-
-    if is_counts_table([str(c) for c in ddf.columns], names):
-        from .reader import read_counts
-
-        return read_counts(ddf.compute(), names=names, n_categories=n_categories, issues=issues)[0]
-    return counts_from_dask(ddf, model=names.model, question=names.question, outcome=names.outcome,
-                            sample=names.sample, n_categories=n_categories, issues=issues)

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from .._issues import EXAMPLES, Issues, LeaderboardError
-from .aggregate import Cells, run_checked
+from .aggregate import Cells
+from .query import run_checked
 from .source import Source
 
 

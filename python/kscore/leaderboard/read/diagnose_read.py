@@ -176,3 +176,12 @@ def json_line(path: Path) -> str | None:
     except _READ_ERRORS as exc:
         return _cannot_read(path, exc)
     return None
+
+
+def error_line(source: Source, exc: BaseException) -> str:
+    text = str(exc).strip()
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)
+    if source.kind == "parquet" and ("magic bytes" in text.lower() or "not a parquet" in text.lower()
+                                     or "too small" in text.lower()):
+        return f"{source.label} is not a readable Parquet file: {first}"
+    return f"{source.label}: cannot read {source.kind}: {first}"

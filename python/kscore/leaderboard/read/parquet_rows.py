@@ -30,8 +30,9 @@ from typing import Any
 
 import numpy as np
 
+from ..._arrays import IntArray
+from ..._kscore import RowCounter
 from .._counts import Counts
-from .._types import IntArray
 from .source import Source
 from .sql import RowSql
 
@@ -43,7 +44,7 @@ BATCH_ROWS = 1 << 22
 #: (N / 8 bytes a cell; DuckDB's way past it).
 MAX_IDS = 1024
 
-#: DuckDB's model name of a file without a model column (read/aggregate.py's
+#: DuckDB's model name of a file without a model column (read/rows.py's
 #: ``regexp_extract(filename, ...)``): its name up to the first dot.
 _FILE_MODEL = re.compile(r"([^/\\]+?)([.][^/\\]*)?$")
 
@@ -69,8 +70,6 @@ def applies(source: Source, r: RowSql) -> bool:
 def count_rows(source: Source, r: RowSql) -> tuple[list[str], list[str], IntArray, IntArray, IntArray] | str:
     """The counts (models, questions, model and question code per cell,
     categories x cells), or why the rows cannot be counted here."""
-    from ..._kscore import RowCounter
-
     assert r.names is not None and r.proven is not None
     model_col, question_col, outcome_col, sample_col = r.names
     counter = RowCounter(r.categories, r.proven + 1 if sample_col is not None else 0)

@@ -20,15 +20,16 @@ within one source only.
 from __future__ import annotations
 
 import os
-import warnings
-from collections.abc import Sequence
-from typing import Any, TypeGuard
+from collections.abc import Callable, Sequence
+from typing import TypeGuard
 
 from .._counts import Counts, add_counts
-from .._issues import Issues, LeaderboardError
-from ..runtime.pages import on_small_pages
-from ..runtime.progress import Progress
-from .columns import ColumnNames
+from .._issues import LeaderboardError
+from .._options import ColumnNames
+from .counts_input import is_counts_table
+from .describe import describe
+from .session import connect
+from .source import input_files, open_source
 
 
 def is_many(source: object) -> TypeGuard[Sequence[object]]:
@@ -36,14 +37,14 @@ def is_many(source: object) -> TypeGuard[Sequence[object]]:
     return isinstance(source, (list, tuple))
 
 
-def read_many(sources: Sequence[object], read: Any, **options: Any) -> tuple[Counts, str]:
-    """Each source read by ``read`` (``reader.read_counts``) and the counts
-    added; the label names them all."""
+def read_many(sources: Sequence[object], read: Callable[[object], tuple[Counts, str]]) -> tuple[Counts, str]:
+    """Each source read by ``read`` (``reader.read`` with the read's
+    options) and the counts added; the label names them all."""
     if not sources:
         raise LeaderboardError("no source given (an empty list)")
     _refuse_repeats(sources)
     counted(sources)  # refuses raw files a stored table already holds
-    parts: list[tuple[Counts, str]] = [read(s, **options) for s in sources]
+    parts: list[tuple[Counts, str]] = [read(s) for s in sources]
     if len(parts) == 1:
         return parts[0]
     widths = {c.n_categories for c, _ in parts}
@@ -55,8 +56,6 @@ def read_many(sources: Sequence[object], read: Any, **options: Any) -> tuple[Cou
 def _refuse_repeats(sources: Sequence[object]) -> None:
     """A file named by two of the sources (``board.parquet`` and a glob
     that matches it too) would have its counts added twice: refused."""
-    from .source import input_files
-
     seen: dict[str, str] = {}
     for source in sources:
         if not isinstance(source, (str, os.PathLike)):
@@ -90,7 +89,7 @@ def _recorded(path: str) -> list[str] | None:
     if not path.lower().endswith((".parquet", ".pq")):
         return None
     try:
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # (optional and heavy: imported where a footer is read)
 
         meta = pq.read_metadata(path).metadata or {}
         text = meta.get(COUNTED.encode())
@@ -107,8 +106,6 @@ def counted(sources: Sequence[object]) -> list[str]:
     here), for the new table's footer. A raw file a stored table already
     holds, or one two stored tables hold, is refused: its counts would be
     added twice (a file rewritten since, or copied, is not recognised)."""
-    from .source import input_files
-
     holder: dict[str, str] = {}
     raw: list[tuple[str, str]] = []
     for source in sources:
@@ -133,67 +130,6 @@ def counted(sources: Sequence[object]) -> list[str]:
     return sorted({*holder, *(x for _, x in raw)})
 
 
-@on_small_pages
-def count(
-    source: object,
-    *,
-    weights: Sequence[float] | str | None = None,
-    cluster: str | None = None,
-    by: str | None = None,
-    model_col: str | None = None,
-    question_col: str | None = None,
-    outcome_col: str | None = None,
-    sample_col: str | None = None,
-    input_format: str | None = None,
-    strict: bool = False,
-    issues: Issues | None = None,
-    progress: bool | Progress = False,
-    memory_limit: str | int | None = None,
-) -> Counts:
-    """The counts table of ``source``: one row per (model, question), its
-    samples per outcome category; what :func:`kscore.leaderboard` reads
-    before any metric, and all it needs.
-
-    ``source``: anything :func:`kscore.leaderboard` takes, or a list of them
-    (stored counts tables and raw results mixed), whose counts are added.
-    ``weights`` only sets the number of outcome categories (graded
-    outcomes: columns ``c_0..c_C``); ``cluster`` / ``by`` name question
-    columns carried beside the counts. Data warnings (skipped rows,
-    duplicates) go to ``issues`` when given, else to Python's ``warnings``;
-    ``strict`` raises :class:`LeaderboardError` on the first.
-    ``memory_limit``: DuckDB's, as for :func:`kscore.leaderboard`. Store
-    the result with ``.to_parquet(path)``: it is a source itself.
-
-    Examples:
-        >>> import pandas as pd
-        >>> from kscore.leaderboard import count
-        >>> rows = [("a", q, s, int(s < 3)) for q in range(2) for s in range(4)]
-        >>> old = count(pd.DataFrame(rows, columns=["model", "question", "sample", "correct"]))
-        >>> new = pd.DataFrame([("b", 0, 0, 1), ("b", 1, 0, 0)], columns=["model", "question", "sample", "correct"])
-        >>> both = count([old, new])
-        >>> both.columns()["model"], both.n.tolist(), both.c.tolist()
-        (['a', 'a', 'b', 'b'], [4, 4, 1, 1], [3, 3, 1, 0])
-    """
-    from .._options import weights as _weights
-    from .reader import read_columns
-
-    w = _weights(weights)
-    found = Issues()
-    shown = progress if isinstance(progress, Progress) else Progress(_stderr() if progress else None)
-    counts, _ = read_columns(source, n_categories=len(w), cluster=cluster, by=by, model_col=model_col,
-                             question_col=question_col, outcome_col=outcome_col, sample_col=sample_col,
-                             input_format=input_format, issues=found, progress=shown, memory_limit=memory_limit)
-    if strict and found.warnings:
-        raise LeaderboardError(f"{len(found.warnings)} data problem(s): {found.warnings[0]}")
-    if issues is not None:
-        issues.warnings.extend(found.warnings)
-        issues.notes.extend(found.notes)
-    else:
-        for message in found.warnings:
-            warnings.warn(message, stacklevel=3)
-    return counts
-
-
 def write_counts(counts: Counts, path: str | os.PathLike[str], fmt: str | None = None,
                  record: list[str] | None = None) -> None:
     """``counts`` to ``path``: Parquet (``.parquet``, ``.pq``, the default)
@@ -216,21 +152,10 @@ def output_format(path: str) -> str:
 def is_counts_file(path: str, input_format: str | None = None) -> bool:
     """Whether ``path`` is a counts table (columns n and c, as a source):
     ``kscore count`` may then write its update over it."""
-    from .aggregate import describe
-    from .counts_input import is_counts_table
-    from .reader import _connect
-    from .source import open_source
-
     try:
-        src = open_source(path, input_format, _connect)
+        src = open_source(path, input_format, connect)
         if src.kind in ("npy", "npz") or src.con is None:
             return False
         return is_counts_table([n for n, _ in describe(src)], ColumnNames())
     except Exception:  # noqa: BLE001 - unreadable: not a counts table (the read reports why)
         return False
-
-
-def _stderr() -> object:
-    from rich.console import Console
-
-    return Console(stderr=True)

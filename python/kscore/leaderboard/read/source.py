@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ... import formats  # (light: its readers are imported on first use)
 from .._issues import LeaderboardError
 from .compressed import check_whole, open_binary
 from .interrupt import interruptible
@@ -32,7 +33,7 @@ VIEW = "kscore_source"
 
 def _duckdb() -> Any:
     try:
-        import duckdb
+        import duckdb  # (optional and heavy: imported where a read starts)
     except ImportError as exc:  # pragma: no cover - the cli extra installs it
         raise LeaderboardError("reading results needs duckdb: pip install 'kscore[cli]'") from exc
     return duckdb
@@ -219,11 +220,9 @@ def open_source(source: object, input_format: str | None, connect: Callable[[], 
             raise LeaderboardError(f"{files[0]} is empty")
         kinds = {input_format or format_of(f.name) for f in files}
         if None in kinds:
-            from ...formats import FORMATS as TOOLS
-
             bad = next(f for f in files if format_of(f.name) is None)
             raise LeaderboardError(f"cannot tell the format of {bad} from its name or first bytes; "
-                                   f"use --input-format {{{','.join(FORMATS + TOOLS)}}}")
+                                   f"use --input-format {{{','.join(FORMATS + formats.FORMATS)}}}")
         if len(kinds) > 1:
             raise LeaderboardError(f"{text} mixes formats ({', '.join(sorted(str(k) for k in kinds))}); "
                                    "name one kind of file with a glob, e.g. results/*.parquet")
@@ -302,8 +301,6 @@ def _tool_results(text: str, input_format: str | None) -> object | None:
     """An evaluation tool's own files (inspect_ai logs, human-eval/evalplus,
     lm-eval, lighteval: docs/formats.md) read into a long-format table, or
     None when ``text`` is not one (then the generic readers take it)."""
-    from ... import formats
-
     try:
         if input_format is not None:
             return formats.read(text, input_format) if input_format in formats.FORMATS else None

@@ -5,18 +5,17 @@ table for arrow, pandas or polars (docs/leaderboard.md, *Python API*)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._counts import Counts
 from .._issues import LeaderboardError
-from .._spec import Metric
+from .._spec import Metric, resolve_sort
 from ..stats.compare import Comparison, Pairwise, compare, pairwise
-from ..stats.metrics import ModelRow, Scores
+from ..stats.plan import Plan, check_power, plan
 from ..stats.ranges import RankSets
 from ..stats.rank import rank_label, scored_models
-
-if TYPE_CHECKING:
-    from ..stats.plan import Plan
+from ..stats.scores import Scores
+from ..stats.values import ModelRow
 
 #: The ``group`` of the overall board in tables with ``by`` groups.
 ALL = "(all)"
@@ -74,8 +73,6 @@ class Leaderboard:
             return self.sort
         if isinstance(metric, Metric):
             return metric
-        from .._spec import resolve_sort
-
         return resolve_sort(metric, self.metrics)
 
     def pairwise(self, metric: str | Metric | None = None, models: list[str] | None = None) -> Pairwise:
@@ -128,9 +125,8 @@ class Leaderboard:
             >>> board.plan().pairs[0].flip is None  # a is ahead on every question
             True
         """
-        from ..stats.plan import plan
-
-        return plan(self, metric, power)
+        check_power(power)
+        return plan(self, self._metric(metric), power)
 
     def columns(self, groups: bool = False) -> dict[str, list[Any]]:
         """One list per column: rank, rank_lo, rank_hi, model, questions,

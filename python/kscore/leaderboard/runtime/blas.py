@@ -26,7 +26,7 @@ def one_thread(work: float) -> Iterator[None]:
         yield
         return
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import threadpool_limits  # (optional: imported for a large product only)
     except ImportError:  # not installed: BLAS keeps its own threads
         yield
         return

@@ -40,6 +40,7 @@ class Progress:
         if self.console is None or con is None:
             yield
             return
+        # (rich: optional and heavy, imported only when a bar is shown)
         from rich.progress import BarColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as Bar
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from ..._arrays import FloatArray, IntArray
+from ..._dirichlet import question_moments
 from ..._interval import normal_ci
-from ...counts._bayes import question_moments
-from .._types import FloatArray, IntArray
 
 
 def _exact_sum(values: FloatArray, counts: IntArray) -> float:

@@ -17,13 +17,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..._arrays import FloatArray, IntArray
 from ..._interval import z_value
 from .._counts import Counts
-from .._types import FloatArray, IntArray
 from ..runtime.blas import one_thread
 from .intervals import holm, p_two_sided, paired
-from .metrics import Scores
 from .ranges import RankSets
+from .scores import Scores
 
 
 @dataclass

@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._types import FloatArray, IntArray
+from ... import _kscore
+from ..._arrays import FloatArray, IntArray
 
 
 def p_two_sided(z: npt.ArrayLike) -> FloatArray:
@@ -138,8 +139,6 @@ def _core_sums(table: FloatArray, grid: npt.NDArray[np.integer[Any]], per_column
     """:func:`column_sums` by ``kscore._kscore.grid_sums`` (sequential sums
     in registers); None where the module lacks it or the states are wider
     than two bytes."""
-    from ... import _kscore
-
     core = getattr(_kscore, "grid_sums", None)
     if core is None or grid.dtype.itemsize > 2 or grid.ndim != 2:
         return None
@@ -180,8 +179,6 @@ def segment_se(values: FloatArray, of_row: npt.NDArray[np.integer[Any]], starts:
     :func:`group_se_tabled` (bincount's, row after row from +0.0) by the
     core's ``segment_sums``, no per-row array made. None where the compiled
     module lacks it or the states are wider than two bytes."""
-    from ... import _kscore
-
     core = getattr(_kscore, "segment_sums", None)
     if core is None or of_row.dtype.itemsize > 2:
         return None

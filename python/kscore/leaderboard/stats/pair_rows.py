@@ -9,23 +9,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from ..._arrays import FloatArray, IntArray
 from ..._interval import z_value
 from .._issues import LeaderboardError
-from .._types import FloatArray, IntArray
 from .compare import dense
 from .intervals import p_two_sided
-from .ranges import Pairs, RankSets, u_threshold
+from .pair_tests import u_threshold
+from .pairs import Pairs
+from .ranges import RankSets
 from .rank import scored_models
-
-if TYPE_CHECKING:
-    from ..result.board import Leaderboard
-    from .metrics import Scores
-
+from .ranked import Ranked
+from .scores import Scores
 
 #: The columns of a pair's row.
 FIELDS = ("a", "b", "questions", "diff", "sigma", "lo", "hi", "p", "significant")
@@ -70,7 +69,7 @@ def _rows(models: list[str], ia: Any, ib: Any, n: Any, diff: FloatArray, se: Flo
                "significant": bool(sig[k])}
 
 
-def pair_rows(lb: Leaderboard, kind: str, top: int | None = None) -> Iterator[dict[str, Any]]:
+def pair_rows(lb: Ranked, kind: str, top: int | None = None) -> Iterator[dict[str, Any]]:
     """The rows of the pairs ``kind`` (``all``, ``top``, ``adjacent``) on
     the sorted metric, model ``a`` ranked above ``b``; ``significant`` by
     the board's rule (its ``adjust``)."""
@@ -102,7 +101,7 @@ def pair_rows(lb: Leaderboard, kind: str, top: int | None = None) -> Iterator[di
 DENOMINATORS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 50, 64, 100, 128, 2520, 5040, 55440)
 
 
-def compare_data(lb: Leaderboard) -> dict[str, Any] | None:
+def compare_data(lb: Ranked) -> dict[str, Any] | None:
     """What the HTML page needs to compare any model with every other on
     the sorted metric, in its own script (docs/leaderboard.md, *Paired
     comparisons*): the models in board order, each one's per-question
@@ -185,7 +184,7 @@ def _grid_codes(sc: Scores, name: str, models: list[str]) -> tuple[
     return None
 
 
-def write_pairs(lb: Leaderboard, kind: str, top: int | None, path: str, jsonl: bool = False) -> int:
+def write_pairs(lb: Ranked, kind: str, top: int | None, path: str, jsonl: bool = False) -> int:
     """Streams :func:`pair_rows` to ``path``: CSV, or JSON Lines with
     ``jsonl``. Returns the number of pairs."""
     import json

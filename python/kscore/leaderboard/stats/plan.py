@@ -34,22 +34,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from ..._arrays import FloatArray, IntArray
 from ..._interval import z_value
 from .._issues import LeaderboardError
 from .._spec import Metric
-from .._types import FloatArray, IntArray
+from .estimates import bounds_of
+from .rank import scored_models
+from .ranked import Ranked
 from .robust import fewest_flips
+from .scores import Scores
+from .small import model_groups, unreliable
 from .states import distinct_states
 from .within import within_variance
-
-if TYPE_CHECKING:
-    from ..result.board import Leaderboard
-
 
 
 @dataclass
@@ -158,9 +159,17 @@ class Plan:
         return plan_lines(self)
 
 
-def plan(board: Leaderboard, metric: str | Metric | None = None, power: float = 0.8) -> Plan:
-    """The design diagnostics of ``board`` on a metric (default: the sorted
-    one) at ``power`` (module docstring).
+def check_power(power: float) -> None:
+    """Raise :class:`LeaderboardError` unless ``power`` lies in (0, 1)."""
+    if not 0.0 < power < 1.0:
+        raise LeaderboardError(f"power must lie in (0, 1); got {power}")
+
+
+def plan(board: Ranked, m: Metric, power: float = 0.8) -> Plan:
+    """The design diagnostics of ``board`` on the metric ``m`` (one it
+    shows) at ``power`` (module docstring; :meth:`Leaderboard.plan
+    <kscore.leaderboard.Leaderboard.plan>` checks ``power`` and names the
+    metric).
 
     Examples:
         >>> import pandas as pd, kscore
@@ -168,19 +177,15 @@ def plan(board: Leaderboard, metric: str | Metric | None = None, power: float = 
         ...         for s in range(4)]
         >>> board = kscore.leaderboard(pd.DataFrame(rows, columns=["model", "question", "sample", "correct"]),
         ...                            metrics="pass@1")
-        >>> p = plan(board)
+        >>> p = plan(board, board.sort)
         >>> p.pairs[0].upper, p.pairs[0].lower, p.pairs[0].diff
         ('a', 'b', 0.25)
     """
-    if not 0.0 < power < 1.0:
-        raise LeaderboardError(f"power must lie in (0, 1); got {power}")
-    m = board._metric(metric)
+    check_power(power)
     sc = board.scores
     if sc is None:
         raise LeaderboardError("this leaderboard keeps no per-question scores")
     w = np.asarray(board.weights, np.float64)
-    from .rank import scored_models
-
     models = scored_models(board.rows, m)
     c = sc.counts
     st = sc.states if sc.states is not None else distinct_states(c.categories)
@@ -210,15 +215,12 @@ def plan(board: Leaderboard, metric: str | Metric | None = None, power: float = 
                 _small_board(board, m, w, sc))
 
 
-def _small_board(board: Leaderboard, m: Metric, w: FloatArray, sc: Any) -> str | None:
+def _small_board(board: Ranked, m: Metric, w: FloatArray, sc: Scores) -> str | None:
     """The first model whose normal interval over questions is unreliable
     (small.unreliable), in words; None where none is or the board already
     uses another interval."""
     if board.interval != "questions":
         return None
-    from .metrics import bounds_of
-    from .small import model_groups, unreliable
-
     _, groups, _ = model_groups(sc)
     at = {name: i for i, name in enumerate(sc.counts.models)}
     unit = "clusters" if sc.cluster is not None else "questions"

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from .._spec import Metric
-from .metrics import ModelRow
 from .ranges import RankSets
+from .values import ModelRow
 
 
 def sort_rows(rows: list[ModelRow], sort: Metric) -> list[ModelRow]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .._types import FloatArray, IntArray
+from ..._arrays import FloatArray, IntArray
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ memory (docs/leaderboard.md, *Rank ranges*).
 
 The step-down max-t procedure of :mod:`kscore.leaderboard.stats.ranges`
 (its module docstring has the statistics), made in a few sweeps over the
-blocks of pairs of :meth:`Pairs.blocks <kscore.leaderboard.stats.ranges.Pairs.blocks>`
+blocks of pairs of :meth:`Pairs.blocks <kscore.leaderboard.stats.pairs.Pairs.blocks>`
 (rows ``a..b`` against columns ``a..L``; 8 MB per temporary whatever
 ``L``), with the same decisions, bit for bit, as the code it replaced
 (kept in tests/simultaneous_oracle.py), which held every pair's ``|t|``
@@ -56,8 +56,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ... import _kscore
-from .._types import FloatArray, IntArray
-from .ranges import Pairs, _count, _u, _unadjusted, holm_level, u_threshold
+from ..._arrays import FloatArray, IntArray
+from ..._interval import z_value
+from .pair_tests import count_block, holm_level, u_of, u_threshold, unadjusted
+from .pairs import Pairs
 
 #: Multiplier draws (fixed seed). The critical value is the
 #: ``ceil((1 - alpha)(DRAWS + 1))``-th smallest maximum: for a new draw of
@@ -95,7 +97,7 @@ def refusal(pairs: Pairs) -> str:
     past :data:`FULL_MAX` models; with missing questions, clusters or past
     :data:`PARTIAL_MAX`.
 
-    >>> from kscore.leaderboard.stats.ranges import Pairs
+    >>> from kscore.leaderboard.stats.pairs import Pairs
     >>> X = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
     >>> refusal(Pairs(X, np.array([[True, True, False], [True, True, True]]), None))
     ''
@@ -162,7 +164,7 @@ def _above(c: float) -> Callable[[FloatArray], npt.NDArray[np.bool_]]:
 def _below(level: float) -> Callable[[FloatArray], npt.NDArray[np.bool_]]:
     """``erfc(u) < level`` (Holm's test at ``level``)."""
     u_l = u_threshold(level)
-    return lambda u: _unadjusted(u, u_l, level)
+    return lambda u: unadjusted(u, u_l, level)
 
 
 class _Holm:
@@ -315,8 +317,8 @@ def _sweep(pairs: Pairs, u_star: float, alpha: float, draws: _Draws | _PartialDr
                 tested += int(np.count_nonzero(~np.isnan(t)))
                 if sketch is None and c is None and level is None:
                     continue
-                u = _u(t)
-                u_sig = u[_unadjusted(u, u_star, alpha)]
+                u = u_of(t)
+                u_sig = u[unadjusted(u, u_star, alpha)]
                 if sketch is not None:
                     sketch.add(u_sig)
                 if c is not None:
@@ -344,17 +346,16 @@ def simultaneous(pairs: Pairs, alpha: float, u_star: float) -> Sets:
     """Holm's level and the step-down max-t critical value of a board (a
     full grid, or missing questions without clusters; module docstring;
     ``u_star``: one test's threshold of ``u``,
-    :func:`kscore.leaderboard.stats.ranges.u_threshold` of ``alpha``).
+    :func:`kscore.leaderboard.stats.pair_tests.u_threshold` of ``alpha``).
 
-    >>> from kscore.leaderboard.stats.ranges import Pairs, u_threshold
+    >>> from kscore.leaderboard.stats.pairs import Pairs
+    >>> from kscore.leaderboard.stats.pair_tests import u_threshold
     >>> X = np.array([[1.0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1], [1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0],
     ...               [0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0], [1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0]])
     >>> sets = simultaneous(Pairs(X, np.ones_like(X, bool), None), 0.05, u_threshold(0.05))
     >>> sets.level, round(sets.t_crit, 4)
     (0.025, 2.2414)
     """
-    from ..._interval import z_value
-
     if not pairs.full and pairs.cluster is not None:
         raise ValueError("simultaneous rank sets with missing questions need questions without clusters")
     L = pairs.L
@@ -413,7 +414,8 @@ def count_ranks(pairs: Pairs, sets: Sets, u_star: float, alpha: float, better: I
     Holm's ``p_crit``, the largest rejected p-value (significant where ``p
     <= p_crit``; None: none rejected).
 
-    >>> from kscore.leaderboard.stats.ranges import Pairs, u_threshold
+    >>> from kscore.leaderboard.stats.pairs import Pairs
+    >>> from kscore.leaderboard.stats.pair_tests import u_threshold
     >>> X = np.array([[1.0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1], [1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0],
     ...               [0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0], [1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0]])
     >>> pairs = Pairs(X, np.ones_like(X, bool), None)
@@ -426,10 +428,10 @@ def count_ranks(pairs: Pairs, sets: Sets, u_star: float, alpha: float, better: I
     u_min: float | None = None
     holm = None if sets.level is None else _below(sets.level)
     for a, b, diff, _, t in pairs.blocks():
-        u = _u(t)
+        u = u_of(t)
         sig = np.zeros(t.shape, bool)
         if holm is not None:
-            sig = holm(u) & _unadjusted(u, u_star, alpha)
+            sig = holm(u) & unadjusted(u, u_star, alpha)
             if sig.any():
                 u_min = float(u[sig].min()) if u_min is None else min(u_min, float(u[sig].min()))
         if sets.t_crit is not None:
@@ -437,7 +439,7 @@ def count_ranks(pairs: Pairs, sets: Sets, u_star: float, alpha: float, better: I
                 sig |= np.abs(t) > sets.t_crit
         with np.errstate(invalid="ignore"):
             sig &= np.abs(t) > 0
-        _count(better, worse, a, b, sig & ~np.isnan(t), diff)
+        count_block(better, worse, a, b, sig & ~np.isnan(t), diff)
     return None if u_min is None else math.erfc(u_min)
 
 

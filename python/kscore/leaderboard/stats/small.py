@@ -34,16 +34,14 @@ away from the ends)."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from .._types import FloatArray
-
-if TYPE_CHECKING:
-    from .metrics import Scores
-
+from ..._arrays import FloatArray
+from ..._interval import z_value
+from ..._special import betainc
+from .scores import Scores
 
 
 def t_two_sided(confidence: float, df: float) -> float:
@@ -62,9 +60,6 @@ def t_two_sided(confidence: float, df: float) -> float:
     """
     if not 0.0 < confidence < 1.0 or not df >= 1:
         raise ValueError(f"t_two_sided needs confidence in (0, 1) and df >= 1; got {confidence}, {df}")
-    from ..._interval import z_value
-    from ...eval.tailpass_weights import _betainc
-
     if df > 2000:
         z = z_value(confidence)
         g1 = (z**3 + z) / 4
@@ -74,7 +69,7 @@ def t_two_sided(confidence: float, df: float) -> float:
     lo, hi = 0.0, math.pi / 2
     for _ in range(64):
         mid = 0.5 * (lo + hi)
-        if (_abs_t_cdf(mid, int(df)) if df == int(df) else 1.0 - _betainc(df / 2, 0.5, math.cos(mid) ** 2)) \
+        if (_abs_t_cdf(mid, int(df)) if df == int(df) else 1.0 - betainc(df / 2, 0.5, math.cos(mid) ** 2)) \
                 < confidence:
             lo = mid
         else:
@@ -174,8 +169,6 @@ def unreliable(estimate: float, se: float, groups: int, confidence: float,
         >>> unreliable(0.99, 0.006, 500, 0.95)
         'an estimate near the end of the range'
     """
-    from ..._interval import z_value
-
     if groups < 100:
         return f"{groups} {unit}"
     z = z_value(confidence)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._types import IntArray
+from ..._arrays import IntArray
 
 #: Rows per step of the passes over the rows: their temporaries stay in cache
 #: and no array as long as the rows is made but the states' own.

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._arrays import FloatArray, IntArray
 from .._spec import Metric
-from .._types import FloatArray, IntArray
-from .metrics import question_estimates
+from .estimates import question_estimates
 
 
 def within_variance(cats: IntArray, metric: Metric, w: FloatArray) -> FloatArray:

@@ -10,9 +10,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ... import _kscore
+from ..._arrays import FloatArray
 from .._validate import response_tensor
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def counts(R: Any) -> tuple[npt.NDArray[np.unsignedinteger[Any]], int]:  # noqa: N803

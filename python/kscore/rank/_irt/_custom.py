@@ -19,11 +19,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import numpy as np
-import numpy.typing as npt
 
+from ..._arrays import FloatArray
 from ._priors import PriorSpec
 
-FloatArray = npt.NDArray[np.float64]
 Fit = TypeVar("Fit")
 
 #: Rounds of the fixed-point iteration, and the change in abilities that ends it.

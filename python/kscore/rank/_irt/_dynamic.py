@@ -16,8 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from ..._arrays import FloatArray
 from .._ties import RankMethod
 from .._validate import response_tensor
 from . import _board
@@ -25,8 +25,6 @@ from ._checks import nonnegative_float, positive_int
 from ._checks import score_target as check_target
 from ._checks import time_points as check_times
 from ._rasch import IrtResult, fit_rasch, result
-
-FloatArray = npt.NDArray[np.float64]
 
 #: What an objective gives the solver at a point: value, ability-side
 #: gradient ``(P,)``, difficulty gradient ``(M,)``, ability-side Hessian

@@ -22,13 +22,12 @@ import numpy as np
 import numpy.typing as npt
 
 from ... import _kscore
+from ..._arrays import FloatArray
 from .._ties import rank_scores
 from . import _board
 from ._checks import LOG_DISCRIMINATION_BOUND, MAX_STABLE_LOCATION
 from ._custom import fixed_point
 from ._priors import FLAT, PriorSpec
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def _logit(p: FloatArray) -> FloatArray:

@@ -16,8 +16,6 @@ from ._checks import guessing_upper as check_guessing_upper
 from ._checks import nonnegative_float, positive_int
 from ._rasch import IrtResult, result
 
-FloatArray = npt.NDArray[np.float64]
-
 
 def _require_joint(k: npt.NDArray[Any], N: int, label: str) -> None:  # noqa: N803
     L, M = k.shape

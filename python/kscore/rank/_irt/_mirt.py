@@ -19,16 +19,14 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from ..._arrays import FloatArray
 from .._ties import RankMethod
 from . import _board
 from ._checks import fix_guessing as check_fix_guessing
 from ._checks import guessing_upper as check_guessing_upper
 from ._checks import nonnegative_float, positive_int
 from ._rasch import IrtResult, result
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def _sigmoid(x: FloatArray) -> FloatArray:

@@ -15,14 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from ..._arrays import FloatArray
 from .._ties import RankMethod, rank_scores
 from . import _board
 from ._checks import positive_int, quantile_in_unit
 from ._rasch import IrtResult, result
-
-FloatArray = npt.NDArray[np.float64]
 
 #: scorio's guards: the logistic's argument is clipped to [-30, 30] and the
 #: probabilities to [1e-10, 1 - 1e-10] (``_base.sigmoid``, the E-step).

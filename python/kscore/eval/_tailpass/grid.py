@@ -12,12 +12,11 @@ import math
 from itertools import combinations
 
 import numpy as np
-import numpy.typing as npt
+
+from ..._arrays import FloatArray, IntArray
 
 MAX_COUNT_STATES = 20_000
 MAX_COVARIANCE_PAIRS = 4_000_000
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 
 def grid_size(k: int, categories: int) -> int:
