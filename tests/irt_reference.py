@@ -56,7 +56,7 @@ def joint(
             u = sigmoid(gamma)
             c = upper * u
         else:
-            c = np.full(M, float(c_fixed))
+            c = np.full(M, float(c_fixed or 0.0))
         P = c + (1 - c) * s  # noqa: N806
         value = float(-np.sum(k * np.log(P) + (N - k) * np.log1p(-P)))
         dP = -k / P + (N - k) / (1 - P)  # noqa: N806

@@ -24,11 +24,13 @@ import pytest
 from scipy.optimize import minimize, minimize_scalar
 from scorio.rank import CauchyPrior, CustomPrior, EmpiricalPrior, GaussianPrior, LaplacePrior, UniformPrior
 
-import kscore.rank as kr
+import kscore.rank
 
 from . import irt_reference as ref
 
 FloatArray = Any
+#: The rankers return ranks, (ranks, scores) or (ranks, scores, params): unpacked freely here.
+kr: Any = kscore.rank
 
 
 def logistic_board(seed: int, L: int, M: int, N: int, spread: float = 1.0) -> np.ndarray:  # noqa: N803
@@ -50,7 +52,7 @@ def informative_board(seed: int, L: int, M: int, N: int, spread: float = 1.0) ->
 
 
 def counts(R: np.ndarray) -> np.ndarray:  # noqa: N803
-    return R.sum(axis=2).astype(float)
+    return np.asarray(R.sum(axis=2), dtype=float)
 
 
 BOARDS = [(1, 6, 12, 3), (2, 10, 25, 2), (3, 8, 30, 1), (4, 12, 30, 4)]
@@ -201,13 +203,13 @@ def _mml_reference(k: np.ndarray, N: int, em_iter: int, n_quadrature: int) -> tu
     nodes, weights = np.sqrt(2) * x, w / np.sqrt(np.pi)
 
     def prob(d: np.ndarray) -> np.ndarray:
-        return np.clip(1 / (1 + np.exp(-np.clip(d, -30, 30))), 1e-10, 1 - 1e-10)
+        return np.asarray(np.clip(1 / (1 + np.exp(-np.clip(d, -30, 30))), 1e-10, 1 - 1e-10), dtype=float)
 
     def post(beta: np.ndarray) -> np.ndarray:
         p = prob(nodes[None, :] - beta[:, None])
         ll = k @ np.log(p) + (N - k) @ np.log(1 - p)
         lik = np.exp(ll - ll.max(axis=1, keepdims=True)) * weights
-        return lik / lik.sum(axis=1, keepdims=True)
+        return np.asarray(lik / lik.sum(axis=1, keepdims=True), dtype=float)
 
     q = np.clip((k + 0.5) / (N + 1), 1e-6, 1 - 1e-6).mean(axis=0)
     beta = -np.log((q + 0.01) / (1 - q + 0.01))

@@ -173,7 +173,7 @@ def _path_score(path: FloatArray, target: str) -> FloatArray:
     if target == "final":
         return path[:, -1]
     if target == "mean":
-        return path.mean(axis=1)
+        return np.asarray(path.mean(axis=1), dtype=np.float64)
     return path[:, -1] - path[:, 0]
 
 

@@ -131,7 +131,7 @@ class LogisticFit:
     @property
     def beta(self) -> FloatArray:
         b = self.item(0)
-        return b - b.mean()
+        return np.asarray(b - b.mean(), dtype=np.float64)
 
 
 def require_stable(theta: FloatArray, beta: FloatArray, log_a: FloatArray, name: str) -> None:

@@ -105,7 +105,7 @@ class _Items:
         out = out + self.reg_d * (params[:, :D] ** 2).sum(axis=1)
         if self.free_c:
             out = out + self.reg_g * params[:, -1] ** 2
-        return out
+        return np.asarray(out, dtype=np.float64)
 
     def derivatives(self, params: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Gradient ``(M, P)`` and Hessian ``(M, P, P)``."""
@@ -224,7 +224,7 @@ def _estimate(
         logpost = k @ np.log(p).T + wrong @ np.log1p(-p).T + log_w[None, :]
         logpost -= logpost.max(axis=1, keepdims=True)
         post = np.exp(logpost)
-        return post / post.sum(axis=1, keepdims=True)
+        return np.asarray(post / post.sum(axis=1, keepdims=True), dtype=np.float64)
 
     for _ in range(em_iter):
         post = posterior(a, d, current_c(gamma))

@@ -46,7 +46,7 @@ def posterior(k: FloatArray, N: int, beta: FloatArray, nodes: FloatArray, weight
     log_lik = k @ np.log(p) + (N - k) @ np.log(1 - p)  # (L, Q)
     log_lik -= log_lik.max(axis=1, keepdims=True)
     lik = np.exp(log_lik) * weights[None, :]
-    return lik / lik.sum(axis=1, keepdims=True)
+    return np.asarray(lik / lik.sum(axis=1, keepdims=True), dtype=np.float64)
 
 
 def m_step(r: FloatArray, f: FloatArray, nodes: FloatArray, beta: FloatArray) -> FloatArray:
@@ -116,7 +116,7 @@ def posterior_quantile(post: FloatArray, nodes: FloatArray, q: float) -> FloatAr
     order = np.argsort(nodes)
     cdf = np.cumsum(post[:, order], axis=1)
     at = np.minimum((cdf < q).sum(axis=1), nodes.size - 1)
-    return nodes[order][at]
+    return np.asarray(nodes[order][at], dtype=np.float64)
 
 
 def _counts(R: Any) -> tuple[FloatArray, int]:  # noqa: N803
