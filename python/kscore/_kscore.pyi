@@ -19,6 +19,8 @@ __all__ = [
     "grid_sums", "segment_sums",
     # arena
     "BattleBoard", "StyleBoard", "battle_board", "encode_strings", "style_board",
+    # irt
+    "irt_connected", "irt_orbits", "irt_rasch", "irt_logistic",
 ]
 
 @final
