@@ -228,9 +228,7 @@ impl<T: Count> Model for Logistic<'_, T> {
         for i in 0..m {
             let o = &self.items[i * q..(i + 1) * q];
             let base = l + i * p;
-            for t in 0..p {
-                grad[base + t] = o[t];
-            }
+            grad[base..base + p].copy_from_slice(&o[..p]);
             let blk = &mut blocks[i * p * p..(i + 1) * p * p];
             for a_ in 0..p {
                 for b_ in a_..p {
@@ -334,8 +332,6 @@ impl<T: Count> Model for Logistic<'_, T> {
         Ok(())
     }
 }
-
-/// The cache's rows, written by disjoint chunks from several threads.
 
 /// The 2PL/3PL objective of scorio at `x` (value only), for tests.
 pub fn value_of<T: Count>(k: &[T], l: usize, m: usize, n: u32, guessing: Guessing, reg_d: f64, x: &[f64]) -> f64 {

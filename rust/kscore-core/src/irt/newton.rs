@@ -314,7 +314,7 @@ fn factor(block: &[f64], free: &[bool], p: usize, out: &mut [f64]) {
                     v -= out[a * p + c] * out[b * p + c];
                 }
                 if a == b {
-                    if !(v > 0.0) || !v.is_finite() {
+                    if !v.is_finite() || v <= 0.0 {
                         ok = false;
                         break 'outer;
                     }
@@ -389,15 +389,7 @@ fn newton_direction<M: Model>(
     let mut rz = dot(&r, &z);
     let rz0 = rz;
     let mut q = vec![0.0; n];
-    if std::env::var("KSCORE_IRT_DEBUG").is_ok() {
-        let held_n = held.iter().filter(|h| **h).count();
-        let zmax = z.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        eprintln!(
-            "  cg rz0 {rz0:.3e} held {held_n} |z| {zmax:.3e} kappa {:.3e}",
-            pre.kappa
-        );
-    }
-    if !(rz0 > 0.0) {
+    if rz0.is_nan() || rz0 <= 0.0 {
         // A preconditioner lost to rounding: plain steepest descent.
         for (di, ri) in d.iter_mut().zip(&r) {
             *di = -ri;
@@ -407,10 +399,7 @@ fn newton_direction<M: Model>(
     for j in 0..MAX_CG.min(n + 1) {
         hess_times(model, setup, dims, s, held, &p, &mut q)?;
         let curv = dot(&p, &q);
-        if !(curv > 0.0) || !curv.is_finite() {
-            if std::env::var("KSCORE_IRT_DEBUG").is_ok() {
-                eprintln!("  negative curvature at cg step {j}: {curv:.3e}");
-            }
+        if !curv.is_finite() || curv <= 0.0 {
             if j == 0 {
                 d.copy_from_slice(&p);
             }
@@ -423,7 +412,7 @@ fn newton_direction<M: Model>(
         }
         pre.apply(dims, &r, &mut z);
         let rz_new = dot(&r, &z);
-        if !(rz_new > eta * eta * rz0) {
+        if rz_new.is_nan() || rz_new <= eta * eta * rz0 {
             return Ok((d, j + 1));
         }
         let beta = rz_new / rz;
@@ -527,28 +516,16 @@ pub fn minimise<M: Model>(model: &mut M, setup: &Setup, x0: &[f64]) -> Result<Fi
             .and_then(|v| v.parse().ok())
             .unwrap_or(0.1);
         eta = eta.min(cap);
-        let (mut d, cg_steps) = newton_direction(model, setup, &dims, &s, &pg, &held, &pre, eta)?;
+        let (mut d, _cg_steps) = newton_direction(model, setup, &dims, &s, &pg, &held, &pre, eta)?;
         project(setup, &dims, &mut d);
         let mut slope = dot(&pg, &d);
-        if std::env::var("KSCORE_IRT_DEBUG").is_ok() {
-            let bad = |v: &[f64]| v.iter().filter(|x| !x.is_finite()).count();
-            let xmax = s.x.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-            eprintln!(
-                "it {iterations} cg {cg_steps} f {:.17e} measure {measure:.3e} slope {slope:.3e} eta {eta:.1e} |x| {xmax:.2e} nan g {} diag {} blocks {} d {}",
-                s.f,
-                bad(&s.g),
-                bad(&s.diag),
-                bad(&s.blocks),
-                bad(&d)
-            );
-        }
-        if !(slope < 0.0) {
+        if slope.is_nan() || slope >= 0.0 {
             let mut z = vec![0.0; dims.dim()];
             pre.apply(&dims, &pg, &mut z);
             d = z.iter().map(|v| -v).collect();
             project(setup, &dims, &mut d);
             slope = dot(&pg, &d);
-            if !(slope < 0.0) {
+            if slope.is_nan() || slope >= 0.0 {
                 converged = measure <= 1e-9 * g0;
                 break;
             }
@@ -578,9 +555,6 @@ pub fn minimise<M: Model>(model: &mut M, setup: &Setup, x0: &[f64]) -> Result<Fi
         };
         let step = next.x.iter().zip(&s.x).fold(0.0f64, |a, (u, v)| a.max((u - v).abs()));
         let gained = s.f - next.f;
-        if std::env::var("KSCORE_IRT_DEBUG").is_ok() {
-            eprintln!("  step t {t:.3e} size {step:.3e}");
-        }
         let size = next.x.iter().fold(0.0f64, |a, v| a.max(v.abs()));
         s = next;
         eta = step.sqrt().clamp(1e-10, 0.1);

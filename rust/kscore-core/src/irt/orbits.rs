@@ -168,10 +168,10 @@ impl<T: Count> Board<'_, T> {
         let (Some(rows), Some(cols)) = (rows, cols) else {
             return Ok(None);
         };
-        for i in 0..self.l {
+        for (i, &row) in rows.iter().enumerate().take(self.l) {
             cancel::check()?;
-            for j in 0..self.m {
-                if self.at(rows[i], cols[j]) != self.at(i, j) {
+            for (j, &col) in cols.iter().enumerate().take(self.m) {
+                if self.at(row, col) != self.at(i, j) {
                     return Ok(None);
                 }
             }

@@ -74,8 +74,8 @@ fn check_derivatives<M: Model>(model: &mut M, x: &[f64]) {
 
 fn start(l: usize, m: usize, p: usize) -> Vec<f64> {
     let mut x = vec![0.0; l + m * p];
-    for i in 0..l {
-        x[i] = 0.3 * (i as f64) / l as f64 - 0.1;
+    for (i, xi) in x.iter_mut().enumerate().take(l) {
+        *xi = 0.3 * (i as f64) / l as f64 - 0.1;
     }
     for j in 0..m {
         x[l + j * p] = 0.2 * (j as f64 / m as f64) - 0.1;
@@ -138,8 +138,10 @@ fn projected_gradient_is_zero<M: Model>(model: &mut M, x: &[f64], prior: &Prior,
     }
     let centre: f64 = (0..ni).map(|i| weights[i] * x[nt + i * p]).sum();
     assert!(centre.abs() < 1e-12, "centring {centre}");
+    // The fits stop once a full Newton step is below 1e-11; the gradient
+    // left is that step times the curvature (at most about L N / 4 = 6 here).
     for (i, v) in g.iter().enumerate() {
-        assert!(v.abs() < 1e-11, "gradient {i} = {v}");
+        assert!(v.abs() < 1e-10, "gradient {i} = {v}");
     }
 }
 
@@ -204,7 +206,7 @@ fn rasch_fit_and_laplace_kinks() {
             projected_gradient_is_zero(&mut model, &fit.x, &prior, &counts, &icounts);
         } else {
             // A strong Laplace prior holds some abilities at its location.
-            assert!(fit.x[..4].iter().any(|&t| t == 0.0), "{:?}", fit.x);
+            assert!(fit.x[..4].contains(&0.0), "{:?}", fit.x);
             assert!(fit.gradient < 1e-9, "{fit:?}");
         }
     }
