@@ -16,6 +16,8 @@ tests/test_rank_irt_scorio.py compares with scorio 0.2.3 itself.
 
 from __future__ import annotations
 
+import doctest
+import importlib
 from typing import Any
 
 import mpmath
@@ -373,3 +375,10 @@ def test_list_and_matrix_inputs() -> None:
     assert kr.rasch(R.tolist()).tolist() == ranks.tolist()
     assert kr.rasch(R.astype(bool)).tolist() == ranks.tolist()
     assert kr.rasch(R[:, :, None].astype(np.float32)).tolist() == ranks.tolist()
+
+
+@pytest.mark.parametrize("module", ["_rasch", "_logistic", "_mml", "_dynamic", "_mirt"])
+def test_examples(module: str) -> None:
+    mod = importlib.import_module(f"kscore.rank._irt.{module}")
+    result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
