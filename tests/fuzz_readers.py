@@ -271,10 +271,10 @@ def run_kscore(path: str) -> tuple[int, str, str]:
 
 
 def board_csv(source: Any) -> str:
-    from kscore.cli._output import Board, render
     from kscore.leaderboard import leaderboard
+    from kscore.present.formats import render_leaderboard
 
-    return render(Board(leaderboard(source), None), "csv")
+    return render_leaderboard(leaderboard(source), "csv")
 
 
 def _text_table(header: list[str], rows: list[list[str | None]]) -> Any:

@@ -353,8 +353,8 @@ def _graded_board(n_models: int, n_questions: int, seed: int, sort: str = "pass@
 
 
 def test_curves_from_the_grid_equal_each_models_rows() -> None:
+    from kscore.leaderboard.result import curves
     from kscore.leaderboard.stats.scores import by_model
-    from kscore.present import curves
 
     lb = _graded_board(7, 60, seed=11)
     assert lb.scores is not None and lb.scores.per_model().grid_t is not None

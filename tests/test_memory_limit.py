@@ -15,9 +15,9 @@ duckdb = pytest.importorskip("duckdb")
 pytest.importorskip("pyarrow")
 pytest.importorskip("rich")
 
-from kscore.cli._output import Board, render  # noqa: E402
 from kscore.leaderboard import LeaderboardError, leaderboard  # noqa: E402
 from kscore.leaderboard.read.session import memory_size  # noqa: E402
+from kscore.present.formats import render_leaderboard  # noqa: E402
 from tests.test_hostile_files import fails, kscore  # noqa: E402
 
 #: Limits tried from the smallest: the first that is not too small for the
@@ -47,7 +47,7 @@ def own_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_tiny_limit_spills_and_gives_the_same_board(board_file: Path, own_tmpdir: Path) -> None:
-    want = render(Board(leaderboard(board_file), None), "csv")
+    want = render_leaderboard(leaderboard(board_file), "csv")
     for limit in LIMITS:
         try:
             board = leaderboard(board_file, memory_limit=limit)
@@ -56,7 +56,7 @@ def test_tiny_limit_spills_and_gives_the_same_board(board_file: Path, own_tmpdir
             assert not list(own_tmpdir.iterdir())  # removed after the error too
             continue
         assert board.notes == [f"the read spilled to disk under --memory-limit {limit}"]
-        assert render(Board(board, None), "csv") == want
+        assert render_leaderboard(board, "csv") == want
         assert not list(own_tmpdir.iterdir())
         return
     pytest.fail(f"every limit of {LIMITS} was too small")

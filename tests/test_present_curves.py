@@ -1,5 +1,5 @@
 """The curves' line and band describe one estimate, the table's
-(kscore.present.curves): with the ``questions`` interval the line is the
+(kscore.leaderboard.result.curves): with the ``questions`` interval the line is the
 classic estimate and the band its interval over questions (clustered with
 ``cluster``), equal to the pass@k cells at their k; with ``posterior`` the
 line is the posterior mean and the band its credible interval, equal to the

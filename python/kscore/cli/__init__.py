@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 import time
 import warnings
@@ -21,10 +20,23 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..leaderboard.api import Show
+from ..present.console import Stderr as _Stderr
+from ..present.console import progress_console
+from ..present.formats import BY_NAME, from_suffix, names, pair_format, target
+from ..present.from_leaderboard import (
+    command_board,
+    comparison_report,
+    comparison_show,
+    plan_report,
+    plan_show,
+    show_for,
+)
+from ..present.model import OutputError
 from ._arena import add_arena_parser, arena_command
 from ._count import add_count_parser, count_command
 from ._errors import EXIT_INTERRUPTED, CliError, exit_with, one_line
-from ._write import check_outputs, refuse_inputs, refuse_same, write_atomic
+from ._write import check_outputs, refuse_inputs, refuse_same, write_atomic, write_text
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 SAMPLE = "sample_results.csv.gz"
@@ -63,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
                                             "added up")
     add_common(lb)
     out = lb.add_argument_group("output")
-    out.add_argument("--format", choices=["table", "csv", "json", "markdown", "html"],
+    out.add_argument("--format", choices=names("board"),
                      help="output format (default: table, or from the --output extension); json adds the pairwise "
                           "comparisons of every two models")
     out.add_argument("--output", "-o", metavar="FILE", help="write the leaderboard to FILE instead of stdout")
@@ -109,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_common(pl)
     pout = pl.add_argument_group("output")
     pout.add_argument("--power", type=float, default=0.8, help="power of the detectable differences (default 0.8)")
-    pout.add_argument("--format", choices=["table", "json", "markdown"],
+    pout.add_argument("--format", choices=names("plan"),
                       help="output format (default: text lines, or from the --output extension)")
     pout.add_argument("--output", "-o", metavar="FILE", help="write the plan to FILE instead of stdout")
     add_flags(pout)
@@ -130,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
                                              "are added up")
     add_common(cmp)
     cout = cmp.add_argument_group("output")
-    cout.add_argument("--format", choices=["table", "csv", "json", "markdown"],
+    cout.add_argument("--format", choices=names("comparison"),
                       help="output format (default: table, or from the --output extension)")
     cout.add_argument("--output", "-o", metavar="FILE", help="write the comparison to FILE instead of stdout")
     add_flags(cout)
@@ -200,13 +212,10 @@ def add_flags(out: Any) -> None:
 
 
 def _format(args: argparse.Namespace) -> str:
+    """``--format``, else the one the output's suffix picks (the table without one)."""
     if args.format:
         return str(args.format)
-    if args.output:
-        suffix = Path(args.output).suffix.lower()
-        return {".csv": "csv", ".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html",
-                ".htm": "html"}.get(suffix, "table")
-    return "table"
+    return from_suffix(args.output) if args.output else "table"
 
 
 def _size(path: Path) -> str:
@@ -218,19 +227,15 @@ def _size(path: Path) -> str:
     return ""  # pragma: no cover
 
 
-def _run(args: argparse.Namespace, err: Any) -> Any:
-    """kscore.leaderboard() on the command's input (the shipped sample without FILE)."""
+def _run(args: argparse.Namespace, err: Any, show: Show) -> Any:
+    """kscore.leaderboard() on the command's input (the shipped sample
+    without FILE), computing what its outputs will ``show``."""
     from ..leaderboard.api import LeaderboardError, Progress, read_keywords
     from ..leaderboard.api import leaderboard as run
 
-    show = not args.quiet and (args.progress or err.is_terminal)
-    if args.progress:
-        from rich.console import Console
-
-        bar = Console(stderr=True, force_terminal=True, width=max(err.width, 120))
-    else:
-        bar = err
-    progress = Progress(bar if show else None, delay=0.0 if args.progress else 1.0)
+    drawn = not args.quiet and (args.progress or err.is_terminal)
+    bar = progress_console(err.width) if args.progress else err
+    progress = Progress(bar if drawn else None, delay=0.0 if args.progress else 1.0)
     args.file = _files(args.file)
     with ExitStack() as stack:
         if args.file is None:
@@ -240,7 +245,7 @@ def _run(args: argparse.Namespace, err: Any) -> Any:
         try:
             board = run(source, metrics=args.metric, k=args.k, sort=args.sort, weights=args.weights,
                         confidence=args.confidence, interval=args.interval, adjust=args.adjust, progress=progress,
-                        **read_keywords(args))
+                        show=show, **read_keywords(args))
         except LeaderboardError as exc:
             raise CliError(str(exc)) from exc
     if args.file is None:
@@ -269,38 +274,16 @@ def _report(args: argparse.Namespace, err: Any, board: Any) -> None:
             err.print(f"kscore: warning: {one_line(warning)}", markup=False, soft_wrap=True, style="yellow")
 
 
-def _console() -> Any:
-    try:
-        from rich.console import Console
-    except ImportError as exc:  # pragma: no cover - the cli extra installs it
-        raise CliError("kscore leaderboard needs the cli extra: pip install 'kscore[cli]'") from exc
-    return Console
-
-
-class _Stderr:
-    """rich's Console on stderr, made on first use: a quiet run that writes
-    CSV, JSON or Markdown never imports rich (0.02-0.05 s of a run;
-    docs/leaderboard.md, *Speed*)."""
-
-    def __init__(self) -> None:
-        self._console: Any = None
-
-    def __getattr__(self, name: str) -> Any:
-        if self._console is None:
-            self._console = _console()(stderr=True, highlight=False)
-        return getattr(self._console, name)
-
-
 def leaderboard(args: argparse.Namespace) -> int:
-    """The command: kscore.leaderboard() does the work; this prints it."""
-    from ..leaderboard.api import phase
-    from ._output import Board
+    """The command: kscore.leaderboard() does the work, kscore.present
+    renders it (everything shown computed first), this writes it."""
+    from ..leaderboard.api import pair_rows, pairs_kind, phase
 
     err = _Stderr()
     if args.top is not None and args.top < 1:
         raise CliError("--top must be at least 1")
-    fmt = _format(args)
-    pairs_kind = _pairwise_kind(args)
+    fmt = BY_NAME[_format(args)]
+    pairwise = _pairwise_kind(args)
     outputs = [("--output", args.output), ("--plot", args.plot), ("--plot-intervals", args.plot_intervals),
                ("--pairwise-output", args.pairwise_output)]
     check_outputs([path for _, path in outputs])
@@ -308,22 +291,25 @@ def leaderboard(args: argparse.Namespace) -> int:
     if _files(args.file) is not None:
         refuse_inputs(outputs, _inputs(args.file))
     plots = {flag: _plot_format(flag, path) for flag, path in outputs[1:3] if path}
+    needs = fmt.needs | ({"curves"} if args.plot else set()) | ({"rows"} if args.plot_intervals else set())
     t0 = time.perf_counter()
-    board = _run(args, err)
-    if args.strict and board.warnings:
-        return _strict_fail(err, board.warnings)
+    lb = _run(args, err, show_for(needs, args.top, pairwise, args.plan))
+    if args.strict and lb.warnings:
+        return _strict_fail(err, lb.warnings)
     t_total = time.perf_counter() - t0
-    _report(args, err, board)
+    _report(args, err, lb)
     phase("writing")
-    _write_board(Board(board, args.top, pairs_kind, plan=args.plan), fmt, args.output, args.wide)
+    try:
+        board = command_board(lb, needs, top=args.top, pairwise=pairwise, plan=args.plan)
+    except OutputError as exc:
+        raise CliError(str(exc)) from exc
+    assert fmt.board is not None
+    write_text(args.output, fmt.board(board, target(args.output, args.wide)))
     if args.pairwise_output:
-        from ..leaderboard.api import write_pairs
-
-        kind, n = pairs_kind
-        if kind == "auto":
-            kind = "all" if len(board.rows) <= 200 else "adjacent"
-        write_atomic(Path(args.pairwise_output), lambda tmp: write_pairs(board, kind, n, str(tmp),
-                                                                          jsonl=_is_jsonl(args.pairwise_output)))
+        kind, n = pairwise
+        write = pair_format(args.pairwise_output).write
+        write_atomic(Path(args.pairwise_output),  # (streamed: a block of pairs at a time, as written)
+                     lambda tmp: write(pair_rows(lb, pairs_kind(lb, kind), n), lb.sort.name, tmp))
     if plots:
         phase("plotting")
         _plot(args, plots, board)
@@ -347,10 +333,6 @@ def _pairwise_kind(args: argparse.Namespace) -> tuple[str, int | None]:
         raise CliError(str(exc)) from exc
 
 
-def _is_jsonl(path: str) -> bool:
-    return path.lower().endswith((".jsonl", ".json", ".ndjson"))
-
-
 def _plot_format(flag: str, path: str) -> str:
     """The format a plot is written in, from its extension (checked before
     any reading, as matplotlib is)."""
@@ -364,18 +346,15 @@ def _plot_format(flag: str, path: str) -> str:
         raise CliError(f"{flag} {path}: plots are written as .png, .svg or .pdf (PNG without an extension)") from None
 
 
-def _plot(args: argparse.Namespace, formats: dict[str, str], lb: Any) -> None:
+def _plot(args: argparse.Namespace, formats: dict[str, str], board: Any) -> None:
     """``--plot``: the shown models' pass@k curves (one chart up to 10 models,
     a small panel per model beyond); ``--plot-intervals``: their estimates and
     intervals, the table's numbers; both drawn by kscore.present.plot."""
-    from ..present.from_leaderboard import board_from_leaderboard
     from ..present.plot import plot_curves, plot_intervals
 
     if args.plot:
-        board = board_from_leaderboard(lb, curves=True, top=args.top)
         write_atomic(Path(args.plot), lambda tmp: plot_curves(board, tmp, format=formats["--plot"]))
     if args.plot_intervals:
-        board = board_from_leaderboard(lb, top=args.top)
         write_atomic(Path(args.plot_intervals),
                      lambda tmp: plot_intervals(board, tmp, format=formats["--plot-intervals"]))
 
@@ -384,30 +363,26 @@ def plan(args: argparse.Namespace) -> int:
     """``kscore plan [FILE]``: the design diagnostics of the board (and of
     each ``--by`` group)."""
     from ..leaderboard.api import LeaderboardError
-    from ._output import render_plan
 
     err = _Stderr()
     if not 0.0 < args.power < 1.0:
         raise CliError(f"--power must lie in (0, 1); got {args.power}")
-    fmt = _format(args)
-    if fmt not in ("table", "json", "markdown"):
-        raise CliError(f"kscore plan writes table, json or markdown; got {fmt}")
-    board = _one_output_board(args, err)
-    if isinstance(board, int):
-        return board
+    fmt = BY_NAME[_format(args)]
+    if fmt.plan is None:
+        choices = names("plan")
+        raise CliError(f"kscore plan writes {', '.join(choices[:-1])} or {choices[-1]}; got {fmt.name}")
+    lb = _one_output_board(args, err, plan_show(args.power))
+    if isinstance(lb, int):
+        return lb
     try:
-        text = render_plan(board, args.power, fmt)
+        report = plan_report(lb, args.power)
     except LeaderboardError as exc:
         raise CliError(str(exc)) from exc
-    if args.output:
-        write_atomic(Path(args.output), lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    write_text(args.output, fmt.plan(report, target(args.output)))
     return EXIT_OK
 
 
-def _one_output_board(args: argparse.Namespace, err: Any) -> Any:
+def _one_output_board(args: argparse.Namespace, err: Any, show: Show) -> Any:
     """The board of ``kscore plan`` and ``kscore compare`` (one --output each):
     the output checked against the inputs, the run, --strict's exit status
     (an int) when the data had warnings, the report on stderr."""
@@ -415,82 +390,35 @@ def _one_output_board(args: argparse.Namespace, err: Any) -> Any:
     check_outputs([args.output])
     if _files(args.file) is not None:
         refuse_inputs([("--output", args.output)], _inputs(args.file))
-    board = _run(args, err)
+    board = _run(args, err, show)
     if args.strict and board.warnings:
         return _strict_fail(err, board.warnings)
     _report(args, err, board)
     return board
 
 
+#: ``kscore compare -o FILE`` with a suffix that picks a format it does not
+#: write: the Markdown tables (as it always wrote them).
+COMPARE_ELSE = "markdown"
+
+
 def compare(args: argparse.Namespace) -> int:
     """``kscore compare A B [FILE]``: one pair, every metric, paired."""
-    Console = _console()
     from ..leaderboard.api import LeaderboardError
-    from ._output import print_comparison, render_comparison
 
-    err = Console(stderr=True, highlight=False)
-    fmt = _format(args)
-    board = _one_output_board(args, err)
-    if isinstance(board, int):
-        return board
+    err = _Stderr()
+    fmt = BY_NAME[_format(args)]
+    lb = _one_output_board(args, err, comparison_show(args.model_a, args.model_b))
+    if isinstance(lb, int):
+        return lb
     try:
-        found = [(b.group, [b.compare(args.model_a, args.model_b, m) for m in board.metrics])
-                 for b in [board, *board.groups] if b is board or
-                 {args.model_a, args.model_b} <= {r.model for r in b.rows}]
+        report = comparison_report(lb, args.model_a, args.model_b)
     except LeaderboardError as exc:
         raise CliError(str(exc)) from exc
-    if fmt == "table":
-        if args.output:
-            def write_table(tmp: Path) -> None:
-                with open(tmp, "w", encoding="utf-8") as fh:
-                    print_comparison(board, found, Console(file=fh, width=400, color_system=None, highlight=False))
-
-            write_atomic(Path(args.output), write_table)
-        else:
-            print_comparison(board, found, Console(highlight=False) if sys.stdout.isatty() else
-                             Console(width=400, highlight=False))
-        return EXIT_OK
-    text = render_comparison(board, found, fmt)
-    if args.output:
-        write_atomic(Path(args.output), lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    render = fmt.comparison or BY_NAME[COMPARE_ELSE].comparison
+    assert render is not None
+    write_text(args.output, render(report, target(args.output)))
     return EXIT_OK
-
-
-def _write_board(board: Any, fmt: str, output: str | None, wide: bool = False) -> None:
-    from ._output import compact_table, print_table, render
-
-    if fmt == "table" and not wide:
-        width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() and not output else 80
-        text = compact_table(board, max(width, 40))
-        if board.plan:
-            text += "\n" + "\n".join(one_line(x) for x in board.lb.plan().lines()) + "\n"
-        if output:
-            write_atomic(Path(output), lambda tmp: tmp.write_text(text, encoding="utf-8"))
-        else:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        return
-    if fmt == "table":
-        console = _console()
-        if output:
-            def write_table(tmp: Path) -> None:
-                with open(tmp, "w", encoding="utf-8") as fh:
-                    print_table(board, console(file=fh, width=400, color_system=None, highlight=False))
-
-            write_atomic(Path(output), write_table)
-        else:
-            out = console(highlight=False) if sys.stdout.isatty() else console(width=400, highlight=False)
-            print_table(board, out)
-        return
-    text = render(board, fmt)
-    if output:
-        write_atomic(Path(output), lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
 
 
 def _strict_fail(err: Any, warnings: list[str]) -> int:

@@ -1,6 +1,6 @@
 """``kscore arena FILE...``: ratings from pairwise battles (docs/arena.md).
-Parses flags, calls :func:`kscore.arena`, renders through ``present/`` and
-writes (atomically, as every output of the command line)."""
+Parses flags, calls :func:`kscore.arena`, has ``present/`` render the result
+(present/arena_formats.py) and writes (atomically, as every output of the command line)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ..present.arena_formats import ARENA_FORMATS, render_arena
 from ._errors import CliError, one_line
 from ._write import check_outputs, write_atomic
 
@@ -59,7 +60,7 @@ def add_arena_parser(sub: Any) -> None:
     r.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
     r.add_argument("--no-fragility", action="store_true", help="skip the drop-k fragility check of #1")
     out = p.add_argument_group("output")
-    out.add_argument("--format", choices=["table", "csv", "json", "markdown", "html"],
+    out.add_argument("--format", choices=ARENA_FORMATS,
                      help="output format (default: table, or from the --output extension)")
     out.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
     out.add_argument("--strict", action="store_true", help="a bad row is an error, not a skipped row")
@@ -96,7 +97,7 @@ def arena_command(args: argparse.Namespace, err: Any) -> int:
     if not args.quiet:
         for w in result.warnings:
             err.print(f"kscore: warning: {one_line(w)}", markup=False, soft_wrap=True, style="yellow")
-    text = render(result, fmt)
+    text = render_arena(result, fmt)
     if args.output:
         write_atomic(Path(args.output), lambda tmp: tmp.write_text(text, encoding="utf-8"))
     else:
@@ -105,23 +106,3 @@ def arena_command(args: argparse.Namespace, err: Any) -> int:
         sys.stdout.write(text)
         sys.stdout.flush()
     return 0
-
-
-def render(result: Any, fmt: str) -> str:
-    """The result in ``fmt`` (present/arena_*.py and the shared renderers)."""
-    from ..present import render_html, render_markdown, render_text
-    from ..present.arena_board import result_board
-    from ..present.arena_tabular import arena_csv, arena_json
-
-    if fmt == "csv":
-        return arena_csv(result)
-    if fmt == "json":
-        return arena_json(result)
-    board = result_board(result, matrix=fmt == "html")
-    if fmt == "markdown":
-        return render_markdown(board)
-    if fmt == "html":
-        return render_html(board)
-    parts = [render_text(board)]
-    parts += [render_text(sub) for sub in board.subsets.values()]
-    return "\n".join(parts)

@@ -8,6 +8,7 @@ import sys
 from typing import NoReturn
 
 from ..leaderboard.api import EXAMPLES, Issues
+from ..present.wording import one_line
 
 #: The exit status after Ctrl-C (128 + SIGINT, as shells report it).
 EXIT_INTERRUPTED = 130
@@ -15,15 +16,6 @@ EXIT_INTERRUPTED = 130
 
 class CliError(Exception):
     """Ends the command with a one-line message on stderr and exit status 1."""
-
-
-def one_line(text: str) -> str:
-    """``text`` with its control characters (a newline in a model name, a
-    terminal escape sequence) written as escapes (``\\n``, ``\\x1b``): every
-    message is one line and prints as it reads (docs/leaderboard.md, *Output*)."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def exit_with(status: int) -> NoReturn:

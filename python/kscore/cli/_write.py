@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -144,3 +145,13 @@ def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
             write(tmp)
         except OSError as exc:
             raise CliError(f"cannot write {path}: {_why(exc)}") from exc
+
+
+def write_text(output: str | None, text: str) -> None:
+    """``text`` written to ``output`` (atomically, :func:`write_atomic`), or
+    to standard output without one."""
+    if output:
+        write_atomic(Path(output), lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()

@@ -32,6 +32,8 @@ from .api import (
     Pairwise,
     Plan,
     Progress,
+    Show,
+    Shown,
     Value,
     add_counts,
     count,
@@ -63,5 +65,7 @@ __all__ = [
     "Plan",
     "ModelSpread",
     "PairPlan",
+    "Show",
+    "Shown",
     "input_files",
 ]

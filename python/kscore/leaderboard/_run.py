@@ -24,6 +24,8 @@ from ._options import weights as parse_weights
 from ._spec import Metric, default_ks, parse_ks, parse_metrics, resolve_sort
 from .read.reader import read_columns
 from .result.board import Leaderboard
+from .result.prepare import prepare
+from .result.show import Show
 from .runtime.pages import on_small_pages
 from .runtime.progress import Progress, phase
 from .stats.compare import dense
@@ -100,6 +102,7 @@ def leaderboard(
     strict: bool = False,
     progress: bool | Progress = False,
     memory_limit: str | int | None = None,
+    show: Show | None = None,
 ) -> Leaderboard:
     """Rank models from graded samples, with intervals and paired comparisons.
 
@@ -123,7 +126,10 @@ def leaderboard(
     at ``confidence``; ``could_be_best`` of the result's ``ranks``).
     ``strict``: raise :class:`LeaderboardError` on any data warning.
     ``memory_limit``: DuckDB's memory limit for the read (``"1GB"``, or
-    bytes), spilling to a temporary folder removed afterwards. See
+    bytes), spilling to a temporary folder removed afterwards. ``show``:
+    what the outputs will show beyond the rows (the plan, pairs, the page's
+    matrix, curves: :class:`kscore.leaderboard.api.Show`), computed into
+    the result's ``shown`` (the command line asks for its outputs'). See
     docs/leaderboard.md.
 
     Examples:
@@ -172,6 +178,8 @@ def leaderboard(
                          label)
             sub.group, sub.by, sub.cluster = str(labels[g]), by, cluster
             board.groups.append(sub)
+    if show is not None:
+        prepare(board, show)
     return board
 
 

@@ -21,7 +21,10 @@ Grouped by what the caller does with them:
 - results: :class:`Leaderboard`, :data:`ALL`, :class:`ModelRow`, :class:`Value`,
   :class:`Comparison`, :class:`Pairwise`, :class:`Plan`, :class:`ModelSpread`,
   :class:`PairPlan`, :func:`rank_label`, :func:`parse_pairwise`, :func:`pair_rows`,
-  :func:`compare_data`, :func:`write_pairs`
+  :func:`compare_data` (the pairs' writer is present/'s: kscore.present.tabular)
+- what outputs show, computed with the board: :class:`Show`, :class:`Shown`,
+  :class:`Curve`, :func:`prepare`, :func:`pairs_kind`, :func:`curve_ks`,
+  :func:`leaderboard_curves` and the sizes that decide them
 - per-question statistics (the integrations score one task; plots draw curves):
   :func:`question_estimates`, :func:`scores`, :func:`compute`, :func:`by_model`,
   :func:`curve`, :func:`group_se`, :func:`grid_se`, :func:`row_sums`
@@ -39,12 +42,15 @@ from .read.reader import read_counts
 from .read.recount import counted, is_counts_file, output_format, write_counts
 from .read.source import input_files
 from .result.board import ALL, Leaderboard
+from .result.curves import curve_ks, leaderboard_curves
+from .result.prepare import pairs_kind, prepare
+from .result.show import AUTO_ALL_PAIRS, CURVE_MODELS, JSON_ALL_PAIRS, MATRIX_MODELS, Curve, Show, Shown
 from .runtime.progress import Progress, phase
 from .stats.compare import Comparison, Pairwise
 from .stats.estimates import question_estimates
 from .stats.intervals import grid_se, group_se
 from .stats.metrics import compute
-from .stats.pair_rows import compare_data, pair_rows, parse_pairwise, write_pairs
+from .stats.pair_rows import compare_data, pair_rows, parse_pairwise
 from .stats.plan import ModelSpread, PairPlan, Plan
 from .stats.posterior import curve
 from .stats.ranges import RankSets, rank_sets
@@ -99,7 +105,18 @@ __all__ = [
     "parse_pairwise",
     "pair_rows",
     "compare_data",
-    "write_pairs",
+    # what outputs show, computed with the board (result/show.py, result/prepare.py, result/curves.py)
+    "Show",
+    "Shown",
+    "Curve",
+    "prepare",
+    "pairs_kind",
+    "curve_ks",
+    "leaderboard_curves",
+    "AUTO_ALL_PAIRS",
+    "JSON_ALL_PAIRS",
+    "MATRIX_MODELS",
+    "CURVE_MODELS",
     # per-question statistics
     "question_estimates",
     "scores",

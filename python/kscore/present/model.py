@@ -1,9 +1,14 @@
-"""What the renderers draw: a small typed model of a ranked leaderboard.
+"""What the renderers draw: a small typed model of a ranked board.
 
-The renderers (terminal, Markdown, HTML, plots) read only this model, never
-the leaderboard's own result object; :mod:`kscore.present.from_leaderboard`
-builds one from a :class:`kscore.leaderboard.Leaderboard`. Models are listed
-best first; every per-model list has one entry per model, in that order.
+Every renderer (the terminal tables, CSV, JSON, Markdown, HTML, plots,
+Arrow/pandas/polars) reads only this model, never a result object of its
+own: a :class:`Board` is rows (a name, values with intervals, a rank range),
+optionally a matrix of pairs, and the sentences that say what they are,
+everything computed before any rendering. :mod:`kscore.present.from_leaderboard`
+builds one from a :class:`kscore.leaderboard.Leaderboard`; another kind of
+result (a board from pairwise battles) gets every format by building the
+same (CONTRIBUTING.md, *Output*). Models are listed best first; every
+per-model list has one entry per model, in that order.
 """
 
 from __future__ import annotations
@@ -12,14 +17,22 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..leaderboard.api import Comparison
+from ..leaderboard.api import Curve as Curve  # (computed with the board: result/show.py)
+
 
 @dataclass(frozen=True)
 class Estimate:
-    """A value and its interval (``lo``/``hi`` None when there is none)."""
+    """A value and its interval (``lo``/``hi`` None when there is none);
+    for the tables' columns (CSV, JSON), its standard error ``sigma`` and,
+    where the interval is centred elsewhere than the value (a posterior),
+    that centre ``posterior_mean``."""
 
     value: float
     lo: float | None = None
     hi: float | None = None
+    sigma: float | None = None
+    posterior_mean: float | None = None
 
     @property
     def half_width(self) -> float | None:
@@ -41,26 +54,30 @@ class MetricColumn:
     importance: int = 1
     digits: int = 3
     higher_better: bool = True
+    #: The numbers of each value the JSON writes (attributes of
+    #: :class:`Estimate`, ``value`` as ``estimate``); only ``("estimate",)``:
+    #: a plain value without interval (accuracy), written beside the
+    #: model's name, not among its metrics.
+    fields: tuple[str, ...] = ("estimate", "sigma", "lo", "hi")
+    #: The header where space is short (the command's compact table); '': the name.
+    short: str = ""
+
+    @property
+    def plain(self) -> bool:
+        """A value without interval (shown after the metrics, written beside the name)."""
+        return self.fields == ("estimate",)
 
 
 @dataclass
 class InfoColumn:
     """A column of text per model (questions, samples): shown, sortable,
-    left out before any metric when space is short."""
+    left out before any metric when space is short; ``values``: the same
+    as JSON-ready data (None: the JSON leaves the column out)."""
 
     name: str
     cells: list[str]
     importance: int = 50
-
-
-@dataclass
-class Curve:
-    """One model's curve (pass@k against k): a point per k, with a band."""
-
-    k: list[int]
-    value: list[float]
-    lo: list[float]
-    hi: list[float]
+    values: list[Any] | None = None
 
 
 @dataclass
@@ -77,8 +94,26 @@ class Pairwise:
     significant: list[list[bool]]
     note: str = ""
     #: Per-question estimates of every model, for comparing any model with
-    #: all others in the page's script (kscore.leaderboard.stats.pair_rows.compare_data).
+    #: all others in the page's script (kscore.leaderboard.api.compare_data).
     on_demand: dict[str, Any] | None = None
+
+
+@dataclass
+class Words:
+    """The sentences of the command's own outputs, each in the wording that
+    output has (:mod:`kscore.present.wording` makes them): ``meaning``
+    what the cells and rank ranges are (the JSON's ``interval_meaning``);
+    ``caption`` under the wide table's title; ``summary`` the compact
+    table's line under it (what is shown, cut to the width); ``footers``
+    the compact table's footer, longest wording first (the first that fits
+    the width is written); ``best`` the compact table's line naming the
+    models that could be #1 ('' for none)."""
+
+    meaning: str = ""
+    caption: str = ""
+    summary: str = ""
+    footers: tuple[str, ...] = ()
+    best: str = ""
 
 
 @dataclass
@@ -92,7 +127,15 @@ class Board:
     footer when empty); ``curves``: per model, None where there is none,
     ``curve_note`` what their line and band are (shown under them);
     ``subsets``: the same board for each subset of the data (``--by``), by
-    subset name; ``plan``: the design diagnostics as lines of text."""
+    subset name; ``plan``: the design diagnostics as lines of text.
+
+    What only the command's outputs show (:mod:`kscore.present.formats`):
+    ``words`` their sentences; ``table`` the rows as typed columns, the
+    board's subsets after it under a leading ``group`` column (CSV, Arrow,
+    pandas, polars); for the JSON, ``about`` (facts written first: the
+    source, the interval, ...), ``totals`` (before the rows: questions,
+    samples), ``extras`` (after them: plan, pairs, ...), ``by`` (the column
+    of the subsets) and ``group`` (a subset's value of it), ``warnings``."""
 
     title: str
     models: list[str]
@@ -112,6 +155,14 @@ class Board:
     plan: list[str] = field(default_factory=list)
     #: The pairwise matrix covers the first this many models (all: None).
     matrix_models: int | None = None
+    words: Words = field(default_factory=Words)
+    table: dict[str, list[Any]] | None = None
+    about: dict[str, Any] = field(default_factory=dict)
+    totals: dict[str, Any] = field(default_factory=dict)
+    extras: dict[str, Any] = field(default_factory=dict)
+    by: str | None = None
+    group: str | None = None
+    warnings: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         n = len(self.models)
@@ -124,6 +175,63 @@ class Board:
         wrong = [f"{what} has {m}" for what, m in lengths.items() if m != n]
         if wrong:
             raise ValueError(f"a Board of {n} models: " + "; ".join(wrong))
+
+
+@dataclass
+class ComparisonReport:
+    """``kscore compare``'s result as shown: one pair of models on every
+    metric, overall (group None) and in each subset holding both.
+    ``title``: the table's; ``meaning``: what the numbers are (under the
+    table, and the JSON's ``meaning``); ``about``: the JSON's first facts;
+    ``by``: the column of the subsets."""
+
+    title: str
+    meaning: str
+    about: dict[str, Any]
+    by: str | None
+    groups: list[tuple[str | None, list[Comparison]]]
+
+
+@dataclass
+class PlanShown:
+    """One board's design diagnostics: its title, in words (``lines``) and
+    as JSON-ready data (``data``); ``group``: a subset's value (None: the
+    whole board)."""
+
+    title: str
+    group: str | None
+    lines: list[str]
+    data: dict[str, Any]
+
+
+@dataclass
+class PlanReport:
+    """``kscore plan``'s result as shown: the whole board's plan, then each
+    subset's (``by``: their column); ``about``: the JSON's first facts."""
+
+    about: dict[str, Any]
+    by: str | None
+    plans: list[PlanShown]
+    warnings: list[str] = field(default_factory=list)
+
+
+class OutputError(Exception):
+    """An output that cannot be made as asked (the message, one line, says
+    what to ask instead): the command ends with it as an error."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where an output goes: a file (``file``), else standard output, a
+    terminal or not (``tty``); ``encoding`` its encoding; ``width`` the
+    columns the compact table fits (the terminal's, 80 otherwise); ``wide``
+    the whole table (``--wide``) rather than the compact one."""
+
+    file: bool = True
+    tty: bool = False
+    encoding: str = "utf-8"
+    width: int = 80
+    wide: bool = False
 
 
 def rank_text(rank: tuple[int, int] | None) -> str:

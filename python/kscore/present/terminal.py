@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..leaderboard.api import Comparison
 from .names import shorten_names
 
 GAP = "  "
@@ -45,6 +46,19 @@ def cell(value: float | None, half_width: float | None = None, digits: int = 3) 
     if half_width is None or not math.isfinite(half_width):
         return text
     return f"{text} ±{half_width:.{digits}f}"
+
+
+def fixed(x: float | None) -> str:
+    """A number to 4 decimals, ``n/a`` for none (the wide table's and
+    ``kscore compare``'s cells)."""
+    return "n/a" if x is None or x != x else f"{x:.4f}"
+
+
+def comparison_cells(c: Comparison) -> list[str]:
+    """``kscore compare``'s cells of one metric: metric, questions, each
+    model's estimate, the difference, its interval, the p-value."""
+    return [c.metric, str(c.questions), fixed(c.a_estimate), fixed(c.b_estimate), f"{c.diff:+.4f}", fixed(c.lo),
+            fixed(c.hi), "n/a" if c.p != c.p else f"{c.p:.3g}"]
 
 
 @dataclass

@@ -5,6 +5,13 @@ is not a terminal): compact cells (``0.769 ±0.021``), names shortened in the
 middle and never ambiguously, the least important columns left out and named
 in a line under the table. ``wide=True`` shows every column, whole names and
 each interval's two ends (``0.769 [0.748, 0.790]``).
+
+Two layouts of the same columns: :func:`render_text`, the library's (the
+title and notes wrapped, the columns left out named in table order), and
+:func:`render_compact`, the command's default table (``kscore
+leaderboard``: the sorting column marked ``*``, control characters in
+names escaped, one summary line and the footer in the wording that fits,
+each subset's table under it); :func:`plan_text`, ``kscore plan``'s lines.
 """
 
 from __future__ import annotations
@@ -14,8 +21,9 @@ import sys
 import textwrap
 from typing import TextIO
 
-from .model import Board, Estimate, MetricColumn, rank_text
+from .model import Board, Estimate, MetricColumn, PlanReport, rank_text
 from .terminal import Column, cell, fit
+from .wording import fitting, one_line
 
 #: Names are shortened down to this width before columns are left out.
 MIN_NAME = 28
@@ -53,17 +61,25 @@ def compact_cell(value: Estimate | None, digits: int = 3) -> str:
     return "-" if value is None else cell(value.value, value.half_width, digits)
 
 
-def columns(board: Board, wide: bool = False) -> list[Column]:
+def columns(board: Board, wide: bool = False, marked: bool = False) -> list[Column]:
     """The table's columns, each with its importance (rank, model and the
-    sorting metric are kept longest)."""
+    sorting metric are kept longest). ``marked``: the command's headers (the
+    sorting metric marked `` *``, a column's short name where it has one)
+    and names with their control characters escaped."""
     fmt = wide_cell if wide else compact_cell
     cols = [Column("rank", [rank_text(r) for r in board.ranks], importance=0),
-            Column("model", list(board.models), right=False, names=True)]
+            Column("model", [one_line(m) for m in board.models] if marked else list(board.models), right=False,
+                   names=True)]
 
     def importance(m: MetricColumn) -> int:
         return 0 if m.name == board.sort else max(1, m.importance)
 
-    cols += [Column(m.name, [fmt(v, m.digits) for v in m.values], importance=importance(m)) for m in board.metrics]
+    def header(m: MetricColumn) -> str:
+        if not marked:
+            return m.name
+        return m.short or m.name + (" *" if m.name == board.sort else "")
+
+    cols += [Column(header(m), [fmt(v, m.digits) for v in m.values], importance=importance(m)) for m in board.metrics]
     cols += [Column(c.name, list(c.cells), importance=max(1, c.importance)) for c in board.info]
     return cols
 
@@ -90,3 +106,37 @@ def render_text(board: Board, width: int | None = None, wide: bool = False, wide
         if text:
             out += textwrap.wrap(text, wrap)
     return "\n".join(out) + "\n"
+
+
+def render_compact(board: Board, width: int) -> str:
+    """The command's default table (``kscore leaderboard``), within
+    ``width`` columns: the title, the table (columns that do not fit left
+    out and named), the summary line, the footer in the longest wording
+    that fits, the models that could be #1 (simultaneous ranks), then each
+    subset's title and table; the plan's lines after them (``--plan``)."""
+
+    def table(b: Board) -> list[str]:
+        fitted = fit(columns(b, marked=True), width)
+        lines = fitted.lines
+        if fitted.hidden:
+            lines.append(f"not shown at {width} columns: {', '.join(fitted.hidden)} (--wide shows all)")
+        return lines
+
+    words = board.words
+    lines = [one_line(board.title)[:width], *table(board), words.summary[:width], fitting(words.footers, width)]
+    if words.best:
+        lines.append(words.best)
+    for name, sub in board.subsets.items():
+        lines += ["", one_line(sub.title or name)[:width], *table(sub)]
+    text = "\n".join(lines) + "\n"
+    if board.plan:
+        text += "\n" + "\n".join(one_line(x) for x in board.plan) + "\n"
+    return text
+
+
+def plan_text(report: PlanReport) -> str:
+    """``kscore plan``'s plain text: each board's title and plan, a blank line between."""
+    lines: list[str] = []
+    for p in report.plans:
+        lines += [one_line(p.title), *(one_line(x) for x in p.lines), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"

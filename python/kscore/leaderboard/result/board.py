@@ -16,6 +16,7 @@ from ..stats.ranges import RankSets
 from ..stats.rank import rank_label, scored_models
 from ..stats.scores import Scores
 from ..stats.values import ModelRow
+from .show import Shown
 
 #: The ``group`` of the overall board in tables with ``by`` groups.
 ALL = "(all)"
@@ -58,6 +59,8 @@ class Leaderboard:
     groups: list[Leaderboard] = field(default_factory=list)
     ranks: RankSets | None = None
     scores: Scores | None = field(default=None, repr=False)
+    #: What its outputs show beyond the rows, where asked of the run (``show=``).
+    shown: Shown | None = field(default=None, repr=False)
     _pairs: Pairwise | None = field(default=None, repr=False)
 
     @property
@@ -128,23 +131,24 @@ class Leaderboard:
         check_power(power)
         return plan(self, self._metric(metric), power)
 
-    def columns(self, groups: bool = False) -> dict[str, list[Any]]:
+    def columns(self, groups: bool = False, top: int | None = None) -> dict[str, list[Any]]:
         """One list per column: rank, rank_lo, rank_hi, model, questions,
         samples_min, samples_max, accuracy, then for each metric ``<m>`` (the
         estimate), ``<m>_sigma``, ``<m>_lo``, ``<m>_hi`` (the ``interval``'s
         standard error and bounds) and, for the posterior interval,
         ``<m>_posterior_mean`` (None where not computed). ``groups=True``
         with a ``by`` column: a leading ``group`` column, the overall board
-        (``(all)``) then each group's."""
+        (``(all)``) then each group's. ``top``: the first ``top`` models of
+        each (the command's CSV is this table, kscore.present.tabular)."""
         if groups and self.by is not None:
             boards = [self, *self.groups]
-            parts = [b.columns() for b in boards]
+            parts = [b.columns(top=top) for b in boards]
             out: dict[str, list[Any]] = {"group": [ALL if b.group is None else b.group
                                                    for b, p in zip(boards, parts) for _ in p["model"]]}
             for key in parts[0]:
                 out[key] = [v for p in parts for v in p[key]]
             return out
-        rs = self.rows
+        rs = self.rows if top is None else self.rows[:top]
         cols: dict[str, list[Any]] = {
             "rank": [rank_label(r) for r in rs],
             "rank_lo": [r.rank[0] if r.rank else None for r in rs],
@@ -156,13 +160,14 @@ class Leaderboard:
             "accuracy": [r.accuracy for r in rs],
         }
         for m in self.metrics:
-            vals = [r.values.get(m.name) for r in rs]
-            cols[m.name] = [None if v is None else v.estimate for v in vals]
-            cols[f"{m.name}_sigma"] = [None if v is None else v.sigma for v in vals]
-            cols[f"{m.name}_lo"] = [None if v is None else v.lo for v in vals]
-            cols[f"{m.name}_hi"] = [None if v is None else v.hi for v in vals]
+            name = m.name  # (a property: computed at each use)
+            vals = [r.values.get(name) for r in rs]
+            cols[name] = [None if v is None else v.estimate for v in vals]
+            cols[f"{name}_sigma"] = [None if v is None else v.sigma for v in vals]
+            cols[f"{name}_lo"] = [None if v is None else v.lo for v in vals]
+            cols[f"{name}_hi"] = [None if v is None else v.hi for v in vals]
             if self.interval == "posterior":
-                cols[f"{m.name}_posterior_mean"] = [None if v is None else v.posterior_mean for v in vals]
+                cols[f"{name}_posterior_mean"] = [None if v is None else v.posterior_mean for v in vals]
         return cols
 
     def to_arrow(self, groups: bool = False) -> Any:

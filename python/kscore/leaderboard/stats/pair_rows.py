@@ -26,9 +26,6 @@ from .rank import scored_models
 from .ranked import Ranked
 from .scores import Scores
 
-#: The columns of a pair's row.
-FIELDS = ("a", "b", "questions", "diff", "sigma", "lo", "hi", "p", "significant")
-
 
 def parse_pairwise(spec: str | list[str] | None) -> tuple[str, int | None]:
     """``auto``, ``none``, ``all``, ``adjacent`` or ``top N`` (also
@@ -182,29 +179,3 @@ def _grid_codes(sc: Scores, name: str, models: list[str]) -> tuple[
                 cl = None if sc.cluster is None else sc.cluster[:Q].copy()
                 return enc, d, miss, codes, Q, cl
     return None
-
-
-def write_pairs(lb: Ranked, kind: str, top: int | None, path: str, jsonl: bool = False) -> int:
-    """Streams :func:`pair_rows` to ``path``: CSV, or JSON Lines with
-    ``jsonl``. Returns the number of pairs."""
-    import json
-
-    count = 0
-    lines = jsonl
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        if not lines:
-            f.write("metric," + ",".join(FIELDS) + "\n")
-        for row in pair_rows(lb, kind, top):
-            count += 1
-            if lines:
-                f.write(json.dumps({"metric": lb.sort.name} | row, allow_nan=False) + "\n")
-            else:
-                f.write(",".join(_field(x if not isinstance(x, float) else repr(x))
-                                 for x in [lb.sort.name, *row.values()]) + "\n")
-    return count
-
-
-def _field(x: Any) -> str:
-    """A CSV field: quoted where it holds a comma, quote or line break."""
-    text = "" if x is None else str(x)
-    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\r\n') else text

@@ -17,15 +17,17 @@ band need not contain the classic estimate (at large k it often does not).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-from .._arrays import IntArray
-from .model import Curve
-
-if TYPE_CHECKING:
-    from ..leaderboard.api import Leaderboard
+from ... import counts as kc
+from ..._arrays import IntArray
+from ..._interval import z_value
+from ..stats.intervals import grid_se, group_se
+from ..stats.posterior import curve
+from ..stats.scores import by_model
+from ..stats.states import row_sums
+from .board import Leaderboard
+from .show import Curve
 
 #: Curves are drawn at about this many values of k at most.
 CURVE_POINTS = 64
@@ -43,21 +45,8 @@ def curve_ks(n: int) -> list[int]:
     return sorted({min(n, round(ratio**i)) for i in range(CURVE_POINTS)})
 
 
-def curve_note(lb: Leaderboard) -> str:
-    """What the line and the band are, for the caption under the curves."""
-    pct = f"{lb.confidence * 100:g}%"
-    if lb.interval == "posterior":
-        return (f"line: the posterior mean of pass@k (Beta(1, 1) prior; not the table's classic estimate); band: "
-                f"its {pct} credible interval given these questions (sampling noise only)")
-    cl = f", clustered by {lb.cluster}" if lb.cluster else ""
-    return (f"line: the classic pass@k estimate (as the table's pass@k cells); band: its {pct} interval over "
-            f"questions{cl}")
-
-
 def leaderboard_curves(lb: Leaderboard, models: list[str]) -> list[Curve | None]:
     """The curve of each of ``models`` (None for a model without results)."""
-    from ..leaderboard.api import by_model
-
     counts = lb.counts
     n_min = {r.model: r.n_min for r in lb.rows}
     if lb.interval != "posterior":
@@ -75,10 +64,6 @@ def _over_questions_grid(lb: Leaderboard, models: list[str], n_min: dict[str, in
     pass@k is a function of the question's state, so the models' means and
     standard errors are ``grid_se`` of the states' values, the same sums in
     the same order as ``group_se`` over each model's rows (tests: equal)."""
-    from .. import counts as kc
-    from .._interval import z_value
-    from ..leaderboard.api import grid_se, row_sums
-
     sc = lb.scores
     if sc is None or sc.cluster is not None or sc.states is None or sc.counts is not lb.counts:
         return None
@@ -110,8 +95,6 @@ def _over_questions_grid(lb: Leaderboard, models: list[str], n_min: dict[str, in
 
 
 def _posterior(lb: Leaderboard, idx: IntArray, ks: list[int]) -> Curve:
-    from ..leaderboard.api import curve
-
     c = curve(lb.counts.categories[idx], ks, lb.confidence)  # rows: posterior mean, lo, hi, classic
     return Curve(ks, [float(x) for x in c[:, 0]], [float(x) for x in c[:, 1]], [float(x) for x in c[:, 2]])
 
@@ -119,10 +102,6 @@ def _posterior(lb: Leaderboard, idx: IntArray, ks: list[int]) -> Curve:
 def _over_questions(lb: Leaderboard, idx: IntArray, ks: list[int]) -> Curve:
     """The table's ``questions`` interval (``_metrics.compute``) at every k at
     once: the per-question estimates of all k stacked as one group per k."""
-    from .. import counts as kc
-    from .._interval import z_value
-    from ..leaderboard.api import group_se
-
     cats = lb.counts.categories[idx]
     x = kc.curve(cats.sum(axis=1), cats[:, -1], "pass_at_k", ks, mean=False)  # questions x ks
     m, k = x.shape

@@ -1,0 +1,195 @@
+"""A :class:`~kscore.present.model.Board` as data: CSV and Arrow, pandas or
+polars tables (its ``table``: the rows as typed columns), the JSON
+document (its rows, metrics with their intervals, and the facts around
+them), and the paired comparisons streamed a row per pair as CSV or JSON
+Lines; ``kscore compare``'s and ``kscore plan``'s reports as CSV and JSON.
+
+Numbers are written exactly (``repr`` of the float in CSV, the float in
+JSON); a missing number is an empty CSV field and ``null`` in JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ..leaderboard.api import ALL
+from .model import Board, ComparisonReport, PlanReport, rank_text
+
+
+def csv_field(x: Any) -> str:
+    """A CSV field: ``None`` empty, quoted where it holds a comma, a quote or
+    a line break (a bare ``"\\r"`` too: csv.writer quotes only the characters
+    of its line terminator, and a model name with a carriage return was
+    written unquoted, a line break to every reader)."""
+    text = "" if x is None else str(x)
+    # (four tests, not a generator: 100 000 model names spent 1 s in any() under profile)
+    quote = "," in text or '"' in text or "\r" in text or "\n" in text
+    return '"' + text.replace('"', '""') + '"' if quote else text
+
+
+def _cells(values: list[Any]) -> list[str]:
+    """A table's column as CSV fields: floats exactly (``repr``; NaN
+    empty), text quoted where it must be, None empty (one test of the
+    column's kind, by its first value, not one per cell)."""
+    kind = next((type(x) for x in values if x is not None), None)
+    if kind is float:
+        return ["" if x is None or x != x else repr(x) for x in values]
+    if kind is str:
+        return [csv_field(x) for x in values]
+    return ["" if x is None else str(x) for x in values]
+
+
+def _csv_line(fields: Iterable[Any]) -> str:
+    return ",".join(csv_field(x) for x in fields) + "\n"
+
+
+def render_csv(board: Board) -> str:
+    """The board's ``table`` as CSV: a header line, a line per row."""
+    table = board.table or {}
+    columns = [_cells(values) for values in table.values()]
+    return _csv_line(table) + "".join(",".join(row) + "\n" for row in zip(*columns))
+
+
+def to_arrow(board: Board) -> Any:
+    """A ``pyarrow.Table`` of the board's ``table`` (needs pyarrow only)."""
+    import pyarrow as pa
+
+    return pa.table(board.table or {})
+
+
+def to_pandas(board: Board) -> Any:
+    """A ``pandas.DataFrame`` of the board's ``table`` (needs pandas only)."""
+    import pandas as pd
+
+    return pd.DataFrame(board.table or {})
+
+
+def to_polars(board: Board) -> Any:
+    """A ``polars.DataFrame`` of the board's ``table`` (needs polars only)."""
+    import polars as pl
+
+    return pl.DataFrame(board.table or {}, strict=False)
+
+
+def _num(x: float | None) -> float | None:
+    return None if x is None or math.isnan(x) else x
+
+
+#: JSON's name of each :class:`~kscore.present.model.Estimate` attribute a metric writes.
+_ATTRIBUTES = {"estimate": "value", "sigma": "sigma", "lo": "lo", "hi": "hi", "posterior_mean": "posterior_mean"}
+
+
+def _json_rows(board: Board) -> list[dict[str, Any]]:
+    """A row per model: its rank, rank range and name, its information
+    columns' and plain values, then its metrics with their intervals."""
+    info = [c for c in board.info if c.values is not None]
+    plain = [m for m in board.metrics if m.plain]
+    metrics = [(m, [(f, _ATTRIBUTES[f]) for f in m.fields]) for m in board.metrics if not m.plain]
+    rows = []
+    for i, name in enumerate(board.models):
+        rank = board.ranks[i]
+        row: dict[str, Any] = {"rank": rank_text(rank), "rank_range": list(rank) if rank else None, "model": name}
+        for c in info:
+            row[c.name] = c.values[i]  # type: ignore[index]
+        for p in plain:
+            v = p.values[i]
+            row[p.name] = None if v is None else v.value
+        values: dict[str, Any] = {}
+        for m, fields in metrics:
+            v = m.values[i]
+            values[m.name] = None if v is None else {f: _num(getattr(v, a)) for f, a in fields}
+        row["metrics"] = values
+        rows.append(row)
+    return rows
+
+
+def _json_board(board: Board) -> dict[str, Any]:
+    return {**board.totals, "models": _json_rows(board), **board.extras}
+
+
+def render_json(board: Board) -> str:
+    """The board as one JSON document: its ``about`` facts, totals, rows and
+    extras, each subset's (with ``by``), then the warnings."""
+    doc: dict[str, Any] = dict(board.about)
+    doc |= _json_board(board)
+    if board.by is not None:
+        doc["by"] = board.by
+        doc["groups"] = [{"group": sub.group} | _json_board(sub) for sub in board.subsets.values()]
+    doc["warnings"] = board.warnings
+    return json.dumps(doc, indent=2) + "\n"
+
+
+# ------------------------------------------------------------------ paired comparisons, streamed
+
+#: The columns of a pair's row after ``metric``: the keys of
+#: :func:`kscore.leaderboard.api.pair_rows`' rows, in their order.
+PAIR_FIELDS = ("a", "b", "questions", "diff", "sigma", "lo", "hi", "p", "significant")
+
+
+def write_pairs_csv(rows: Iterable[dict[str, Any]], metric: str, path: str | Path) -> int:
+    """Writes the pairs' ``rows`` (dicts of :data:`PAIR_FIELDS`) to ``path``
+    as CSV, a row at a time as they come; returns how many."""
+    count = 0
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write("metric," + ",".join(PAIR_FIELDS) + "\n")
+        for row in rows:
+            count += 1
+            f.write(",".join(csv_field(x if not isinstance(x, float) else repr(x))
+                             for x in [metric, *row.values()]) + "\n")
+    return count
+
+
+def write_pairs_jsonl(rows: Iterable[dict[str, Any]], metric: str, path: str | Path) -> int:
+    """As :func:`write_pairs_csv`, as JSON Lines (an object per pair)."""
+    count = 0
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        for row in rows:
+            count += 1
+            f.write(json.dumps({"metric": metric} | row, allow_nan=False) + "\n")
+    return count
+
+
+# ------------------------------------------------------------------ kscore compare, kscore plan
+
+_COMPARISON_FIELDS = ["metric", "a", "b", "questions", "a_estimate", "b_estimate", "diff", "sigma", "lo", "hi", "p"]
+
+
+def comparison_csv(report: ComparisonReport) -> str:
+    """A line per metric (and subset, under a leading ``group``)."""
+    by = report.by is not None
+    out = [_csv_line((["group"] if by else []) + _COMPARISON_FIELDS)]
+    for g, comps in report.groups:
+        for c in comps:
+            out.append(_csv_line(([ALL if g is None else g] if by else []) + [c.metric, c.a, c.b, c.questions] +
+                                 ["" if x != x else repr(x) for x in (c.a_estimate, c.b_estimate, c.diff, c.sigma,
+                                                                      c.lo, c.hi, c.p)]))
+    return "".join(out)
+
+
+def comparison_json(report: ComparisonReport) -> str:
+    """The report's facts, its meaning and a list of comparisons."""
+    by = report.by is not None
+    comparisons: list[dict[str, Any]] = []
+    for g, comps in report.groups:
+        for c in comps:
+            item: dict[str, Any] = {"group": ALL if g is None else g} if by else {}
+            item |= {"metric": c.metric, "a": c.a, "b": c.b, "questions": c.questions,
+                     "a_estimate": _num(c.a_estimate), "b_estimate": _num(c.b_estimate), "diff": _num(c.diff),
+                     "sigma": _num(c.sigma), "lo": _num(c.lo), "hi": _num(c.hi), "p": _num(c.p)}
+            comparisons.append(item)
+    doc = {**report.about, "meaning": report.meaning, "comparisons": comparisons}
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def plan_json(report: PlanReport) -> str:
+    """The whole board's plan, each subset's, the warnings."""
+    doc: dict[str, Any] = {**report.about, "plan": report.plans[0].data}
+    if report.by is not None:
+        doc["by"] = report.by
+        doc["groups"] = [{"group": p.group, "plan": p.data} for p in report.plans[1:]]
+    doc["warnings"] = report.warnings
+    return json.dumps(doc, indent=2) + "\n"
