@@ -23,6 +23,8 @@ __all__ = [
     "BattleBoard", "StyleBoard", "battle_board", "encode_strings", "style_board",
     # intervals
     "interval_envelope",
+    # irt
+    "irt_connected", "irt_orbits", "irt_rasch", "irt_logistic",
 ]
 # rank-fit: paired comparisons
 __all__ += ["PairwiseFit", "pairwise_fit", "pair_counts", "twin_rows", "strongly_connected"]
@@ -630,3 +632,48 @@ def interval_envelope(
 ) -> npt.NDArray[np.float64]:
     """Each model's least lower (upper: greatest upper) bound of the default interval over its board and the
     boards moving j units of a run to the end, every j (sums: n, G, t1, t2, t3, t4, n_w, samples per model)."""
+
+# --- irt (issue 37, IRT): kscore.rank's item response theory fits
+# (rust/kscore-py/src/irt.rs; python/kscore/rank/_irt/). Counts are C-contiguous
+# uint8 or uint32 matrices (models x questions). A fit returns
+# ``(x, objective, iterations, converged, projected gradient)``.
+
+def irt_connected(k: npt.NDArray[np.unsignedinteger[Any]], n: int) -> bool:
+    """Whether the person/item response graph is strongly connected (no separation)."""
+
+def irt_orbits(k: npt.NDArray[np.unsignedinteger[Any]]) -> npt.NDArray[np.int64]:
+    """Each model's orbit under model/question relabellings that keep ``k`` (smallest member)."""
+
+def irt_rasch(
+    n: int,
+    person_count: npt.NDArray[np.float64],
+    person_total: npt.NDArray[np.float64],
+    item_count: npt.NDArray[np.float64],
+    item_total: npt.NDArray[np.float64],
+    x0: npt.NDArray[np.float64],
+    max_iter: int,
+    prior: str = "flat",
+    prior_a: float = 0.0,
+    prior_b: float = 1.0,
+    prior_means: npt.NDArray[np.float64] | None = None,
+    prior_variances: npt.NDArray[np.float64] | None = None,
+) -> tuple[npt.NDArray[np.float64], float, int, bool, float]:
+    """The Rasch joint fit on grouped totals (person groups, then item groups)."""
+
+def irt_logistic(
+    k: npt.NDArray[np.unsignedinteger[Any]],
+    n: int,
+    x0: npt.NDArray[np.float64],
+    max_iter: int,
+    reg_discrimination: float,
+    bound: float,
+    guessing: str = "zero",
+    c: float = 0.0,
+    reg_guessing: float = 0.0,
+    prior: str = "flat",
+    prior_a: float = 0.0,
+    prior_b: float = 1.0,
+    prior_means: npt.NDArray[np.float64] | None = None,
+    prior_variances: npt.NDArray[np.float64] | None = None,
+) -> tuple[npt.NDArray[np.float64], float, int, bool, float]:
+    """The 2PL/3PL joint fit: ``x = [theta, (b, log a[, guessing logit]) per item]``."""

@@ -21,6 +21,11 @@ The voting rules (``borda``, ``copeland``, ``win_rate``, ``minimax``,
 pass of the Rust core (:mod:`kscore.rank._board`), and return their exact
 fixed points where scorio iterates to a tolerance (docs/rank.md).
 
+The item response theory rankers (``rasch``, ``rasch_map``, ``rasch_2pl``,
+``rasch_2pl_map``, ``rasch_3pl``, ``rasch_3pl_map``, ``rasch_mml``,
+``rasch_mml_credible``, ``dynamic_irt``, ``mirt``) fit scorio's models to
+their exact optimum (docs/rank.md, "Item response theory").
+
 Examples:
     >>> import numpy as np
     >>> from kscore import rank
@@ -41,6 +46,18 @@ from ._luce import (
     plackett_luce_map,
 )
 from ._mcmc import bayesian_mcmc
+from ._irt import (
+    dynamic_irt,
+    mirt,
+    rasch,
+    rasch_2pl,
+    rasch_2pl_map,
+    rasch_3pl,
+    rasch_3pl_map,
+    rasch_map,
+    rasch_mml,
+    rasch_mml_credible,
+)
 from ._metrics import avg, bayes, g_pass_at_k_tau, mg_pass_at_k, pass_at_k, pass_hat_k
 from ._paired import (
     bradley_terry,
@@ -97,4 +114,17 @@ __all__ += [
     "rank_centrality",
     "serial_rank",
     "hodge_rank",
+]
+# Item response theory (python/kscore/rank/_irt/).
+__all__ += [
+    "rasch",
+    "rasch_map",
+    "rasch_mml",
+    "rasch_mml_credible",
+    "rasch_2pl",
+    "rasch_2pl_map",
+    "rasch_3pl",
+    "rasch_3pl_map",
+    "dynamic_irt",
+    "mirt",
 ]

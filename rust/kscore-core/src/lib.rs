@@ -35,6 +35,7 @@ pub mod finite;
 pub mod grid_sums;
 pub mod intake;
 pub mod interval;
+pub mod irt;
 pub mod metric;
 pub mod numeric;
 pub mod pairwise;
