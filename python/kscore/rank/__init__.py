@@ -36,16 +36,6 @@ Examples:
 
 from ._graph import alpharank, nash, pagerank, spectral
 from ._hodge_rank import hodge_rank
-from ._kemeny import kemeny_young
-from ._luce import (
-    bradley_terry_luce,
-    bradley_terry_luce_map,
-    davidson_luce,
-    davidson_luce_map,
-    plackett_luce,
-    plackett_luce_map,
-)
-from ._mcmc import bayesian_mcmc
 from ._irt import (
     dynamic_irt,
     mirt,
@@ -58,6 +48,16 @@ from ._irt import (
     rasch_mml,
     rasch_mml_credible,
 )
+from ._kemeny import kemeny_young
+from ._luce import (
+    bradley_terry_luce,
+    bradley_terry_luce_map,
+    davidson_luce,
+    davidson_luce_map,
+    plackett_luce,
+    plackett_luce_map,
+)
+from ._mcmc import bayesian_mcmc
 from ._metrics import avg, bayes, g_pass_at_k_tau, mg_pass_at_k, pass_at_k, pass_hat_k
 from ._paired import (
     bradley_terry,

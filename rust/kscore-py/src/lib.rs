@@ -20,8 +20,8 @@ mod matrix;
 mod pairwise;
 mod posterior;
 mod rank;
-mod ratings;
 mod rankers;
+mod ratings;
 mod rows;
 mod tailpass;
 
