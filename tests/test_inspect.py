@@ -221,7 +221,8 @@ def test_reducer_short_of_k_is_unscored() -> None:
     value: Any = reduce([Score(value="C")] * 3).value
     assert math.isnan(float(value))
     partial = reduce([Score(value="P")] * 6)  # never raises: NaN (unscored), the reason as its explanation
-    assert math.isnan(float(partial.value)) and "score value 'P' is not 0 or 1" in str(partial.explanation)
+    partial_value: Any = partial.value
+    assert math.isnan(float(partial_value)) and "score value 'P' is not 0 or 1" in str(partial.explanation)
 
 
 def test_value_errors_are_one_line(tmp_path: Path) -> None:
@@ -302,8 +303,9 @@ def test_too_few_epochs_warns_and_reports_nan(tmp_path: Path, caplog: pytest.Log
     with caplog.at_level(logging.INFO):
         log = run("mockllm/eight", matrix(23, q=6, n=8), [ki.pass_at_k([1, 4])], tmp_path / "eight")
     assert _warnings(caplog) == []
-    notes = [r.getMessage() for r in caplog.records if r.name.startswith("kscore")]
-    assert any(m.endswith("not computed yet") for m in notes)  # the display did meet short samples
+    # (Whether inspect's progress display asks the metric while epochs are still coming in depends on the
+    # machine's speed: on a fast one the run ends before a refresh. When it does, that is a note at info
+    # level, never a warning: checked above by the empty warning list.)
     assert math.isfinite(reported(log)["pass@4"]) and _why(log, "pass@4") is None
 
 

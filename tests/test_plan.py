@@ -261,7 +261,9 @@ def test_small_board_note_and_groups() -> None:
     rng = np.random.default_rng(6)
     theta = rng.uniform(0.3, 0.7, 40)
     counts = board_of(np.stack([theta + 0.05, theta]), 2, rng, np.arange(40) % 2)
-    small = kscore.leaderboard(counts, metrics="pass@1").plan()
+    # (the note is about the normal interval; the default holds its level there and says nothing)
+    assert kscore.leaderboard(counts, metrics="pass@1").plan().small_board is None
+    small = kscore.leaderboard(counts, metrics="pass@1", interval="normal").plan()
     assert small.small_board is not None and "40 questions" in small.small_board
     assert kscore.leaderboard(counts, metrics="pass@1", interval="wilson").plan().small_board is None
     grouped = kscore.leaderboard(counts, metrics="pass@1", by="passage")

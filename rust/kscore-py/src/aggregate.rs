@@ -26,7 +26,7 @@ pub fn group_answers<'py>(
             "answers and valid must have the same rows and columns",
         ));
     }
-    let width = if cols == 0 { 0 } else { bytes / cols };
+    let width = bytes.checked_div(cols).unwrap_or(0);
     let (a, v) = (slice(&answers, "answers")?, slice(&valid, "valid")?);
     let codes = enter(py, || kscore_core::aggregate::group_rows(a, v, rows, cols, width))?;
     let arr = ndarray::Array2::from_shape_vec((rows, cols), codes).map_err(|e| PyValueError::new_err(e.to_string()))?;

@@ -5,9 +5,9 @@ one and the same estimate, with the leaderboard's own interval
 
 * ``questions`` (the default): the line is the classic estimate (the mean
   over questions of the unbiased per-question pass@k, as the table's pass@k
-  cells), the band its interval over questions, ``estimate +- z se``,
-  cluster-robust with ``--cluster``: at a k the table shows, the same
-  numbers as the cell.
+  cells), the band the table's default interval over questions (or
+  clusters with ``--cluster``): at a k the table shows, the same numbers as
+  the cell. ``normal``: ``estimate +- z se``, as its cells.
 * ``posterior``: the line is the posterior mean of pass@k, the band its
   credible interval given these questions (Beta(1, 1) prior per question).
 
@@ -20,11 +20,13 @@ from __future__ import annotations
 import numpy as np
 
 from ... import counts as kc
-from ..._arrays import IntArray
+from ..._arrays import FloatArray, IntArray
 from ..._interval import z_value
+from ..stats.default_interval import board_bounds
 from ..stats.intervals import grid_se, group_se
 from ..stats.posterior import curve
 from ..stats.scores import by_model
+from ..stats.small import model_groups
 from ..stats.states import row_sums
 from .board import Leaderboard
 from .show import Curve
@@ -49,6 +51,8 @@ def leaderboard_curves(lb: Leaderboard, models: list[str]) -> list[Curve | None]
     """The curve of each of ``models`` (None for a model without results)."""
     counts = lb.counts
     n_min = {r.model: r.n_min for r in lb.rows}
+    if lb.interval == "questions" and lb.scores is not None and lb.scores.counts is lb.counts:
+        return _default_bands(lb, models, n_min)
     if lb.interval != "posterior":
         fast = _over_questions_grid(lb, models, n_min)
         if fast is not None:
@@ -56,6 +60,44 @@ def leaderboard_curves(lb: Leaderboard, models: list[str]) -> list[Curve | None]
     index = {counts.models[m]: idx for m, idx in by_model(counts)}
     one = _posterior if lb.interval == "posterior" else _over_questions
     return [one(lb, index[m], curve_ks(n_min[m])) if m in index else None for m in models]
+
+
+def _default_bands(lb: Leaderboard, models: list[str], n_min: dict[str, int]) -> list[Curve | None]:
+    """The default interval (stats/default_interval.py) at every k, as the table's
+    cells have it: each k's per-question pass@k of every row (NaN where its model
+    has fewer samples than k), bounded by ``board_bounds`` over all models at once."""
+    sc = lb.scores
+    assert sc is not None
+    counts = lb.counts
+    L = len(counts.models)
+    cats = counts.categories
+    n_row, c_row = cats.sum(axis=1), cats[:, -1]
+    least = np.zeros(L, np.int64)
+    for m, k in n_min.items():
+        if m in counts.models:
+            least[counts.models.index(m)] = k
+    code = {name: i for i, name in enumerate(counts.models)}
+    wanted = {m: curve_ks(n_min[m]) for m in models if m in code and m in n_min}
+    samples = model_groups(sc)[2].astype(np.float64)
+    zeros, ones = np.zeros(L), np.ones(L)
+    band: dict[int, tuple[FloatArray, FloatArray, FloatArray]] = {}
+    for k in sorted({k for ks in wanted.values() for k in ks}):
+        ok = least[counts.model] >= k
+        x = np.full(len(n_row), np.nan)
+        x[ok] = kc.curve(n_row[ok], c_row[ok], "pass_at_k", [k], mean=False)[:, 0]
+        mean = np.bincount(counts.model[ok], weights=x[ok], minlength=L) / np.maximum(
+            np.bincount(counts.model[ok], minlength=L), 1)
+        lo, hi = board_bounds(x, counts.model, sc.cluster, L, samples, lb.confidence, zeros, ones)
+        band[k] = (mean, np.minimum(lo, mean), np.maximum(hi, mean))
+    out: list[Curve | None] = []
+    for m in models:
+        if m not in wanted:
+            out.append(None)
+            continue
+        i, ks = code[m], wanted[m]
+        out.append(Curve(ks, [float(band[k][0][i]) for k in ks], [float(band[k][1][i]) for k in ks],
+                         [float(band[k][2][i]) for k in ks]))
+    return out
 
 
 def _over_questions_grid(lb: Leaderboard, models: list[str], n_min: dict[str, int]) -> list[Curve | None] | None:

@@ -95,7 +95,7 @@ mod tests {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let rows = 1 + (seed >> 60) as usize;
             let cols = 1 + ((seed >> 50) & 31) as usize;
-            let kinds = 1 + ((seed >> 40) & 7) as u64;
+            let kinds = 1 + ((seed >> 40) & 7);
             let mut vals = Vec::new();
             let mut valid = Vec::new();
             for k in 0..rows * cols {
