@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ._order import by_score
-from ._plurality import EXACT_INT, plurality
+from ._plurality import EXACT_INT, best_group, groups, plurality
 from ._pool import Pool, pack, pool
 
 __all__ = ["best_of_n", "majority_of_the_bests", "mob", "best_of_majority"]
@@ -129,9 +129,8 @@ def best_of_majority(
     assert p.scores is not None
     m, n = p.shape
     valid = p.valid
-    key = (np.arange(m)[:, None] * n + p.codes)[valid]  # (row, group) in column order
+    key, size, first = groups(p)
     values = p.scores[valid]
-    size = np.bincount(key, minlength=m * n)
     if aggregate == "max":
         reward = np.full(m * n, -np.inf)
         with np.errstate(invalid="ignore"):  # NaN rows are replayed below
@@ -140,19 +139,10 @@ def best_of_majority(
         reward = np.bincount(key, weights=values, minlength=m * n)
         if aggregate == "mean":
             reward = reward / np.maximum(size, 1)
-    voters = valid.sum(axis=1)
-    gated = (size.reshape(m, n) / np.maximum(voters, 1)[:, None] >= alpha) & (size.reshape(m, n) > 0)
-    gated |= (~gated.any(axis=1, keepdims=True)) & (size.reshape(m, n) > 0)  # the gate relaxed
-    first = np.full(m * n, n, dtype=np.int64)
-    np.minimum.at(first, key, np.broadcast_to(np.arange(n), (m, n))[valid])
-    opener = np.zeros((m, n), dtype=bool)
-    rows, groups = np.nonzero(gated)
-    opener[rows, first[rows * n + groups]] = True
-    weights = np.zeros((m, n))
-    weights[rows, first[rows * n + groups]] = reward[rows * n + groups]
-    answer, _ = plurality(p, weights, opener, rep_by_score=False)
-    win = np.where(answer >= 0, p.codes[np.arange(m), np.maximum(answer, 0)], -2)
-    _, rep = plurality(p, None, p.codes == win[:, None])  # the winner's best-scored member
+    present = size.reshape(m, n) > 0
+    gated = (size.reshape(m, n) / np.maximum(valid.sum(axis=1), 1)[:, None] >= alpha) & present
+    gated |= ~gated.any(axis=1, keepdims=True) & present  # the gate relaxed
+    answer, rep = best_group(p, reward, gated.ravel(), first)
     for r in np.flatnonzero((np.isnan(p.scores) & valid).any(axis=1)):
         answer[r], rep[r] = _bom_row(p, int(r), alpha, aggregate)
     return pack(p, (answer, rep), return_index=return_index, return_score=return_score)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._arrays import FloatArray, IntArray
 from ._order import by_score
-from ._plurality import EXACT_INT, plurality
+from ._plurality import EXACT_INT, best_group, groups, plurality
 from ._pool import Pool, pack, pool
 
 __all__ = [
@@ -60,23 +60,10 @@ def _mean_vote(p: Pool) -> tuple[IntArray, IntArray]:
     """scorio's ``aggregate="mean"``: each group's sum (in column order) over its size;
     the largest mean wins, ties to the earliest appearance."""
     assert p.scores is not None
-    m, n = p.shape
     valid = p.valid
-    key = (np.arange(m)[:, None] * n + p.codes)[valid]  # (row, group), in column order
-    size = np.bincount(key, minlength=m * n)
-    mean = np.bincount(key, weights=p.scores[valid], minlength=m * n) / np.maximum(size, 1)
-    # Each group votes once, with its mean, from its first column: the plurality of means.
-    opener = np.zeros((m, n), dtype=bool)
-    cols = np.broadcast_to(np.arange(n), (m, n))
-    first = np.full(m * n, n, dtype=np.int64)
-    np.minimum.at(first, key, cols[valid])
-    has = size > 0
-    opener.ravel()[(np.flatnonzero(has) // n) * n + first[has]] = True
-    weights = np.zeros((m, n))
-    weights[opener] = mean.reshape(m, n)[opener.nonzero()[0], p.codes[opener]]
-    answer, _ = plurality(p, weights, opener, rep_by_score=False)
-    win = np.where(answer >= 0, p.codes[np.arange(m), np.maximum(answer, 0)], -2)
-    _, rep = plurality(p, None, p.codes == win[:, None])  # the winner's best score
+    key, size, first = groups(p)
+    mean = np.bincount(key, weights=p.scores[valid], minlength=len(size)) / np.maximum(size, 1)
+    answer, rep = best_group(p, mean, size > 0, first)
     for r in np.flatnonzero((np.isnan(p.scores) & valid).any(axis=1)):
         answer[r], rep[r] = _mean_row(p, int(r))
     return answer, rep
