@@ -219,3 +219,33 @@ def test_holm_level_is_the_products_threshold(seed: int) -> None:
         a = holm_level(alpha, k)
         assert a * k >= alpha
         assert float(np.nextafter(a, 0.0)) * k < alpha
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_folded_kernel_counts_every_pair_by_the_sign_of_its_product(seed: int) -> None:
+    # The compiled folded count (rust/kscore-core/src/rank/folded.rs) against its definition pair by pair:
+    # F = A B^T (small integers: exact in any order, float32 too), significant where F > delta, near where
+    # |F| <= delta, the columns from each row's reach on significant without a product.
+    from kscore import _kscore
+
+    rng = np.random.default_rng(400 + seed)
+    L, k = int(rng.integers(1, 700)), int(rng.integers(1, 40))
+    A = rng.integers(-3, 4, (L, k)).astype(np.float64)
+    B = rng.integers(-3, 4, (L, k)).astype(np.float64)
+    reach = np.minimum(np.arange(1, L + 1) + rng.integers(0, L + 1, L) * int(rng.integers(0, 2)), L)
+    reach = np.where(rng.random(L) < 0.5, L, reach).astype(np.int64)
+    F = A @ B.T
+    i, j = np.triu_indices(L, 1)
+    beyond = j >= reach[i]
+    sure = beyond | (F[i, j] > 0.5)
+    near = ~beyond & (np.abs(F[i, j]) <= 0.5)
+    want_worse = np.bincount(i[sure], minlength=L)
+    want_better = np.bincount(j[sure], minlength=L)
+    want_near = np.stack([i[near], j[near]], axis=1)
+    for w, b, nr in (_kscore.folded_count64(A, B, reach, 0.5),
+                     _kscore.folded_count32(A.astype(np.float32), B.astype(np.float32), reach, 0.5)):
+        assert w.tolist() == want_worse.tolist()
+        assert b.tolist() == want_better.tolist()
+        assert nr.reshape(-1, 2).tolist() == want_near.tolist()
+    with pytest.raises(ValueError, match="reach"):
+        _kscore.folded_count64(A, B, np.zeros(L, np.int64), 0.5)

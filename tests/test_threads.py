@@ -112,6 +112,19 @@ def direct(source: str, **kw: Any) -> bytes:
                       found.question.tobytes(), found.categories.tobytes()])
 
 
+def folded(single: bool) -> Any:
+    """The rank ranges' folded count (rust/kscore-core/src/rank/folded.rs): bands of rows on the pool."""
+    r = np.random.default_rng(17)
+    L, k = 1500, 23
+    A, B = r.normal(size=(L, k)), r.normal(size=(L, k))
+    reach = np.minimum(np.arange(1, L + 1) + r.integers(0, L, L), L).astype(np.int64)
+    if single:
+        got = _kscore.folded_count32(A.astype(np.float32), B.astype(np.float32), reach, 0.05)
+    else:
+        got = _kscore.folded_count64(A, B, reach, 0.05)
+    return tuple(x.tolist() for x in got)
+
+
 CALLS: dict[str, Callable[[], Any]] = {
     "pass_at_k": lambda: ke.pass_at_k(R, 24),
     "pass_hat_k": lambda: ke.pass_hat_k(R, 24),
@@ -160,6 +173,8 @@ CALLS: dict[str, Callable[[], Any]] = {
     "rows_csv": lambda: direct(str(ROWS / "csv" / "*.csv"), extra=("topic",)),
     "rows_jsonl": lambda: direct(str(ROWS / "all.jsonl")),
     "geo_spectrum_at_k_ci_large_k": lambda: ke.geo_spectrum_at_k_ci(R[:300], 3000),
+    "folded_count32": lambda: folded(True),
+    "folded_count64": lambda: folded(False),
 }
 
 

@@ -17,6 +17,8 @@ __all__ = [
     "tailpass_state_tails", "tailpass_payoff_moments", "tailpass_endpoint", "tailpass_covariance",
     "tailpass_empirical", "tailpass_draw_tails", "tailpass_add_gamma_tails", "inspect_columns", "max_t_block",
     "grid_sums", "segment_sums",
+    # models: the rank ranges' folded count
+    "folded_count32", "folded_count64",
     # rank-rest: scorio.rank's pairwise, voting and graph rankers
     "rank_board", "schulze_paths", "ranked_pairs_lock", "dominance_levels", "kemeny_search", "markov_stationary",
     # arena
@@ -327,6 +329,24 @@ def max_t_block(
     mx: npt.NDArray[np.float32],
 ) -> npt.NDArray[np.float32]:
     """mx raised to |z[col0 + j] - z[row0 + i]| * inv[i, j] over the pairs with inv != 0 (a new array)."""
+
+# models: the rank ranges' folded count (rust/kscore-core/src/rank/folded.rs)
+def folded_count32(
+    a: npt.NDArray[np.float32],
+    b: npt.NDArray[np.float32],
+    reach: npt.NDArray[np.int64],
+    delta: float,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(worse, better, near) of every pair i < j (sorted positions) before row i's reach decided by the sign
+    of a[i] . b[j] against the margin delta (near: n x 2 pairs within it, sorted); later columns beaten."""
+
+def folded_count64(
+    a: npt.NDArray[np.float64],
+    b: npt.NDArray[np.float64],
+    reach: npt.NDArray[np.int64],
+    delta: float,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """folded_count32 in double precision."""
 
 # ---------------------------------------------------------------------------
 # rank-fit: paired comparisons (rust/kscore-py/src/pairwise.rs)

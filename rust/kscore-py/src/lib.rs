@@ -118,6 +118,8 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tailpass::tailpass_add_gamma_tails, m)?)?;
     m.add_function(wrap_pyfunction!(inspect::inspect_columns, m)?)?;
     m.add_function(wrap_pyfunction!(rank::max_t_block, m)?)?;
+    m.add_function(wrap_pyfunction!(rank::folded_count32, m)?)?;
+    m.add_function(wrap_pyfunction!(rank::folded_count64, m)?)?;
     pairwise::register(m)?;
     choice::register(m)?;
     ratings::register(m)?;

@@ -1,5 +1,8 @@
 //! Ranking statistics of the leaderboard that are too slow in numpy.
 //!
+//! - `folded`: the unadjusted and Holm counts of the rank ranges on a full
+//!   grid, every pair's test as the sign of one dot product
+//!   (python/kscore/leaderboard/stats/folded.py).
 //! - `max_t`: the per-draw maximum of the studentised pairwise differences,
 //!   the multiplier bootstrap behind the simultaneous rank sets
 //!   (`--adjust simultaneous`, python/kscore/leaderboard/stats/simultaneous.py).
@@ -12,6 +15,7 @@
 //! - `kemeny`: exact Kemeny-Young with its tie-aware preorder.
 //! - `markov`: stationary distributions by GTH elimination (Rank Centrality).
 
+pub mod folded;
 pub mod kemeny;
 pub mod markov;
 pub mod max_t;
