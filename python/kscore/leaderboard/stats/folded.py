@@ -1,34 +1,36 @@
 """The unadjusted and Holm counts of a full grid without clusters, from
-one dot product per pair instead of every pair's statistics
+one matrix product per tile instead of every pair's statistics
 (docs/leaderboard.md, *Rank ranges*): :func:`folded` and
-:func:`holm_folded`, for :func:`kscore.leaderboard.stats.ranges.rank_sets`.
-The products are taken and counted by a compiled kernel
-(``kscore._kscore.folded_count32/64``, rust/kscore-core/src/rank/folded.rs:
-bands of rows on the core's threads, no matrix of the pairs in memory)."""
+:func:`holm_folded`, for :func:`kscore.leaderboard.stats.ranges.rank_sets`."""
 
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ... import _kscore
 from ..._arrays import FloatArray, IntArray
+from ..runtime.blas import one_thread
 from .pair_tests import holm_level, u_of, u_threshold, unadjusted
 from .pairs import Pairs, t_stat
 
+#: Tiles of the folded count: rows x columns (1 or 2 MB: in cache).
+TILE_ROWS, TILE_COLS = 256, 1024
 #: Past this many models, on at most SINGLE_QUESTIONS questions, the folded
 #: count's products are float32 (their margin grows with the questions:
 #: beyond, so many pairs fall in it that float64 is faster).
 SINGLE = 2000
 SINGLE_QUESTIONS = 32
+#: Threads of the folded count (bands of rows; the sums are the same whatever the order).
+THREADS = min(4, os.cpu_count() or 1)
 
 
 def folded(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, alpha: float) -> None:
-    """The unadjusted counts on a full grid without clusters from one dot
-    product per pair. ``|t| >= T`` is ``F_ij = c sd^2 - T^2 (s2_i + s2_j -
+    """The unadjusted counts on a full grid without clusters from one matrix
+    product per tile. ``|t| >= T`` is ``F_ij = c sd^2 - T^2 (s2_i + s2_j -
     2 G_ij) >= 0`` (``sd = s_i - s_j``, ``c = (n - 1 + T^2) / n``; from
     ``t^2 = sd^2 (n - 1) / (n ss)``, ``ss = s2_i + s2_j - 2 G_ij - sd^2 /
     n``), and ``F = A B^T`` with ``A_i = [x0_i, s_i, a_i, 1]``, ``B_j =
@@ -56,25 +58,63 @@ def folded(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, alpha
     # are decided in float64 (Pairs.listed) instead of by the exact block.
     single = L > SINGLE and n <= SINGLE_QUESTIONS
     dtype = np.float32 if single else np.float64
-    A: npt.NDArray[Any] = np.ascontiguousarray(np.hstack([pairs.X0, s[:, None], a[:, None], ones])[perm], dtype)
-    B: npt.NDArray[Any] = np.ascontiguousarray(
-        np.hstack([2.0 * T2 * pairs.X0, -2.0 * c * s[:, None], ones, a[:, None]])[perm], dtype)
+    A: npt.NDArray[Any] = np.hstack([pairs.X0, s[:, None], a[:, None], ones])[perm].astype(dtype)
+    B: npt.NDArray[Any] = np.hstack([2.0 * T2 * pairs.X0, -2.0 * c * s[:, None], ones, a[:, None]])[perm].astype(dtype)
     size = c * 4.0 * float(np.max(np.abs(s))) ** 2 + 4.0 * T2 * float(s2.max()) + 1e-300
-    # (the margin is many times the rounding of a dot product of these terms, in any order: the kernel's
-    # sums need not be BLAS's)
     delta = (8.0 * (n + 4.0) * float(np.finfo(np.float32).eps) if single else 1e-9) * size
     reach = _reach(s[perm], s2[perm], n, T2, 4.0 * delta)
-    # Every pair i < j (sorted) before row i's reach as the sign of A_i . B_j, in the compiled kernel
-    # (rust/kscore-core/src/rank/folded.rs: bands of rows on the core's threads, no tile of F in memory);
-    # the columns from the reach on, beaten by the bound, counted there too.
-    count = _kscore.folded_count32 if single else _kscore.folded_count64
-    w, bt, near = count(A, B, reach, float(delta))
-    worse[perm] += w
-    better[perm] += bt
-    if len(near) and not single:  # (rare: a pair at the threshold, or identical models)
-        _exact_pairs(pairs, perm[near], better, worse, u_star, alpha)
-    elif len(near):
-        _listed_pairs(pairs, perm[near], better, worse, u_star, alpha)
+    def rows(r0: int) -> tuple[IntArray, IntArray, list[IntArray]]:
+        """One band of rows against the columns after it: the band's
+        ``worse`` counts, the columns' ``better`` counts (from r0 on), and
+        the pairs within the margin."""
+        r1 = min(r0 + TILE_ROWS, L)
+        # Columns from ``end`` on are beaten by every row of the band by the bound (_reach): counted, not computed.
+        end = max(r1, int(reach[r0:r1].max()))
+        w = np.full(r1 - r0, L - end, np.int64)
+        bt = np.zeros(L - r0, np.int64)
+        bt[end - r0:] = r1 - r0
+        near: list[IntArray] = []
+        for c0 in range(r0, end, TILE_COLS):
+            c1 = min(c0 + TILE_COLS, end)
+            F = A[r0:r1] @ B[c0:c1].T
+            if c0 == r0:  # (each pair once: column after row)
+                F[np.arange(c1 - c0)[None, :] <= np.arange(r1 - r0)[:, None]] = -np.inf
+            sure = F > delta
+            s8 = sure.view(np.int8)
+            w += np.add.reduce(s8, axis=1, dtype=np.int32)
+            bt[c0 - r0:c1 - r0] += np.add.reduce(s8, axis=0, dtype=np.int32)
+            maybe = F >= -delta
+            if np.count_nonzero(maybe) != np.count_nonzero(sure):
+                rr, cc = np.nonzero(maybe & ~sure)
+                near.append(np.stack([perm[r0 + rr], perm[c0 + cc]], axis=1))
+        return w, bt, near
+
+    unsure: list[IntArray] = []  # (board index, board index) of the pairs left to the exact statistics
+
+    def add(r0: int, done: tuple[IntArray, IntArray, list[IntArray]]) -> None:
+        w, bt, near = done
+        worse[perm[r0:r0 + len(w)]] += w
+        better[perm[r0:]] += bt
+        unsure.extend(near)
+
+    bands = range(0, L, TILE_ROWS)
+    with one_thread(float(TILE_ROWS) * TILE_COLS * (n + 3.0)):
+        # Bands on a few threads (numpy and BLAS release the GIL), handed out one at a time so
+        # that a thread slowed by another process's work delays no other; added up in order.
+        workers = min(THREADS, len(bands))
+        if workers > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(workers) as pool:
+                for r0, done in zip(bands, pool.map(rows, bands)):
+                    add(r0, done)
+        else:
+            for r0 in bands:
+                add(r0, rows(r0))
+    if unsure and not single:  # (rare: a pair at the threshold, or identical models)
+        _exact_pairs(pairs, np.concatenate(unsure), better, worse, u_star, alpha)
+    elif unsure:
+        _listed_pairs(pairs, np.concatenate(unsure), better, worse, u_star, alpha)
 
 
 def _margin(s: FloatArray, s2: FloatArray, c: float, T2: float) -> float:

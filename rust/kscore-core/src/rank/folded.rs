@@ -19,8 +19,8 @@
 //!
 //! Speed: the rows a band at a time (one job of the pool each), the columns a
 //! tile at a time (its `k x TILE` slice of `B` stays in L2 while the band's
-//! rows pass), and `4 x NR` pairs at a time in registers (fused multiply-add
-//! with AVX2 where the CPU has it): about `k / 16` ns per pair on one core in
+//! rows pass), and `4 x NR` pairs at a time in registers (AVX2 where the
+//! CPU has it): about `k / 16` ns per pair on one core in
 //! single precision, no temporary as large as a tile.
 
 use crate::error::{Error, Result};
@@ -37,18 +37,12 @@ const TILE: usize = 1024;
 pub trait Real: Copy + Send + Sync + PartialOrd + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {
     /// Zero.
     const ZERO: Self;
-    /// `self * b + c` in one rounding.
-    fn fused(self, b: Self, c: Self) -> Self;
     /// From an f64 (rounded).
     fn of(x: f64) -> Self;
 }
 
 impl Real for f32 {
     const ZERO: Self = 0.0;
-    #[inline(always)]
-    fn fused(self, b: Self, c: Self) -> Self {
-        self.mul_add(b, c)
-    }
     #[inline(always)]
     fn of(x: f64) -> Self {
         x as f32
@@ -57,10 +51,6 @@ impl Real for f32 {
 
 impl Real for f64 {
     const ZERO: Self = 0.0;
-    #[inline(always)]
-    fn fused(self, b: Self, c: Self) -> Self {
-        self.mul_add(b, c)
-    }
     #[inline(always)]
     fn of(x: f64) -> Self {
         x
@@ -186,7 +176,7 @@ pub fn folded_count<T: Real>(f: Folded<'_, T>) -> Result<Counted> {
     let nr = if std::mem::size_of::<T>() == 4 { 16 } else { 8 };
     let p = pad(&f, nr);
     let bands = l.div_ceil(BAND);
-    let wide = fma();
+    let wide = avx2();
     // (about k / 16 ns a pair, half the columns a row on average)
     let band_ns = (BAND * l / 2).saturating_mul(f.k) / 16 + 1;
     let acc = fold_per_thread(
@@ -231,35 +221,33 @@ pub fn folded_count<T: Real>(f: Folded<'_, T>) -> Result<Counted> {
 fn run_band<T: Real, const NR: usize>(f: &Folded<'_, T>, p: &Padded<T>, b0: usize, acc: &mut Acc, wide: bool) {
     #[cfg(target_arch = "x86_64")]
     if wide {
-        // SAFETY: `wide` is only set when the CPU supports AVX2 and FMA.
-        return unsafe { band_fma::<T, NR>(f, p, b0, acc) };
+        // SAFETY: `wide` is only set when the CPU supports AVX2.
+        return unsafe { band_avx2::<T, NR>(f, p, b0, acc) };
     }
     let _ = wide;
-    band_body::<T, NR, false>(f, p, b0, acc)
+    band_body::<T, NR>(f, p, b0, acc)
 }
 
-/// `band_body` compiled for AVX2 with fused multiply-adds.
+/// `band_body` compiled for AVX2.
 ///
 /// # Safety
-/// The CPU must support AVX2 and FMA.
+/// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn band_fma<T: Real, const NR: usize>(f: &Folded<'_, T>, p: &Padded<T>, b0: usize, acc: &mut Acc) {
-    band_body::<T, NR, true>(f, p, b0, acc)
+#[target_feature(enable = "avx2")]
+unsafe fn band_avx2<T: Real, const NR: usize>(f: &Folded<'_, T>, p: &Padded<T>, b0: usize, acc: &mut Acc) {
+    band_body::<T, NR>(f, p, b0, acc)
 }
 
+/// `a * b + c` (two roundings: `mul_add` is a call to libm's `fma` where
+/// the compiler does not inline it into the AVX2 twin).
 #[inline(always)]
-fn madd<T: Real, const FMA: bool>(a: T, b: T, c: T) -> T {
-    if FMA {
-        a.fused(b, c)
-    } else {
-        a * b + c
-    }
+fn madd<T: Real>(a: T, b: T, c: T) -> T {
+    a * b + c
 }
 
 /// `F` of rows `i0..i0 + MR` against columns `j0..j0 + NR`.
 #[inline(always)]
-fn micro<T: Real, const NR: usize, const FMA: bool>(p: &Padded<T>, k: usize, i0: usize, j0: usize) -> [[T; NR]; MR] {
+fn micro<T: Real, const NR: usize>(p: &Padded<T>, k: usize, i0: usize, j0: usize) -> [[T; NR]; MR] {
     let mut f = [[T::ZERO; NR]; MR];
     let a = &p.a[i0 * k..(i0 + MR) * k];
     for kk in 0..k {
@@ -268,7 +256,7 @@ fn micro<T: Real, const NR: usize, const FMA: bool>(p: &Padded<T>, k: usize, i0:
         for (r, fr) in f.iter_mut().enumerate() {
             let x = a[r * k + kk];
             for (v, &y) in fr.iter_mut().zip(&b) {
-                *v = madd::<T, FMA>(x, y, *v);
+                *v = madd(x, y, *v);
             }
         }
     }
@@ -277,7 +265,7 @@ fn micro<T: Real, const NR: usize, const FMA: bool>(p: &Padded<T>, k: usize, i0:
 
 /// The rows `b0..b0 + BAND` against the columns before their reach.
 #[inline(always)]
-fn band_body<T: Real, const NR: usize, const FMA: bool>(f: &Folded<'_, T>, p: &Padded<T>, b0: usize, acc: &mut Acc) {
+fn band_body<T: Real, const NR: usize>(f: &Folded<'_, T>, p: &Padded<T>, b0: usize, acc: &mut Acc) {
     let l = f.models();
     let k = f.k;
     let b1 = (b0 + BAND).min(l);
@@ -296,7 +284,7 @@ fn band_body<T: Real, const NR: usize, const FMA: bool>(f: &Folded<'_, T>, p: &P
             let mut j0 = c0.max((i0 + 1) / NR * NR);
             let mut row_sure = [[0u32; NR]; MR];
             while j0 < c1.min(r_hi) {
-                let fv = micro::<T, NR, FMA>(p, k, i0, j0);
+                let fv = micro::<T, NR>(p, k, i0, j0);
                 if rows == MR && j0 >= i0 + MR && j0 + NR <= r_lo {
                     // Every pair of the tile is one to decide.
                     let mut col = [0u32; NR];
@@ -350,11 +338,11 @@ fn band_body<T: Real, const NR: usize, const FMA: bool>(f: &Folded<'_, T>, p: &P
     }
 }
 
-/// Whether this CPU runs the AVX2 + FMA twin.
-fn fma() -> bool {
+/// Whether this CPU runs the AVX2 twin.
+fn avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        std::arch::is_x86_feature_detected!("avx2")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
