@@ -14,7 +14,7 @@ pytest.importorskip("pyarrow")
 
 def test_clustered_sandwich_covers_and_rank_sets_hold() -> None:
     got = run("plain", 40, 0, seed=1, only="sandwich")
-    cov, joint = got["sandwich (clustered by prompt)"]
+    cov, _, joint, _, _, _ = got["sandwich (clustered by prompt)"]
     assert 0.91 <= cov <= 0.99, got
     assert joint >= 0.85, got
 
@@ -23,13 +23,21 @@ def test_style_control_default_covers_where_style_goes_with_the_models() -> None
     # The style feature is correlated with the models: arena-rank's penalty
     # (style_reg=1) covers about a third here (docs/arena.md); the default must hold.
     got = run("style", 20, 0, seed=2, only="sandwich (clustered")
-    cov, joint = got["sandwich (clustered by prompt)"]
+    cov, _, joint, _, _, _ = got["sandwich (clustered by prompt)"]
     assert 0.90 <= cov <= 0.99, got
     assert joint >= 0.85, got
 
 
 def test_davidson_sandwich_covers_the_true_ratings() -> None:
     got = run("davidson", 20, 0, seed=3, only="sandwich (clustered")
-    cov, joint = got["sandwich (clustered by prompt)"]
+    cov, _, joint, _, _, _ = got["sandwich (clustered by prompt)"]
     assert 0.90 <= cov <= 0.99, got
     assert joint >= 0.85, got
+
+
+def test_rao_kupper_sandwich_covers_the_true_ratings_and_kappa() -> None:
+    got = run("rao_kupper", 20, 0, seed=4, only="sandwich (clustered")
+    cov, _, joint, _, tie, _ = got["sandwich (clustered by prompt)"]
+    assert 0.90 <= cov <= 0.99, got
+    assert joint >= 0.85, got
+    assert tie >= 0.8, got
