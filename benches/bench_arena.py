@@ -78,6 +78,9 @@ def main() -> None:
     ap.add_argument("--core", action="store_true",
                     help="only the fit and the bootstrap (and the tie models where the build has them): to run "
                          "one build against another in one shell command (PYTHONPATH=OLD_PACKAGE_DIR)")
+    ap.add_argument("--light", action="store_true",
+                    help="leave out the 1000 bootstrap rounds and the style phases (a loaded machine: time for the "
+                         "peers)")
     ap.add_argument("--aggregation", action="store_true",
                     help="only the two aggregation phases (to run one build against another in one shell command)")
     args = ap.parse_args()
@@ -122,8 +125,9 @@ def main() -> None:
     rows.append((f"fit (Newton, {fitted[1]} iterations)", t, "<= 20 ms"))  # type: ignore[index]
     t, _ = timed(lambda: board.sandwich(theta), args.repeat)  # type: ignore[attr-defined]
     rows.append(("sandwich", t, "<= 20 ms"))
-    t, _ = timed(lambda: board.bootstrap(theta, 1000, 0), 1)  # type: ignore[attr-defined]
-    rows.append(("1000 bootstrap rounds", t, "<= 15 s"))
+    if not args.light:
+        t, _ = timed(lambda: board.bootstrap(theta, 1000, 0), 1)  # type: ignore[attr-defined]
+        rows.append(("1000 bootstrap rounds", t, "<= 15 s"))
     if args.core:
         if hasattr(board, "fit_ties"):
             for model in ("davidson", "rao_kupper"):
@@ -138,14 +142,15 @@ def main() -> None:
         for (name, secs, _), c in zip(rows, CPU):
             print(f"| {name} | {secs:.4f} | {c:.4f} |")
         return
-    bt = read_battles(table, Roles(style=["f0", "f1", "f2", "f3"]))
-    assert bt.features is not None
-    t, sb = timed(lambda: _kscore.style_board(L, bt.a, bt.b, bt.y, np.ones(n), bt.features), 1)
-    rows.append(("style: hold the battles", t, ""))
-    t, sf = timed(lambda: sb.fit(float(n), 0.0, (theta, np.zeros(4))), args.repeat)  # type: ignore[attr-defined]
-    rows.append((f"style fit (Newton, {sf[2]} iterations)", t, "<= 0.5 s"))  # type: ignore[index]
-    t, _ = timed(lambda: sb.bootstrap(sf[0], sf[1], float(n), 100, 0), 1)  # type: ignore[attr-defined, index]
-    rows.append(("100 style bootstrap rounds", t, "<= 30 s"))
+    if not args.light:
+        bt = read_battles(table, Roles(style=["f0", "f1", "f2", "f3"]))
+        assert bt.features is not None
+        t, sb = timed(lambda: _kscore.style_board(L, bt.a, bt.b, bt.y, np.ones(n), bt.features), 1)
+        rows.append(("style: hold the battles", t, ""))
+        t, sf = timed(lambda: sb.fit(float(n), 0.0, (theta, np.zeros(4))), args.repeat)  # type: ignore[attr-defined]
+        rows.append((f"style fit (Newton, {sf[2]} iterations)", t, "<= 0.5 s"))  # type: ignore[index]
+        t, _ = timed(lambda: sb.bootstrap(sf[0], sf[1], float(n), 100, 0), 1)  # type: ignore[attr-defined, index]
+        rows.append(("100 style bootstrap rounds", t, "<= 30 s"))
     t, res = timed(lambda: kscore.arena(str(path), intervals="bootstrap", rounds=100, fragility=False), 1)
     rows.append(("kscore.arena end to end (Parquet, 100 rounds)", t, ""))
     t_e2e_k = t
