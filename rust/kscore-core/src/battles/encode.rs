@@ -224,13 +224,16 @@ impl<'a> Table<'a> {
     }
 }
 
+/// A code array per string array, and the names (sorted).
+pub type Coded = (Vec<Vec<u32>>, Vec<Vec<u8>>);
+
 /// Codes of the strings of several arrays over one set of names, and the
 /// names, sorted by their bytes (for UTF-8, the order of code points:
 /// Python's `sorted`). Rows are hashed in parallel, `CHUNK` rows a piece
 /// with a table each; the pieces' names are merged and sorted once, and
 /// each piece's codes are then mapped to the sorted order in parallel: the
 /// same codes on any number of threads.
-pub fn encode_sorted(arrays: &[Strings<'_>]) -> Result<(Vec<Vec<u32>>, Vec<Vec<u8>>)> {
+pub fn encode_sorted(arrays: &[Strings<'_>]) -> Result<Coded> {
     for s in arrays {
         s.check()?;
     }
@@ -267,7 +270,7 @@ pub fn encode_sorted(arrays: &[Strings<'_>]) -> Result<(Vec<Vec<u32>>, Vec<Vec<u
     let mut all = Table::new();
     let locals: Vec<Vec<u32>> = coded
         .iter()
-        .map(|(_, uniq)| uniq.iter().map(|w| all.code(*w)).collect())
+        .map(|(_, uniq)| uniq.iter().map(|&w| all.code(w)).collect())
         .collect();
     let mut order: Vec<u32> = (0..all.uniq.len() as u32).collect();
     order.sort_unstable_by(|&x, &y| all.uniq[x as usize].cmp(all.uniq[y as usize]));
