@@ -7,7 +7,8 @@ over the questions (its (M, N) call where it has one: ``cges_vote``,
 on the first ``--dirichlet-questions`` questions only for scorio (it integrates each
 question with ``scipy.integrate.quad``), kscore on those and on all M; the online
 replay (the rule called after every sample until it stops) on ``--replay-questions``
-for scorio. Medians of ``--repeat`` kscore runs and ``--scorio-repeat`` scorio runs;
+for scorio; ``kde_weighted_vote`` on ``--kde-questions`` for both, then kscore on all M.
+Medians of ``--repeat`` kscore runs and ``--scorio-repeat`` scorio runs;
 every kscore result is checked against scorio's first; the load average is printed.
 
 Usage: ``python benches/bench_aggregate_stop.py [--questions 10000] [--candidates 64]``
@@ -51,6 +52,7 @@ def main() -> None:
     ap.add_argument("--answers", type=int, default=8, help="distinct answers per question")
     ap.add_argument("--dirichlet-questions", type=int, default=50)
     ap.add_argument("--replay-questions", type=int, default=200)
+    ap.add_argument("--kde-questions", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--scorio-repeat", type=int, default=1)
     args = ap.parse_args()
@@ -119,12 +121,15 @@ def main() -> None:
             got[0].tolist() == [w[0] for w in want] and bool(np.max(np.abs(got[1] - [w[1] for w in want])) <= 1e-12)
         ),
     )
+    kq = args.kde_questions
     row(
-        "kde_weighted_vote (500 calibration responses)",
-        lambda: K.kde_weighted_vote(ids, scores, mine_cal, return_index=True),
-        lambda: S.kde_weighted_vote(ids, scores, theirs_cal, return_index=True),
+        f"kde_weighted_vote ({kq} questions, 500 calibration responses)",
+        lambda: K.kde_weighted_vote(ids[:kq], scores[:kq], mine_cal, return_index=True),
+        lambda: S.kde_weighted_vote(ids[:kq], scores[:kq], theirs_cal, return_index=True),
         lambda got, want: got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist(),
     )
+    t_all, _ = median_s(lambda: K.kde_weighted_vote(ids, scores, mine_cal), args.repeat)
+    print(f"| kde_weighted_vote (all {m} questions) | {t_all * 1e3:,.1f} ms | - | - | - |", flush=True)
     q = args.replay_questions
     row(
         f"online replay, adaptive_consistency_stop ({q} questions)",

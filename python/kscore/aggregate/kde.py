@@ -53,7 +53,8 @@ def _log_gaussian_kde(query_logits: FloatArray, samples: FloatArray, bandwidth: 
     samples, each row's ``logsumexp`` as scipy computes it (the maxima taken out of
     the sum, then ``log1p``)."""
     query = np.asarray(query_logits, dtype=float)
-    flat = query.reshape(-1)
+    # Each distinct query once (scores are often rounded: many repeat).
+    flat, inverse = np.unique(query.reshape(-1), return_inverse=True)
     out = np.empty(flat.size)
     normalizer = math.log(samples.size * bandwidth * math.sqrt(2.0 * math.pi))
     step = max(1, _CELLS // max(1, samples.size))
@@ -66,7 +67,7 @@ def _log_gaussian_kde(query_logits: FloatArray, samples: FloatArray, bandwidth: 
         count = at_top.sum(axis=1)
         rest = np.where(at_top, 0.0, np.exp(a - top[:, None])).sum(axis=1)
         out[start : start + step] = (np.log1p(rest / count) + np.log(count) + top) - normalizer
-    return out.reshape(query.shape)
+    return out[inverse.ravel()].reshape(query.shape)
 
 
 @dataclass(frozen=True, eq=False)
