@@ -226,10 +226,10 @@ def esc_stop(window_answers: Any) -> bool:
 
 def _row_counts(p: Pool) -> IntArray:
     """``counts[r, g]``: row r's answer g (order of first appearance), 0 past the last."""
-    m, n = p.shape
-    valid = p.valid
-    key = (np.arange(m)[:, None] * n + p.codes)[valid]
-    return np.bincount(key, minlength=m * n).reshape(m, n).astype(np.int64)
+    m, _ = p.shape
+    g = int(p.codes.max(initial=-1)) + 1  # the most answers of a row; column g: the unparsable
+    key = np.arange(m, dtype=np.int64)[:, None] * (g + 1) + np.where(p.codes >= 0, p.codes, g)
+    return np.bincount(key.ravel(), minlength=m * (g + 1)).reshape(m, g + 1)[:, : max(g, 1)].astype(np.int64)
 
 
 def _batch_pool(answers: Any) -> Pool:
