@@ -313,19 +313,33 @@ def adaptive_consistency_stop_points(
         v1[t], v2[t] = a, b
         if prefix is not None:
             prefix[t] = counts[:, : max(g, 1)]
+    beta = top_two_probabilities(v1.ravel(), v2.ravel())
     if dirichlet:
         assert prefix is not None
-        flat = prefix.reshape(n * m, -1)
-        width = int((flat > 0).sum(axis=1).max(initial=0))
-        ordered = -np.sort(-flat, axis=1)[:, : max(width, 1)]
-        some = ordered[:, 0] > 0
-        prob = np.zeros(n * m)
-        if some.any():
-            unique, inverse = np.unique(ordered[some], axis=0, return_inverse=True)
-            prob[some] = _dirichlet_of_counts(unique.astype(np.int64))[inverse.ravel()]
-        stop: BoolArray = (some & (prob >= threshold)).reshape(n, m)
+        # The leader beating every answer implies beating the runner-up, whose probability
+        # is the top-two Beta one: only prefixes whose Beta probability reaches the
+        # threshold (less a margin far above both errors) can stop; only those integrate.
+        # Rows walk their candidate prefixes in order, all rows one step per round, and
+        # leave at their first stop: each round integrates the distinct sorted counts once.
+        cand = ((beta >= threshold - 1e-9) & (v1.ravel() > 0)).reshape(n, m)
+        nxt = np.full((n + 1, m), n, dtype=np.int64)  # nxt[t, r]: first candidate >= t
+        for t in range(n - 1, -1, -1):
+            nxt[t] = np.where(cand[t], t, nxt[t + 1])
+        stop = np.zeros((n, m), dtype=bool)
+        pos = nxt[0].copy()
+        live = np.flatnonzero(pos < n)
+        while live.size:
+            at = pos[live]
+            ordered = -np.sort(-prefix[at, live], axis=1)
+            width = int((ordered > 0).sum(axis=1).max(initial=1))
+            unique, inverse = np.unique(ordered[:, :width], axis=0, return_inverse=True)
+            hit = _dirichlet_of_counts(unique.astype(np.int64))[inverse.ravel()] >= threshold
+            stop[at[hit], live[hit]] = True
+            live = live[~hit]
+            pos[live] = nxt[pos[live] + 1, live]
+            live = live[pos[live] < n]
     else:
-        stop = np.asarray(top_two_probabilities(v1.ravel(), v2.ravel()).reshape(n, m) >= threshold)
+        stop = np.asarray(beta.reshape(n, m) >= threshold)
     stopped: BoolArray = np.asarray(stop.any(axis=0))
     used: IntArray = np.where(stopped, np.argmax(stop, axis=0) + 1, n).astype(np.int64)
     return used, stopped
