@@ -519,3 +519,20 @@ def test_stop_points_replay_the_online_loop(kinds: int) -> None:
     assert [(int(u), bool(s)) for u, s in zip(used, stopped)] == [
         replay(S.adaptive_consistency_dirichlet_stop, row, 0.95) for row in rows[:3]
     ]
+
+
+@pytest.mark.parametrize("spread", [1, 3, 1000])
+def test_int_batches_counted_directly(spread: int) -> None:
+    """Integer ids (counted by one bincount when their range is small, else grouped):
+    negative ids, one value, a wide range; the same as scorio row by row."""
+    rng = np.random.default_rng(spread)
+    ids = rng.integers(-2, 3, size=(40, 10)) * spread
+    ids[:5] = 7
+    for threshold in (0.95, 0.6):
+        stop, prob = K.adaptive_consistency_stop_batch(ids, threshold=threshold, return_prob=True)
+        dstop, dprob = K.adaptive_consistency_dirichlet_stop_batch(ids, threshold=threshold, return_prob=True)
+        for r in range(len(ids)):
+            want = S.adaptive_consistency_stop(ids[r].tolist(), threshold=threshold, return_prob=True)
+            assert bool(stop[r]) == want[0] and abs(prob[r] - want[1]) <= 1e-12
+            got = K.adaptive_consistency_dirichlet_stop(ids[r].tolist(), threshold=threshold, return_prob=True)
+            assert (bool(dstop[r]), float(dprob[r])) == got

@@ -232,6 +232,20 @@ def _row_counts(p: Pool) -> IntArray:
     return np.bincount(key.ravel(), minlength=m * (g + 1)).reshape(m, g + 1)[:, : max(g, 1)].astype(np.int64)
 
 
+def _answer_counts(answers: Any) -> IntArray:
+    """Each row's answer counts in some order (the top-two and Dirichlet rules read only
+    their multiset): a 2D integer array of ids spanning a small range is counted by one
+    ``bincount`` of ``row * range + id``; anything else through the answer pools."""
+    if isinstance(answers, np.ndarray) and answers.ndim == 2 and answers.dtype.kind in "iu" and answers.size:
+        m, n = answers.shape
+        lo, hi = int(answers.min()), int(answers.max())
+        span = hi - lo + 1
+        if n and span <= 4 * n:
+            key = np.arange(m, dtype=np.int64)[:, None] * span + (answers.astype(np.int64) - lo)
+            return np.bincount(key.ravel(), minlength=m * span).reshape(m, span).astype(np.int64)
+    return _row_counts(_batch_pool(answers))
+
+
 def _batch_pool(answers: Any) -> Pool:
     p = pool(answers)
     if p.single:
@@ -247,7 +261,7 @@ def adaptive_consistency_stop_batch(answers: Any, *, threshold: float = 0.95, re
     """:func:`adaptive_consistency_stop` of every row of ``answers`` (``(M, N)``): an
     ``(M,)`` bool array (and the ``(M,)`` probabilities with ``return_prob``)."""
     _check_threshold(threshold)
-    counts = _row_counts(_batch_pool(answers))
+    counts = _answer_counts(answers)
     if counts.shape[1] > 1:
         top = -np.partition(-counts, 1, axis=1)[:, :2]
         v1, v2 = top[:, 0], top[:, 1]
@@ -263,8 +277,8 @@ def adaptive_consistency_dirichlet_stop_batch(
     """:func:`adaptive_consistency_dirichlet_stop` of every row of ``answers``
     (``(M, N)``), the integrals of all rows at once."""
     _check_threshold(threshold)
-    counts = _row_counts(_batch_pool(answers))
-    some = counts[:, 0] > 0
+    counts = _answer_counts(answers)
+    some = counts.max(axis=1, initial=0) > 0
     prob = np.zeros(len(counts))
     if some.any():
         prob[some] = _dirichlet_of_counts(counts[some])
