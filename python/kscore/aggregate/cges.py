@@ -80,16 +80,17 @@ def _log_scores(p: Pool) -> tuple[FloatArray, IntArray]:
     with np.errstate(divide="ignore"):
         mismatch = np.log1p(-c) - np.log(np.maximum(groups, 1))[:, None]  # log(K - 1), K = groups + 1
         own = np.log(c) - mismatch
-    base = np.zeros(m)
-    for j in range(n):  # the same left-to-right additions as scorio's loop
-        base = np.where(valid[:, j], base + mismatch[:, j], base)
+    # cumsum adds left to right, as scorio's loop (an invalid candidate adds an exact 0.0)
+    base = np.cumsum(np.where(valid, mismatch, 0.0), axis=1)[:, -1]
     width = n + 2  # answers, OTHER, and a spare column for the invalid candidates
     scores = np.where(np.arange(width)[None, :] <= groups[:, None], base[:, None], -np.inf)
-    rows = np.arange(m)
-    spare = np.full(m, n + 1)
-    for j in range(n):
-        col = np.where(valid[:, j], p.codes[:, j], spare)
-        scores[rows, col] += np.where(valid[:, j], own[:, j], 0.0)
+    # np.add.at adds in the order of its indices: row by row, columns left to right, so each
+    # answer's own terms are added in scorio's order.
+    col = np.where(valid, p.codes, n + 1).astype(np.int64)
+    index = np.arange(m, dtype=np.int64)[:, None] * width + col
+    flat = scores.ravel()
+    np.add.at(flat, index.ravel(), np.where(valid, own, 0.0).ravel())
+    scores = flat.reshape(m, width)
     return scores[:, : n + 1], groups
 
 
