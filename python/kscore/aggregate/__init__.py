@@ -7,7 +7,10 @@ rules (earliest appearance) and messages. Answers given as an array of ids, numb
 or strings are grouped in the core, one hash table per question; lists and object
 arrays by a dict per question (Python's equality: ``1``, ``1.0`` and ``True`` are one
 answer). The votes of all questions are counted in one pass of the core
-(docs/aggregate.md).
+(docs/aggregate.md). The online stopping rules (stopping.py), CGES (cges.py) and the
+KDE-calibrated vote (kde.py) are scorio's too; the stopping rules, one question at a
+time in scorio, also come as ``*_batch`` forms (a decision per row of an ``(M, N)``
+batch) and as an offline replay of the online loop (``adaptive_consistency_stop_points``).
 """
 
 from .best_of import best_of_majority, best_of_n, majority_of_the_bests, mob
