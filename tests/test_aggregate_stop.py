@@ -536,3 +536,26 @@ def test_int_batches_counted_directly(spread: int) -> None:
             assert bool(stop[r]) == want[0] and abs(prob[r] - want[1]) <= 1e-12
             got = K.adaptive_consistency_dirichlet_stop(ids[r].tolist(), threshold=threshold, return_prob=True)
             assert (bool(dstop[r]), float(dprob[r])) == got
+
+
+def test_batch_edges() -> None:
+    """An all-unparsable row, one sample per question, one question."""
+    rows: list[list[Any]] = [[None, "", None], ["A", None, "A"], ["B", "C", "D"], ["A", "A", "A"]]
+    stop, prob = K.adaptive_consistency_stop_batch(rows, return_prob=True)
+    assert [(bool(s), float(p)) for s, p in zip(stop, prob)] == [
+        S.adaptive_consistency_stop(r, return_prob=True) for r in rows
+    ]
+    stop, prob = K.adaptive_consistency_dirichlet_stop_batch(rows, return_prob=True)
+    for r, row in enumerate(rows):
+        want = S.adaptive_consistency_dirichlet_stop(row, return_prob=True)
+        assert bool(stop[r]) == want[0] and abs(prob[r] - want[1]) <= 1e-12
+    assert K.esc_stop_batch(rows).tolist() == [S.esc_stop(r) for r in rows]
+    for dirichlet in (False, True):
+        used, stopped = K.adaptive_consistency_stop_points(rows, threshold=0.8, dirichlet=dirichlet)
+        # by hand: "A" once 3/4, twice 7/8 (>= 0.8); B, C, D: 3/4, 1/2, then 1/3 (all tied)
+        assert used.tolist() == [3, 3, 3, 2] and stopped.tolist() == [False, True, False, True]
+    one = [["A"], [None], ["B"]]
+    assert K.adaptive_consistency_stop_batch(one, return_prob=True)[1].tolist() == [0.75, 0.0, 0.75]
+    assert K.esc_stop_batch(one).tolist() == [True, False, True]
+    with pytest.raises(ValueError, match="one row per question"):
+        K.adaptive_consistency_stop_batch(["A", "B"])
