@@ -95,9 +95,11 @@ def _dirichlet_probabilities(rows: list[list[int]]) -> list[float]:
 
 
 def _dirichlet_of_counts(counts: IntArray) -> FloatArray:
-    """Per row of a counts matrix (answers in order of first appearance, 0 past the
-    last; at least one answer), scorio's probability: top-two Beta below three
-    answers, ``1/m`` where every answer ties, else the leader's Dirichlet integral."""
+    """Per row of a counts matrix (a column per answer, in any order; 0: no answer;
+    at least one answer a row), scorio's probability: top-two Beta below three
+    answers, ``1/m`` where every answer ties, else the leader's Dirichlet integral
+    (which depends only on the counts' multiset, so the order of the columns does not
+    matter)."""
     rows = counts.shape[0]
     m = (counts > 0).sum(axis=1)
     leader = np.argmax(counts, axis=1)  # the first maximum: scorio's max(range, key=...)
