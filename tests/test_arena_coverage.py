@@ -6,10 +6,23 @@ sets hold the true ranks jointly."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+
 import pytest
-from scripts.arena_coverage import run
 
 pytest.importorskip("pyarrow")
+
+# Loaded from its file: a package named `scripts` that a test dependency installs into
+# site-packages would win over this repository's scripts/ folder (a namespace package).
+_PATH = Path(__file__).resolve().parents[1] / "scripts" / "arena_coverage.py"
+_SPEC = importlib.util.spec_from_file_location("arena_coverage", _PATH)
+assert _SPEC is not None and _SPEC.loader is not None
+_MODULE = importlib.util.module_from_spec(_SPEC)
+sys.modules["arena_coverage"] = _MODULE  # (its dataclasses look their module up)
+_SPEC.loader.exec_module(_MODULE)
+run = _MODULE.run
 
 
 def test_clustered_sandwich_covers_and_rank_sets_hold() -> None:
