@@ -119,7 +119,7 @@ def population_posterior(units: Units, samples: FloatArray, confidence: float, l
         mean[i] = centre.mean()
         within = float((alpha * beta / ((alpha + beta) ** 2 * (alpha + beta + 1.0))).mean())
         sd[i] = np.sqrt(within + centre.var())
-        q_lo, q_hi = np.quantile(mu, [a, 1.0 - a])
+        q_lo, q_hi = np.quantile(mu, [a, 1.0 - a])  # (numpy's default, linear between the order statistics)
         lo[i] = 0.0 if p[i] <= 0.0 else q_lo
         hi[i] = 1.0 if p[i] >= 1.0 else q_hi
     return (lo_b + span * mean, span * sd, lo_b + span * np.clip(lo, 0.0, 1.0),
