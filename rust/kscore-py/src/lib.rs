@@ -96,6 +96,8 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<rows::RowBoard>()?;
     m.add_class::<rows::RowShard>()?;
     m.add_class::<rows::TextLayout>()?;
+    m.add_function(wrap_pyfunction!(rows::cell_states, m)?)?;
+    m.add_function(wrap_pyfunction!(rows::grid_table, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::bayes, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::dirichlet_of_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::avg, m)?)?;

@@ -114,7 +114,7 @@ def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDA
     pos = {m: i for i, m in enumerate(models)}
     row_of = np.array([pos.get(m, -1) for m in c.models], np.int64)
     some_nan = bool(np.isnan(f).any()) if f is not None else bool(np.isnan(x).any())
-    full = None if some_nan else _full_grid(c, x, row_of, sc.cluster, sc.per_model().grid_t is not None)
+    full = None if some_nan else _full_grid(c, x, row_of, sc.cluster, sc.per_model().grid is not None)
     if full is not None:
         return full
     ok = ~np.isnan(x)
