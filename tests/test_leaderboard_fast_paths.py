@@ -129,7 +129,8 @@ def test_core_states_and_grid_table_equal_the_numpy_passes(monkeypatch: pytest.M
         assert np.array_equal(st.cats, st0.cats) and np.array_equal(st.of_row, st0.of_row)
         assert st.of_row.dtype == st0.of_row.dtype
         assert pm.table is not None and pm0.table is not None and np.array_equal(pm.table, pm0.table)
-        assert np.array_equal(pm.grid, pm0.grid) and np.array_equal(off.table, off0.table)
+        assert pm.grid is not None and pm0.grid is not None and np.array_equal(pm.grid, pm0.grid)
+        assert off.table is not None and off0.table is not None and np.array_equal(off.table, off0.table)
     table = np.bincount(m * len(st0.cats) + st0.of_row, minlength=L * len(st0.cats)).reshape(L, -1)
     assert pm0.table is not None and np.array_equal(pm0.table, table)
 

@@ -29,7 +29,7 @@ __all__ = [
 # rank-fit: paired comparisons
 __all__ += ["PairwiseFit", "pairwise_fit", "pair_counts", "twin_rows", "strongly_connected"]
 # serial: a board's cells as distinct states (kscore-core intake::cells)
-__all__ += ["cell_states", "grid_table"]
+__all__ += ["cell_states", "grid_table", "gather_rows"]
 __all__ += ["choice_events", "choice_fit"]
 __all__ += ["elo", "glicko", "trueskill", "bt_mcmc"]
 # aggregate: scorio.aggregate's votes
@@ -96,6 +96,12 @@ def grid_table(
 ) -> npt.NDArray[np.int64] | None:
     """Cells per (model, state) where the cells are the grid (model ``i``'s
     cells ``i * questions ..``, questions in order); None where they are not."""
+
+def gather_rows(
+    grid: npt.NDArray[np.uint8] | npt.NDArray[np.uint16], rows: list[int], table: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """``table[grid[rows]]`` (a state past the table: its last value), rows x
+    questions, on the core's pool."""
 
 def ndtri(p: float) -> float:
     """Inverse standard normal CDF (Cephes ``ndtri``, as ``scipy.special.ndtri``)."""

@@ -84,6 +84,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(credit::metric_table, m)?)?;
     m.add_function(wrap_pyfunction!(grid_sums::grid_sums, m)?)?;
     m.add_function(wrap_pyfunction!(grid_sums::segment_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(grid_sums::gather_rows, m)?)?;
     m.add_function(wrap_pyfunction!(interval::interval_envelope, m)?)?;
     m.add_class::<bank::BinaryBank>()?;
     m.add_class::<counts::CountStates>()?;

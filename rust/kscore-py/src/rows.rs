@@ -635,7 +635,9 @@ pub fn grid_table<'py>(
             let a = borrow::<$ty>(of_row).ok_or_else(|| PyTypeError::new_err("of_row must be uint8 or uint16"))??;
             let s = contiguous(&a, "of_row")?;
             enter(py, || {
-                Ok(kscore_core::intake::cells::grid_table(s, m, q, models, questions, states))
+                Ok(kscore_core::intake::cells::grid_table(
+                    s, m, q, models, questions, states,
+                ))
             })?
         }};
     }

@@ -113,12 +113,15 @@ pub fn cell_states(cols: &[&[i64]], radix: &[usize]) -> Result<(Vec<i64>, StateC
         conv: fn(i64) -> T,
     ) -> Vec<T> {
         let mut out = vec![T::default(); n];
-        out.par_chunks_mut(CHUNK).enumerate().with_grain(piece_ns).for_each(|(p, part)| {
-            for (i, o) in part.iter_mut().enumerate() {
-                // (every key was seen in the first pass: in range)
-                *o = conv(slot[key(cols, radix, p * CHUNK + i).unwrap_or(0)]);
-            }
-        });
+        out.par_chunks_mut(CHUNK)
+            .enumerate()
+            .with_grain(piece_ns)
+            .for_each(|(p, part)| {
+                for (i, o) in part.iter_mut().enumerate() {
+                    // (every key was seen in the first pass: in range)
+                    *o = conv(slot[key(cols, radix, p * CHUNK + i).unwrap_or(0)]);
+                }
+            });
         out
     }
     let top = keys.len().saturating_sub(1);
@@ -158,11 +161,7 @@ pub fn grid_table<S: StateIndex>(
         .all(|(i, row)| {
             let (a, b) = (i * questions, (i + 1) * questions);
             let mine = i as i64;
-            for ((&s, &m), (t, &q)) in of_row[a..b]
-                .iter()
-                .zip(&model[a..b])
-                .zip((0i64..).zip(&question[a..b]))
-            {
+            for ((&s, &m), (t, &q)) in of_row[a..b].iter().zip(&model[a..b]).zip((0i64..).zip(&question[a..b])) {
                 let s = s.index();
                 if m != mine || q != t || s >= states {
                     return false;
@@ -189,7 +188,10 @@ mod tests {
         assert_eq!(codes, StateCodes::I8(vec![2, 0, 2, 1, 0]));
         assert!(cell_states(&[&c0, &c1], &[3, 3]).is_err());
         let one = [5i64, 1, 5];
-        assert_eq!(cell_states(&[&one], &[6]).unwrap(), (vec![1, 5], StateCodes::I8(vec![1, 0, 1])));
+        assert_eq!(
+            cell_states(&[&one], &[6]).unwrap(),
+            (vec![1, 5], StateCodes::I8(vec![1, 0, 1]))
+        );
     }
 
     #[test]
@@ -203,7 +205,9 @@ mod tests {
         let cols: Vec<Vec<i64>> = (0..3).map(|_| (0..n).map(|_| next() % 40).collect()).collect();
         let refs: Vec<&[i64]> = cols.iter().map(|c| c.as_slice()).collect();
         let (keys, codes) = cell_states(&refs, &[40, 40, 40]).unwrap();
-        let StateCodes::I16(codes) = codes else { panic!("wider codes") };
+        let StateCodes::I16(codes) = codes else {
+            panic!("wider codes")
+        };
         for r in (0..n).step_by(997) {
             let k = (cols[1][r] * 40 + cols[0][r]) * 40 + cols[2][r];
             assert_eq!(keys[codes[r] as usize], k);
@@ -219,7 +223,10 @@ mod tests {
         let of_row = [0u8, 1, 1, 2, 2, 2];
         let model = [0i64, 0, 0, 1, 1, 1];
         let question = [0i64, 1, 2, 0, 1, 2];
-        assert_eq!(grid_table(&of_row, &model, &question, 2, 3, 3), Some(vec![1, 2, 0, 0, 0, 3]));
+        assert_eq!(
+            grid_table(&of_row, &model, &question, 2, 3, 3),
+            Some(vec![1, 2, 0, 0, 0, 3])
+        );
         assert_eq!(grid_table(&of_row, &model, &[0, 2, 1, 0, 1, 2], 2, 3, 3), None);
         assert_eq!(grid_table(&of_row, &[0, 0, 1, 1, 1, 1], &question, 2, 3, 3), None);
         assert_eq!(grid_table(&of_row, &model, &question, 2, 3, 2), None);
