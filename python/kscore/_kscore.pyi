@@ -28,6 +28,8 @@ __all__ = [
 ]
 # rank-fit: paired comparisons
 __all__ += ["PairwiseFit", "pairwise_fit", "pair_counts", "twin_rows", "strongly_connected"]
+# serial: a board's cells as distinct states (kscore-core intake::cells)
+__all__ += ["cell_states", "grid_table", "gather_rows"]
 __all__ += ["choice_events", "choice_fit"]
 __all__ += ["elo", "glicko", "trueskill", "bt_mcmc"]
 # aggregate: scorio.aggregate's votes
@@ -78,6 +80,28 @@ def segment_sums(
 ) -> npt.NDArray[np.float64]:
     """:func:`grid_sums` over runs of ``states``: model ``i``'s is
     ``states[offsets[i]:offsets[i + 1]]`` (an empty run: zeros)."""
+
+def cell_states(cols: list[npt.NDArray[np.int64]], radix: list[int]) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any]]:
+    """The distinct keys in mixed radix (ascending) of the rows of the
+    category columns ``cols`` (each value in ``0..radix[j]``) and each row's
+    index among them (int8/int16/int32/int64: the smallest that holds them)."""
+
+def grid_table(
+    of_row: npt.NDArray[np.uint8] | npt.NDArray[np.uint16],
+    model: npt.NDArray[np.int64],
+    question: npt.NDArray[np.int64],
+    models: int,
+    questions: int,
+    states: int,
+) -> npt.NDArray[np.int64] | None:
+    """Cells per (model, state) where the cells are the grid (model ``i``'s
+    cells ``i * questions ..``, questions in order); None where they are not."""
+
+def gather_rows(
+    grid: npt.NDArray[np.uint8] | npt.NDArray[np.uint16], rows: list[int], table: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """``table[grid[rows]]`` (a state past the table: its last value), rows x
+    questions, on the core's pool."""
 
 def ndtri(p: float) -> float:
     """Inverse standard normal CDF (Cephes ``ndtri``, as ``scipy.special.ndtri``)."""

@@ -84,6 +84,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(credit::metric_table, m)?)?;
     m.add_function(wrap_pyfunction!(grid_sums::grid_sums, m)?)?;
     m.add_function(wrap_pyfunction!(grid_sums::segment_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(grid_sums::gather_rows, m)?)?;
     m.add_function(wrap_pyfunction!(interval::interval_envelope, m)?)?;
     m.add_class::<bank::BinaryBank>()?;
     m.add_class::<counts::CountStates>()?;
@@ -96,6 +97,8 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<rows::RowBoard>()?;
     m.add_class::<rows::RowShard>()?;
     m.add_class::<rows::TextLayout>()?;
+    m.add_function(wrap_pyfunction!(rows::cell_states, m)?)?;
+    m.add_function(wrap_pyfunction!(rows::grid_table, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::bayes, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::dirichlet_of_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::avg, m)?)?;

@@ -47,8 +47,8 @@ def _over_questions(sc: Scores, name: str, bad: npt.NDArray[np.bool_] | None) ->
     short of the budget, left out; the first two give them NaN, which is not
     shown)."""
     pm, f, m = sc.per_model(), sc.per_state.get(name), sc.counts.model
-    if f is not None and sc.cluster is None and pm.grid_t is not None:
-        return grid_se(f, pm.grid_t, pm.count, pm.grid)
+    if f is not None and sc.cluster is None and pm.grid is not None:
+        return grid_se(f, pm.grid.T, pm.count, pm.grid)
     if f is not None and sc.cluster is None and pm.starts is not None and sc.states is not None:
         fast = segment_se(f, sc.states.of_row, pm.starts, pm.count)
         if fast is not None:
@@ -79,12 +79,12 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     models = np.flatnonzero(present)
     reward = (st.cats @ w) / row_sums(st.cats)  # each state's mean reward per sample
     spread: dict[str, tuple[FloatArray, FloatArray]] = {}
-    if pm.grid_t is not None:
+    if pm.grid is not None:
         # Every model on every question: the accuracy and every metric's mean
         # and interval over questions from one pass of column sums (intervals.grid_se).
         names = [x.name for x in metrics if x.name in sc.per_state] if interval != "posterior" and \
             sc.cluster is None else []
-        mean, se = grid_se(np.stack([reward, *(sc.per_state[x] for x in names)], axis=1), pm.grid_t, q_count,
+        mean, se = grid_se(np.stack([reward, *(sc.per_state[x] for x in names)], axis=1), pm.grid.T, q_count,
                            pm.grid)
         acc = np.where(present, mean[:, 0], 0.0)
         spread = {x: (mean[:, k], se[:, k]) for k, x in enumerate(names, 1)}
