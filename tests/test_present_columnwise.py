@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 from collections import OrderedDict
+from typing import Any
 
 import numpy as np
 import pytest
@@ -61,10 +62,10 @@ def test_columns_joined() -> None:
     with pytest.raises(TypeError):
         csv_lines([["a", 1]])  # type: ignore[list-item]
     with pytest.raises(TypeError):
-        csv_lines([np.array([1, 2])])  # type: ignore[list-item]
+        csv_lines([np.array([1, 2])])  # (int64: refused)
 
 
-def _reference_csv(table: dict[str, list]) -> str:
+def _reference_csv(table: dict[str, list[Any]]) -> str:
     """The CSV with a ``repr`` per float cell (the writer before csv_lines)."""
     def field(x: object, kind: type | None) -> str:
         if kind is float:
@@ -103,7 +104,7 @@ def test_render_csv_as_a_repr_per_cell() -> None:
 
 def test_dumps_is_json_indent_2() -> None:
     rng = np.random.default_rng(5)
-    docs = [
+    docs: list[Any] = [
         {}, [], None, True, 0, -3, 2**70, 0.1, -0.0, math.nan, math.inf, -math.inf, "", "é\u2028\x1b\"q\"\n",
         {"a": [], "b": {}, "c": [[], {}], "d": (1, 2.5, None), "e": [True, False, None]},
         {"models": [{"rank": "1-2", "rank_range": [1, 2], "model": 'm,"x"|é', "questions": 20, "samples": [4, 4],
@@ -123,7 +124,7 @@ def test_dumps_is_json_indent_2() -> None:
 
 @pytest.mark.parametrize("kw", [{}, {"interval": "posterior", "adjust": "holm"},
                                 {"metrics": "pass@1,pass@2,bayes@N,cons@n", "k": "1,2"}])
-def test_board_json_is_json_indent_2(kw: dict) -> None:
+def test_board_json_is_json_indent_2(kw: dict[str, Any]) -> None:
     """The command's JSON of the shipped sample, read back and written by json itself, is the same text."""
     lb = kscore.leaderboard(_sample(), **kw)
     text = render_leaderboard(lb, "json", pairwise=("all", None), plan=True)
