@@ -135,3 +135,30 @@ def _sample() -> str:
     from importlib import resources
 
     return str(resources.files("kscore.data").joinpath("sample_results.csv.gz"))
+
+
+@pytest.mark.parametrize("kw", [{}, {"interval": "posterior"}, {"metrics": "pass@1,cons@n,bayes@N"}])
+def test_columns_are_the_rows(kw: dict[str, Any]) -> None:
+    """Leaderboard.columns() (a column at a time) against the rows read one by one."""
+    lb = kscore.leaderboard(_sample(), **kw)
+    lb.rows[1].values[lb.metrics[0].name] = None  # (a metric not computed for a model)
+    lb.rows[2].rank = None
+    want: dict[str, list[Any]] = {"rank": [], "rank_lo": [], "rank_hi": [], "model": [], "questions": [],
+                                  "samples_min": [], "samples_max": [], "accuracy": []}
+    for r in lb.rows:
+        want["rank"].append("-" if r.rank is None else f"{r.rank[0]}" if r.rank[0] == r.rank[1] else
+                            f"{r.rank[0]}-{r.rank[1]}")
+        want["rank_lo"].append(None if r.rank is None else r.rank[0])
+        want["rank_hi"].append(None if r.rank is None else r.rank[1])
+        for key, attr in (("model", "model"), ("questions", "questions"), ("samples_min", "n_min"),
+                          ("samples_max", "n_max"), ("accuracy", "accuracy")):
+            want[key].append(getattr(r, attr))
+    suffixes = ["", "_sigma", "_lo", "_hi"] + (["_posterior_mean"] if lb.interval == "posterior" else [])
+    for m in lb.metrics:
+        for suffix in suffixes:
+            attr = {"": "estimate"}.get(suffix, suffix[1:])
+            want[m.name + suffix] = [None if r.values.get(m.name) is None else getattr(r.values[m.name], attr)
+                                     for r in lb.rows]
+    got = lb.columns()
+    assert list(got) == list(want)
+    assert repr(got) == repr(want)  # (NaN where NaN, None where None)

@@ -183,7 +183,7 @@ class Leaderboard:
             "accuracy": list(map(_ACCURACY, rs)),
         }
         values = list(map(_VALUES, rs))
-        fields = _FIELDS + (("posterior_mean", _POSTERIOR_MEAN),) if self.interval == "posterior" else _FIELDS
+        fields = _FIELDS + (("_posterior_mean", _POSTERIOR_MEAN),) if self.interval == "posterior" else _FIELDS
         for m in self.metrics:
             name = m.name  # (a property: computed at each use)
             vals = list(map(methodcaller("get", name), values))
