@@ -5,7 +5,6 @@ table for arrow, pandas or polars (docs/leaderboard.md, *Python API*)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from operator import attrgetter, itemgetter, methodcaller
 from typing import Any
 
 from .._counts import Counts
@@ -14,31 +13,13 @@ from .._spec import Metric, resolve_sort
 from ..stats.compare import Comparison, Pairwise, compare, pairwise
 from ..stats.plan import Plan, check_power, plan
 from ..stats.ranges import RankSets
-from ..stats.rank import scored_models
+from ..stats.rank import rank_label, scored_models
 from ..stats.scores import Scores
 from ..stats.values import ModelRow
 from .show import Shown
 
 #: The ``group`` of the overall board in tables with ``by`` groups.
 ALL = "(all)"
-
-_RANK, _MODEL, _QUESTIONS = attrgetter("rank"), attrgetter("model"), attrgetter("questions")
-_N_MIN, _N_MAX, _ACCURACY = attrgetter("n_min"), attrgetter("n_max"), attrgetter("accuracy")
-_VALUES = attrgetter("values")
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
-_POSTERIOR_MEAN = attrgetter("posterior_mean")
-#: A metric's columns after its name: the suffix and the attribute of its :class:`Value`.
-_FIELDS = (("", attrgetter("estimate")), ("_sigma", attrgetter("sigma")), ("_lo", attrgetter("lo")),
-           ("_hi", attrgetter("hi")))
-
-
-def _attribute(values: list[Any], get: attrgetter[Any]) -> list[Any]:
-    """``get`` of each value, None where the value is None (one pass in C
-    when none is)."""
-    try:
-        return list(map(get, values))
-    except AttributeError:  # (None: a metric not computed for some model)
-        return [None if v is None else get(v) for v in values]
 
 
 @dataclass
@@ -168,27 +149,25 @@ class Leaderboard:
                 out[key] = [v for p in parts for v in p[key]]
             return out
         rs = self.rows if top is None else self.rows[:top]
-        # Column-wise: each column one pass in C (map/attrgetter) over the rows, not a Python
-        # call per cell (100 000 models x 24 columns: docs/leaderboard.md, *Speed*).
-        ranks = list(map(_RANK, rs))
-        whole = None not in ranks
         cols: dict[str, list[Any]] = {
-            "rank": ["-" if k is None else str(k[0]) if k[0] == k[1] else f"{k[0]}-{k[1]}" for k in ranks],
-            "rank_lo": list(map(_FIRST, ranks)) if whole else [None if k is None else k[0] for k in ranks],
-            "rank_hi": list(map(_SECOND, ranks)) if whole else [None if k is None else k[1] for k in ranks],
-            "model": list(map(_MODEL, rs)),
-            "questions": list(map(_QUESTIONS, rs)),
-            "samples_min": list(map(_N_MIN, rs)),
-            "samples_max": list(map(_N_MAX, rs)),
-            "accuracy": list(map(_ACCURACY, rs)),
+            "rank": [rank_label(r) for r in rs],
+            "rank_lo": [r.rank[0] if r.rank else None for r in rs],
+            "rank_hi": [r.rank[1] if r.rank else None for r in rs],
+            "model": [r.model for r in rs],
+            "questions": [r.questions for r in rs],
+            "samples_min": [r.n_min for r in rs],
+            "samples_max": [r.n_max for r in rs],
+            "accuracy": [r.accuracy for r in rs],
         }
-        values = list(map(_VALUES, rs))
-        fields = _FIELDS + (("_posterior_mean", _POSTERIOR_MEAN),) if self.interval == "posterior" else _FIELDS
         for m in self.metrics:
             name = m.name  # (a property: computed at each use)
-            vals = list(map(methodcaller("get", name), values))
-            for suffix, get in fields:
-                cols[name + suffix] = _attribute(vals, get)
+            vals = [r.values.get(name) for r in rs]
+            cols[name] = [None if v is None else v.estimate for v in vals]
+            cols[f"{name}_sigma"] = [None if v is None else v.sigma for v in vals]
+            cols[f"{name}_lo"] = [None if v is None else v.lo for v in vals]
+            cols[f"{name}_hi"] = [None if v is None else v.hi for v in vals]
+            if self.interval == "posterior":
+                cols[f"{name}_posterior_mean"] = [None if v is None else v.posterior_mean for v in vals]
         return cols
 
     def to_arrow(self, groups: bool = False) -> Any:
