@@ -249,20 +249,6 @@ def test_codes_on_threads_equal_one_by_one() -> None:
     assert (got[1][1] == -1).any()
 
 
-@pytest.mark.parametrize("w", [[0.0, 1.0], [0.0, 0.3, 0.7], [-1.0, 0.5, 0.25, 2.0]])
-def test_bayes_from_states_equals_bayes_ci(w: list[float]) -> None:
-    import kscore.counts as kc
-    from kscore.leaderboard.stats.bayes_states import bayes_ci_states
-
-    rng = np.random.default_rng(len(w))
-    cats = rng.multinomial(7, np.full(len(w), 1 / len(w)), size=4000).astype(np.int64)
-    cats[::5] = rng.multinomial(3, np.full(len(w), 1 / len(w)), size=800)  # ragged n
-    st = distinct_states(cats)
-    count = np.bincount(st.of_row, minlength=len(st.cats))
-    weights = np.array(w)
-    assert bayes_ci_states(st.cats, count, weights, 0.9, (-1.0, 2.0)) == kc.bayes_ci(cats, weights, 0.9, (-1.0, 2.0))
-
-
 def test_a_quiet_run_writing_csv_imports_only_what_it_needs(tmp_path: Path) -> None:
     """Neither pyarrow.compute (0.1 s of imports), rich, the evaluation tools'
     readers, pandas nor kscore.eval (docs/leaderboard.md, *Speed*)."""
