@@ -707,3 +707,10 @@ def irt_logistic(
     prior_variances: npt.NDArray[np.float64] | None = None,
 ) -> tuple[npt.NDArray[np.float64], float, int, bool, float]:
     """The 2PL/3PL joint fit: ``x = [theta, (b, log a[, guessing logit]) per item]``."""
+
+# ------------------------------------------------------------------ present (python/kscore/present/tabular.py)
+
+def csv_lines(columns: list[npt.NDArray[np.float64] | list[str]]) -> str:
+    """A CSV body: row ``i`` is field ``i`` of every column joined by commas,
+    each line ended by a newline; a float64 column written as ``repr`` (NaN
+    empty), a list of str as it is."""
