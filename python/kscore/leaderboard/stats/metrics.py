@@ -64,6 +64,14 @@ def _over_questions(sc: Scores, name: str, bad: npt.NDArray[np.bool_] | None) ->
     return mean, se
 
 
+def _clamp(x: FloatArray, lo: float, hi: float) -> FloatArray:
+    """``min(max(x, lo), hi)`` per entry, as Python's ``max`` and ``min``
+    choose (the first argument unless the second is strictly beyond it)."""
+    y = np.where(lo > x, lo, x)
+    out: FloatArray = np.where(hi < y, hi, y)
+    return out
+
+
 def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float, interval: str,
             issues: Issues | None = None) -> list[ModelRow]:
     """Every model's row: estimates and intervals of every metric, all models
@@ -103,8 +111,9 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             spread = {x: (mean[:, k], se[:, k]) for k, x in enumerate(names, 1)}
         else:
             acc = np.bincount(m, weights=reward[st.of_row], minlength=L) / np.maximum(q_count, 1)
-    rows = {int(i): ModelRow(counts.models[i], int(q_count[i]), int(n_min[i]), int(n_max[i]), float(acc[i]), {})
-            for i in models}
+    rows = {i: ModelRow(counts.models[i], qc, lo_n, hi_n, a, {}) for i, qc, lo_n, hi_n, a in zip(
+        models.tolist(), *(v[models].astype(np.int64).tolist() for v in (q_count, n_min, n_max)),
+        np.asarray(acc, np.float64)[models].tolist())}
     z = z_value(confidence)
     samples = model_groups(sc)[2].astype(np.float64) if interval in ("questions", "posterior") else None
     na: dict[str, list[str]] = {}
@@ -131,14 +140,22 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
                 grid = f is not None and sc.cluster is None and pm.table is not None
                 w_lo, w_hi = board_bounds(None if grid else sc.x[metric.name], m, sc.cluster, L, samples, confidence,
                                           r_lo, r_hi, f, pm.table)
-            for j in np.flatnonzero(~bad & present):
-                est, s = float(mean[j]), float(se[j])
-                if interval in ("wilson", "questions"):
-                    lo, hi = min(float(w_lo[j]), est), max(float(w_hi[j]), est)  # (rounding of the range's ends)
-                else:
-                    lo = min(max(est - z * s, lo_b), hi_b) if s == s else np.nan
-                    hi = min(max(est + z * s, lo_b), hi_b) if s == s else np.nan
-                rows[int(j)].values[metric.name] = Value(est, s, float(lo), float(hi))
+            # (every model at once, then one Value each: the same floats as Python's min/max per model,
+            # np.where written as they choose, NaN included)
+            js = np.flatnonzero(~bad & present)
+            est_a, s_a = mean[js].astype(np.float64), se[js].astype(np.float64)
+            if interval in ("wilson", "questions"):
+                wl, wh = w_lo[js].astype(np.float64), w_hi[js].astype(np.float64)
+                lo_a = np.where(est_a < wl, est_a, wl)  # min(w_lo, est): rounding of the range's ends
+                hi_a = np.where(est_a > wh, est_a, wh)  # max(w_hi, est)
+            else:
+                with np.errstate(invalid="ignore"):
+                    lo_a, hi_a = _clamp(est_a - z * s_a, lo_b, hi_b), _clamp(est_a + z * s_a, lo_b, hi_b)
+                lo_a[np.isnan(s_a)] = np.nan
+                hi_a[np.isnan(s_a)] = np.nan
+            name = metric.name
+            for at, est, s, lo, hi in zip(js.tolist(), est_a.tolist(), s_a.tolist(), lo_a.tolist(), hi_a.tolist()):
+                rows[at].values[name] = Value(est, s, lo, hi)
         else:  # the posterior of the population's mean, on the default interval's units (stats/posterior.py)
             assert samples is not None
             mean, _ = spread.get(metric.name) or _over_questions(sc, metric.name, bad if some_nan else None)
