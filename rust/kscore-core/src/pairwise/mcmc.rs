@@ -54,13 +54,20 @@ impl Posterior {
         // scorio's sum over its pairs in its order, with its cut-offs.
         let l = self.models;
         table.resize(l * l, 0.0);
-        // Rows are independent: in parallel once a field is large (a row
-        // costs about 6 ns per model: a vectorised `exp` and `ln`).
-        table
-            .par_chunks_mut(l.max(1))
-            .enumerate()
-            .with_min_len(par::min_len(6 * l))
-            .for_each(|(i, row)| softplus_row(theta[i], theta, row));
+        // Rows are independent: in parallel once an iteration is worth a
+        // hand-off to the pool (a row costs about 6 ns per model: a
+        // vectorised `exp` and `ln`).
+        if par::worth_splitting(6 * l * l) {
+            table
+                .par_chunks_mut(l.max(1))
+                .enumerate()
+                .with_min_len(par::min_len(6 * l))
+                .for_each(|(i, row)| softplus_row(theta[i], theta, row));
+        } else {
+            for (i, row) in table.chunks_mut(l.max(1)).enumerate() {
+                softplus_row(theta[i], theta, row);
+            }
+        }
         let mut ll = 0.0;
         for ((&i, &j), &w) in self.first.iter().zip(&self.second).zip(&self.wins) {
             let (i, j) = (i as usize, j as usize);

@@ -6,13 +6,10 @@
 //! per model and event instead of one per pair, and the sum over opponents
 //! a vectorisable loop.
 
-use rayon::prelude::*;
-
 use crate::cancel;
 use crate::error::Result;
 use crate::numeric::expln::{exp, has_avx2};
 use crate::pairwise::counts::Packed;
-use crate::par;
 
 use super::{check_stop, outcomes, TiePolicy};
 
@@ -33,8 +30,6 @@ pub fn elo(rows: Packed, k: f64, initial: f64, policy: TiePolicy) -> Result<Vec<
     let mut score = [vec![0.0; l], vec![0.0; l]];
     let mut weight = [vec![0.0; l], vec![0.0; l]];
     let mut delta = vec![0.0; l];
-    // A row costs about 2 ns per opponent (a vectorised division).
-    let row_ns = 2 * l;
     for e in 0..rows.events {
         check_stop(e)?;
         outcomes(&rows, e, &mut o);
@@ -50,26 +45,15 @@ pub fn elo(rows: Packed, k: f64, initial: f64, policy: TiePolicy) -> Result<Vec<
                 weight[side as usize][j] = if s.is_some() { 1.0 } else { 0.0 };
             }
         }
-        {
-            let (rating, a, o, score, weight) = (&rating, &a, &o, &score, &weight);
-            // Rows from the event's starting ratings only: in parallel.
-            delta
-                .par_iter_mut()
-                .enumerate()
-                .with_min_len(par::min_len(row_ns))
-                .for_each_init(
-                    || vec![0.0; l],
-                    |e, (i, d)| {
-                        let side = o[i] as usize;
-                        // The self term is 0 (a draw at equal ratings, or no match).
-                        let sum = if direct {
-                            pairwise_sum(rating, i, &score[side], &weight[side])
-                        } else {
-                            row_sum(a[i], a, &score[side], &weight[side], e)
-                        };
-                        *d = k * sum;
-                    },
-                );
+        for i in 0..l {
+            let side = o[i] as usize;
+            // The self term is 0 (a draw at equal ratings, or no match).
+            let sum = if direct {
+                pairwise_sum(&rating, i, &score[side], &weight[side])
+            } else {
+                row_sum(a[i], &a, &score[side], &weight[side])
+            };
+            delta[i] = k * sum;
         }
         for i in 0..l {
             rating[i] += delta[i];
@@ -79,42 +63,37 @@ pub fn elo(rows: Packed, k: f64, initial: f64, policy: TiePolicy) -> Result<Vec<
     Ok(rating)
 }
 
-/// `sum_j w_j (s_j - a_i / (a_i + a_j))` in four lanes (`e`: work space).
-fn row_sum(ai: f64, a: &[f64], s: &[f64], w: &[f64], e: &mut [f64]) -> f64 {
+/// `sum_j w_j (s_j - a_i / (a_i + a_j))` in four lanes.
+fn row_sum(ai: f64, a: &[f64], s: &[f64], w: &[f64]) -> f64 {
     #[cfg(target_arch = "x86_64")]
     {
         if has_avx2() {
             // SAFETY: the CPU has AVX2 (checked).
-            return unsafe { row_sum_avx2(ai, a, s, w, e) };
+            return unsafe { row_sum_avx2(ai, a, s, w) };
         }
     }
-    row_sum_body(ai, a, s, w, e)
+    row_sum_body(ai, a, s, w)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn row_sum_avx2(ai: f64, a: &[f64], s: &[f64], w: &[f64], e: &mut [f64]) -> f64 {
-    row_sum_body(ai, a, s, w, e)
+unsafe fn row_sum_avx2(ai: f64, a: &[f64], s: &[f64], w: &[f64]) -> f64 {
+    row_sum_body(ai, a, s, w)
 }
 
 #[inline(always)]
-fn row_sum_body(ai: f64, a: &[f64], s: &[f64], w: &[f64], e: &mut [f64]) -> f64 {
-    // The expectations first, a plain map (vectorised divisions), then
-    // the sum with lane q holding the opponents j = q mod 4.
-    for (o, &aj) in e.iter_mut().zip(a) {
-        *o = ai / (ai + aj);
-    }
+fn row_sum_body(ai: f64, a: &[f64], s: &[f64], w: &[f64]) -> f64 {
     let mut lanes = [0.0f64; 4];
-    let n = a.len().min(e.len());
-    let (e4, s4, w4) = (e.chunks_exact(4), s.chunks_exact(4), w.chunks_exact(4));
-    for ((ec, sc), wc) in e4.zip(s4).zip(w4) {
+    let n = a.len();
+    let (a4, s4, w4) = (a.chunks_exact(4), s.chunks_exact(4), w.chunks_exact(4));
+    for ((ac, sc), wc) in a4.zip(s4).zip(w4) {
         for q in 0..4 {
-            lanes[q] += wc[q] * (sc[q] - ec[q]);
+            lanes[q] += wc[q] * (sc[q] - ai / (ai + ac[q]));
         }
     }
     let mut tail = 0.0;
     for j in n - n % 4..n {
-        tail += w[j] * (s[j] - e[j]);
+        tail += w[j] * (s[j] - ai / (ai + a[j]));
     }
     (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail
 }

@@ -42,6 +42,7 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
     let (mut new_rating, mut new_rd) = (vec![0.0; l], vec![0.0; l]);
     // A row costs about 4 ns per opponent (one vectorised `exp`).
     let row_ns = 4 * l;
+    let mut scratch = vec![0.0; l];
     for e in 0..rows.events {
         check_stop(e)?;
         if p.c > 0.0 {
@@ -63,39 +64,49 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
         {
             let (rating, rd, g, o, score, weight) = (&rating, &rd, &g, &o, &score, &weight);
             // Each row from the event's starting values only: rows run in
-            // parallel, each with its own copy of the weights (its own
-            // match against itself zeroed while it sums).
-            new_rating
-                .par_iter_mut()
-                .zip(new_rd.par_iter_mut())
-                .enumerate()
-                .with_min_len(par::min_len(row_ns))
-                .for_each_init(
-                    || (weight.clone(), vec![0.0; l]),
-                    |(w, e), (i, (nr, nd))| {
-                        *nr = rating[i];
-                        *nd = rd[i];
-                        let side = o[i] as usize;
-                        let own = w[side][i];
-                        // Opponents other than itself: none, no update.
-                        if playing[side] - (own != 0.0) as usize == 0 {
-                            return;
-                        }
-                        w[side][i] = 0.0;
-                        let (denom, delta) = row(rating[i], rating, g, &score[side], &w[side], e);
-                        w[side][i] = own;
-                        if !(denom > 0.0 && denom.is_finite()) {
-                            return;
-                        }
-                        let d2 = 1.0 / ((Q * Q) * denom);
-                        let inv_var = 1.0 / (rd[i] * rd[i]) + 1.0 / d2;
-                        if !(inv_var > 0.0 && inv_var.is_finite()) {
-                            return;
-                        }
-                        *nd = (1.0 / inv_var).sqrt().clamp(1e-12, p.rd_max);
-                        *nr = rating[i] + (Q / inv_var) * delta;
-                    },
-                );
+            // parallel when an event is worth splitting (a hand-off to the
+            // pool per event costs more than a small field's event), each
+            // with its own copy of the weights (its own match against
+            // itself zeroed while it sums).
+            let body = |(w, e): &mut ([Vec<f64>; 2], Vec<f64>), (i, (nr, nd)): (usize, (&mut f64, &mut f64))| {
+                *nr = rating[i];
+                *nd = rd[i];
+                let side = o[i] as usize;
+                let own = w[side][i];
+                // Opponents other than itself: none, no update.
+                if playing[side] - (own != 0.0) as usize == 0 {
+                    return;
+                }
+                w[side][i] = 0.0;
+                let (denom, delta) = row(rating[i], rating, g, &score[side], &w[side], e);
+                w[side][i] = own;
+                if !(denom > 0.0 && denom.is_finite()) {
+                    return;
+                }
+                let d2 = 1.0 / ((Q * Q) * denom);
+                let inv_var = 1.0 / (rd[i] * rd[i]) + 1.0 / d2;
+                if !(inv_var > 0.0 && inv_var.is_finite()) {
+                    return;
+                }
+                *nd = (1.0 / inv_var).sqrt().clamp(1e-12, p.rd_max);
+                *nr = rating[i] + (Q / inv_var) * delta;
+            };
+            if par::worth_splitting(l * row_ns) {
+                new_rating
+                    .par_iter_mut()
+                    .zip(new_rd.par_iter_mut())
+                    .enumerate()
+                    .with_min_len(par::min_len(row_ns))
+                    .for_each_init(|| (weight.clone(), vec![0.0; l]), body);
+            } else {
+                let mut local = (weight.clone(), std::mem::take(&mut scratch));
+                new_rating
+                    .iter_mut()
+                    .zip(new_rd.iter_mut())
+                    .enumerate()
+                    .for_each(|item| body(&mut local, item));
+                scratch = local.1;
+            }
         }
         std::mem::swap(&mut rating, &mut new_rating);
         std::mem::swap(&mut rd, &mut new_rd);
