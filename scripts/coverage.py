@@ -44,8 +44,23 @@ CANDIDATES: dict[str, Candidate] = {
     "env_t": lambda u, c, r: ci.envelope(u, c, core="t", few=8.0),  # the same, made monotone: exactly so
     "env_wilson": lambda u, c, r: ci.envelope(u, c, core="wilson"),  # Wilson on n_eff, made monotone
     "env_cp": lambda u, c, r: ci.envelope(u, c, core="cp"),  # Clopper-Pearson on n_eff, made monotone
+    # prototypes of interval="posterior" (issue 36, item 5)
+    "beta_j": lambda u, c, r: ci.beta_eff(u, c, 0.5),
+    "beta_jdf": lambda u, c, r: ci.beta_eff(u, c, 0.5, df=True),
+    "beta_u": lambda u, c, r: ci.beta_eff(u, c, 1.0),
+    "beta_udf": lambda u, c, r: ci.beta_eff(u, c, 1.0, df=True),
+    "beta_jmix": lambda u, c, r: ci.beta_eff(u, c, 0.5, mix=6),
+    "bmix_j": lambda u, c, r: ci.beta_mix(u, c, 0.5),
+    "bmix_u": lambda u, c, r: ci.beta_mix(u, c, 1.0),
+    "bmix_jg": lambda u, c, r: ci.beta_mix(u, c, 0.5, dfree="units"),
+    "bmix_je": lambda u, c, r: ci.beta_mix(u, c, 0.5, ends=True),
+    "bmix_jte": lambda u, c, r: ci.beta_mix(u, c, 0.5, trunc=True, ends=True),
+    "bmix_ute": lambda u, c, r: ci.beta_mix(u, c, 1.0, trunc=True, ends=True),
     # the shipped default (kscore.leaderboard.stats.default_interval)
     "default": lambda u, c, r: ci.default(u, c),
+    # the shipped interval="posterior" (kscore.leaderboard.stats.posterior)
+    "posterior": lambda u, c, r: ci.posterior(u, c),
+    "posterior_uniform": lambda u, c, r: ci.posterior_prior(u, c, 1.0),  # Bayes-Laplace's prior instead
 }
 
 

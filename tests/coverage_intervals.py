@@ -355,3 +355,146 @@ def default(u: Units, confidence: float) -> tuple[F, F]:
     hi_b = np.broadcast_to(np.asarray(u.hi_b, np.float64), (B, L)).ravel()
     lo, hi = di.bounds(units, u.samples.ravel(), confidence, lo_b, hi_b)
     return lo.reshape(B, L), hi.reshape(B, L)
+
+
+def beta_eff(u: Units, confidence: float, prior: float = 0.5, df: bool = False, mix: int = 0) -> tuple[F, F]:
+    """Prototype of ``interval="posterior"`` (issue 36, item 5): the central
+    credible interval of the Beta(``x* + prior``, ``n* - x* + prior``)
+    posterior of the population mean, ``n*`` the effective number of
+    outcomes of the default (``n_w / phi``, at most the samples), ``x* = p
+    n*``; ``df``: ``n*`` scaled by ``(z / t_{G-1})^2`` (Korn and Graubard);
+    ``mix``: the posterior a mixture over ``mix`` values of the dispersion
+    from its estimate to 1, weighted by the chi-square likelihood of the
+    units' spread on ``G - 1`` df."""
+    p, se, span = _rescaled(u)
+    nw = u.n_worst
+    v = p * (1 - p)
+    a = (1 - confidence) / 2
+    z = float(special.ndtri(0.5 + confidence / 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        phi_hat = np.clip(np.where(v > 0, se**2 * nw / v, 1.0), 1e-12, 1.0)
+    scale = (z / _t(confidence, u.G - 1)) ** 2 if df else 1.0
+
+    def one(phi: F) -> tuple[F, F]:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            n = np.minimum(nw / phi, np.maximum(u.samples, nw)) * scale
+        x = p * n
+        return (np.where(x > 0, special.betaincinv(x + prior, n - x + prior, a), 0.0),
+                np.where(x < n, special.betaincinv(x + prior, n - x + prior, 1 - a), 1.0))
+
+    if mix == 0:
+        lo, hi = one(phi_hat)
+    else:
+        from scipy import optimize  # noqa: F401
+
+        grid = [phi_hat + (1 - phi_hat) * t for t in np.linspace(0.0, 1.0, mix)]
+        dfree = np.maximum(u.G - 1, 1.0)
+        # chi-square log likelihood of ss = df se2 / sigma2(phi) (sigma2 ~ phi): -df/2 log phi - df phi_hat / (2 phi)
+        logw = np.stack([-dfree / 2 * np.log(g) - dfree * phi_hat / (2 * g) for g in grid])
+        logw = np.where(np.isfinite(logw), logw, 0.0)
+        wts = np.exp(logw - logw.max(axis=0))
+        wts /= wts.sum(axis=0)
+        # the mixture's quantiles by bisection on its cdf
+        def cdf(t: F) -> F:
+            out = np.zeros_like(t)
+            for w_, g in zip(wts, grid):
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    n = np.minimum(nw / g, np.maximum(u.samples, nw)) * scale
+                x = p * n
+                out += w_ * special.betainc(x + prior, n - x + prior, t)
+            return out
+        bl, bh = np.zeros_like(p), np.ones_like(p)
+        ql, qh = np.zeros_like(p), np.ones_like(p)
+        for target, res in ((a, "lo"), (1 - a, "hi")):
+            l_, h_ = np.zeros_like(p), np.ones_like(p)
+            for _ in range(40):
+                mid = 0.5 * (l_ + h_)
+                below = cdf(mid) < target
+                l_, h_ = np.where(below, mid, l_), np.where(below, h_, mid)
+            if res == "lo":
+                ql = 0.5 * (l_ + h_)
+            else:
+                qh = 0.5 * (l_ + h_)
+        lo, hi = ql, qh
+        del bl, bh
+    bad = ~(u.G > 1)
+    return (np.where(bad, np.nan, u.lo_b + span * np.clip(lo, 0, 1)),
+            np.where(bad, np.nan, u.lo_b + span * np.clip(hi, 0, 1)))
+
+
+def beta_mix(u: Units, confidence: float, prior: float = 0.5, K: int = 16, dfree: str = "eff", trunc: bool = False,
+             ends: bool = False) -> tuple[F, F]:
+    """Prototype of ``interval="posterior"``: the dispersion ``phi`` has the
+    posterior of a scale under Jeffreys' prior, ``d phi_hat / chi2_d`` (``d``
+    the units that carry the spread: ``df_eff``, at most ``G - 1``), at most
+    1; given ``phi``, the population mean is Beta(``x* + prior``, ``n* - x*
+    + prior``) on ``n* = min(n_w / phi, samples)`` outcomes; the interval is
+    the central one of the mixture over ``K`` equal-weight quantiles of
+    ``phi``."""
+    p, se, span = _rescaled(u)
+    nw = u.n_worst
+    v = p * (1 - p)
+    a = (1 - confidence) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        phi_hat = np.clip(np.where(v > 0, se**2 * nw / v, 1.0), 1e-12, 1.0)
+    d = np.minimum(np.nan_to_num(u.df_eff, nan=0.0), u.G - 1) if dfree == "eff" else u.G - 1
+    d = np.maximum(d, 1e-6)
+    qs = (np.arange(K) + 0.5) / K
+    comps = []
+    # P(phi <= 1) = P(chi2_d >= d phi_hat): the quantiles of phi truncated to (0, 1] (``trunc``), or clamped there
+    top = stats.chi2.sf(d * phi_hat, d) if trunc else np.ones_like(d)
+    for q in qs:
+        phi = np.where(v > 0, np.minimum(d * phi_hat / stats.chi2.isf(q * top, d), 1.0), 1.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            n = np.minimum(nw / phi, np.maximum(u.samples, nw))
+        x = p * n
+        comps.append((x + prior, n - x + prior))
+
+    def cdf(t: F) -> F:
+        out = np.zeros_like(t)
+        for al, be in comps:
+            out += special.betainc(al, be, t)
+        return out / K
+
+    res = []
+    for target in (a, 1 - a):
+        lo_, hi_ = np.zeros_like(p), np.ones_like(p)
+        for _ in range(36):
+            mid = 0.5 * (lo_ + hi_)
+            below = cdf(mid) < target
+            lo_, hi_ = np.where(below, mid, lo_), np.where(below, hi_, mid)
+        res.append(0.5 * (lo_ + hi_))
+    lo, hi = res
+    if ends:  # every unit at an end: that end is in the interval (Brown, Cai and DasGupta's Jeffreys interval)
+        lo, hi = np.where(p <= 0, 0.0, lo), np.where(p >= 1, 1.0, hi)
+    bad = ~(u.G > 1)
+    return (np.where(bad, np.nan, u.lo_b + span * np.clip(lo, 0, 1)),
+            np.where(bad, np.nan, u.lo_b + span * np.clip(hi, 0, 1)))
+
+
+def posterior(u: Units, confidence: float) -> tuple[F, F]:
+    """The shipped ``interval="posterior"`` (kscore.leaderboard.stats.posterior)
+    on the suite's arrays: every (board, model) one model."""
+    from kscore.leaderboard.stats import default_interval as di
+    from kscore.leaderboard.stats.posterior import population_posterior
+
+    B, L, U = u.S.shape
+    ok = u.N > 0
+    bi, li, _ = np.nonzero(ok)
+    units = di.Units((bi * L + li).astype(np.int64), u.S[ok], u.N[ok], np.ones(int(ok.sum())), B * L)
+    lo_b = np.broadcast_to(np.asarray(u.lo_b, np.float64), (B, L)).ravel()
+    hi_b = np.broadcast_to(np.asarray(u.hi_b, np.float64), (B, L)).ravel()
+    _, _, lo, hi = population_posterior(units, u.samples.ravel(), confidence, lo_b, hi_b)
+    return lo.reshape(B, L), hi.reshape(B, L)
+
+
+def posterior_prior(u: Units, confidence: float, prior: float) -> tuple[F, F]:
+    """:func:`posterior` with another prior of the mean given the dispersion (Beta(prior, prior))."""
+    from kscore.leaderboard.stats import posterior as post
+
+    old = post.PRIOR
+    post.PRIOR = prior
+    try:
+        return posterior(u, confidence)
+    finally:
+        post.PRIOR = old

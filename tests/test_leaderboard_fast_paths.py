@@ -95,6 +95,46 @@ def test_per_model_on_the_grid_in_steps_equals_the_cells(n_models: int, n_questi
         assert other.table is not None and np.array_equal(other.table, table)
 
 
+@pytest.mark.parametrize(("n_models", "n_questions", "categories", "n"), [(30, 2000, 2, 10), (7, 70_001, 3, 4),
+                                                                        (40, 500, 4, 6), (30, 2000, 3, 40)])
+def test_core_states_and_grid_table_equal_the_numpy_passes(monkeypatch: pytest.MonkeyPatch, n_models: int,
+                                                         n_questions: int, categories: int, n: int) -> None:
+    # The core's passes on every thread (cell_states, grid_table, split to the
+    # finest grain too) give the numpy passes' states, numbers and table; off
+    # the grid (two cells swapped) the core declines and the cells are counted.
+    import kscore._kscore as core
+    from kscore.leaderboard.stats import states as states_mod
+
+    counts = grid(n_models, n_questions, n, categories, seed=n_models + n)
+    m, q, L, Q = counts.model, counts.question, n_models, n_questions
+    swap = np.arange(len(m))
+    swap[[5, 6]] = swap[[6, 5]]
+    results = []
+    for mode in ("core", "split", "numpy"):
+        with monkeypatch.context() as mp:
+            if mode == "numpy":
+                mp.setattr(states_mod, "_kscore", object())
+            old = core._set_parallel_grain(1 if mode == "split" else 0)
+            try:
+                st = distinct_states(counts.categories)
+                pm = per_model(st, m, q, L, Q)
+                off = per_model(distinct_states(counts.categories[swap]), m[swap], q[swap], L, Q)
+            finally:
+                core._set_parallel_grain(old)
+        assert pm.grid is not None and off.grid is None and off.table is not None
+        results.append((st, pm, off))
+    (st0, pm0, off0), *rest = results
+    assert np.array_equal(st0.cats[st0.of_row], counts.categories)
+    for st, pm, off in rest:
+        assert np.array_equal(st.cats, st0.cats) and np.array_equal(st.of_row, st0.of_row)
+        assert st.of_row.dtype == st0.of_row.dtype
+        assert pm.table is not None and pm0.table is not None and np.array_equal(pm.table, pm0.table)
+        assert pm.grid is not None and pm0.grid is not None and np.array_equal(pm.grid, pm0.grid)
+        assert off.table is not None and off0.table is not None and np.array_equal(off.table, off0.table)
+    table = np.bincount(m * len(st0.cats) + st0.of_row, minlength=L * len(st0.cats)).reshape(L, -1)
+    assert pm0.table is not None and np.array_equal(pm0.table, table)
+
+
 def test_metrics_per_state_equal_every_row_evaluated() -> None:
     counts = grid(4, 30, 6, 3, seed=1)
     w = np.array([0.0, 0.3, 0.7])
@@ -247,20 +287,6 @@ def test_codes_on_threads_equal_one_by_one() -> None:
         want_names, want_code = codes(table, name)
         assert names == want_names and np.array_equal(code, want_code)
     assert (got[1][1] == -1).any()
-
-
-@pytest.mark.parametrize("w", [[0.0, 1.0], [0.0, 0.3, 0.7], [-1.0, 0.5, 0.25, 2.0]])
-def test_bayes_from_states_equals_bayes_ci(w: list[float]) -> None:
-    import kscore.counts as kc
-    from kscore.leaderboard.stats.bayes_states import bayes_ci_states
-
-    rng = np.random.default_rng(len(w))
-    cats = rng.multinomial(7, np.full(len(w), 1 / len(w)), size=4000).astype(np.int64)
-    cats[::5] = rng.multinomial(3, np.full(len(w), 1 / len(w)), size=800)  # ragged n
-    st = distinct_states(cats)
-    count = np.bincount(st.of_row, minlength=len(st.cats))
-    weights = np.array(w)
-    assert bayes_ci_states(st.cats, count, weights, 0.9, (-1.0, 2.0)) == kc.bayes_ci(cats, weights, 0.9, (-1.0, 2.0))
 
 
 def test_a_quiet_run_writing_csv_imports_only_what_it_needs(tmp_path: Path) -> None:

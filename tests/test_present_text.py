@@ -13,7 +13,7 @@ import pytest
 import kscore
 from kscore.present.from_leaderboard import board_from_leaderboard
 from kscore.present.model import Board, Estimate, MetricColumn, rank_text
-from kscore.present.text import compact_cell, render_text, terminal_width, wide_cell
+from kscore.present.text import compact_cell, compact_cells, render_text, terminal_width, wide_cell
 
 from .present_boards import board
 
@@ -71,6 +71,22 @@ def test_cells() -> None:
     assert compact_cell(Estimate(0.76894, 0.748, 0.7906)) == "0.769 ±0.021"
     assert compact_cell(Estimate(0.5)) == "0.500" and compact_cell(None) == "-"
     assert wide_cell(Estimate(0.76894, 0.748, 0.7906)) == "0.769 [0.748, 0.791]"
+
+
+def test_compact_cells_are_each_compact_cell() -> None:
+    """The column-wise cells (100 000 models) are the per-cell ones, on every
+    kind of value: none, no interval, an end missing or infinite, NaN, a
+    half-width that overflows, negative zero, rounding ties."""
+    inf, nan = float("inf"), float("nan")
+    rng = np.random.default_rng(7)
+    values: list[Estimate | None] = [None, Estimate(0.5), Estimate(nan), Estimate(inf, 0.0, 1.0),
+                                     Estimate(-0.0, -0.0, 0.0), Estimate(0.5, None, 0.7), Estimate(0.5, 0.3, inf),
+                                     Estimate(0.5, nan, 0.6),
+                                     Estimate(1.0, -1.7e308, 1.7e308), Estimate(0.0625, 0.0005, 0.0015),
+                                     Estimate(12.5, 11.25, 13.75), Estimate(-0.0004, -0.0006, -0.0002)]
+    values += [Estimate(float(x), float(x - w), float(x + w)) for x, w in zip(rng.random(500), rng.random(500) / 20)]
+    for digits in (1, 3, 4):
+        assert compact_cells(values, digits) == [compact_cell(v, digits) for v in values]
 
 
 def test_piped_output_is_80_columns() -> None:

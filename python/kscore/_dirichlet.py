@@ -1,7 +1,5 @@
 """Bayes@N's posterior per question (Dirichlet(+1) over the outcome
-categories): the moments shared by :func:`kscore.counts.bayes_ci` and the
-leaderboard, which computes them once per distinct state of its rows
-(leaderboard/stats/bayes_states.py)."""
+categories): the moments of :func:`kscore.counts.bayes_ci`."""
 
 from __future__ import annotations
 

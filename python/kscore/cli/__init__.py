@@ -158,9 +158,10 @@ INTERVAL_HELP = ("questions (default): what another set of questions like these 
                  "--cluster: a continuity-corrected Wilson interval on the effective number of questions, monotone, "
                  "that holds its level near 0 or 1, with few questions or clusters (docs/rankings.md); answers: the "
                  "value on these questions, answer sampling alone; normal: estimate +- z standard errors over "
-                 "questions (the default before issue 36); posterior: the Bayesian credible interval under a uniform "
-                 "prior per question (centred on the posterior mean, pulled towards 0.5 with few samples: not a "
-                 "confidence interval for the mean over the questions); wilson: Wilson on the effective df")
+                 "questions (the default before issue 36); posterior: a Bayesian credible interval for the same "
+                 "target, the expected value over the population of questions (Jeffreys' Beta on the effective "
+                 "number of outcomes, mixed over the dispersion; centred on the posterior mean); wilson: Wilson on "
+                 "the effective df")
 
 
 def add_common(p: argparse.ArgumentParser) -> None:

@@ -78,7 +78,7 @@ def _coverage(counts: Counts, pm: PerModel, issues: Issues) -> None:
 
 def _questions_seen(counts: Counts, pm: PerModel) -> npt.NDArray[np.bool_]:
     """Which questions have rows (on a grid: all, without a pass over them)."""
-    if pm.grid_t is not None:
+    if pm.grid is not None:
         return np.ones(len(counts.questions), bool)
     out: npt.NDArray[np.bool_] = np.bincount(counts.question, minlength=len(counts.questions)) > 0
     return out

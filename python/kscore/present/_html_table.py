@@ -8,7 +8,7 @@ import math
 from html import escape
 
 from .model import Board, Estimate, MetricColumn, rank_text
-from .text import compact_cell
+from .text import compact_cell, compact_cells
 
 
 def scale(column: MetricColumn) -> tuple[float, float]:
@@ -27,10 +27,11 @@ def _pct(x: float, lo: float, hi: float) -> str:
     return f"{(x - lo) / (hi - lo) * 100:.1f}".rstrip("0").rstrip(".")
 
 
-def metric_td(v: Estimate | None, digits: int, axis: tuple[float, float]) -> str:
+def metric_td(v: Estimate | None, digits: int, axis: tuple[float, float], cell: str | None = None) -> str:
     """``<td style="--l:..;--h:..;--m:..">0.769 ±0.021</td>``: the bar's ends
-    and tick as percentages of the column's axis; a title with the ends."""
-    text = escape(compact_cell(v, digits))
+    and tick as percentages of the column's axis; a title with the ends
+    (``cell``: the value's compact cell where already made)."""
+    text = escape(compact_cell(v, digits) if cell is None else cell)
     if v is None or v.lo is None or v.hi is None or not math.isfinite(v.value):
         return f"<td>{text}</td>"
     lo, hi = axis
@@ -58,11 +59,12 @@ def ranked_table(board: Board) -> str:
         head.append(_th(m.name, -1 if m.higher_better else 1, tip, m.name == board.sort))
     head += [_th(c.name, -1) for c in board.info]
     rows = []
+    texts = [compact_cells(m.values, m.digits) for m in board.metrics]  # (a column at a time)
     for i, name in enumerate(board.models):
         r = board.ranks[i]
         cells = [f'<td data-v="{i}">{rank_text(r)}</td>' if r else "<td>-</td>",
                  f'<td class="name">{escape(name)}</td>']
-        cells += [metric_td(m.values[i], m.digits, ax) for m, ax in zip(board.metrics, axes)]
+        cells += [metric_td(m.values[i], m.digits, ax, t[i]) for m, ax, t in zip(board.metrics, axes, texts)]
         cells += [f"<td>{escape(c.cells[i])}</td>" for c in board.info]
         rows.append(f'<tr data-i="{i}">' + "".join(cells) + "</tr>")
     return ('<div class="scroll"><table class="sortable"><thead><tr>' + "".join(head) + "</tr></thead><tbody>\n"

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from .model import Board, ComparisonReport, PlanReport, rank_text
 from .terminal import comparison_cells
-from .text import compact_cell
+from .text import compact_cells
 from .wording import one_line
 
 # ASCII punctuation that Markdown could read as syntax inside a cell: escaped
@@ -36,9 +36,10 @@ def table(board: Board) -> list[str]:
     head = ["rank", "model", *(m.name for m in board.metrics), *(c.name for c in board.info)]
     align = ["---:", ":---", *(["---:"] * len(board.metrics)), *(["---:"] * len(board.info))]
     lines = [_row(escape(h) for h in head), _row(align)]
+    metrics = [compact_cells(m.values, m.digits) for m in board.metrics]  # (a column at a time)
     for i, name in enumerate(board.models):
         cells = [rank_text(board.ranks[i]), escape(name)]
-        cells += [escape(compact_cell(m.values[i], m.digits)) for m in board.metrics]
+        cells += [escape(m[i]) for m in metrics]
         cells += [escape(c.cells[i]) for c in board.info]
         lines.append(_row(cells))
     return lines

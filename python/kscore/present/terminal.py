@@ -31,7 +31,7 @@ class Column:
     names: bool = False
 
     def width(self) -> int:
-        return max([len(self.header), *(len(c) for c in self.cells)])
+        return max(len(self.header), max(map(len, self.cells), default=0))  # (one pass in C: 100 000 cells)
 
 
 def cell(value: float | None, half_width: float | None = None, digits: int = 3) -> str:

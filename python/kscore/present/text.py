@@ -19,6 +19,7 @@ from __future__ import annotations
 import shutil
 import sys
 import textwrap
+from math import isfinite
 from typing import TextIO
 
 from .model import Board, Estimate, MetricColumn, PlanReport, rank_text
@@ -61,12 +62,30 @@ def compact_cell(value: Estimate | None, digits: int = 3) -> str:
     return "-" if value is None else cell(value.value, value.half_width, digits)
 
 
+def compact_cells(values: list[Estimate | None], digits: int = 3) -> list[str]:
+    """:func:`compact_cell` of each value, a column at a time (one loop, no
+    call per cell: 100 000 models x 5 columns)."""
+    spec = f".{digits}f"
+    out: list[str] = []
+    add = out.append
+    for v in values:
+        if v is None or v.value is None or not isfinite(v.value):
+            add("-")
+            continue
+        text = format(v.value, spec)
+        lo, hi = v.lo, v.hi
+        if lo is None or hi is None or not (isfinite(lo) and isfinite(hi)) or not isfinite(half := (hi - lo) / 2):
+            add(text)
+        else:
+            add(f"{text} ±{format(half, spec)}")
+    return out
+
+
 def columns(board: Board, wide: bool = False, marked: bool = False) -> list[Column]:
     """The table's columns, each with its importance (rank, model and the
     sorting metric are kept longest). ``marked``: the command's headers (the
     sorting metric marked `` *``, a column's short name where it has one)
     and names with their control characters escaped."""
-    fmt = wide_cell if wide else compact_cell
     cols = [Column("rank", [rank_text(r) for r in board.ranks], importance=0),
             Column("model", [one_line(m) for m in board.models] if marked else list(board.models), right=False,
                    names=True)]
@@ -79,7 +98,10 @@ def columns(board: Board, wide: bool = False, marked: bool = False) -> list[Colu
             return m.name
         return m.short or m.name + (" *" if m.name == board.sort else "")
 
-    cols += [Column(header(m), [fmt(v, m.digits) for v in m.values], importance=importance(m)) for m in board.metrics]
+    def cells(m: MetricColumn) -> list[str]:
+        return [wide_cell(v, m.digits) for v in m.values] if wide else compact_cells(m.values, m.digits)
+
+    cols += [Column(header(m), cells(m), importance=importance(m)) for m in board.metrics]
     cols += [Column(c.name, list(c.cells), importance=max(1, c.importance)) for c in board.info]
     return cols
 

@@ -59,18 +59,16 @@ INTERVALS: dict[str, dict[str, str]] = {
         "curve": "line: the classic pass@k estimate (as the table's pass@k cells); band: its {pct} interval given "
                  "these questions (answer sampling alone)",
     },
-    # (issue 36: a credible interval under a prior, centred on the posterior mean: no confidence interval for the
-    # mean over the questions, which it covers in 0-50% of simulated boards: docs/rankings.md)
+    # (issue 36: a posterior for the population's mean, the default interval's target: Jeffreys' Beta on the
+    # effective number of outcomes, mixed over the dispersion; docs/rankings.md, *The posterior*)
     "posterior": {
-        "caption": "{pct} Bayesian credible interval under a uniform prior per question, given these questions "
-                   "(centred on the posterior mean: not a confidence interval for their mean)",
-        "page": "{pct} Bayesian credible interval under a uniform prior per question, given these questions "
-                "(centred on the posterior mean: not a confidence interval for their mean)",
-        "footer": "the {pct} credible interval, uniform prior per question",
-        "footer_short": "{pct} credible interval (prior)",
-        "line": "the {page}, centred on the posterior mean, which can differ from the dot",
-        "curve": "line: the posterior mean of pass@k (Beta(1, 1) prior; not the table's classic estimate); band: "
-                 "its {pct} credible interval given these questions (sampling noise only)",
+        "caption": "{pct} Bayesian credible interval for the expected value over the population of questions",
+        "page": "{pct} Bayesian credible interval for the expected value over the population of questions",
+        "footer": "the {pct} credible interval (population of questions)",
+        "footer_short": "{pct} credible interval (population)",
+        "line": "the {page}, centred on the posterior mean",
+        "curve": "line: the posterior mean of pass@k over the population of questions (near the table's classic "
+                 "estimate); band: its {pct} credible interval",
     },
 }
 

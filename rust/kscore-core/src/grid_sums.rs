@@ -7,7 +7,10 @@
 //! kept in registers over a model's run of states instead of gathered and
 //! reduced a block at a time.
 
+use rayon::prelude::*;
+
 use crate::error::{Error, Result};
+use crate::par::Grain;
 
 /// A state index of a cell (one or two bytes).
 pub trait StateIndex: Copy + Send + Sync {
@@ -72,28 +75,76 @@ pub fn segment_sums<S: StateIndex>(
         return Err(Error::value("the table has fewer rows than models x rows per model"));
     }
     let mut out = vec![0.0; models * width];
-    for (i, acc) in out.chunks_exact_mut(width).enumerate() {
-        let run = &states[offsets[i]..offsets[i + 1]];
-        if run.is_empty() {
-            continue;
-        }
-        let base = if rows_per_model == 0 { 0 } else { i * rows_per_model };
-        let t = &table[base * width..(base + own) * width];
-        let ok = match width {
-            1 => model_sums::<1, S>(run, t, acc),
-            2 => model_sums::<2, S>(run, t, acc),
-            3 => model_sums::<3, S>(run, t, acc),
-            4 => model_sums::<4, S>(run, t, acc),
-            5 => model_sums::<5, S>(run, t, acc),
-            6 => model_sums::<6, S>(run, t, acc),
-            7 => model_sums::<7, S>(run, t, acc),
-            8 => model_sums::<8, S>(run, t, acc),
-            _ => model_sums_any(run, t, width, acc),
-        };
-        if !ok {
-            return Err(Error::value("a state index is past the table's rows"));
-        }
+    // Models are independent and each one's sum keeps its order, so the
+    // split (over the core's pool: docs/threads.md) changes no bit.
+    let item_ns = (states.len() / models.max(1)).max(1) * width.max(1);
+    let ok = out
+        .par_chunks_exact_mut(width)
+        .enumerate()
+        .with_grain(item_ns)
+        .all(|(i, acc)| {
+            let run = &states[offsets[i]..offsets[i + 1]];
+            if run.is_empty() {
+                return true;
+            }
+            let base = if rows_per_model == 0 { 0 } else { i * rows_per_model };
+            let t = &table[base * width..(base + own) * width];
+            match width {
+                1 => model_sums::<1, S>(run, t, acc),
+                2 => model_sums::<2, S>(run, t, acc),
+                3 => model_sums::<3, S>(run, t, acc),
+                4 => model_sums::<4, S>(run, t, acc),
+                5 => model_sums::<5, S>(run, t, acc),
+                6 => model_sums::<6, S>(run, t, acc),
+                7 => model_sums::<7, S>(run, t, acc),
+                8 => model_sums::<8, S>(run, t, acc),
+                _ => model_sums_any(run, t, width, acc),
+            }
+        });
+    if !ok {
+        return Err(Error::value("a state index is past the table's rows"));
     }
+    Ok(out)
+}
+
+/// `out[r, t] = table[min(grid[rows[r], t], table.len() - 1)]`: the rows
+/// `rows` of a `models x questions` grid of states (row-major) with each
+/// state's value looked up (numpy's `take` with `mode="clip"`, a row at a
+/// time), on the pool in pieces of the output. Copies, no arithmetic: the
+/// split changes no bit.
+pub fn gather_rows<S: StateIndex>(
+    grid: &[S],
+    models: usize,
+    questions: usize,
+    rows: &[usize],
+    table: &[f64],
+) -> Result<Vec<f64>> {
+    if grid.len() != models * questions || table.is_empty() || rows.iter().any(|&r| r >= models) {
+        return Err(Error::value("the grid, rows or table do not fit together"));
+    }
+    const PIECE: usize = 1 << 14;
+    let last = table.len() - 1;
+    let mut out = vec![0.0; rows.len() * questions];
+    if questions == 0 {
+        return Ok(out);
+    }
+    out.par_chunks_mut(PIECE)
+        .enumerate()
+        .with_grain(PIECE)
+        .for_each(|(p, part)| {
+            let mut at = p * PIECE;
+            let mut done = 0;
+            while done < part.len() {
+                let (r, t) = (at / questions, at % questions);
+                let take = (questions - t).min(part.len() - done);
+                let src = &grid[rows[r] * questions + t..rows[r] * questions + t + take];
+                for (o, &s) in part[done..done + take].iter_mut().zip(src) {
+                    *o = table[s.index().min(last)];
+                }
+                done += take;
+                at += take;
+            }
+        });
     Ok(out)
 }
 
@@ -191,6 +242,26 @@ mod tests {
         assert_eq!(got, vec![21.0, 0.0, 301.0]);
         assert!(segment_sums(&states, &[0, 4, 3], &table, 1, 0).is_err());
         assert!(segment_sums(&states, &[0, 8], &table, 1, 0).is_err());
+    }
+
+    #[test]
+    fn gathered_rows_are_the_lookups_at_any_split() {
+        let (models, q) = (5, 40_001);
+        let grid: Vec<u16> = (0..models * q).map(|i| ((i * 7919) % 13) as u16).collect();
+        let table: Vec<f64> = (0..12).map(|v| v as f64 / 3.0).collect();
+        let rows = [4, 0, 2];
+        let old = crate::par::set_grain(1);
+        let split = gather_rows(&grid, models, q, &rows, &table).unwrap();
+        crate::par::set_grain(old);
+        let whole = gather_rows(&grid, models, q, &rows, &table).unwrap();
+        assert_eq!(split, whole);
+        for (k, &r) in rows.iter().enumerate() {
+            for t in (0..q).step_by(101) {
+                let s = (grid[r * q + t] as usize).min(11);
+                assert_eq!(whole[k * q + t], table[s]);
+            }
+        }
+        assert!(gather_rows(&grid, models, q, &[5], &table).is_err());
     }
 
     #[test]

@@ -103,3 +103,44 @@ pub fn segment_sums<'py>(
     };
     sums_array(py, models, width, out)
 }
+
+/// `out[r, t] = table[grid[rows[r], t]]` (a state past the table: its last
+/// value, as numpy's `take(mode="clip")`): the rows `rows` of a models x
+/// questions grid of states (uint8 or uint16, C order) looked up in
+/// `table`, on the core's pool.
+#[pyfunction]
+pub fn gather_rows<'py>(
+    py: Python<'py>,
+    grid: &Bound<'py, PyAny>,
+    rows: Vec<usize>,
+    table: PyReadonlyArray1<'py, f64>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let t = table
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("table must be contiguous"))?;
+    macro_rules! run {
+        ($ty:ty) => {{
+            let g = grid
+                .cast::<PyArray2<$ty>>()?
+                .try_readonly()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let (models, questions) = (g.as_array().nrows(), g.as_array().ncols());
+            let s = g
+                .as_slice()
+                .map_err(|_| PyValueError::new_err("grid must be C-contiguous"))?;
+            let out = enter(py, || {
+                kscore_core::grid_sums::gather_rows(s, models, questions, &rows, t)
+            })?;
+            (questions, out)
+        }};
+    }
+    let (questions, out) = if grid.cast::<PyArray2<u8>>().is_ok() {
+        run!(u8)
+    } else if grid.cast::<PyArray2<u16>>().is_ok() {
+        run!(u16)
+    } else {
+        return Err(PyTypeError::new_err("grid must be a 2-D uint8 or uint16 array"));
+    };
+    let n = rows.len();
+    sums_array(py, n, questions, out)
+}

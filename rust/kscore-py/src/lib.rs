@@ -24,6 +24,7 @@ mod rankers;
 mod ratings;
 mod rows;
 mod tailpass;
+mod text;
 
 /// Inverse standard normal CDF (Cephes `ndtri`, as `scipy.special.ndtri`).
 #[pyfunction]
@@ -84,6 +85,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(credit::metric_table, m)?)?;
     m.add_function(wrap_pyfunction!(grid_sums::grid_sums, m)?)?;
     m.add_function(wrap_pyfunction!(grid_sums::segment_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(grid_sums::gather_rows, m)?)?;
     m.add_function(wrap_pyfunction!(interval::interval_envelope, m)?)?;
     m.add_class::<bank::BinaryBank>()?;
     m.add_class::<counts::CountStates>()?;
@@ -96,6 +98,8 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<rows::RowBoard>()?;
     m.add_class::<rows::RowShard>()?;
     m.add_class::<rows::TextLayout>()?;
+    m.add_function(wrap_pyfunction!(rows::cell_states, m)?)?;
+    m.add_function(wrap_pyfunction!(rows::grid_table, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::bayes, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::dirichlet_of_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(categorical::avg, m)?)?;
@@ -134,7 +138,10 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(battles::battle_board, m)?)?;
     m.add_function(wrap_pyfunction!(battles::style_board, m)?)?;
     m.add_function(wrap_pyfunction!(battles::encode_strings, m)?)?;
+    m.add_function(wrap_pyfunction!(battles::encode_sorted_strings, m)?)?;
     // irt (python/kscore/rank/_irt/): item response theory fits
     irt::register(m)?;
+    // present (python/kscore/present/tabular.py): the CSV's lines
+    m.add_function(wrap_pyfunction!(text::csv_lines, m)?)?;
     Ok(())
 }

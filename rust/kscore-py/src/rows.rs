@@ -17,7 +17,7 @@ use kscore_core::intake::rows::text::{Format, Layout, Outcome, Place, TextReader
 use kscore_core::intake::rows::{self, Axis, Halt, Ids, Ints, Local, Names, Stopped, Tally};
 use kscore_core::Error;
 
-use crate::enter::{enter_long, enter_once};
+use crate::enter::{enter, enter_long, enter_once};
 
 /// A borrowed integer vector of any of the widths the core counts.
 enum IntVector<'py> {
@@ -585,5 +585,75 @@ impl TextLayout {
             attributes: attributes.iter().map(place).collect::<PyResult<_>>()?,
             numeric_ids,
         }))
+    }
+}
+
+/// The distinct states of a board's cells (`kscore_core::intake::cells`):
+/// `cols`, one contiguous int64 array per category (each value in
+/// `0..radix[j]`), to the distinct keys in mixed radix (ascending, int64)
+/// and each cell's index among them (int8, int16, int32 or int64: the
+/// smallest that holds them).
+#[pyfunction]
+pub fn cell_states<'py>(
+    py: Python<'py>,
+    cols: Vec<PyReadonlyArray1<'py, i64>>,
+    radix: Vec<usize>,
+) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyAny>)> {
+    let slices: Vec<&[i64]> = cols
+        .iter()
+        .map(|c| contiguous(c, "each category column"))
+        .collect::<PyResult<_>>()?;
+    let (keys, codes) = enter(py, || kscore_core::intake::cells::cell_states(&slices, &radix))?;
+    use kscore_core::intake::cells::StateCodes;
+    let codes = match codes {
+        StateCodes::I8(v) => v.into_pyarray(py).into_any(),
+        StateCodes::I16(v) => v.into_pyarray(py).into_any(),
+        StateCodes::I32(v) => v.into_pyarray(py).into_any(),
+        StateCodes::I64(v) => v.into_pyarray(py).into_any(),
+    };
+    Ok((keys.into_pyarray(py), codes))
+}
+
+/// Cells per (model, state) (models x states, int64) where the cells are
+/// the grid (model `i`'s cells `i * questions ..`, model code `i`,
+/// questions `0..questions` in order); None where they are not. `of_row`:
+/// each cell's state, uint8 or uint16.
+#[pyfunction]
+pub fn grid_table<'py>(
+    py: Python<'py>,
+    of_row: &Bound<'py, PyAny>,
+    model: PyReadonlyArray1<'py, i64>,
+    question: PyReadonlyArray1<'py, i64>,
+    models: usize,
+    questions: usize,
+    states: usize,
+) -> PyResult<Option<Bound<'py, numpy::PyArray2<i64>>>> {
+    let m = contiguous(&model, "model")?;
+    let q = contiguous(&question, "question")?;
+    macro_rules! run {
+        ($ty:ty) => {{
+            let a = borrow::<$ty>(of_row).ok_or_else(|| PyTypeError::new_err("of_row must be uint8 or uint16"))??;
+            let s = contiguous(&a, "of_row")?;
+            enter(py, || {
+                Ok(kscore_core::intake::cells::grid_table(
+                    s, m, q, models, questions, states,
+                ))
+            })?
+        }};
+    }
+    let table = if of_row.cast::<PyArray1<u8>>().is_ok() {
+        run!(u8)
+    } else if of_row.cast::<PyArray1<u16>>().is_ok() {
+        run!(u16)
+    } else {
+        return Err(PyTypeError::new_err("of_row must be uint8 or uint16"));
+    };
+    match table {
+        None => Ok(None),
+        Some(t) => {
+            let arr = ndarray::Array2::from_shape_vec((models, states), t)
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            Ok(Some(arr.into_pyarray(py)))
+        }
     }
 }

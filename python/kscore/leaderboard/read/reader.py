@@ -109,7 +109,8 @@ def _read_counts(source: object, options: ReadOptions, issues: Issues, progress:
             r = row_sql(src, names, n_categories, Issues(), describe_checked(src, names))
             cells = aggregate(src, r)
         diagnose(src, cells, issues)
-    if len(cells.counts.model) == 0 or not np.any(cells.counts.categories):
+    cats = cells.counts.categories
+    if len(cells.counts.model) == 0 or not (cats[0].any() or np.any(cats)):  # (the first cell: no pass)
         why = f": {issues.warnings[0].removeprefix(f'{src.label}: ')}" if issues.warnings else ""
         raise LeaderboardError(f"no valid results in {src.label}{why}")
     return cells.counts, src.label

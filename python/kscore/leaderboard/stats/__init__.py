@@ -6,8 +6,7 @@ scores.py          every metric's estimates on every row (Scores); a model's row
 values.py          what a model's row shows (ModelRow, Value)
 metrics.py         each model's values and intervals, all models at once
 intervals.py       standard errors over questions (clustered), p-values, Holm
-posterior.py       a model's Bayesian credible interval; the pass@k curve
-bayes_states.py    Bayes@N's posterior from the distinct states
+posterior.py       the posterior of the population's mean (interval="posterior"); the pass@k curve
 small.py           the interval that holds its level on small boards
 compare.py         paired comparisons (Comparison, Pairwise)
 pairs.py           the paired tests, a block of pairs at a time (Pairs)
@@ -23,5 +22,5 @@ within.py          the variance of a per-question estimate given the question
 robust.py          robustness of a ranking to dropping questions
 
 Imports the leaves (_counts, _issues, _options, _spec, runtime/),
-kscore.counts and kscore.eval (the posterior), never result/. Internal: what
+kscore.counts, never result/. Internal: what
 other rooms use is re-exported by ``kscore.leaderboard.api``."""

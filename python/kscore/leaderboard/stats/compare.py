@@ -17,9 +17,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ... import _kscore
 from ..._arrays import FloatArray, IntArray
 from ..._interval import z_value
 from .._counts import Counts
+from ..runtime import profile
 from ..runtime.blas import one_thread
 from .intervals import holm, p_two_sided, paired
 from .ranges import RankSets
@@ -114,7 +116,7 @@ def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDA
     pos = {m: i for i, m in enumerate(models)}
     row_of = np.array([pos.get(m, -1) for m in c.models], np.int64)
     some_nan = bool(np.isnan(f).any()) if f is not None else bool(np.isnan(x).any())
-    full = None if some_nan else _full_grid(c, x, row_of, sc.cluster, sc.per_model().grid_t is not None)
+    full = None if some_nan else _full_grid(c, x, row_of, sc.cluster, sc.per_model().grid is not None)
     if full is not None:
         return full
     ok = ~np.isnan(x)
@@ -144,9 +146,16 @@ def _from_grid(c: Counts, f: FloatArray, grid: npt.NDArray[np.integer[Any]], mod
     estimates of every row (the values :func:`_full_grid` places)."""
     code = {m: i for i, m in enumerate(c.models)}
     Q = grid.shape[1]
-    X = np.empty((len(models), Q))
-    for r, m in enumerate(models):
-        np.take(f, grid[code[m]], out=X[r], mode="clip")  # (clip: no buffered copy of the indices)
+    core = getattr(_kscore, "gather_rows", None)
+    if core is not None and grid.dtype.itemsize <= 2 and grid.flags.c_contiguous and len(f):
+        # The same lookups on the core's pool (``take``'s clip included).
+        with profile.phase("pairs (estimates)", threads="all"):
+            X: FloatArray = core(grid.view(np.uint8 if grid.dtype.itemsize == 1 else np.uint16),
+                                 [code[m] for m in models], np.ascontiguousarray(f, np.float64))
+    else:
+        X = np.empty((len(models), Q))
+        for r, m in enumerate(models):
+            np.take(f, grid[code[m]], out=X[r], mode="clip")  # (clip: no buffered copy of the indices)
     return X, np.ones((len(models), Q), bool), None if cluster is None else cluster[:Q].copy()
 
 

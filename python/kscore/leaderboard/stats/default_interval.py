@@ -237,12 +237,17 @@ def board_bounds(x: FloatArray | None, model: IntArray, cluster: IntArray | None
     state) ``table`` and per-state estimates ``f_state`` where the board has
     no clusters and the table is at hand, else from the per-row estimates
     ``x`` (NaN rows left out), the rows' ``model`` and ``cluster``."""
+    return bounds(board_units(x, model, cluster, models, f_state, table), samples, confidence, lo_b, hi_b)
+
+
+def board_units(x: FloatArray | None, model: IntArray, cluster: IntArray | None, models: int,
+                f_state: FloatArray | None = None, table: npt.NDArray[np.integer] | None = None) -> Units:
+    """The :class:`Units` of a board's models for one metric (as
+    :func:`board_bounds` takes them; stats/posterior.py too)."""
     if cluster is None and f_state is not None and table is not None:
-        units = units_from_table(f_state, table)
-    else:
-        assert x is not None
-        units = units_from_rows(x, model, cluster, models)
-    return bounds(units, samples, confidence, lo_b, hi_b)
+        return units_from_table(f_state, table)
+    assert x is not None
+    return units_from_rows(x, model, cluster, models)
 
 
 def metric_range(kind: str, w: FloatArray, n_max: IntArray, bounds: tuple[float, float]) -> tuple[

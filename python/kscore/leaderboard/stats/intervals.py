@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from ... import _kscore
 from ..._arrays import FloatArray, IntArray
+from ..runtime import profile
 
 
 def p_two_sided(z: npt.ArrayLike) -> FloatArray:
@@ -147,7 +148,8 @@ def _core_sums(table: FloatArray, grid: npt.NDArray[np.integer[Any]], per_column
     width = int(np.prod(inner)) if inner else 1
     flat = np.ascontiguousarray(table.reshape(-1, width), dtype=np.float64)
     states = np.ascontiguousarray(grid).view(np.uint8 if grid.dtype.itemsize == 1 else np.uint16)  # (states >= 0)
-    out: FloatArray = core(states, flat, table.shape[1] if per_column else 0)
+    with profile.phase("per-model sums", threads="all"):
+        out: FloatArray = core(states, flat, table.shape[1] if per_column else 0)
     return out.reshape(L, *inner)
 
 
@@ -188,10 +190,13 @@ def segment_se(values: FloatArray, of_row: npt.NDArray[np.integer[Any]], starts:
     L = len(cnt)
     c = cnt.reshape(-1, *([1] * (values.ndim - 1)))
     with np.errstate(invalid="ignore", divide="ignore"):
-        total: FloatArray = core(states, starts, np.ascontiguousarray(values.reshape(-1, width), np.float64))
+        with profile.phase("per-model sums", threads="all"):
+            total: FloatArray = core(states, starts, np.ascontiguousarray(values.reshape(-1, width), np.float64))
         mean = (total.reshape(L, *inner) + 0.0) / c
         d = values[None] - mean[:, None]
-        squares: FloatArray = core(states, starts, np.ascontiguousarray((d * d).reshape(-1, width)), values.shape[0])
+        with profile.phase("per-model sums", threads="all"):
+            squares: FloatArray = core(states, starts, np.ascontiguousarray((d * d).reshape(-1, width)),
+                                       values.shape[0])
         ss = squares.reshape(L, *inner) + 0.0
         g = c.astype(np.float64)
         var = np.where(g > 1, g / (g - 1) * ss / (c.astype(np.float64) ** 2), np.nan)

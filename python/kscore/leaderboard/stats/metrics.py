@@ -14,9 +14,10 @@ either
 * ``normal``: the estimate +- z times the standard error of that mean over
   questions (cluster-robust with clusters; stats/intervals.py), the default
   before issue 36, or
-* ``posterior``: ``kscore.counts``' / ``kscore.eval``'s Bayesian credible
-  interval, conditional on the question set (one call per model;
-  stats/posterior.py, stats/bayes_states.py), or
+* ``posterior``: the central credible interval of a Bayesian posterior for
+  the same target, the expected metric over the population of questions
+  (stats/posterior.py: Jeffreys' Beta on the effective number of outcomes,
+  mixed over the dispersion), all models at once, or
 * ``wilson``: the small-board interval over questions (stats/small.py)."""
 
 from __future__ import annotations
@@ -24,26 +25,18 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..._arrays import FloatArray, IntArray
+from ..._arrays import FloatArray
 from ..._interval import z_value
 from .._issues import Issues
 from .._spec import Metric
-from .bayes_states import bayes_ci_states
-from .default_interval import board_bounds, metric_range
+from .default_interval import board_bounds, board_units, metric_range
 from .estimates import bounds_of
 from .intervals import grid_se, group_se, group_se_tabled, segment_se
-from .posterior import posterior
-from .scores import Scores, by_model
+from .posterior import population_posterior
+from .scores import Scores
 from .small import model_groups, small_board_bounds
 from .states import row_sums
 from .values import ModelRow, Value
-
-
-def _as_slice(idx: IntArray) -> IntArray | slice:
-    """Row indices as a slice where they are a run (indexing copies nothing)."""
-    if len(idx) and int(idx[-1]) - int(idx[0]) + 1 == len(idx):
-        return slice(int(idx[0]), int(idx[-1]) + 1)
-    return idx
 
 
 def _over_questions(sc: Scores, name: str, bad: npt.NDArray[np.bool_] | None) -> tuple[FloatArray, FloatArray]:
@@ -54,8 +47,8 @@ def _over_questions(sc: Scores, name: str, bad: npt.NDArray[np.bool_] | None) ->
     short of the budget, left out; the first two give them NaN, which is not
     shown)."""
     pm, f, m = sc.per_model(), sc.per_state.get(name), sc.counts.model
-    if f is not None and sc.cluster is None and pm.grid_t is not None:
-        return grid_se(f, pm.grid_t, pm.count, pm.grid)
+    if f is not None and sc.cluster is None and pm.grid is not None:
+        return grid_se(f, pm.grid.T, pm.count, pm.grid)
     if f is not None and sc.cluster is None and pm.starts is not None and sc.states is not None:
         fast = segment_se(f, sc.states.of_row, pm.starts, pm.count)
         if fast is not None:
@@ -74,7 +67,7 @@ def _over_questions(sc: Scores, name: str, bad: npt.NDArray[np.bool_] | None) ->
 def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float, interval: str,
             issues: Issues | None = None) -> list[ModelRow]:
     """Every model's row: estimates and intervals of every metric, all models
-    at once for the ``questions`` interval (per model for ``posterior``)."""
+    at once."""
     counts = sc.counts
     pm = sc.per_model()
     st = sc.states
@@ -86,12 +79,12 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     models = np.flatnonzero(present)
     reward = (st.cats @ w) / row_sums(st.cats)  # each state's mean reward per sample
     spread: dict[str, tuple[FloatArray, FloatArray]] = {}
-    if pm.grid_t is not None:
+    if pm.grid is not None:
         # Every model on every question: the accuracy and every metric's mean
         # and interval over questions from one pass of column sums (intervals.grid_se).
         names = [x.name for x in metrics if x.name in sc.per_state] if interval != "posterior" and \
             sc.cluster is None else []
-        mean, se = grid_se(np.stack([reward, *(sc.per_state[x] for x in names)], axis=1), pm.grid_t, q_count,
+        mean, se = grid_se(np.stack([reward, *(sc.per_state[x] for x in names)], axis=1), pm.grid.T, q_count,
                            pm.grid)
         acc = np.where(present, mean[:, 0], 0.0)
         spread = {x: (mean[:, k], se[:, k]) for k, x in enumerate(names, 1)}
@@ -112,10 +105,8 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             acc = np.bincount(m, weights=reward[st.of_row], minlength=L) / np.maximum(q_count, 1)
     rows = {int(i): ModelRow(counts.models[i], int(q_count[i]), int(n_min[i]), int(n_max[i]), float(acc[i]), {})
             for i in models}
-    # Each model's rows (a slice where they are contiguous, as the engine keeps them: no copy).
-    groups = [(i, _as_slice(idx)) for i, idx in by_model(counts)] if interval == "posterior" else []
     z = z_value(confidence)
-    samples = model_groups(sc)[2].astype(np.float64) if interval == "questions" else None
+    samples = model_groups(sc)[2].astype(np.float64) if interval in ("questions", "posterior") else None
     na: dict[str, list[str]] = {}
     for metric in metrics:
         f = sc.per_state.get(metric.name)
@@ -148,18 +139,16 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
                     lo = min(max(est - z * s, lo_b), hi_b) if s == s else np.nan
                     hi = min(max(est + z * s, lo_b), hi_b) if s == s else np.nan
                 rows[int(j)].values[metric.name] = Value(est, s, float(lo), float(hi))
-        else:
-            for i, idx in groups:
-                if bad[i]:
-                    continue
-                if metric.kind == "bayes" and pm.table is not None:  # from the model's states (stats/bayes_states.py)
-                    has = pm.table[i] > 0
-                    mu, sigma, lo, hi = bayes_ci_states(st.cats[has], pm.table[i][has], w, confidence,
-                                                        bounds_of(metric, w))
-                else:
-                    mu, sigma, lo, hi = posterior(counts.categories[idx], metric, w, confidence)
-                est = float(np.mean(sc.x[metric.name][idx])) if metric.kind != "bayes" else mu
-                rows[i].values[metric.name] = Value(est, sigma, lo, hi, mu)
+        else:  # the posterior of the population's mean, on the default interval's units (stats/posterior.py)
+            assert samples is not None
+            mean, _ = spread.get(metric.name) or _over_questions(sc, metric.name, bad if some_nan else None)
+            r_lo, r_hi = metric_range(metric.kind, w, n_max, (lo_b, hi_b))
+            grid = f is not None and sc.cluster is None and pm.table is not None
+            units = board_units(None if grid else sc.x[metric.name], m, sc.cluster, L, f, pm.table)
+            mu, sd, p_lo, p_hi = population_posterior(units, samples, confidence, r_lo, r_hi)
+            for j in np.flatnonzero(~bad & present):
+                rows[int(j)].values[metric.name] = Value(float(mean[j]), float(sd[j]), float(p_lo[j]), float(p_hi[j]),
+                                                         float(mu[j]))
     if issues is not None:
         for what, names in na.items():
             shown = ", ".join(f"'{x}'" for x in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")

@@ -1,83 +1,152 @@
-"""One model's Bayesian credible interval of a metric, conditional on its
-questions (docs/leaderboard.md, *Intervals*, ``interval="posterior"``):
-``kscore.counts``' ``*_ci`` for the table metrics, ``bayes_ci`` for Bayes@N,
-``kscore.eval``'s ``avg_ci`` / ``max_at_k_ci`` for avg@n / max@k; and the
-pass@k curve of one model with its intervals."""
+"""``interval="posterior"`` (issue 36, item 5; docs/rankings.md, *The
+posterior*): a Bayesian posterior for the quantity the board estimates, each
+model's **expected metric over the population of questions** (the default
+interval's target), and its central credible interval; and the pass@k curve
+of one model with it.
+
+For one model and metric, with its per-question estimates rescaled into
+[0, 1] by the metric's range, ``p`` their mean over ``G`` units (clusters
+with ``cluster``, else questions; stats/default_interval.py's units), ``se``
+its cluster-robust standard error, ``n_w = n^2 / sum m_g^2`` the number of
+independent 0/1 outcomes the mean would rest on if every unit were all right
+or all wrong, and ``phi = se^2 n_w / (p (1 - p))`` the dispersion the board
+shows (the variance as a share of that worst case):
+
+* the population's mean ``mu`` is the chance of ``n* = min(n_w / phi,
+  answers)`` effective outcomes, ``p n*`` of them successes (Kish's effective
+  sample size): given the dispersion, the posterior of ``mu`` under Jeffreys'
+  prior Beta(1/2, 1/2) is Beta(``p n* + 1/2``, ``(1 - p) n* + 1/2``);
+* the dispersion is not known, only seen through the units that carry the
+  spread, ``d = min(df_eff, G - 1)`` (the Satterthwaite count: 1 when one
+  question holds every failure): under Jeffreys' prior for a scale its
+  posterior is ``d phi_hat / chi2_d``, at most 1 (a mean of values in [0, 1]
+  is never more dispersed than all-or-nothing units), and exactly 1 where
+  nothing is seen of it (``p`` at 0 or 1, or no spread);
+* the posterior of ``mu`` is the mixture over the dispersion, drawn: for
+  each model ``DRAWS`` draws of the dispersion and of ``mu`` given it (a
+  generator seeded by the model's summaries: the same model gives the same
+  interval on any board); the interval is the
+  central ``confidence`` of the draws, widened to the end of the range where
+  every unit is there (Brown, Cai and DasGupta's rule for Jeffreys'
+  interval); its centre, the posterior mean, is the mean of the draws'
+  Beta means, and its sd the mixture's.
+
+Where the units are many and spread, the dispersion is well known and this
+is the Jeffreys interval on the effective sample size (about the t-interval
+in the middle of the range, asymmetric near its ends); where few units carry
+the spread (near 0 or 1, few questions or clusters) the dispersion may be as
+large as all-or-nothing units allow and the interval widens towards the
+binomial one on ``n_w`` outcomes. Its coverage of the population's mean is
+measured on the default interval's families (scripts/coverage.py, candidate
+``posterior``; the table is in docs/rankings.md). Pure numpy.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import zlib
 
 import numpy as np
 
 from ... import counts as kc
 from ..._arrays import FloatArray, IntArray
-from ..._interval import normal_ci
-from .._spec import Metric
-from .estimates import bounds_of
-from .states import row_sums
+from .default_interval import Units, units_from_rows
+
+#: Draws of the posterior per model (its quantiles' Monte Carlo error: about
+#: 1-2% of the interval's half-width).
+DRAWS = 4000
+
+#: The generator's seed (fixed: the same board gives the same interval).
+SEED = 36
+
+#: The prior of the population's mean given the dispersion: Beta(PRIOR, PRIOR).
+PRIOR = 0.5
 
 
-def _matrix(cats: IntArray) -> IntArray:
-    """An outcome matrix with these category counts (rows of equal n)."""
-    C1 = cats.shape[1]
-    n = int(cats[0].sum())
-    out: IntArray = np.repeat(np.tile(np.arange(C1), len(cats)), cats.ravel()).reshape(len(cats), n)
+def _rounded(x: FloatArray) -> FloatArray:
+    """``x`` to 10 significant digits (a key that a rounding of a sum does not change)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e = np.where(x != 0, np.floor(np.log10(np.abs(np.where(x != 0, x, 1.0)))), 0.0)
+    out: FloatArray = np.round(x / 10.0**e, 9) * 10.0**e
     return out
 
 
-def _pooled(cats: IntArray, one: Callable[[IntArray], tuple[float, float]]) -> tuple[float, float]:
-    """``(mu, sigma)`` of a per-question-independent posterior summary, from
-    groups of equal n: ``mu`` weighted by questions, variances added."""
-    n = cats.sum(axis=1)
-    M = len(n)
-    mu_sum, var_sum = 0.0, 0.0
-    for value in np.unique(n):
-        g = cats[n == value]
-        mu, sigma = one(g)
-        mu_sum += len(g) * mu
-        var_sum += (len(g) * sigma) ** 2
-    return mu_sum / M, float(np.sqrt(var_sum)) / M
+def _summaries(units: Units, lo_b: FloatArray, hi_b: FloatArray) -> tuple[FloatArray, ...]:
+    """Per model: the rescaled mean ``p``, the cluster-robust ``se``, ``n_w``,
+    ``G`` and the units that carry the spread ``df_eff`` (0 where none)."""
+    L = units.models
+    span = np.where(hi_b > lo_b, hi_b - lo_b, 1.0)
+    mdl = units.model
+    S = (units.total - units.size * lo_b[mdl]) / span[mdl]
+    m, c = units.size, units.mult
+    n = np.bincount(mdl, weights=c * m, minlength=L).astype(np.float64)
+    G = np.bincount(mdl, weights=c, minlength=L).astype(np.float64)
+    T1 = np.bincount(mdl, weights=c * S, minlength=L)
+    T4 = np.bincount(mdl, weights=c * m * m, minlength=L)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.clip(T1 / n, 0.0, 1.0)
+        r = S - m * p[mdl]  # each unit's sum of residuals
+        ss = np.bincount(mdl, weights=c * r * r, minlength=L)
+        s4 = np.bincount(mdl, weights=c * r**4, minlength=L)
+        se2 = np.where(G > 1, G / (G - 1.0) * ss / (n * n), np.nan)
+        n_w = n * n / T4
+        df_eff = np.where(s4 > 0, ss * ss / s4, 0.0)
+    # A mean at an end by a rounding of its sums is at that end.
+    p = np.where(p > 1.0 - 1e-12, 1.0, np.where(p < 1e-12, 0.0, p))
+    return p, se2, n_w, G, df_eff, span
 
 
-def posterior(cats: IntArray, metric: Metric, w: FloatArray, confidence: float) -> tuple[float, float, float, float]:
-    """One model's Bayesian ``(mu, sigma, lo, hi)`` from its category counts
-    (a row per question; every question has at least the metric's budget):
-    ``kscore.counts``' ``*_ci`` for the table metrics, ``bayes_ci`` for
-    Bayes@N, ``kscore.eval.avg_ci`` / ``max_at_k_ci`` for avg@n / max@k
-    (equal-n groups pooled exactly); NaN for cons@k (no posterior)."""
-    from ... import eval as ke  # (imported on first use: kscore.eval takes 0.1-0.3 s to import, and only avg@n's
-    # and max@k's posteriors need it; kscore/__init__.py imports it lazily too)
-
-    n = row_sums(cats)
-    c = cats[:, -1]
-    bounds = bounds_of(metric, w)
-    kind = metric.kind
-    if kind == "bayes":
-        return kc.bayes_ci(cats, w, confidence, bounds)
-    if kind == "cons_at_k":
-        return np.nan, np.nan, np.nan, np.nan
-    if kind == "avg_at_n":
-        mu, sigma = _pooled(cats, lambda g: ke.avg_ci(_matrix(g), w)[:2])
-        return normal_ci(mu, sigma, confidence, bounds)
-    if kind == "max_at_k":
-        mu, sigma = _pooled(cats, lambda g: ke.max_at_k_ci(_matrix(g), metric.k, w, bounds=bounds)[:2])
-        return normal_ci(mu, sigma, confidence, bounds)
-    ci: Any = getattr(kc, kind + "_ci")
-    if kind == "g_pass_at_k_tau":
-        return ci(n, c, metric.k, float(metric.tau or 0.0), confidence)  # type: ignore[no-any-return]
-    return ci(n, c, metric.k, confidence)  # type: ignore[no-any-return]
+def population_posterior(units: Units, samples: FloatArray, confidence: float, lo_b: FloatArray, hi_b: FloatArray
+                         ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """Every model's posterior (module docstring): ``(mean, sd, lo, hi)`` on
+    the metric's scale; ``samples`` its answers, ``lo_b``/``hi_b`` the range
+    of its per-question estimates; NaN for a model with fewer than two
+    units."""
+    p, se2, n_w, G, df_eff, span = _summaries(units, lo_b, hi_b)
+    L = units.models
+    v = p * (1.0 - p)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        phi_hat = np.clip(np.where(v > 0, se2 * n_w / v, 1.0), 1e-12, 1.0)
+    d = np.minimum(df_eff, G - 1.0)
+    known = (v > 0) & (d > 0) & (phi_hat < 1.0)  # else the dispersion is 1 (nothing seen of it, or all-or-nothing)
+    cap = np.maximum(samples, n_w)  # (answers >= questions >= n_w)
+    a = (1.0 - confidence) / 2.0
+    mean, sd, lo, hi = (np.full(L, np.nan) for _ in range(4))
+    for i in np.flatnonzero(G >= 2):
+        # Each model's own generator, seeded by what its posterior depends on (to 10 digits): the same
+        # model gets the same draws whatever else is on the board (its curve, --by subsets).
+        key = np.array([p[i], phi_hat[i], d[i], n_w[i], cap[i], float(known[i])])
+        rng = np.random.default_rng([SEED, zlib.crc32(_rounded(key).tobytes())])
+        phi = np.ones(DRAWS)
+        if known[i]:
+            phi = np.minimum(d[i] * phi_hat[i] / rng.chisquare(d[i], DRAWS), 1.0)
+        n_star = np.minimum(n_w[i] / phi, cap[i])
+        x = p[i] * n_star
+        alpha, beta = x + PRIOR, n_star - x + PRIOR
+        mu = rng.beta(alpha, beta)
+        centre = alpha / (alpha + beta)
+        mean[i] = centre.mean()
+        within = float((alpha * beta / ((alpha + beta) ** 2 * (alpha + beta + 1.0))).mean())
+        sd[i] = np.sqrt(within + centre.var())
+        q_lo, q_hi = np.quantile(mu, [a, 1.0 - a])  # (numpy's default, linear between the order statistics)
+        lo[i] = 0.0 if p[i] <= 0.0 else q_lo
+        hi[i] = 1.0 if p[i] >= 1.0 else q_hi
+    return (lo_b + span * mean, span * sd, lo_b + span * np.clip(lo, 0.0, 1.0),
+            lo_b + span * np.clip(hi, 0.0, 1.0))
 
 
 def curve(cats: IntArray, ks: list[int], confidence: float) -> FloatArray:
     """pass@k of one model for each k: rows (posterior mean, lo, hi, classic
-    estimate); NaN where k exceeds a question's samples."""
-    binary = np.stack([cats[:, :-1].sum(axis=1), cats[:, -1]], axis=1)
-    n, c = binary.sum(axis=1), binary[:, 1]
+    estimate) of :func:`population_posterior` over its questions; NaN where
+    k exceeds a question's samples."""
+    n = cats.sum(axis=1)
+    c = cats[:, -1]
     out = np.full((len(ks), 4), np.nan)
+    one = np.zeros(len(n), np.int64)
     for i, k in enumerate(ks):
         if k <= int(n.min()):
-            mu, _, lo, hi = kc.pass_at_k_ci(n, c, k, confidence)
-            out[i] = (mu, lo, hi, kc.pass_at_k(n, c, k, mean=True))
+            x = np.asarray(kc.pass_at_k(n, c, k), np.float64)
+            units = units_from_rows(x, one, None, 1)
+            mu, _, lo, hi = population_posterior(units, np.array([float(n.sum())]), confidence, np.zeros(1),
+                                                 np.ones(1))
+            out[i] = (mu[0], lo[0], hi[0], float(x.mean()))
     return out

@@ -17,11 +17,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ... import _kscore
 from ..._arrays import IntArray
+from ..runtime import profile
 
 #: Rows per step of the passes over the rows: their temporaries stay in cache
 #: and no array as long as the rows is made but the states' own.
 CHUNK = 1 << 16
+
+#: The largest key table the core's pass takes (kscore-core's intake::cells::MAX_KEYS).
+CORE_KEYS = 1 << 22
 
 #: A state index per row, as few bytes as the states allow.
 StateArray = npt.NDArray[np.integer[Any]]
@@ -100,6 +105,10 @@ def distinct_states(cats: IntArray) -> States:
     if (top + 1) ** width > bound:
         rows, inverse = np.unique(cats, axis=0, return_inverse=True)
         return States(rows.astype(np.int64, copy=False), inverse.ravel().astype(np.int64, copy=False))
+    core = _core_states(cats, radix)
+    if core is not None:
+        keys, of_row = core
+        return States(_decode(keys, radix, width), of_row)
     seen = np.zeros(math.prod(radix), bool)
     buf = np.empty(min(N, CHUNK), np.int64)
     for a in range(0, N, CHUNK):
@@ -111,6 +120,11 @@ def distinct_states(cats: IntArray) -> States:
     for a in range(0, N, CHUNK):
         b = min(a + CHUNK, N)
         np.take(slot, _keys(cats, a, b, radix, buf), out=of_row[a:b], mode="clip")
+    return States(_decode(keys, radix, width), of_row)
+
+
+def _decode(keys: IntArray, radix: list[int], width: int) -> IntArray:
+    """The category counts of each key (in the radix of :func:`_keys`)."""
     uniq = np.empty((len(keys), width), np.int64)
     rest = keys.copy()
     uniq[:, -1] = rest % radix[-1]
@@ -118,7 +132,24 @@ def distinct_states(cats: IntArray) -> States:
     for j in range(width - 1):
         uniq[:, j] = rest % radix[j]
         rest //= radix[j]
-    return States(uniq, of_row)
+    return uniq
+
+
+def _core_states(cats: IntArray, radix: list[int]) -> tuple[IntArray, StateArray] | None:
+    """The distinct keys and each row's state by the core's pass over the
+    rows on every thread (``_kscore.cell_states``: the same keys and numbers
+    as the passes of :func:`distinct_states`); None where the module lacks
+    it or the key table is larger than the core takes."""
+    core = getattr(_kscore, "cell_states", None)
+    if core is None or math.prod(radix) > CORE_KEYS or cats.dtype != np.int64:
+        return None
+    cols = [np.ascontiguousarray(cats[:, j]) for j in range(cats.shape[1])]  # (column-major cells: views)
+    try:
+        with profile.phase("cells' states", threads="all"):
+            keys, of_row = core(cols, radix)
+    except ValueError:  # (a count outside its radix, a negative one: the passes below as before)
+        return None
+    return keys, of_row
 
 
 @dataclass(frozen=True)
@@ -134,19 +165,24 @@ class PerModel:
     n_max: IntArray
     samples: int
     cell: IntArray | None
-    #: Where every model has every question, the rows in that order (at
-    #: least two models): each row's state laid out questions x models, so
-    #: that a sum over a model's questions is a column sum in row order
-    #: (numpy sums pairwise only along the contiguous axis). None otherwise.
-    grid_t: StateArray | None = None
     #: Rows per (model, state) (None where the rows were used).
     table: IntArray | None = None
-    #: ``grid_t`` transposed (models x questions, C order): a model's states
-    #: contiguous, for the dense per-question estimates of any models.
+    #: Where every model has every question, the rows in that order (at
+    #: least two models): each row's state, models x questions (C order): a
+    #: model's states contiguous, for the core's sums and the dense
+    #: per-question estimates of any models. None otherwise.
     grid: StateArray | None = None
     #: Off the grid, where the rows are ordered by model (as the engine keeps
     #: them) and ``table`` is there: model ``i``'s rows ``starts[i]..starts[i + 1]``.
     starts: IntArray | None = None
+
+    @cached_property
+    def grid_t(self) -> StateArray | None:
+        """``grid`` transposed, questions x models (C order), made on first
+        use: a sum over a model's questions is then a column sum in row order
+        (numpy sums pairwise only along the contiguous axis), where the core's
+        sums are not at hand."""
+        return None if self.grid is None else np.ascontiguousarray(self.grid.T)
 
 
 def per_model(st: States, m: IntArray, q: IntArray, n_models: int, n_questions: int) -> PerModel:
@@ -173,18 +209,16 @@ def per_model(st: States, m: IntArray, q: IntArray, n_models: int, n_questions: 
         n_max: IntArray = np.where(has, n_s, 0).max(axis=1)
         n_min[count == 0] = 0
         grid = grid and bool((count == Q).all())
-        grid_t: StateArray | None = None
         by_model: StateArray | None = None
         if grid:
             small = small_int(S - 1)  # (a fraction of the memory)
             by_model = st.of_row.reshape(L, Q).astype(small, copy=False)
-            grid_t = np.ascontiguousarray(by_model.T)
         elif cell is None:
             cell = m * S + st.of_row
         starts: IntArray | None = None
         if not grid and bool(np.all(m[1:] >= m[:-1])):
             starts = np.searchsorted(m, np.arange(L + 1)).astype(np.int64)
-        return PerModel(count, n_min, n_max, int(table.sum(axis=0) @ n_s), cell, grid_t, table, by_model, starts)
+        return PerModel(count, n_min, n_max, int(table.sum(axis=0) @ n_s), cell, table, by_model, starts)
     lo, hi = min_max(m, st.n, n_models)
     return PerModel(np.bincount(m, minlength=n_models), lo, hi, int(st.n.sum()), None)
 
@@ -194,6 +228,14 @@ def _grid_table(of_row: StateArray, m: IntArray, q: IntArray, L: int, Q: int, S:
     at a time, and whether the rows are models x questions in order (model
     ``i``'s rows ``i Q .. (i + 1) Q``, questions ``0..Q-1``). Where they are
     not, the rest is counted from a cell per row."""
+    core = getattr(_kscore, "grid_table", None)
+    if core is not None and of_row.dtype.itemsize <= 2 and m.dtype == np.int64 and q.dtype == np.int64:
+        # The core's pass, a model at a time on every thread; None: not the grid, counted below.
+        with profile.phase("cells' states", threads="all"):
+            tabled = core(np.ascontiguousarray(of_row).view(np.uint8 if of_row.dtype.itemsize == 1 else np.uint16),
+                          np.ascontiguousarray(m), np.ascontiguousarray(q), L, Q, S)
+        if tabled is not None:
+            return tabled, True
     table = np.zeros((L, S), np.int64)
     if Q > CHUNK:  # (pieces of one model at a time)
         for i in range(L):

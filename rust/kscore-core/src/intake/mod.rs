@@ -13,10 +13,12 @@
 //! - `histogram`: distinct per-row counts with frequencies.
 //! - `counts`: per-question `(n, c)` arrays: types and their validation.
 //! - `states`: those pairs deduplicated into a `StateTable`.
+//! - `cells`: a leaderboard's cells as distinct states, on the pool.
 //! - `rows`: long-format rows (Arrow dictionary batches) to per-(model,
 //!   question) category counts, for the leaderboard.
 
 pub mod bytes;
+pub mod cells;
 pub mod counts;
 pub mod entry;
 pub mod histogram;
