@@ -90,6 +90,19 @@ def test_a_longer_stream_stays_within_1e12() -> None:
         np.testing.assert_allclose(ours, theirs, rtol=REL, atol=0)
 
 
+
+def test_a_wide_field_splits_glickos_rows_over_threads() -> None:
+    """330 models: each event's rows are summed in parallel pieces (Glicko
+    splits an event from about 317 models), within 1e-12 of scorio."""
+    rng = np.random.default_rng(10)
+    R = board(rng, 330, 6, 1)
+    cases: list[dict[str, Any]] = [{"c": 10.0}, {"tie_handling": "draw"}]
+    for kwargs in cases:
+        ours = kr.glicko(R, return_scores=True, **kwargs)[1]
+        theirs = sr.glicko(R, return_scores=True, **kwargs)[1]
+        np.testing.assert_allclose(ours, theirs, rtol=REL, atol=0)
+
+
 def test_twins_get_identical_ratings() -> None:
     R = board(np.random.default_rng(4), 6, 30, 3)
     for name in ["elo", "glicko", "trueskill"]:

@@ -246,6 +246,17 @@ def test_majority_judgment_median_order_is_the_iterative_one() -> None:
         assert _voting._median_order(M).tolist() == expected
 
 
+
+def test_majority_judgment_grades_by_counting_are_numpys_sort() -> None:
+    rng = np.random.default_rng(37)
+    for L, M, N in [(1, 1, 1), (5, 7, 3), (40, 300, 4), (3, 5, 40), (6, 30, 20), (4, 2, 64)]:
+        for dtype in (np.int64, np.int32, np.uint8):
+            levels = rng.integers(0, N + 1, size=(L, M)).astype(dtype)
+            levels[0] = N  # a model with every grade the top one
+            got = _voting._sorted_grades(levels, N)
+            assert got.dtype == levels.dtype
+            assert np.array_equal(got, np.sort(levels, axis=1)), (L, M, N, dtype)
+
 # --- graph and spectral rankers ----------------------------------------------
 
 GRAPH_EXACT: list[tuple[str, dict[str, Any]]] = [

@@ -24,7 +24,7 @@ __all__ = [
     # intervals
     "interval_envelope",
     # irt
-    "irt_connected", "irt_orbits", "irt_rasch", "irt_logistic",
+    "irt_connected", "irt_orbits", "irt_rasch", "irt_logistic", "irt_eliminated_step",
 ]
 # rank-fit: paired comparisons
 __all__ += ["PairwiseFit", "pairwise_fit", "pair_counts", "twin_rows", "strongly_connected"]
@@ -673,6 +673,15 @@ def irt_connected(k: npt.NDArray[np.unsignedinteger[Any]], n: int) -> bool:
 
 def irt_orbits(k: npt.NDArray[np.unsignedinteger[Any]]) -> npt.NDArray[np.int64]:
     """Each model's orbit under model/question relabellings that keep ``k`` (smallest member)."""
+
+def irt_eliminated_step(
+    a: npt.NDArray[np.float64],
+    b: npt.NDArray[np.float64],
+    dg: npt.NDArray[np.float64],
+    gp: npt.NDArray[np.float64],
+    gb: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64] | None:
+    """dynamic_irt's Newton step with the difficulties eliminated (None: not positive definite)."""
 
 def irt_rasch(
     n: int,

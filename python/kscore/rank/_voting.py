@@ -31,6 +31,7 @@ integers and halves, exact in any order.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -426,6 +427,7 @@ def baldwin(
     return _eliminate(R, rank_ties, method, return_scores, "baldwin")
 
 
+@functools.lru_cache(maxsize=8)
 def _median_order(M: int) -> npt.NDArray[np.intp]:  # noqa: N803
     """The positions of a sorted list of M grades in the order the iterative
     lower median removes them: always the last of the lower part or the first
@@ -442,29 +444,27 @@ def _median_order(M: int) -> npt.NDArray[np.intp]:  # noqa: N803
         else:
             order[M - t] = hi
             hi += 1
+    order.flags.writeable = False  # shared by the cache
     return order
 
 
 def _sorted_grades(levels: npt.NDArray[Any], trials: int) -> npt.NDArray[Any]:
     """Each model's grades sorted ascending (``np.sort(levels, axis=1)``).
 
-    With few grade values (trials < 16) by counting: the grade at sorted
-    position p is the number of values v whose cumulative count is at most
-    p, an L x (N + 1) x M comparison that costs less than numpy's sort of
-    every row.
+    By counting (a grade is one of ``trials + 1`` values): one bincount of
+    every model's grades, then each model's sorted row is each value
+    repeated its count times, all rows in one ``np.repeat`` (O(L M), where
+    a sort costs O(L M log M) and comparing every position with every
+    cumulative count O(L M N)).
     """
-    if trials >= 16:
-        return np.sort(levels, axis=1)
     L, M = levels.shape
     values = trials + 1
+    if values > M:
+        return np.sort(levels, axis=1)
     offsets = (np.arange(L, dtype=np.intp) * values)[:, None]
-    counts = np.bincount((levels + offsets).ravel(), minlength=L * values).reshape(L, values)
-    cumulative = np.cumsum(counts, axis=1)[:, :-1]  # the last is M: never <= p
-    positions = np.arange(M)
-    grades = np.zeros((L, M), dtype=levels.dtype)
-    for v in range(values - 1):
-        grades += cumulative[:, v : v + 1] <= positions
-    return grades
+    counts = np.bincount((levels + offsets).ravel(), minlength=L * values)
+    grade = np.tile(np.arange(values, dtype=levels.dtype), L)
+    return np.repeat(grade, counts).reshape(L, M)
 
 
 def majority_judgment(R: Any, method: RankMethod = "competition", return_scores: bool = False) -> RankResult:  # noqa: N803

@@ -11,7 +11,7 @@ use kscore_core::irt::logistic::{Guessing, Logistic};
 use kscore_core::irt::newton::{minimise, Fit, Setup};
 use kscore_core::irt::prior::Prior;
 use kscore_core::irt::rasch::Rasch;
-use kscore_core::irt::{board, orbits, Count};
+use kscore_core::irt::{board, orbits, schur, Count};
 use kscore_core::Error;
 
 use crate::enter::enter_long;
@@ -253,11 +253,42 @@ fn generic_logistic<T: Count>(
     minimise(&mut model, &setup, x0)
 }
 
+/// `dynamic_irt`'s Newton step with the difficulties eliminated
+/// (`kscore_core::irt::schur`): the ability-side step, or None where the
+/// Schur complement is not positive definite.
+#[pyfunction]
+pub fn irt_eliminated_step<'py>(
+    py: Python<'py>,
+    a: PyReadonlyArray2<'py, f64>,
+    b: PyReadonlyArray2<'py, f64>,
+    dg: PyReadonlyArray1<'py, f64>,
+    gp: PyReadonlyArray1<'py, f64>,
+    gb: PyReadonlyArray1<'py, f64>,
+) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
+    let (p, m) = (gp.len(), gb.len());
+    if a.shape() != [p, p] || b.shape() != [p, m] || dg.len() != m {
+        return Err(PyValueError::new_err(
+            "irt_eliminated_step: a must be p x p, b p x m and dg of length m (p = len(gp), m = len(gb))",
+        ));
+    }
+    let (a, b, dg, gp, gb) = (
+        a.as_slice()?,
+        b.as_slice()?,
+        dg.as_slice()?,
+        gp.as_slice()?,
+        gb.as_slice()?,
+    );
+    let cost = p.saturating_mul(p).saturating_mul(m);
+    let step = enter_long(py, cost, || Ok(schur::eliminated_step(a, b, dg, gp, gb)))?;
+    Ok(step.map(|v| v.into_pyarray(py)))
+}
+
 /// Add this module's functions to `_kscore`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(irt_connected, m)?)?;
     m.add_function(wrap_pyfunction!(irt_orbits, m)?)?;
     m.add_function(wrap_pyfunction!(irt_rasch, m)?)?;
     m.add_function(wrap_pyfunction!(irt_logistic, m)?)?;
+    m.add_function(wrap_pyfunction!(irt_eliminated_step, m)?)?;
     Ok(())
 }

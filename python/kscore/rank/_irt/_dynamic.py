@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _kscore
 from ..._arrays import FloatArray
 from .._ties import RankMethod
 from .._validate import response_tensor
@@ -57,14 +58,16 @@ def newton_centred(
         f, gp, gb, A, B, dg = pieces(p, b)  # noqa: N806
         inv = 1.0 / dg
         kappa = inv.sum()
-        u = B @ inv
-        BD = B * inv[None, :]  # noqa: N806
-        S = A - BD @ B.T + np.outer(u, u) / kappa  # noqa: N806
-        rhs = -gp + BD @ gb - u * (inv @ gb) / kappa
-        try:
-            chol = np.linalg.cholesky(S)
-            dp = np.linalg.solve(chol.T, np.linalg.solve(chol, rhs))
-        except np.linalg.LinAlgError:
+        # The Schur complement and its Cholesky solve in the core (a threaded
+        # BLAS spends more in hand-offs than arithmetic on these sizes).
+        dp = _kscore.irt_eliminated_step(
+            np.ascontiguousarray(A), np.ascontiguousarray(B), np.ascontiguousarray(dg), gp, gb
+        )
+        if dp is None:  # not positive definite: a least-squares step
+            u = B @ inv
+            BD = B * inv[None, :]  # noqa: N806
+            S = A - BD @ B.T + np.outer(u, u) / kappa  # noqa: N806
+            rhs = -gp + BD @ gb - u * (inv @ gb) / kappa
             dp = np.linalg.lstsq(S, rhs, rcond=None)[0]
         w = -gb - B.T @ dp
         db = inv * w - inv * (inv @ w) / kappa
@@ -102,16 +105,20 @@ def _growth(R: FloatArray, t: FloatArray, slope_reg: float, max_iter: int) -> tu
         res = s - R
         w = s * (1 - s)
         f = float(np.sum(_softplus(z) - R * z) + slope_reg * np.sum(p[L:] ** 2))
-        gp = np.concatenate([res.sum(axis=(1, 2)), (res * t).sum(axis=(1, 2)) + 2 * slope_reg * p[L:]])
-        gb = -res.sum(axis=(0, 2))
-        w0, w1, w2 = w.sum(axis=(1, 2)), (w * t).sum(axis=(1, 2)), (w * t * t).sum(axis=(1, 2))
+        # Sums over the trials first (L x M), then over questions or models:
+        # each cell read once per statistic.
+        # (elementwise products: a batched matmul would call a threaded BLAS.)
+        res_m, rest_m = res.sum(axis=2), (res * t).sum(axis=2)
+        w_m, wt_m, wtt_m = w.sum(axis=2), (w * t).sum(axis=2), (w * (t * t)).sum(axis=2)
+        gp = np.concatenate([res_m.sum(axis=1), rest_m.sum(axis=1) + 2 * slope_reg * p[L:]])
+        gb = -res_m.sum(axis=0)
         A = np.zeros((2 * L, 2 * L))  # noqa: N806
         i = np.arange(L)
-        A[i, i] = w0
-        A[i, L + i] = A[L + i, i] = w1
-        A[L + i, L + i] = w2 + 2 * slope_reg
-        B = np.concatenate([-w.sum(axis=2), -(w * t).sum(axis=2)])  # noqa: N806
-        return f, gp, gb, A, B, w.sum(axis=(0, 2))
+        A[i, i] = w_m.sum(axis=1)
+        A[i, L + i] = A[L + i, i] = wt_m.sum(axis=1)
+        A[L + i, L + i] = wtt_m.sum(axis=1) + 2 * slope_reg
+        B = np.concatenate([-w_m, -wt_m])  # noqa: N806
+        return f, gp, gb, A, B, w_m.sum(axis=0)
 
     p0_rate = np.clip(R[:, :, 0].mean(axis=1), 1e-6, 1 - 1e-6)
     pm = np.clip(R.mean(axis=(0, 2)), 1e-6, 1 - 1e-6)

@@ -26,6 +26,8 @@
 //!   approximation only sets the convergence rate (a few more Newton steps
 //!   instead of `O(L^2 t)` joint inclusions per order).
 
+use rayon::prelude::*;
+
 use crate::error::{Error, Result};
 use crate::pairwise::newton::Objective;
 
@@ -74,54 +76,117 @@ impl Objective for Composite<'_> {
         let top = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let pi: Vec<f64> = x.iter().map(|t| (t - top).exp()).collect();
         let mut value = 0.0;
-        let mut derivatives = derivatives;
+        // Per winner set: the losers' total strength S, a = sum_W 1/z and
+        // b = sum_W 1/z^2 (z = pi_i + S).
+        let sets = self.events.winners.len();
+        let (mut total, mut a, mut b) = (vec![0.0; sets], vec![0.0; sets], vec![0.0; sets]);
         for (k, winners) in self.events.winners.iter().enumerate() {
             let c = self.events.counts[k];
-            let losers = &self.losers[k];
-            let s: f64 = losers.iter().map(|&j| pi[j as usize]).sum();
-            let (mut a, mut b) = (0.0, 0.0);
+            let s: f64 = self.losers[k].iter().map(|&j| pi[j as usize]).sum();
             for &i in winners {
                 let p = pi[i as usize];
                 // log(pi_i + S) - log pi_i
                 value += c * (s / p).ln_1p();
                 let z = p + s;
-                a += 1.0 / z;
-                b += 1.0 / (z * z);
+                a[k] += 1.0 / z;
+                b[k] += 1.0 / (z * z);
             }
-            if let Some((g, h)) = derivatives.as_mut() {
-                for &i in winners {
-                    let iu = i as usize;
-                    let p = pi[iu];
-                    let z = p + s;
-                    g[iu] -= c * (s / z);
-                    h[iu * l + iu] += c * p * s / (z * z);
-                    let w = c * p / (z * z);
-                    for &j in losers {
-                        let ju = j as usize;
-                        let v = w * pi[ju];
-                        h[iu * l + ju] -= v;
-                        h[ju * l + iu] -= v;
-                    }
-                }
-                for (n, &j) in losers.iter().enumerate() {
-                    let ju = j as usize;
-                    let pj = pi[ju];
-                    g[ju] += c * pj * a;
-                    h[ju * l + ju] += c * pj * a;
-                    let cb = c * b * pj;
-                    h[ju * l + ju] -= cb * pj;
-                    for &m in &losers[n + 1..] {
-                        let mu = m as usize;
-                        let v = cb * pi[mu];
-                        h[ju * l + mu] -= v;
-                        h[mu * l + ju] -= v;
-                    }
-                }
+            total[k] = s;
+        }
+        let Some((g, h)) = derivatives else {
+            return Ok(value);
+        };
+        // Gradient and the Hessian's diagonal terms, set by set.
+        for (k, winners) in self.events.winners.iter().enumerate() {
+            let (c, s) = (self.events.counts[k], total[k]);
+            for &i in winners {
+                let iu = i as usize;
+                let p = pi[iu];
+                let z = p + s;
+                g[iu] -= c * (s / z);
+                h[iu * l + iu] += c * p * s / (z * z);
+            }
+            for &j in &self.losers[k] {
+                let ju = j as usize;
+                g[ju] += c * pi[ju] * a[k];
+                h[ju * l + ju] += c * pi[ju] * a[k];
+            }
+        }
+        // The rest is sum_k c_k (q_k y_k^T + y_k q_k^T) with y_k the losers'
+        // strengths and q_k the winners' pi_i / z_i^2 and the losers'
+        // (b_k / 2) pi_j (a winner-loser term pi_i pi_j / z_i^2 per pair,
+        // b_k pi_j pi_m per pair of losers): accumulated as dense rows.
+        let p = self.cross(&pi, &total, &b);
+        for i in 0..l {
+            for j in 0..l {
+                h[i * l + j] -= p[j * l + i] + p[i * l + j];
             }
         }
         Ok(value)
     }
 }
+
+impl Composite<'_> {
+    /// `P^T = sum_k c_k y_k q_k^T` (`l x l`, row `j` the losers' side): each
+    /// loser `j` of set `k` adds `c_k pi_j q_k` to row `j`, a contiguous
+    /// (vectorised) update. Sets are cut into a number of blocks that
+    /// depends on the sizes only, summed in block order: the same bits
+    /// whatever the threads.
+    fn cross(&self, pi: &[f64], total: &[f64], b: &[f64]) -> Vec<f64> {
+        let l = self.events.models;
+        let sets = self.events.winners.len();
+        let work: usize = self.losers.iter().map(|v| v.len() * l).sum();
+        let blocks = (work / CROSS_BLOCK_WORK)
+            .clamp(1, CROSS_BLOCKS)
+            .min((CROSS_BLOCK_BYTES / (8 * l * l).max(1)).max(1))
+            .min(sets.max(1));
+        let block = |n: usize| -> Vec<f64> {
+            let (lo, hi) = (n * sets / blocks, (n + 1) * sets / blocks);
+            let mut out = vec![0.0; l * l];
+            let mut q = vec![0.0; l];
+            for k in lo..hi {
+                let (c, s) = (self.events.counts[k], total[k]);
+                q.iter_mut().for_each(|v| *v = 0.0);
+                for &i in &self.events.winners[k] {
+                    let z = pi[i as usize] + s;
+                    q[i as usize] = pi[i as usize] / (z * z);
+                }
+                let half = 0.5 * b[k];
+                for &j in &self.losers[k] {
+                    q[j as usize] = half * pi[j as usize];
+                }
+                for &j in &self.losers[k] {
+                    let w = c * pi[j as usize];
+                    let row = &mut out[j as usize * l..(j as usize + 1) * l];
+                    for (o, &v) in row.iter_mut().zip(&q) {
+                        *o += w * v;
+                    }
+                }
+            }
+            out
+        };
+        if blocks == 1 {
+            return block(0);
+        }
+        let parts: Vec<Vec<f64>> = (0..blocks).into_par_iter().map(block).collect();
+        let mut parts = parts.into_iter();
+        let mut out = parts.next().unwrap_or_else(|| vec![0.0; l * l]);
+        for part in parts {
+            for (o, v) in out.iter_mut().zip(&part) {
+                *o += v;
+            }
+        }
+        out
+    }
+}
+
+/// Work (multiply-adds) per block of `Composite::cross` (a block must be
+/// worth a hand-off: about 1 ms).
+const CROSS_BLOCK_WORK: usize = 1 << 21;
+/// Most blocks (each an `l x l` table).
+const CROSS_BLOCKS: usize = 16;
+/// Most bytes of the blocks' tables together.
+const CROSS_BLOCK_BYTES: usize = 1 << 28;
 
 /// The profiled Davidson-Luce likelihood.
 pub struct DavidsonLuce {

@@ -25,6 +25,8 @@
 //! - `rasch`: the 1PL on grouped totals (its likelihood depends on the data
 //!   only through the row and column totals).
 //! - `logistic`: the 2PL and 3PL on the full count matrix.
+//! - `schur`: a Newton step of `dynamic_irt`'s longitudinal fits with the
+//!   difficulties eliminated.
 
 pub mod board;
 pub mod cells;
@@ -33,6 +35,7 @@ pub mod newton;
 pub mod orbits;
 pub mod prior;
 pub mod rasch;
+pub mod schur;
 #[cfg(test)]
 mod tests;
 

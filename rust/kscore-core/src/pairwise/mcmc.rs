@@ -9,7 +9,10 @@
 //! an acceptance could differ from scorio's only when `log u` and the
 //! log-ratio agree to about 1e-13.
 
+use rayon::prelude::*;
+
 use crate::numeric::expln::{exp, has_avx2, ln};
+use crate::par;
 
 /// The posterior's terms: decisive wins `W[i, j] > 0` in scorio's order
 /// (`i`, then `j`).
@@ -51,8 +54,19 @@ impl Posterior {
         // scorio's sum over its pairs in its order, with its cut-offs.
         let l = self.models;
         table.resize(l * l, 0.0);
-        for i in 0..l {
-            softplus_row(theta[i], theta, &mut table[i * l..(i + 1) * l]);
+        // Rows are independent: in parallel once an iteration is worth a
+        // hand-off to the pool (a row costs about 6 ns per model: a
+        // vectorised `exp` and `ln`).
+        if par::worth_splitting(6 * l * l) {
+            table
+                .par_chunks_mut(l.max(1))
+                .enumerate()
+                .with_min_len(par::min_len(6 * l))
+                .for_each(|(i, row)| softplus_row(theta[i], theta, row));
+        } else {
+            for (i, row) in table.chunks_mut(l.max(1)).enumerate() {
+                softplus_row(theta[i], theta, row);
+            }
         }
         let mut ll = 0.0;
         for ((&i, &j), &w) in self.first.iter().zip(&self.second).zip(&self.wins) {

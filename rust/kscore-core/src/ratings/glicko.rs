@@ -7,10 +7,13 @@
 
 use std::f64::consts::PI;
 
+use rayon::prelude::*;
+
 use crate::cancel;
 use crate::error::Result;
 use crate::numeric::expln::{exp, has_avx2};
 use crate::pairwise::counts::Packed;
+use crate::par;
 
 use super::{check_stop, outcomes, TiePolicy};
 
@@ -37,6 +40,9 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
     let mut score = [vec![0.0; l], vec![0.0; l]];
     let mut weight = [vec![0.0; l], vec![0.0; l]];
     let (mut new_rating, mut new_rd) = (vec![0.0; l], vec![0.0; l]);
+    // A row costs about 4 ns per opponent (one vectorised `exp`).
+    let row_ns = 4 * l;
+    let mut scratch = vec![0.0; l];
     for e in 0..rows.events {
         check_stop(e)?;
         if p.c > 0.0 {
@@ -45,37 +51,62 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
             }
         }
         outcomes(&rows, e, &mut o);
+        let mut playing = [0usize; 2];
         for j in 0..l {
             g[j] = 1.0 / (1.0 + (3.0 * (Q * Q) * (rd[j] * rd[j])) / (PI * PI)).sqrt();
             for side in 0..2u8 {
                 let s = p.policy.score(side, o[j]);
                 score[side as usize][j] = s.unwrap_or(0.0);
                 weight[side as usize][j] = if s.is_some() { 1.0 } else { 0.0 };
+                playing[side as usize] += s.is_some() as usize;
             }
         }
-        new_rating.copy_from_slice(&rating);
-        new_rd.copy_from_slice(&rd);
-        for i in 0..l {
-            let side = o[i] as usize;
-            let (s, w) = (&score[side], &mut weight[side]);
-            let own = w[i];
-            w[i] = 0.0;
-            if w.iter().all(|&v| v == 0.0) {
-                w[i] = own;
-                continue;
+        {
+            let (rating, rd, g, o, score, weight) = (&rating, &rd, &g, &o, &score, &weight);
+            // Each row from the event's starting values only: rows run in
+            // parallel when an event is worth splitting (a hand-off to the
+            // pool per event costs more than a small field's event), each
+            // with its own copy of the weights (its own match against
+            // itself zeroed while it sums).
+            let body = |(w, e): &mut ([Vec<f64>; 2], Vec<f64>), (i, (nr, nd)): (usize, (&mut f64, &mut f64))| {
+                *nr = rating[i];
+                *nd = rd[i];
+                let side = o[i] as usize;
+                let own = w[side][i];
+                // Opponents other than itself: none, no update.
+                if playing[side] - (own != 0.0) as usize == 0 {
+                    return;
+                }
+                w[side][i] = 0.0;
+                let (denom, delta) = row(rating[i], rating, g, &score[side], &w[side], e);
+                w[side][i] = own;
+                if !(denom > 0.0 && denom.is_finite()) {
+                    return;
+                }
+                let d2 = 1.0 / ((Q * Q) * denom);
+                let inv_var = 1.0 / (rd[i] * rd[i]) + 1.0 / d2;
+                if !(inv_var > 0.0 && inv_var.is_finite()) {
+                    return;
+                }
+                *nd = (1.0 / inv_var).sqrt().clamp(1e-12, p.rd_max);
+                *nr = rating[i] + (Q / inv_var) * delta;
+            };
+            if par::worth_splitting(l * row_ns) {
+                new_rating
+                    .par_iter_mut()
+                    .zip(new_rd.par_iter_mut())
+                    .enumerate()
+                    .with_min_len(par::min_len(row_ns))
+                    .for_each_init(|| (weight.clone(), vec![0.0; l]), body);
+            } else {
+                let mut local = (weight.clone(), std::mem::take(&mut scratch));
+                new_rating
+                    .iter_mut()
+                    .zip(new_rd.iter_mut())
+                    .enumerate()
+                    .for_each(|item| body(&mut local, item));
+                scratch = local.1;
             }
-            let (denom, delta) = row(rating[i], &rating, &g, s, w);
-            w[i] = own;
-            if !(denom > 0.0 && denom.is_finite()) {
-                continue;
-            }
-            let d2 = 1.0 / ((Q * Q) * denom);
-            let inv_var = 1.0 / (rd[i] * rd[i]) + 1.0 / d2;
-            if !(inv_var > 0.0 && inv_var.is_finite()) {
-                continue;
-            }
-            new_rd[i] = (1.0 / inv_var).sqrt().clamp(1e-12, p.rd_max);
-            new_rating[i] = rating[i] + (Q / inv_var) * delta;
         }
         std::mem::swap(&mut rating, &mut new_rating);
         std::mem::swap(&mut rd, &mut new_rd);
@@ -85,45 +116,51 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
 }
 
 /// `(sum_j w_j g_j^2 E_j (1 - E_j), sum_j w_j g_j (s_j - E_j))` for a model
-/// rated `ri`, `E_j = 1 / (1 + exp(-q g_j (ri - r_j)))`, in four lanes.
-fn row(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64]) -> (f64, f64) {
+/// rated `ri`, `E_j = 1 / (1 + exp(-q g_j (ri - r_j)))` (into `e`), summed
+/// in four lanes (lane `q` the opponents `j = q mod 4`).
+fn row(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64], e: &mut [f64]) -> (f64, f64) {
     #[cfg(target_arch = "x86_64")]
     {
         if has_avx2() {
             // SAFETY: the CPU has AVX2 (checked).
-            return unsafe { row_avx2(ri, rating, g, s, w) };
+            return unsafe { row_avx2(ri, rating, g, s, w, e) };
         }
     }
-    row_body(ri, rating, g, s, w)
+    row_body(ri, rating, g, s, w, e)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn row_avx2(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64]) -> (f64, f64) {
-    row_body(ri, rating, g, s, w)
+unsafe fn row_avx2(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64], e: &mut [f64]) -> (f64, f64) {
+    row_body(ri, rating, g, s, w, e)
 }
 
 #[inline(always)]
-fn row_body(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64]) -> (f64, f64) {
-    let n = rating.len();
+fn row_body(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64], e: &mut [f64]) -> (f64, f64) {
+    // The expectations first, a plain map over the opponents (it
+    // vectorises: `exp` is straight-line arithmetic), then the sums.
+    for ((o, &r), &gj) in e.iter_mut().zip(rating).zip(g) {
+        *o = 1.0 / (1.0 + exp(-Q * gj * (ri - r)));
+    }
+    let n = rating.len().min(e.len());
     let (mut den, mut del) = ([0.0f64; 4], [0.0f64; 4]);
-    let body = n - n % 4;
-    for j0 in (0..body).step_by(4) {
+    let chunks = e
+        .chunks_exact(4)
+        .zip(g.chunks_exact(4))
+        .zip(s.chunks_exact(4).zip(w.chunks_exact(4)));
+    for ((ec, gc), (sc, wc)) in chunks {
         for q in 0..4 {
-            let j = j0 + q;
-            let e = 1.0 / (1.0 + exp(-Q * g[j] * (ri - rating[j])));
-            den[q] += w[j] * (g[j] * g[j] * e * (1.0 - e));
-            del[q] += w[j] * (g[j] * (s[j] - e));
+            den[q] += wc[q] * (gc[q] * gc[q] * ec[q] * (1.0 - ec[q]));
+            del[q] += wc[q] * (gc[q] * (sc[q] - ec[q]));
         }
     }
     let (mut d0, mut d1) = (
         (den[0] + den[1]) + (den[2] + den[3]),
         (del[0] + del[1]) + (del[2] + del[3]),
     );
-    for j in body..n {
-        let e = 1.0 / (1.0 + exp(-Q * g[j] * (ri - rating[j])));
-        d0 += w[j] * (g[j] * g[j] * e * (1.0 - e));
-        d1 += w[j] * (g[j] * (s[j] - e));
+    for j in n - n % 4..n {
+        d0 += w[j] * (g[j] * g[j] * e[j] * (1.0 - e[j]));
+        d1 += w[j] * (g[j] * (s[j] - e[j]));
     }
     (d0, d1)
 }
