@@ -67,13 +67,13 @@ pub fn push_repr(out: &mut String, x: f64) {
         for _ in 0..-decpt {
             out.push('0');
         }
-        out.push_str(&digits);
+        out.push_str(digits);
     } else if decpt < n {
         out.push_str(&digits[..decpt as usize]);
         out.push('.');
         out.push_str(&digits[decpt as usize..]);
     } else {
-        out.push_str(&digits);
+        out.push_str(digits);
         for _ in 0..decpt - n {
             out.push('0');
         }
