@@ -7,6 +7,32 @@ use pyo3::prelude::*;
 
 use crate::enter::enter;
 
+/// `$body` with `$s` the C-order values of `$grid` (a 2-D uint8 or uint16
+/// array: a grid of states) and `$models`, `$questions` its shape; the
+/// dispatch on the state type that every grid kernel shares.
+macro_rules! on_grid {
+    ($grid:expr, |$s:ident, $models:ident, $questions:ident| $body:expr) => {{
+        if $grid.cast::<PyArray2<u8>>().is_ok() {
+            on_grid!(@typed u8, $grid, $s, $models, $questions, $body)
+        } else if $grid.cast::<PyArray2<u16>>().is_ok() {
+            on_grid!(@typed u16, $grid, $s, $models, $questions, $body)
+        } else {
+            return Err(PyTypeError::new_err("grid must be a 2-D uint8 or uint16 array"));
+        }
+    }};
+    (@typed $ty:ty, $grid:expr, $s:ident, $models:ident, $questions:ident, $body:expr) => {{
+        let g = $grid
+            .cast::<PyArray2<$ty>>()?
+            .try_readonly()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let ($models, $questions) = (g.as_array().nrows(), g.as_array().ncols());
+        let $s = g
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("grid must be C-contiguous"))?;
+        $body
+    }};
+}
+
 /// The table's values (C order) and its width.
 fn table_of<'a>(table: &'a PyReadonlyArray2<'_, f64>) -> PyResult<(&'a [f64], usize)> {
     let t = table
@@ -35,29 +61,12 @@ pub fn grid_sums<'py>(
     rows_per_model: usize,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let (t, width) = table_of(&table)?;
-    macro_rules! run {
-        ($ty:ty) => {{
-            let g = grid
-                .cast::<PyArray2<$ty>>()?
-                .try_readonly()
-                .map_err(|e| PyValueError::new_err(e.to_string()))?;
-            let (models, questions) = (g.as_array().nrows(), g.as_array().ncols());
-            let s = g
-                .as_slice()
-                .map_err(|_| PyValueError::new_err("grid must be C-contiguous"))?;
-            let out = enter(py, || {
-                kscore_core::grid_sums::grid_sums(s, models, questions, t, width, rows_per_model)
-            })?;
-            (models, out)
-        }};
-    }
-    let (models, out) = if grid.cast::<PyArray2<u8>>().is_ok() {
-        run!(u8)
-    } else if grid.cast::<PyArray2<u16>>().is_ok() {
-        run!(u16)
-    } else {
-        return Err(PyTypeError::new_err("grid must be a 2-D uint8 or uint16 array"));
-    };
+    let (models, out) = on_grid!(grid, |s, models, questions| {
+        let out = enter(py, || {
+            kscore_core::grid_sums::grid_sums(s, models, questions, t, width, rows_per_model)
+        })?;
+        (models, out)
+    });
     sums_array(py, models, width, out)
 }
 
@@ -118,29 +127,12 @@ pub fn gather_rows<'py>(
     let t = table
         .as_slice()
         .map_err(|_| PyValueError::new_err("table must be contiguous"))?;
-    macro_rules! run {
-        ($ty:ty) => {{
-            let g = grid
-                .cast::<PyArray2<$ty>>()?
-                .try_readonly()
-                .map_err(|e| PyValueError::new_err(e.to_string()))?;
-            let (models, questions) = (g.as_array().nrows(), g.as_array().ncols());
-            let s = g
-                .as_slice()
-                .map_err(|_| PyValueError::new_err("grid must be C-contiguous"))?;
-            let out = enter(py, || {
-                kscore_core::grid_sums::gather_rows(s, models, questions, &rows, t)
-            })?;
-            (questions, out)
-        }};
-    }
-    let (questions, out) = if grid.cast::<PyArray2<u8>>().is_ok() {
-        run!(u8)
-    } else if grid.cast::<PyArray2<u16>>().is_ok() {
-        run!(u16)
-    } else {
-        return Err(PyTypeError::new_err("grid must be a 2-D uint8 or uint16 array"));
-    };
+    let (questions, out) = on_grid!(grid, |s, models, questions| {
+        let out = enter(py, || {
+            kscore_core::grid_sums::gather_rows(s, models, questions, &rows, t)
+        })?;
+        (questions, out)
+    });
     let n = rows.len();
     sums_array(py, n, questions, out)
 }
