@@ -11,6 +11,21 @@ answer). The votes of all questions are counted in one pass of the core
 """
 
 from .best_of import best_of_majority, best_of_n, majority_of_the_bests, mob
+from .confidence import (
+    deepconf_confidence,
+    logprob_margin,
+    max_softmax_probability,
+    mean_logprob,
+    perplexity,
+    picsar,
+    self_certainty,
+    sequence_logprob,
+    token_confidence,
+    token_entropy,
+    varentropy,
+)
+from .deepconf import deepconf_online_stop, deepconf_stop_threshold
+from .prm import prm_aggregate
 from .vote import (
     filtered_vote,
     logit_weighted_vote,
@@ -31,4 +46,20 @@ __all__ = [
     "rank_weighted_vote",
     "logit_weighted_vote",
     "filtered_vote",
+    # agg-signals: confidence signals, PRM reduction, DeepConf online (token-level;
+    # batch=True or lengths= for many traces at once)
+    "mean_logprob",
+    "sequence_logprob",
+    "perplexity",
+    "self_certainty",
+    "token_confidence",
+    "deepconf_confidence",
+    "token_entropy",
+    "varentropy",
+    "max_softmax_probability",
+    "logprob_margin",
+    "picsar",
+    "prm_aggregate",
+    "deepconf_stop_threshold",
+    "deepconf_online_stop",
 ]

@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 
 mod aggregate;
+mod aggregate_confidence;
 mod bank;
 mod battles;
 mod categorical;
@@ -136,5 +137,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(battles::encode_strings, m)?)?;
     // irt (python/kscore/rank/_irt/): item response theory fits
     irt::register(m)?;
+    // kscore.aggregate's confidence signals (aggregate_confidence.rs)
+    aggregate_confidence::register(m)?;
     Ok(())
 }
