@@ -302,6 +302,32 @@ fn trace_tokens(tk: &Tokens<'_>, stat: Stat, t: usize, buf: &mut Vec<f64>) -> u8
     if l == 0 {
         return NO_TOKENS;
     }
+    if let Rows::Fixed(k) = tk.rows {
+        // Fast paths (no per-row slicing): a trace's rows are one run.
+        let run = &tk.values[s * k..(s + l) * k];
+        match stat {
+            Stat::Value if k == 1 => {
+                if !all_finite(run) {
+                    return NOT_FINITE;
+                }
+                buf.extend_from_slice(run);
+                return OK;
+            }
+            Stat::Confidence => {
+                let kf = k as f64;
+                for r in run.chunks_exact(k) {
+                    let sum = np_sum(r);
+                    // A NaN or inf makes the sum so; a finite sum needs no second look.
+                    if !sum.is_finite() && !all_finite(r) {
+                        return NOT_FINITE;
+                    }
+                    buf.push(-(sum / kf));
+                }
+                return OK;
+            }
+            _ => {}
+        }
+    }
     for p in s..s + l {
         let r = match tk.rows {
             Rows::Fixed(k) => &tk.values[p * k..(p + 1) * k],
@@ -316,6 +342,11 @@ fn trace_tokens(tk: &Tokens<'_>, stat: Stat, t: usize, buf: &mut Vec<f64>) -> u8
         buf.push(token(stat, r));
     }
     OK
+}
+
+/// Whether every value is finite (a branch-free pass per block).
+fn all_finite(x: &[f64]) -> bool {
+    x.chunks(256).all(|c| c.iter().fold(true, |a, v| a & v.is_finite()))
 }
 
 fn mean_tokens(tk: &Tokens<'_>) -> usize {
