@@ -11,7 +11,9 @@ arena-rank (its own environment, .arena-venv; bootstrap with the spawn
 start method) and FastChat's procedure (benches/fastchat_procedure.py),
 with each one's distance from the converged maximum.
 
-Usage: ``python benches/bench_arena.py [--battles 3000000] [--models 200] [--repeat 3] [--peers]``
+Usage: ``python benches/bench_arena.py [--battles 3000000] [--models 200] [--repeat 3] [--peers]
+[--peer-rounds 100]`` (``--peer-rounds``: the bootstrap rounds of the end-to-end comparison, arena-rank's
+spawned pool taking tens of seconds a round on a loaded machine)
 """
 
 from __future__ import annotations
@@ -71,9 +73,16 @@ def main() -> None:
     ap.add_argument("--models", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--peers", action="store_true", help="also run arena-rank and FastChat's procedure")
+    ap.add_argument("--peer-rounds", type=int, default=100,
+                    help="bootstrap rounds of the end-to-end comparison with the peers (default 100)")
     ap.add_argument("--core", action="store_true",
                     help="only the fit and the bootstrap (and the tie models where the build has them): to run "
                          "one build against another in one shell command (PYTHONPATH=OLD_PACKAGE_DIR)")
+    ap.add_argument("--light", action="store_true",
+                    help="leave out the 1000 bootstrap rounds and the style phases (a loaded machine: time for the "
+                         "peers)")
+    ap.add_argument("--aggregation", action="store_true",
+                    help="only the two aggregation phases (to run one build against another in one shell command)")
     args = ap.parse_args()
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -103,13 +112,22 @@ def main() -> None:
     rows.append(("aggregation from an in-memory Arrow table", t, "<= 0.3 s"))
     t, _ = timed(lambda: board_of(str(path)), args.repeat)
     rows.append(("aggregation from Parquet", t, "<= 1 s"))
+    if args.aggregation:
+        load = os.getloadavg()
+        print(f"# {kscore.__file__}\n# {n:,} battles, {L} models; load average {load[0]:.1f} {load[1]:.1f} "
+              f"{load[2]:.1f}; {os.cpu_count()} cores")
+        print("| phase | median wall s | median CPU s (all threads) |\n|---|---:|---:|")
+        for (name, secs, _), c in zip(rows, CPU):
+            print(f"| {name} | {secs:.4f} | {c:.4f} |")
+        return
     t, fitted = timed(lambda: board.fit(), args.repeat)  # type: ignore[attr-defined]
     theta = np.asarray(fitted[0])  # type: ignore[index]
     rows.append((f"fit (Newton, {fitted[1]} iterations)", t, "<= 20 ms"))  # type: ignore[index]
     t, _ = timed(lambda: board.sandwich(theta), args.repeat)  # type: ignore[attr-defined]
     rows.append(("sandwich", t, "<= 20 ms"))
-    t, _ = timed(lambda: board.bootstrap(theta, 1000, 0), 1)  # type: ignore[attr-defined]
-    rows.append(("1000 bootstrap rounds", t, "<= 15 s"))
+    if not args.light:
+        t, _ = timed(lambda: board.bootstrap(theta, 1000, 0), 1)  # type: ignore[attr-defined]
+        rows.append(("1000 bootstrap rounds", t, "<= 15 s"))
     if args.core:
         if hasattr(board, "fit_ties"):
             for model in ("davidson", "rao_kupper"):
@@ -124,14 +142,15 @@ def main() -> None:
         for (name, secs, _), c in zip(rows, CPU):
             print(f"| {name} | {secs:.4f} | {c:.4f} |")
         return
-    bt = read_battles(table, Roles(style=["f0", "f1", "f2", "f3"]))
-    assert bt.features is not None
-    t, sb = timed(lambda: _kscore.style_board(L, bt.a, bt.b, bt.y, np.ones(n), bt.features), 1)
-    rows.append(("style: hold the battles", t, ""))
-    t, sf = timed(lambda: sb.fit(float(n), 0.0, (theta, np.zeros(4))), args.repeat)  # type: ignore[attr-defined]
-    rows.append((f"style fit (Newton, {sf[2]} iterations)", t, "<= 0.5 s"))  # type: ignore[index]
-    t, _ = timed(lambda: sb.bootstrap(sf[0], sf[1], float(n), 100, 0), 1)  # type: ignore[attr-defined, index]
-    rows.append(("100 style bootstrap rounds", t, "<= 30 s"))
+    if not args.light:
+        bt = read_battles(table, Roles(style=["f0", "f1", "f2", "f3"]))
+        assert bt.features is not None
+        t, sb = timed(lambda: _kscore.style_board(L, bt.a, bt.b, bt.y, np.ones(n), bt.features), 1)
+        rows.append(("style: hold the battles", t, ""))
+        t, sf = timed(lambda: sb.fit(float(n), 0.0, (theta, np.zeros(4))), args.repeat)  # type: ignore[attr-defined]
+        rows.append((f"style fit (Newton, {sf[2]} iterations)", t, "<= 0.5 s"))  # type: ignore[index]
+        t, _ = timed(lambda: sb.bootstrap(sf[0], sf[1], float(n), 100, 0), 1)  # type: ignore[attr-defined, index]
+        rows.append(("100 style bootstrap rounds", t, "<= 30 s"))
     t, res = timed(lambda: kscore.arena(str(path), intervals="bootstrap", rounds=100, fragility=False), 1)
     rows.append(("kscore.arena end to end (Parquet, 100 rounds)", t, ""))
     t_e2e_k = t
@@ -144,12 +163,16 @@ def main() -> None:
     if not args.peers:
         return
     ref = dict(zip(res.board.models, res.board.rating.tolist()))  # type: ignore[attr-defined]
+    R = args.peer_rounds
+    if R != 100:
+        t_e2e_k, _ = timed(lambda: kscore.arena(str(path), intervals="bootstrap", rounds=R, fragility=False), 1)
+        print(f"kscore.arena end to end (Parquet, {R} rounds): {t_e2e_k:.4f} s wall, {CPU[-1]:.4f} s CPU")
     peer: list[tuple[str, float]] = []
     py = ROOT / ".arena-venv" / "bin" / "python"
     if py.exists():
         t0 = time.perf_counter()
         runner = str(ROOT / "benches" / "arena_rank_runner.py")
-        run = subprocess.run([str(py), runner, str(path), "--bootstrap", "100"], capture_output=True, text=True)
+        run = subprocess.run([str(py), runner, str(path), "--bootstrap", str(R)], capture_output=True, text=True)
         t_ar = time.perf_counter() - t0
         if run.returncode == 0:
             out = json.loads(run.stdout)
@@ -157,10 +180,10 @@ def main() -> None:
             dist = max(abs(got[m] - ref[m]) for m in ref)
             peer += [("arena-rank: PairDataset.from_pandas", out["dataset_s"]),
                      ("arena-rank: fit + sandwich", out["fit_sandwich_s"]),
-                     ("arena-rank: 100 bootstrap rounds (spawn)", out["bootstrap_s"]),
+                     (f"arena-rank: {R} bootstrap rounds (spawn)", out.get("bootstrap_s", 0.0)),
                      ("arena-rank: end to end incl. reading and start-up (subprocess)", t_ar)]
             print(f"\narena-rank's ratings: at most {dist:.4f} Elo from the maximum")
-            print(f"end to end, 100 rounds: kscore {t_e2e_k:.2f} s, arena-rank {t_ar:.2f} s: "
+            print(f"end to end, {R} rounds: kscore {t_e2e_k:.2f} s, arena-rank {t_ar:.2f} s: "
                   f"{t_ar / t_e2e_k:.1f}x")
         else:
             print("arena-rank failed:", run.stderr[-1000:])
@@ -171,7 +194,7 @@ def main() -> None:
     a = np.array([codes[m] for m in names[d["a"]]])
     b = np.array([codes[m] for m in names[d["b"]]])
     t0 = time.perf_counter()
-    got_fc = fc.run(a, b, d["y"], L, rounds=100)
+    got_fc = fc.run(a, b, d["y"], L, rounds=R)
     t_fc = time.perf_counter() - t0
     r_fc = np.asarray(got_fc["rating"])
     r_fc = r_fc - r_fc.mean() + 1000.0
@@ -179,7 +202,7 @@ def main() -> None:
     dist_fc = max(abs(r_fc[k] - ref[m]) for k, m in enumerate(ordered))
     peer += [("FastChat procedure: dedup", float(got_fc["dedup_s"])),
              ("FastChat procedure: fit", float(got_fc["fit_s"])),
-             ("FastChat procedure: 100 bootstrap rounds (fork pool)", float(got_fc["bootstrap_s"])),
+             (f"FastChat procedure: {R} bootstrap rounds (fork pool)", float(got_fc["bootstrap_s"])),
              ("FastChat procedure: end to end (codes in memory)", t_fc)]
     print(f"FastChat procedure's ratings: at most {dist_fc:.4f} Elo from the maximum")
     print("| peer phase | s |\n|---|---:|")

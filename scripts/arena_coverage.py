@@ -11,11 +11,17 @@ Reported per method: the share of (board, model) intervals holding
 ``theta*`` (95% nominal) and the share of boards whose simultaneous rank
 sets all hold the true ranks.
 
-Third scenario: ties drawn from Davidson's model (nu 0.6, no prompt
-effects), fitted with ``ties="davidson"``: the target is the true rating.
+Third and fourth scenarios: ties drawn from Davidson's model (nu 0.6)
+or Rao and Kupper's (kappa 1.5), no prompt effects, fitted with
+``ties="davidson"`` or ``ties="rao_kupper"``: the target is the true
+rating; the tie parameter's interval is scored too.
 
-Usage: ``python scripts/arena_coverage.py [--boards 200] [--rounds 200] [--scenario plain|style|davidson|all]
-[--style-reg R] [--only sandwich|bootstrap]``
+Each coverage comes with its Monte Carlo standard error: over boards (the
+intervals of one board are not independent: the error is the spread of the
+per-board shares over the boards), and binomial for the joint rank sets.
+
+Usage: ``python scripts/arena_coverage.py [--boards 200] [--rounds 200]
+[--scenario plain|style|davidson|rao_kupper|all] [--style-reg R] [--only sandwich|bootstrap] [--seed S]``
 (tests/test_arena_coverage.py runs a fast subset.)
 """
 
@@ -97,9 +103,35 @@ def draw_davidson(rng: np.random.Generator, theta: np.ndarray, pm: np.ndarray, N
             "question_id": [f"p{v}" for v in q]}
 
 
+def draw_rao_kupper(rng: np.random.Generator, theta: np.ndarray, pm: np.ndarray, N: int, kappa: float,
+                    prompts: int) -> dict[str, object]:
+    """Battles from Rao and Kupper's model: ``P(a) = pi_a / (pi_a + kappa pi_b)``,
+    ``P(b) = pi_b / (kappa pi_a + pi_b)``, a tie otherwise (``pi = e^theta``)."""
+    L = len(theta)
+    a, b = draw_pairs(rng, pm, N)
+    q = rng.integers(0, prompts, N)
+    d = theta[a] - theta[b]
+    pa = 1 / (1 + kappa * np.exp(-d))
+    pb = 1 / (1 + kappa * np.exp(d))
+    r = rng.random(N)
+    y = np.where(r < pa, 1.0, np.where(r < pa + pb, 0.0, 0.5))
+    names = [f"m{k:02d}" for k in range(L)]
+    return {"model_a": [names[i] for i in a], "model_b": [names[i] for i in b], "winner": [WORD[v] for v in y],
+            "question_id": [f"p{v}" for v in q]}
+
+
+#: The tie models' true parameters in the third and fourth scenarios.
+TIE_TRUTH = {"davidson": 0.6, "rao_kupper": 1.5}
+
+Coverage = dict[str, tuple[float, float, float, float, float, float]]
+
+
 def run(scenario: str, boards: int, rounds: int, seed: int = 0, only: str | None = None,
-        style_reg: float | None = None) -> dict[str, tuple[float, float]]:
-    """Coverage per method; ``style_reg`` None: kscore's default penalty."""
+        style_reg: float | None = None) -> Coverage:
+    """Coverage per method: ``(rating intervals cover, its Monte Carlo
+    error, rank sets hold jointly, its error, the tie parameter's interval
+    covers (NaN: no tie model), its error)``; ``style_reg`` None: kscore's
+    default penalty."""
     import kscore
 
     L, N, tie, prompts, prompt_sd = 12, 12_000, 0.15, 3000, 0.6
@@ -111,12 +143,17 @@ def run(scenario: str, boards: int, rounds: int, seed: int = 0, only: str | None
         "sandwich ignoring the prompts": {"intervals": "sandwich", "prompt": None}}
     if only is not None:
         methods = {m: kw for m, kw in methods.items() if m.startswith(only)}
-    hits = {m: [0, 0, 0, 0] for m in methods}
+    per_board: dict[str, list[float]] = {m: [] for m in methods}
+    joint_ok: dict[str, list[bool]] = {m: [] for m in methods}
+    tie_ok: dict[str, list[bool]] = {m: [] for m in methods}
     for k in range(boards):
         theta = rng.normal(0, 0.6, L)
         theta -= theta.mean()
         if scenario == "davidson":
-            data = draw_davidson(rng, theta, pm, N, 0.6, prompts)
+            data = draw_davidson(rng, theta, pm, N, TIE_TRUTH["davidson"], prompts)
+            target = theta
+        elif scenario == "rao_kupper":
+            data = draw_rao_kupper(rng, theta, pm, N, TIE_TRUTH["rao_kupper"], prompts)
             target = theta
         elif scenario == "style":
             verb = rng.normal(0, 0.7, L)
@@ -135,37 +172,50 @@ def run(scenario: str, boards: int, rounds: int, seed: int = 0, only: str | None
                 use.pop("question_id")
             if style_reg is not None:
                 kw["style_reg"] = style_reg
-            if scenario == "davidson":
-                kw["ties"] = "davidson"
+            if scenario in TIE_TRUTH:
+                kw["ties"] = scenario
             res = kscore.arena(use, style=["length"] if scenario == "style" else None, seed=k, fragility=False,
                                **kw)
             b = res.board
             inside = [b.lo[i] <= truth[m] <= b.hi[i] for i, m in enumerate(b.models)]
             ranks_ok = all(b.rank_lo[i] <= true_rank[m] <= b.rank_hi[i] for i, m in enumerate(b.models))
-            h = hits[name]
-            h[0] += sum(inside)
-            h[1] += len(inside)
-            h[2] += ranks_ok
-            h[3] += 1
-    return {m: (h[0] / h[1], h[2] / h[3]) for m, h in hits.items()}
+            per_board[name].append(sum(inside) / len(inside))
+            joint_ok[name].append(ranks_ok)
+            if scenario in TIE_TRUTH and b.tie_parameter is not None:
+                tie_ok[name].append(b.tie_parameter[2] <= TIE_TRUTH[scenario] <= b.tie_parameter[3])
+    return {m: (*_share(per_board[m]), *_share(joint_ok[m]), *_share(tie_ok[m])) for m in methods}
+
+
+def _share(x: list[float] | list[bool]) -> tuple[float, float]:
+    """The mean of per-board shares and its Monte Carlo standard error."""
+    v = np.asarray(x, np.float64)
+    if len(v) == 0:
+        return math.nan, math.nan
+    se = float(v.std(ddof=1) / math.sqrt(len(v))) if len(v) > 1 else math.nan
+    return float(v.mean()), se
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--boards", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=200)
-    ap.add_argument("--scenario", choices=["plain", "style", "davidson", "all"], default="all")
+    ap.add_argument("--scenario", choices=["plain", "style", "davidson", "rao_kupper", "all"], default="all")
+    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--style-reg", type=float, default=None,
                     help="the coefficients' penalty (default: kscore's; arena-rank's is 1.0)")
     ap.add_argument("--only", help="methods whose name starts with this (sandwich, bootstrap)")
     args = ap.parse_args()
-    for sc in (["plain", "style", "davidson"] if args.scenario == "all" else [args.scenario]):
-        got = run(sc, args.boards, args.rounds, only=args.only, style_reg=args.style_reg)
+    for sc in (["plain", "style", "davidson", "rao_kupper"] if args.scenario == "all" else [args.scenario]):
+        got = run(sc, args.boards, args.rounds, seed=args.seed, only=args.only, style_reg=args.style_reg)
         reg = "default" if args.style_reg is None else f"{args.style_reg:g}"
-        print(f"\n### {sc}: {args.boards} boards x 12 models, style_reg {reg}\n")
-        print("| intervals | 95% rating intervals cover | rank sets hold jointly |\n|---|---:|---:|")
-        for m, (cov, joint) in got.items():
-            print(f"| {m} | {cov:.1%} | {joint:.1%} |")
+        print(f"\n### {sc}: {args.boards} boards x 12 models, style_reg {reg}, seed {args.seed}\n")
+        tie = sc in TIE_TRUTH
+        print("| intervals | 95% rating intervals cover (+- MC se) | rank sets hold jointly (+- MC se) |"
+              + (" tie parameter's interval covers (+- MC se) |\n|---|---:|---:|---:|" if tie else "\n|---|---:|---:|"))
+        for m, (cov, cse, joint, jse, tc, tse) in got.items():
+            print(f"| {m} | {cov:.2%} +- {cse:.2%} | {joint:.1%} +- {jse:.1%} |"
+                  + (f" {tc:.1%} +- {tse:.1%} |" if tie else ""))
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

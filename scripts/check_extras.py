@@ -65,8 +65,13 @@ def check(pip: str, extra: str, requires: list[str]) -> str:
                                "--report", str(report), f".[{extra}]"], cwd=ROOT, capture_output=True, text=True)
         if done.returncode != 0:
             return f"pip failed ({done.returncode}): {done.stderr.strip().splitlines()[-1:]}"
-        if "does not provide the extra" in done.stderr:
-            return next(line.strip() for line in done.stderr.splitlines() if "does not provide the extra" in line)
+        # Only kscore's own extra counts: pip also warns when a candidate it tried on the way (a dependency's
+        # older or newer release) lacks an extra something asked of it ('huggingface-hub 2.4.0 does not provide
+        # the extra hf_xet' while resolving lighteval), which says nothing about the spelling of ours.
+        refused = [line.strip() for line in done.stderr.splitlines()
+                   if "does not provide the extra" in line and re.search(r"\bkscore\b", line)]
+        if refused:
+            return refused[0]
         items = json.loads(report.read_text())["install"]
     names = {normalize(i["metadata"]["name"]) for i in items}
     [me] = [i for i in items if normalize(i["metadata"]["name"]) == "kscore"]

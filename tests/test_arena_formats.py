@@ -127,3 +127,49 @@ def test_cli_tie_model_and_style_penalty_reach_the_fit(tmp_path: Path) -> None:
     api = kscore.arena(str(DATA / "lmarena_140k.parquet"), style=True, style_reg=1.0)
     assert doc["options"]["style_reg"] == 1.0
     assert [r["rating"] for r in doc["models"]] == [float(x) for x in api.board.rating]
+
+
+def _reference(a: list[str | None], b: list[str | None], w: list[str]
+               ) -> tuple[list[str], list[tuple[str, str, float]]]:
+    """The battles by hand: rows with a missing or empty name, a self-battle
+    or an unknown winner dropped, the names of the rest sorted."""
+    res = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5}
+    kept = [(x, y, res[v]) for x, y, v in zip(a, b, w) if x and y and x != y and v in res]
+    return sorted({m for x, y, _ in kept for m in (x, y)}), kept
+
+
+@pytest.mark.parametrize("layout", ["chunks", "large", "sliced", "dictionary_a"])
+def test_in_memory_tables_code_the_models_as_a_sorted_dictionary(layout: str) -> None:
+    # > 65 536 rows (several pieces in the core), names whose UTF-8 bytes sort as their code points
+    # (Python's order), nulls and empty names dropped and counted
+    import pyarrow as pa
+
+    rng = np.random.default_rng(7)
+    pool = ["zeta", "Zeta", "alpha", "é-model", "ß", "model-10", "model-9", "\u4e2d\u6587", "a" * 40, "😀"]
+    n = 150_000
+    ia, ib = rng.integers(0, len(pool), n), rng.integers(0, len(pool), n)
+    a: list[str | None] = [pool[i] for i in ia]
+    b: list[str | None] = [pool[i] for i in ib]
+    for k in rng.choice(n, 40, replace=False):
+        a[k] = None if k % 2 else ""
+    w = [["model_a", "model_b", "tie", "bogus"][k] for k in rng.choice(4, n, p=[0.4, 0.4, 0.19, 0.01])]
+    typ = pa.large_string() if layout == "large" else pa.string()
+    if layout == "sliced":
+        pad = ["pad-name"] * 3
+        col_a = pa.array(pad + a + pad, typ).slice(3, n)
+        col_b = pa.array(pad + b + pad, typ).slice(3, n)
+    else:
+        cut = [0, 1, 70_000, 70_001, n]
+        col_a = pa.chunked_array([pa.array(a[s:e], typ) for s, e in zip(cut, cut[1:])])
+        cut_b = [0, 65_536, 65_537, n]
+        col_b = pa.chunked_array([pa.array(b[s:e], typ) for s, e in zip(cut_b, cut_b[1:])])
+    if layout == "dictionary_a":
+        col_a = col_a.dictionary_encode()
+    table = pa.table({"model_a": col_a, "model_b": col_b, "winner": pa.array(w)})
+    bt = read_battles(table, Roles())
+    names, kept = _reference(a, b, w)
+    assert bt.models == names
+    assert [(bt.models[i], bt.models[j], float(y)) for i, j, y in zip(bt.a, bt.b, bt.y)] == kept
+    assert bt.a.dtype == np.uint32 and bt.b.dtype == np.uint32
+    assert any("missing model name" in x for x in bt.warnings)
+    assert any("winner outside" in x for x in bt.warnings)

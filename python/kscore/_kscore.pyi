@@ -20,7 +20,7 @@ __all__ = [
     # rank-rest: scorio.rank's pairwise, voting and graph rankers
     "rank_board", "schulze_paths", "ranked_pairs_lock", "dominance_levels", "kemeny_search", "markov_stationary",
     # arena
-    "BattleBoard", "StyleBoard", "battle_board", "encode_strings", "style_board",
+    "BattleBoard", "StyleBoard", "battle_board", "encode_sorted_strings", "encode_strings", "style_board",
     # intervals
     "interval_envelope",
     # irt
@@ -513,6 +513,12 @@ def encode_strings(
 ) -> tuple[_U32, list[bytes]]:
     """A code per string of an Arrow string column (offsets and bytes) and the distinct strings, in order of
     first appearance."""
+
+def encode_sorted_strings(
+    arrays: list[tuple[npt.NDArray[np.int32] | npt.NDArray[np.int64], npt.NDArray[np.uint8]]],
+) -> tuple[list[_U32], list[bytes]]:
+    """The strings of several Arrow string arrays (offsets and bytes each) coded over one set of names sorted by
+    their bytes, a code array per array, and the names."""
 
 def battle_board(
     models: int,

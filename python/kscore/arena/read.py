@@ -22,6 +22,8 @@ from .._arrays import FloatArray
 from .columns import ONE_HOT, STYLE_METADATA, VERDICTS, WINNERS, find, squash
 
 U32 = npt.NDArray[np.uint32]
+#: Codes of strings (the core's unsigned 32-bit ones, or 64-bit ones remapped).
+Codes = npt.NDArray[np.uint32] | npt.NDArray[np.int64]
 
 #: File extensions read (compressed CSV and JSON Lines too).
 EXTENSIONS = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".csv.gz", ".tsv.gz", ".jsonl.gz",
@@ -271,12 +273,7 @@ def read_battles(source: Any, roles: Roles, input_format: str | None = None, str
     bad: dict[str, npt.NDArray[np.bool_]] = {}
 
     # models: one code per name over both columns (the core's encoder), names sorted
-    codes_a, names_a, miss_a = encode(table.column(ca))
-    codes_b, names_b, miss_b = encode(table.column(cb))
-    names = sorted(set(names_a) | set(names_b))
-    at = {m: k for k, m in enumerate(names)}
-    a = np.array([at[m] for m in names_a], np.int64)[codes_a] if len(codes_a) else np.zeros(0, np.int64)
-    b = np.array([at[m] for m in names_b], np.int64)[codes_b] if len(codes_b) else np.zeros(0, np.int64)
+    a, b, names, miss_a, miss_b = encode_models(table.column(ca), table.column(cb))
     bad["a missing model name"] = miss_a | miss_b
     bad["a model against itself"] = (a == b) & ~bad["a missing model name"]
 
@@ -326,7 +323,7 @@ def read_battles(source: Any, roles: Roles, input_format: str | None = None, str
     keep = ~any_bad
     if not keep.any():
         raise ArenaError("no valid battles left")
-    out = Battles(names, a.astype(np.uint32), b.astype(np.uint32), y, weight, prompt,
+    out = Battles(names, np.asarray(a, np.uint32), np.asarray(b, np.uint32), y, weight, prompt,
                   prompts, category, categories, features, feature_names, warnings)
     if any_bad.any():
         sub = out.subset(keep)
@@ -379,10 +376,94 @@ def _results(table: Any, cw: str | None, n: int) -> FloatArray:
         return np.where(np.isin(v, (0.0, 0.5, 1.0)), v, np.nan)
     codes, words, missing = encode(col)
     values = np.array([WINNERS.get(w.strip().lower(), np.nan) for w in words] + [np.nan])
-    return np.where(missing, np.nan, values[codes] if len(words) else np.nan)
+    if not len(words):
+        return np.full(n, np.nan)
+    y = values[codes]
+    return np.where(missing, np.nan, y) if missing.any() else y
 
 
-def encode(col: Any) -> tuple[npt.NDArray[np.int64], list[str], npt.NDArray[np.bool_]]:
+def _plain_chunks(col: Any) -> list[Any] | None:
+    """The non-empty chunks of a column if each is a plain string array (not
+    a dictionary), else None."""
+    import pyarrow as pa
+
+    if isinstance(col, pa.Array):
+        col = pa.chunked_array([col])
+    if not all(pa.types.is_string(c.type) or pa.types.is_large_string(c.type) for c in col.chunks):
+        return None
+    return [c for c in col.chunks if len(c)]
+
+
+def _buffers(chunk: Any) -> tuple[npt.NDArray[np.int32] | npt.NDArray[np.int64], npt.NDArray[np.uint8]]:
+    """An Arrow string array's offsets and bytes, zero-copy."""
+    import pyarrow as pa
+
+    n = len(chunk)
+    _, off_buf, data_buf = chunk.buffers()
+    wide = pa.types.is_large_string(chunk.type)
+    offsets: npt.NDArray[np.int32] | npt.NDArray[np.int64] = (
+        np.frombuffer(off_buf, np.int64, count=n + 1, offset=8 * chunk.offset) if wide
+        else np.frombuffer(off_buf, np.int32, count=n + 1, offset=4 * chunk.offset))
+    data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
+    return offsets, data
+
+
+def _missing(chunks: list[Any], offsets: list[Any]) -> npt.NDArray[np.bool_]:
+    """Null or empty, per row of the chunks."""
+    parts = []
+    for chunk, off in zip(chunks, offsets):
+        miss = off[1:] == off[:-1]
+        if chunk.null_count:
+            miss = miss | chunk.is_null().to_numpy(zero_copy_only=False)
+        parts.append(miss)
+    return np.concatenate(parts) if len(parts) != 1 else parts[0]
+
+
+def encode_models(col_a: Any, col_b: Any) -> tuple[Codes, Codes, list[str], npt.NDArray[np.bool_],
+                                                   npt.NDArray[np.bool_]]:
+    """The two model columns as ``(codes_a, codes_b, names, missing_a,
+    missing_b)``: one code per name over both, the names sorted. Plain
+    string columns (an in-memory table's) are coded in one call of the
+    core (kscore._kscore.encode_sorted_strings: every chunk of both columns
+    hashed in parallel, straight from Arrow's buffers, the names sorted
+    there); dictionary columns (Parquet's, a pandas categorical) by their
+    dictionaries."""
+    from .. import _kscore
+
+    chunks_a, chunks_b = _plain_chunks(col_a), _plain_chunks(col_b)
+    if chunks_a is not None and chunks_b is not None:
+        bufs = [_buffers(c) for c in chunks_a + chunks_b]
+        if not bufs:
+            empty = np.zeros(0, np.uint32)
+            return empty, empty, [], np.zeros(0, bool), np.zeros(0, bool)
+        coded, uniq = _kscore.encode_sorted_strings(bufs)
+        words = [u.decode("utf-8", "replace") for u in uniq]
+        k = len(chunks_a)
+
+        def joined(parts: list[Any]) -> Codes:
+            if not parts:
+                return np.zeros(0, np.uint32)
+            return np.asarray(parts[0] if len(parts) == 1 else np.concatenate(parts))
+
+        a, b = joined(coded[:k]), joined(coded[k:])
+        names = sorted(set(words))
+        if names != words:  # (bytes that are not UTF-8: the decoded names' order and set decide)
+            at = {m: j for j, m in enumerate(names)}
+            remap = np.array([at[w] for w in words], np.uint32)
+            a, b = remap[a], remap[b]
+        miss_a = _missing(chunks_a, [o for o, _ in bufs[:k]]) if chunks_a else np.zeros(0, bool)
+        miss_b = _missing(chunks_b, [o for o, _ in bufs[k:]]) if chunks_b else np.zeros(0, bool)
+        return a, b, names, miss_a, miss_b
+    codes_a, names_a, miss_a = encode(col_a)
+    codes_b, names_b, miss_b = encode(col_b)
+    names = sorted(set(names_a) | set(names_b))
+    at = {m: j for j, m in enumerate(names)}
+    a = np.array([at[m] for m in names_a], np.int64)[codes_a] if len(codes_a) else np.zeros(0, np.int64)
+    b = np.array([at[m] for m in names_b], np.int64)[codes_b] if len(codes_b) else np.zeros(0, np.int64)
+    return a, b, names, miss_a, miss_b
+
+
+def encode(col: Any) -> tuple[Codes, list[str], npt.NDArray[np.bool_]]:
     """A string column as ``(codes, distinct strings, missing)`` (missing:
     null or empty), by the core's encoder over Arrow's buffers, chunk by
     chunk (kscore._kscore.encode_strings)."""
@@ -416,12 +497,18 @@ def encode(col: Any) -> tuple[npt.NDArray[np.int64], list[str], npt.NDArray[np.b
             miss = offsets[1:] == offsets[:-1]
         remap = np.array([at.setdefault(w, len(at)) for w in words], np.int64)
         names = list(at)
-        codes.append(remap[c] if len(words) else np.zeros(n, np.int64))
+        if not len(words):
+            c = np.zeros(n, np.int64)
+        elif not np.array_equal(remap, np.arange(len(words))):  # (the identity: the codes as they are)
+            c = remap[c]
+        codes.append(c)
         if chunk.null_count:
             miss = miss | chunk.is_null().to_numpy(zero_copy_only=False)
         missing.append(miss)
     if not codes:
         return np.zeros(0, np.int64), [], np.zeros(0, bool)
+    if len(codes) == 1:
+        return codes[0], names, missing[0]
     return np.concatenate(codes), names, np.concatenate(missing)
 
 

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use kscore_core::battles::bootstrap::{bootstrap, Unit};
-use kscore_core::battles::encode::encode;
+use kscore_core::battles::encode::{encode, encode_sorted, Strings};
 use kscore_core::battles::fit::{fit, Pairs};
 use kscore_core::battles::sandwich::{sandwich, Ridge};
 use kscore_core::battles::style;
@@ -72,6 +72,53 @@ pub fn encode_strings<'py>(
     };
     let names = names.iter().map(|s| PyBytes::new(py, s)).collect();
     Ok((codes.into_pyarray(py), names))
+}
+
+enum Offsets<'py> {
+    Narrow(PyReadonlyArray1<'py, i32>),
+    Wide(PyReadonlyArray1<'py, i64>),
+}
+
+/// `(codes, names)`: the strings of several Arrow string arrays, each given
+/// as `(offsets, data)` (int32 or int64 offsets), coded over one set of
+/// names sorted by their bytes (Python's order of `str`s for UTF-8), a
+/// code array per array.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn encode_sorted_strings<'py>(
+    py: Python<'py>,
+    arrays: Vec<(Bound<'py, PyAny>, PyReadonlyArray1<'py, u8>)>,
+) -> PyResult<(Vec<U32Vec<'py>>, Vec<Bound<'py, PyBytes>>)> {
+    let mut held = Vec::with_capacity(arrays.len());
+    for (offsets, data) in arrays {
+        let o = if let Ok(o) = offsets.extract::<PyReadonlyArray1<'py, i32>>() {
+            Offsets::Narrow(o)
+        } else {
+            Offsets::Wide(offsets.extract::<PyReadonlyArray1<'py, i64>>()?)
+        };
+        held.push((o, data));
+    }
+    let mut strings = Vec::with_capacity(held.len());
+    let mut rows = 0usize;
+    for (o, d) in &held {
+        let d = d.as_slice()?;
+        strings.push(match o {
+            Offsets::Narrow(a) => {
+                let a = a.as_slice()?;
+                rows = rows.saturating_add(a.len());
+                Strings::Narrow(a, d)
+            }
+            Offsets::Wide(a) => {
+                let a = a.as_slice()?;
+                rows = rows.saturating_add(a.len());
+                Strings::Wide(a, d)
+            }
+        });
+    }
+    let (codes, names) = enter_long(py, rows.saturating_mul(10), || encode_sorted(&strings))?;
+    let codes = codes.into_iter().map(|c| c.into_pyarray(py)).collect();
+    let names = names.iter().map(|s| PyBytes::new(py, s)).collect();
+    Ok((codes, names))
 }
 
 /// The unique (prompt, pair, outcome, weight) rows of a set of battles.
