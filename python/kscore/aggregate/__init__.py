@@ -14,6 +14,7 @@ batch) and as an offline replay of the online loop (``adaptive_consistency_stop_
 """
 
 from .best_of import best_of_majority, best_of_n, majority_of_the_bests, mob
+from .cges import CGES_OTHER, cges_stop, cges_stop_batch, cges_vote
 from .confidence import (
     deepconf_confidence,
     logprob_margin,
@@ -28,9 +29,8 @@ from .confidence import (
     varentropy,
 )
 from .deepconf import deepconf_online_stop, deepconf_stop_threshold
-from .prm import prm_aggregate
-from .cges import CGES_OTHER, cges_stop, cges_stop_batch, cges_vote
 from .kde import KDEVoteCalibration, fit_kde_vote_calibration, kde_weighted_vote
+from .prm import prm_aggregate
 from .stopping import (
     adaptive_consistency_crp_stop,
     adaptive_consistency_dirichlet_stop,
