@@ -58,7 +58,7 @@ def _check_warmup(c: Any, where: str) -> None:
 
 def deepconf_online_stop(
     topk_logprobs: Any,
-    threshold: float,
+    threshold: Any,
     *,
     window: int = 2048,
     batch: bool = False,
