@@ -34,6 +34,8 @@ __all__ += ["choice_events", "choice_fit"]
 __all__ += ["elo", "glicko", "trueskill", "bt_mcmc"]
 # aggregate: scorio.aggregate's votes
 __all__ += ["group_answers", "vote"]
+# agg-signals: scorio.aggregate's confidence signals
+__all__ += ["trace_signal", "token_signal"]
 
 @final
 class Credit:
@@ -723,3 +725,35 @@ def csv_lines(columns: list[npt.NDArray[np.float64] | list[str]]) -> str:
     """A CSV body: row ``i`` is field ``i`` of every column joined by commas,
     each line ended by a newline; a float64 column written as ``repr`` (NaN
     empty), a list of str as it is."""
+# ---- agg-signals (python/kscore/aggregate/confidence.py, deepconf.py, prm.py;
+# rust/kscore-py/src/aggregate_confidence.rs): per-trace confidence signals. Traces:
+# flat float64 ``values``, ``k`` candidates per position (or row ``bounds``), trace t
+# = positions ``starts[t] .. starts[t] + lens[t]``. Status per trace: 0 fine, 1 no
+# tokens, 2 an empty row, 3 a value not finite, 4 answer_start outside the trace.
+
+def trace_signal(
+    values: npt.NDArray[np.float64],
+    k: int,
+    bounds: npt.NDArray[np.int64] | None,
+    starts: npt.NDArray[np.int64],
+    lens: npt.NDArray[np.int64],
+    stat: str,
+    reduce: str,
+    window: int = 1,
+    tail: int = 1,
+    quantile: float = 0.1,
+    answer_start: npt.NDArray[np.int64] | None = None,
+    normalize: bool = False,
+    thresholds: npt.NDArray[np.float64] | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint8]]:
+    """One number per trace (``stat`` per token, ``reduce`` over the trace) and each trace's status."""
+
+def token_signal(
+    values: npt.NDArray[np.float64],
+    k: int,
+    bounds: npt.NDArray[np.int64] | None,
+    starts: npt.NDArray[np.int64],
+    lens: npt.NDArray[np.int64],
+    stat: str,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint8]]:
+    """Every position's statistic (traces concatenated) and each trace's status."""

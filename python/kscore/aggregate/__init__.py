@@ -15,7 +15,22 @@ batch) and as an offline replay of the online loop (``adaptive_consistency_stop_
 
 from .best_of import best_of_majority, best_of_n, majority_of_the_bests, mob
 from .cges import CGES_OTHER, cges_stop, cges_stop_batch, cges_vote
+from .confidence import (
+    deepconf_confidence,
+    logprob_margin,
+    max_softmax_probability,
+    mean_logprob,
+    perplexity,
+    picsar,
+    self_certainty,
+    sequence_logprob,
+    token_confidence,
+    token_entropy,
+    varentropy,
+)
+from .deepconf import deepconf_online_stop, deepconf_stop_threshold
 from .kde import KDEVoteCalibration, fit_kde_vote_calibration, kde_weighted_vote
+from .prm import prm_aggregate
 from .stopping import (
     adaptive_consistency_crp_stop,
     adaptive_consistency_dirichlet_stop,
@@ -46,6 +61,22 @@ __all__ = [
     "rank_weighted_vote",
     "logit_weighted_vote",
     "filtered_vote",
+    # agg-signals: confidence signals, PRM reduction, DeepConf online (token-level;
+    # batch=True or lengths= for many traces at once)
+    "mean_logprob",
+    "sequence_logprob",
+    "perplexity",
+    "self_certainty",
+    "token_confidence",
+    "deepconf_confidence",
+    "token_entropy",
+    "varentropy",
+    "max_softmax_probability",
+    "logprob_margin",
+    "picsar",
+    "prm_aggregate",
+    "deepconf_stop_threshold",
+    "deepconf_online_stop",
     # online stopping, CGES and the KDE-calibrated vote (stopping.py, cges.py, kde.py);
     # the *_batch names: one decision per row of an (M, N) batch (kscore only)
     "adaptive_consistency_stop",

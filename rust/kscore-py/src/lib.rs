@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 
 mod aggregate;
+mod aggregate_confidence;
 mod bank;
 mod battles;
 mod categorical;
@@ -143,5 +144,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     irt::register(m)?;
     // present (python/kscore/present/tabular.py): the CSV's lines
     m.add_function(wrap_pyfunction!(text::csv_lines, m)?)?;
+    // kscore.aggregate's confidence signals (aggregate_confidence.rs)
+    aggregate_confidence::register(m)?;
     Ok(())
 }
