@@ -725,6 +725,7 @@ def csv_lines(columns: list[npt.NDArray[np.float64] | list[str]]) -> str:
     """A CSV body: row ``i`` is field ``i`` of every column joined by commas,
     each line ended by a newline; a float64 column written as ``repr`` (NaN
     empty), a list of str as it is."""
+
 # ---- agg-signals (python/kscore/aggregate/confidence.py, deepconf.py, prm.py;
 # rust/kscore-py/src/aggregate_confidence.rs): per-trace confidence signals. Traces:
 # flat float64 ``values``, ``k`` candidates per position (or row ``bounds``), trace t
