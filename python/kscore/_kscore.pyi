@@ -36,6 +36,7 @@ __all__ += ["elo", "glicko", "trueskill", "bt_mcmc"]
 __all__ += ["group_answers", "vote"]
 # agg-signals: scorio.aggregate's confidence signals
 __all__ += ["trace_signal", "token_signal"]
+__all__ += ["csv_lines"]
 
 @final
 class Credit:
