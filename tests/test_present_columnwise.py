@@ -1,12 +1,7 @@
 """The outputs of a 100 000-model board, written a column at a time, are the
 same bytes as before.
 
-The command's CSV writes its floats in Rust (kscore._kscore.csv_lines):
-the same bytes as Python's ``repr`` of each, checked here against the
-interpreter's own ``repr`` on millions of doubles of every kind (random bit
-patterns: subnormals, huge and tiny; values near the layout's switches at
-1e-4 and 1e16; integers; the statistics' usual values in [0, 1]), and the
-whole CSV against a writer with a ``repr`` per cell. The JSON document is
+The CSV against a writer with a ``repr`` per cell. The JSON document is
 written by one recursive pass: the same text as ``json.dumps(doc,
 indent=2)`` on documents of every kind and on real boards."""
 
@@ -21,52 +16,13 @@ import numpy as np
 import pytest
 
 import kscore
-from kscore._kscore import csv_lines
 from kscore.present.formats import render_leaderboard
 from kscore.present.model import Board
 from kscore.present.tabular import csv_field, dumps, render_csv
 
 
-def _python(values: np.ndarray) -> str:
-    return "".join(("" if x != x else repr(x)) + "\n" for x in values.tolist())
-
-
-def _doubles(rng: np.random.Generator, n: int) -> np.ndarray:
-    bits = rng.integers(0, 2**64, size=n, dtype=np.uint64).view(np.float64)  # every exponent, both signs
-    unit = rng.random(n)
-    near = np.concatenate([10.0 ** rng.uniform(-6, -3, n // 4), 10.0 ** rng.uniform(14, 18, n // 4)])
-    ints = np.round(rng.uniform(-1e17, 1e17, n // 4))
-    short = np.round(rng.random(n // 4), rng.integers(1, 6))  # few digits: 0.125, 0.5
-    return np.concatenate([bits, unit, -unit, near, ints, short])
-
-
-@pytest.mark.parametrize("seed", [0, 1])
-def test_floats_are_python_repr(seed: int) -> None:
-    values = _doubles(np.random.default_rng(seed), 500_000)
-    assert csv_lines([values]) == _python(values)
-
-
-def test_float_edges() -> None:
-    edges = [0.0, -0.0, 1.0, -1.0, 0.1, 1e-4, 9.999999999999999e-05, 1e-5, 1e15, 9999999999999998.0, 1e16, 1e22,
-             5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, math.inf, -math.inf, math.nan, 0.3,
-             0.30000000000000004, 2.0**-1074, 123456789.0, 1.5e-7, 1e100, 1e-100]
-    values = np.array(edges)
-    assert csv_lines([values]) == _python(values)
-
-
-def test_columns_joined() -> None:
-    assert csv_lines([]) == ""
-    assert csv_lines([["a", '"b,c"'], np.array([0.5, math.nan]), ["1", ""]]) == 'a,0.5,1\n"b,c",,\n'
-    with pytest.raises(ValueError, match="lengths"):
-        csv_lines([["a"], np.array([0.5, 1.5])])
-    with pytest.raises(TypeError):
-        csv_lines([["a", 1]])  # type: ignore[list-item]
-    with pytest.raises(TypeError):
-        csv_lines([np.array([1, 2])])  # (int64: refused)
-
-
 def _reference_csv(table: dict[str, list[Any]]) -> str:
-    """The CSV with a ``repr`` per float cell (the writer before csv_lines)."""
+    """The CSV written independently of present/tabular.py: a ``repr`` per float cell."""
     def field(x: object, kind: type | None) -> str:
         if kind is float:
             return "" if x is None or x != x else repr(x)

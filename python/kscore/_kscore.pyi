@@ -36,7 +36,6 @@ __all__ += ["elo", "glicko", "trueskill", "bt_mcmc"]
 __all__ += ["group_answers", "vote"]
 # agg-signals: scorio.aggregate's confidence signals
 __all__ += ["trace_signal", "token_signal"]
-__all__ += ["csv_lines"]
 
 @final
 class Credit:
@@ -719,13 +718,6 @@ def irt_logistic(
     prior_variances: npt.NDArray[np.float64] | None = None,
 ) -> tuple[npt.NDArray[np.float64], float, int, bool, float]:
     """The 2PL/3PL joint fit: ``x = [theta, (b, log a[, guessing logit]) per item]``."""
-
-# ------------------------------------------------------------------ present (python/kscore/present/tabular.py)
-
-def csv_lines(columns: list[npt.NDArray[np.float64] | list[str]]) -> str:
-    """A CSV body: row ``i`` is field ``i`` of every column joined by commas,
-    each line ended by a newline; a float64 column written as ``repr`` (NaN
-    empty), a list of str as it is."""
 
 # ---- agg-signals (python/kscore/aggregate/confidence.py, deepconf.py, prm.py;
 # rust/kscore-py/src/aggregate_confidence.rs): per-trace confidence signals. Traces:

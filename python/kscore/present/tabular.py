@@ -16,10 +16,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
-from .._kscore import csv_lines
 from ..leaderboard.api import ALL
 from .model import Board, ComparisonReport, PlanReport, rank_text
 
@@ -47,18 +43,6 @@ def _cells(values: list[Any]) -> list[str]:
     return ["" if x is None else str(x) for x in values]
 
 
-def _column(values: list[Any]) -> npt.NDArray[np.float64] | list[str]:
-    """A column for :func:`kscore._kscore.csv_lines`: floats (and None) as a
-    float64 array, written there as ``repr`` (None and NaN empty: the same
-    fields as :func:`_cells`, 1.7 million floats of a 100 000-model board
-    in a fraction of the time of a ``repr`` each); any other as its fields."""
-    kinds = set(map(type, values))
-    kinds.discard(type(None))
-    if kinds == {float}:
-        return np.array(values, dtype=np.float64)
-    return _cells(values)
-
-
 def _csv_line(fields: Iterable[Any]) -> str:
     return ",".join(csv_field(x) for x in fields) + "\n"
 
@@ -66,7 +50,8 @@ def _csv_line(fields: Iterable[Any]) -> str:
 def render_csv(board: Board) -> str:
     """The board's ``table`` as CSV: a header line, a line per row."""
     table = board.table or {}
-    return _csv_line(table) + csv_lines([_column(values) for values in table.values()])
+    columns = [_cells(values) for values in table.values()]
+    return _csv_line(table) + "".join(",".join(row) + "\n" for row in zip(*columns))
 
 
 def to_arrow(board: Board) -> Any:

@@ -25,7 +25,6 @@ mod rankers;
 mod ratings;
 mod rows;
 mod tailpass;
-mod text;
 
 /// Inverse standard normal CDF (Cephes `ndtri`, as `scipy.special.ndtri`).
 #[pyfunction]
@@ -142,8 +141,6 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(battles::encode_sorted_strings, m)?)?;
     // irt (python/kscore/rank/_irt/): item response theory fits
     irt::register(m)?;
-    // present (python/kscore/present/tabular.py): the CSV's lines
-    m.add_function(wrap_pyfunction!(text::csv_lines, m)?)?;
     // kscore.aggregate's confidence signals (aggregate_confidence.rs)
     aggregate_confidence::register(m)?;
     Ok(())
