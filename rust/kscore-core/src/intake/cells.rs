@@ -202,18 +202,19 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (x >> 33) as i64
         };
-        let cols: Vec<Vec<i64>> = (0..3).map(|_| (0..n).map(|_| next() % 40).collect()).collect();
+        let cols: Vec<Vec<i64>> = (0..3).map(|_| (0..n).map(|_| next() % 30).collect()).collect();
         let refs: Vec<&[i64]> = cols.iter().map(|c| c.as_slice()).collect();
-        let (keys, codes) = cell_states(&refs, &[40, 40, 40]).unwrap();
+        let (keys, codes) = cell_states(&refs, &[30, 30, 30]).unwrap();
+        // 30^3 = 27,000 keys, all met in 300,000 rows: more than i8 holds, less than i16 (40^3 would need i32)
         let StateCodes::I16(codes) = codes else {
             panic!("wider codes")
         };
         for r in (0..n).step_by(997) {
-            let k = (cols[1][r] * 40 + cols[0][r]) * 40 + cols[2][r];
+            let k = (cols[1][r] * 30 + cols[0][r]) * 30 + cols[2][r];
             assert_eq!(keys[codes[r] as usize], k);
         }
         let old = par::set_grain(1);
-        let again = cell_states(&refs, &[40, 40, 40]).unwrap();
+        let again = cell_states(&refs, &[30, 30, 30]).unwrap();
         par::set_grain(old);
         assert_eq!(again.1, StateCodes::I16(codes));
     }
