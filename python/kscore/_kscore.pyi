@@ -751,3 +751,22 @@ def token_signal(
     stat: str,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint8]]:
     """Every position's statistic (traces concatenated) and each trace's status."""
+
+# ---- arena3: battles' string columns in one pass (rust/kscore-core/src/battles/columns.rs)
+__all__ += ["code_battles"]
+
+_StringArray = tuple[
+    npt.NDArray[np.int32] | npt.NDArray[np.int64], npt.NDArray[np.uint8], tuple[npt.NDArray[np.uint8], int] | None
+]
+
+def code_battles(
+    model_a: list[_StringArray],
+    model_b: list[_StringArray],
+    winner: list[_StringArray],
+    outcomes: Callable[[list[bytes]], list[int]],
+) -> tuple[_U32, _U32, npt.NDArray[np.uint8], npt.NDArray[np.uint8], list[bytes], BattleBoard | None]:
+    """Battles from their string columns (each a list of Arrow arrays: offsets, bytes, validity bitmap and its
+    first bit) in one pass: the models' codes over the names sorted by their bytes, the result of model_a (0, 1,
+    2; 255 not a winner value), per-battle flags (1/2 a missing model name, 4 a model against itself, 8 not a
+    winner value), the names, and the good battles' unique rows (None past 836 models). ``outcomes`` is called
+    once with the distinct winner words."""

@@ -139,6 +139,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(battles::style_board, m)?)?;
     m.add_function(wrap_pyfunction!(battles::encode_strings, m)?)?;
     m.add_function(wrap_pyfunction!(battles::encode_sorted_strings, m)?)?;
+    m.add_function(wrap_pyfunction!(battles::code_battles, m)?)?;
     // irt (python/kscore/rank/_irt/): item response theory fits
     irt::register(m)?;
     // kscore.aggregate's confidence signals (aggregate_confidence.rs)

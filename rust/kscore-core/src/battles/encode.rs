@@ -103,14 +103,20 @@ pub enum Strings<'a> {
 }
 
 impl<'a> Strings<'a> {
-    fn len(&self) -> usize {
+    /// Whether the array holds no string.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The number of strings.
+    pub fn len(&self) -> usize {
         match self {
             Strings::Narrow(o, _) => o.len().saturating_sub(1),
             Strings::Wide(o, _) => o.len().saturating_sub(1),
         }
     }
 
-    fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         fn ok<O: Copy + Into<i64> + Sync>(offsets: &[O], data: &[u8]) -> bool {
             let n = offsets.len().saturating_sub(1);
             let bad = (0..n).into_par_iter().with_min_len(par::min_len(2)).any(|k| {
@@ -132,7 +138,7 @@ impl<'a> Strings<'a> {
 
     /// String `k` (checked offsets).
     #[inline]
-    fn at(&self, k: usize) -> &'a [u8] {
+    pub(crate) fn at(&self, k: usize) -> &'a [u8] {
         match *self {
             Strings::Narrow(o, d) => &d[o[k] as usize..o[k + 1] as usize],
             Strings::Wide(o, d) => &d[o[k] as usize..o[k + 1] as usize],
@@ -165,15 +171,15 @@ fn hash(s: &[u8]) -> u64 {
 /// on `hash`, each slot the code plus one (0: empty), each code's hash kept
 /// so that a probe compares bytes only when the hashes agree. A board has
 /// a few hundred names: the table stays in the first-level cache.
-struct Table<'a> {
+pub(crate) struct Table<'a> {
     slots: Vec<u32>,
     shift: u32,
     hashes: Vec<u64>,
-    uniq: Vec<&'a [u8]>,
+    pub(crate) uniq: Vec<&'a [u8]>,
 }
 
 impl<'a> Table<'a> {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Table {
             slots: vec![0; 256],
             shift: 64 - 8,
@@ -183,7 +189,7 @@ impl<'a> Table<'a> {
     }
 
     #[inline]
-    fn code(&mut self, s: &'a [u8]) -> u32 {
+    pub(crate) fn code(&mut self, s: &'a [u8]) -> u32 {
         let h = hash(s);
         let mask = self.slots.len() - 1;
         let mut i = (h >> self.shift) as usize;
