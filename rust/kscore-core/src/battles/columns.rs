@@ -6,10 +6,10 @@
 //!
 //! Why one pass: coding each column on its own, then the winner words,
 //! then counting the rows from the codes read the battles four times and
-//! hashed the three or four winner words like names (docs/arena.md,
-//! *Speed*). Here each piece of rows is read once: both names hashed into
-//! one small table, the winner word matched against the few words seen so
-//! far (a compare, no hash); a second, cheap pass over the piece's codes,
+//! went back to Python in between (docs/arena.md, *Speed*). Here each
+//! piece of rows is read once: both names and the winner word coded by
+//! small tables that compare short strings as two integers (encode.rs's
+//! `Table`); a second, cheap pass over the piece's codes,
 //! once every name is known and sorted, maps them to the sorted codes and
 //! counts the good battles into a table per thread.
 //!
@@ -82,6 +82,8 @@ struct Cursor<'c, 'a> {
     cols: &'c [Column<'a>],
     arr: usize,
     k: usize,
+    /// The current array's length.
+    end: usize,
 }
 
 impl<'c, 'a> Cursor<'c, 'a> {
@@ -91,15 +93,17 @@ impl<'c, 'a> Cursor<'c, 'a> {
             cols,
             arr,
             k: row - starts[arr],
+            end: cols[arr].strings.len(),
         }
     }
 
     /// The next row's bytes and whether it is null.
     #[inline]
     fn next(&mut self) -> (&'a [u8], bool) {
-        while self.k >= self.cols[self.arr].strings.len() {
+        while self.k >= self.end {
             self.arr += 1;
             self.k = 0;
+            self.end = self.cols[self.arr].strings.len();
         }
         let c = &self.cols[self.arr];
         let out = (c.strings.at(self.k), c.is_null(self.k));
@@ -116,18 +120,6 @@ fn starts(cols: &[Column<'_>]) -> (Vec<usize>, usize) {
         at += c.strings.len();
     }
     (s, at)
-}
-
-/// A winner word's code within a piece: the words seen so far compared in
-/// order (a board writes three or four), the hash table only past eight.
-#[inline]
-fn word<'a>(words: &mut Table<'a>, w: &'a [u8]) -> u32 {
-    for (c, &seen) in words.uniq.iter().take(8).enumerate() {
-        if seen == w {
-            return c as u32;
-        }
-    }
-    words.code(w)
 }
 
 /// After the first pass: the codes within each piece, the names (sorted)
@@ -215,7 +207,7 @@ pub fn code(a: &[Column<'_>], b: &[Column<'_>], winner: &[Column<'_>]) -> Result
                 if nw {
                     f |= BAD_WINNER;
                 } else {
-                    ow[k] = word(&mut words, xw) as u16;
+                    ow[k] = words.code(xw) as u16;
                 }
                 of[k] = f;
             }
@@ -223,7 +215,10 @@ pub fn code(a: &[Column<'_>], b: &[Column<'_>], winner: &[Column<'_>]) -> Result
         })
         .collect();
     watch.check()?;
-    let found: Vec<(Vec<&[u8]>, Vec<&[u8]>)> = found.into_iter().collect::<Option<_>>().ok_or(Error::Interrupted)?;
+    let found = found
+        .into_iter()
+        .collect::<Option<Vec<_>>>()
+        .ok_or(Error::Interrupted)?;
     // every piece's names, then their sorted order; the words in order of first appearance
     let mut all = Table::new();
     let mut all_words = Table::new();
