@@ -52,16 +52,22 @@ def reference(x: F, cluster: npt.NDArray[np.int64] | None, samples: float, confi
     else:
         phi = np.ones(1)
     n_star = np.minimum(n_w / phi, max(samples, n_w))
-    a, b = p * n_star + 0.5, (1 - p) * n_star + 0.5
+    x = p * n_star
     tail = (1 - confidence) / 2
 
+    def cdf(t: float) -> float:
+        # The mid-p posterior given phi: the equal mixture of Beta(x, n* - x + 1) and Beta(x + 1, n* - x),
+        # a Beta with a zero parameter the point at 0 (or 1).
+        lower = np.where(x > 0, special.betainc(np.maximum(x, 1e-300), n_star - x + 1, t), 1.0)
+        upper = np.where(x < n_star, special.betainc(x + 1, np.maximum(n_star - x, 1e-300), t), 0.0)
+        return float((0.5 * (lower + upper)).mean())
+
     def quantile(level: float) -> float:
-        return float(optimize.brentq(lambda t: float(special.betainc(a, b, t).mean()) - level, 0.0, 1.0,
-                                     xtol=1e-12))
+        return float(optimize.brentq(lambda t: cdf(t) - level, 0.0, 1.0, xtol=1e-12))
 
     lo = 0.0 if p <= 0 else quantile(tail)
     hi = 1.0 if p >= 1 else quantile(1 - tail)
-    mean = float((a / (a + b)).mean())
+    mean = float(((x + 0.5) / (n_star + 1)).mean())
     span = hi_b - lo_b
     return lo_b + span * mean, lo_b + span * lo, lo_b + span * hi
 
@@ -149,8 +155,9 @@ def test_ends_of_the_range() -> None:
     for metric in ("pass@1", "pass@4"):
         got = values(board, metric)
         # Every answer right: the interval reaches 1 and has a width (30 all-or-nothing questions could have
-        # failed as wholes: the lower end is Beta(30.5, 0.5)'s 2.5% quantile).
-        lo = float(stats.beta.ppf(0.025, 30.5, 0.5))
+        # failed as wholes: the lower end is the mid-p binomial bound of 30 of 30, P(30 of 30) / 2 = 0.025 at
+        # mu = 0.05^(1/30), and half the posterior the point at 1).
+        lo = 0.05 ** (1 / 30)
         assert got["m1"][2] == 1.0 and got["m1"][1] == pytest.approx(lo, abs=0.04 * (1 - lo))  # (Monte Carlo)
         assert 0.9 < lo < 0.95
         # Every answer wrong: the mirror.

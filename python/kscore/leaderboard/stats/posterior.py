@@ -49,6 +49,7 @@ import numpy as np
 
 from ... import counts as kc
 from ..._arrays import FloatArray, IntArray
+from ..._special import betainc
 from .default_interval import Units, units_from_rows
 
 #: Draws of the posterior per model (its quantiles' Monte Carlo error: about
@@ -58,8 +59,13 @@ DRAWS = 4000
 #: The generator's seed (fixed: the same board gives the same interval).
 SEED = 36
 
-#: The prior of the population's mean given the dispersion: Beta(PRIOR, PRIOR).
-PRIOR = 0.5
+#: Given the dispersion, the population's mean has the equal mixture of
+#: Beta(x + s, n* - x + 1 - s) over these ``s`` (``x = p n*`` successes of
+#: ``n*``): (0, 1) is the mid-p posterior, the average of those under the
+#: one-sided priors Beta(0, 1) and Beta(1, 0) whose central quantiles are the
+#: mid-p binomial interval (Lancaster 1961; Berry and Armitage 1995); (0.5,)
+#: would be Jeffreys' (scripts/coverage.py's candidate ``posterior_jeffreys``).
+SHIFTS: tuple[float, ...] = (0.0, 1.0)
 
 
 def _rounded(x: FloatArray) -> FloatArray:
@@ -95,6 +101,24 @@ def _summaries(units: Units, lo_b: FloatArray, hi_b: FloatArray) -> tuple[FloatA
     return p, se2, n_w, G, df_eff, span
 
 
+def _end_bound(n: float, a: float, shift: FloatArray) -> float:
+    """The lower bound of an all-right board of ``n`` effective outcomes:
+    the ``a`` quantile of the equal mixture of Beta(n + s, 1 - s) over the
+    shifts ``s`` (in [0, 1]; the CDF of Beta(n + s, 1 - s) at ``t`` is
+    ``t^n`` for s = 0 and 0 below 1 for s = 1: a closed form; other shifts,
+    Jeffreys' s = 1/2, by bisection on the CDF). The upper bound of an
+    all-wrong board is 1 less this."""
+    if set(shift.tolist()) <= {0.0, 1.0}:
+        share = float(np.mean(shift == 0.0))  # the mixture's weight on Beta(n, 1); the rest is the point 1
+        return float((a / share) ** (1.0 / n)) if share > 0 else 1.0
+    lo_, hi_ = 0.0, 1.0
+    for _ in range(60):
+        mid = 0.5 * (lo_ + hi_)
+        cdf = float(np.mean([betainc(n + s, 1.0 - s, mid) if s < 1.0 else 0.0 for s in shift.tolist()]))
+        lo_, hi_ = (mid, hi_) if cdf < a else (lo_, mid)
+    return 0.5 * (lo_ + hi_)
+
+
 def population_posterior(units: Units, samples: FloatArray, confidence: float, lo_b: FloatArray, hi_b: FloatArray
                          ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """Every model's posterior (module docstring): ``(mean, sd, lo, hi)`` on
@@ -121,15 +145,24 @@ def population_posterior(units: Units, samples: FloatArray, confidence: float, l
             phi = np.minimum(d[i] * phi_hat[i] / rng.chisquare(d[i], DRAWS), 1.0)
         n_star = np.minimum(n_w[i] / phi, cap[i])
         x = p[i] * n_star
-        alpha, beta = x + PRIOR, n_star - x + PRIOR
-        mu = rng.beta(alpha, beta)
-        centre = alpha / (alpha + beta)
+        shift = np.asarray(SHIFTS, np.float64)
+        s = np.resize(shift, DRAWS)  # (each component of the mixture an equal share of the draws)
+        alpha, beta = x + s, n_star - x + 1.0 - s
+        # The moments exactly given each drawn dispersion (the mixture over the shifts), then over the dispersion.
+        T = n_star + 1.0
+        c = (x[:, None] + shift[None, :]) / T[:, None]
+        centre = c.mean(axis=1)
+        second = (c * (1.0 - c) / (T[:, None] + 1.0) + c * c).mean(axis=1)
         mean[i] = centre.mean()
-        within = float((alpha * beta / ((alpha + beta) ** 2 * (alpha + beta + 1.0))).mean())
-        sd[i] = np.sqrt(within + centre.var())
-        q_lo, q_hi = np.quantile(mu, [a, 1.0 - a])  # (numpy's default, linear between the order statistics)
-        lo[i] = 0.0 if p[i] <= 0.0 else q_lo
-        hi[i] = 1.0 if p[i] >= 1.0 else q_hi
+        sd[i] = np.sqrt(max(float(second.mean()) - mean[i] ** 2, 0.0))
+        if p[i] <= 0.0 or p[i] >= 1.0:
+            # At an end (nothing seen of the dispersion: 1, n* = n_w) the far bound exactly, not by draws (half of
+            # the mid-p mixture is the point at the end: draws would spend half their number there).
+            far = _end_bound(n_star[0], a, shift)
+            lo[i], hi[i] = (0.0, 1.0 - far) if p[i] <= 0.0 else (far, 1.0)
+            continue
+        mu = rng.beta(alpha, beta)
+        lo[i], hi[i] = np.quantile(mu, [a, 1.0 - a])  # (numpy's default, linear between the order statistics)
     return (lo_b + span * mean, span * sd, lo_b + span * np.clip(lo, 0.0, 1.0),
             lo_b + span * np.clip(hi, 0.0, 1.0))
 
