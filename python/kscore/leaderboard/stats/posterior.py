@@ -13,9 +13,13 @@ or all wrong, and ``phi = se^2 n_w / (p (1 - p))`` the dispersion the board
 shows (the variance as a share of that worst case):
 
 * the population's mean ``mu`` is the chance of ``n* = min(n_w / phi,
-  answers)`` effective outcomes, ``p n*`` of them successes (Kish's effective
-  sample size): given the dispersion, the posterior of ``mu`` under Jeffreys'
-  prior Beta(1/2, 1/2) is Beta(``p n* + 1/2``, ``(1 - p) n* + 1/2``);
+  answers)`` effective outcomes, ``x = p n*`` of them successes (Kish's
+  effective sample size): given the dispersion, the posterior of ``mu`` is
+  the **mid-p posterior**, the equal mixture of Beta(``x``, ``n* - x + 1``)
+  and Beta(``x + 1``, ``n* - x``) (the posteriors under the one-sided priors
+  Beta(0, 1) and Beta(1, 0) of Clopper and Pearson's bounds; its central
+  quantiles are the mid-p binomial interval, Lancaster 1961, Berry and
+  Armitage 1995; its mean ``(x + 1/2) / (n* + 1)``, Jeffreys');
 * the dispersion is not known, only seen through the units that carry the
   spread, ``d = min(df_eff, G - 1)`` (the Satterthwaite count: 1 when one
   question holds every failure): under Jeffreys' prior for a scale its
@@ -25,15 +29,25 @@ shows (the variance as a share of that worst case):
 * the posterior of ``mu`` is the mixture over the dispersion, drawn: for
   each model ``DRAWS`` draws of the dispersion and of ``mu`` given it (a
   generator seeded by the model's summaries: the same model gives the same
-  interval on any board); the interval is the
-  central ``confidence`` of the draws, widened to the end of the range where
-  every unit is there (Brown, Cai and DasGupta's rule for Jeffreys'
-  interval); its centre, the posterior mean, is the mean of the draws'
-  Beta means, and its sd the mixture's.
+  interval on any board); the interval is the central ``confidence`` of the
+  draws; at an end of the range (every unit there) it reaches that end and
+  its other bound is exact, ``(1 - confidence)^(1 / n_w)`` from the end
+  (half the posterior is the point at the end); its centre, the posterior
+  mean, and its sd are the mixture's, exactly given each drawn dispersion.
+
+Why mid-p and not Jeffreys' Beta(``x + 1/2``, ``n* - x + 1/2``), the
+posterior until session 4 (the same mean; 1-9% narrower for ``n`` from 100
+down to 5): where the units are all-or-nothing (pass@k with k near the
+samples, a mean near 0 or 1, few questions) the posterior *is* a binomial
+interval on ``n_w`` outcomes, and Jeffreys' coverage dips to 86.8-89.7% at
+some chances for every ``n`` from 5 to 100 (exactly, by enumeration:
+scripts/binomial_coverage.py; Brown, Cai and DasGupta 2001), which the
+suite saw as worst models at 88.5-89.5%; mid-p's lowest is 92.1-93.3% at
+the same ``n``, its average over chances 95.3-97.8%.
 
 Where the units are many and spread, the dispersion is well known and this
-is the Jeffreys interval on the effective sample size (about the t-interval
-in the middle of the range, asymmetric near its ends); where few units carry
+is the mid-p interval on the effective sample size (about the t-interval in
+the middle of the range, asymmetric near its ends); where few units carry
 the spread (near 0 or 1, few questions or clusters) the dispersion may be as
 large as all-or-nothing units allow and the interval widens towards the
 binomial one on ``n_w`` outcomes. Its coverage of the population's mean is
