@@ -174,16 +174,23 @@ def test_a_model_gets_the_same_interval_on_any_board(sim: tuple[npt.NDArray[np.i
         assert part[f"m{j}"] == whole[f"m{j + 2}"]
 
 
-@pytest.mark.parametrize("family,metric", [("near the ceiling: 0.97-0.995, 30 x 4", "pass@1"),
-                                           ("near 0: 0.005-0.03, 30 x 4", "maj@3"),
-                                           ("pass@4 on 40 x 8", "pass@4"),
-                                           ("10 clusters of 10, --cluster", "pass@1")])
-def test_coverage_of_the_population_mean(family: str, metric: str) -> None:
+@pytest.mark.parametrize("family,metric,worst", [("near the ceiling: 0.97-0.995, 30 x 4", "pass@1", 0.85),
+                                                 ("near 0: 0.005-0.03, 30 x 4", "maj@3", 0.85),
+                                                 ("pass@4 on 40 x 8", "pass@4", 0.85),
+                                                 ("10 clusters of 10, --cluster", "pass@1", 0.85),
+                                                 # all-or-nothing units: a binomial interval on n_w outcomes
+                                                 ("15 questions", "pass@4", 0.90),
+                                                 ("pass@k up to n: 40 x 8", "pass@6", 0.85)])
+def test_coverage_of_the_population_mean(family: str, metric: str, worst: float) -> None:
     """200 boards of a family (scripts/coverage.py: 1,000 of each): the
     interval covers the model's expected metric over the population of
     questions on at least 92% of boards on average (the Monte Carlo error of
     the mean is under 1%; the former posterior covered 0-50% here, the
-    t-interval 19-93%) and at least 85% for every model."""
+    t-interval 19-93%) and at least ``worst`` for every model. On the
+    all-or-nothing rows Jeffreys' Beta given the dispersion (the posterior
+    before the mid-p one) has a worst model at 86.5% on both (the mid-p:
+    93.0% and 88.0%; 1,000 boards: docs/rankings.md, *The posterior*): its binomial
+    coverage dips to 87-90% (scripts/binomial_coverage.py), mid-p's to 92-93%."""
     fam = next(f for f in FAMILIES if f.name == family)
     chunk = next(boards(fam, 200, seed=99, chunk=200))
     x = estimates(metric, chunk.c, chunk.n)
@@ -192,4 +199,4 @@ def test_coverage_of_the_population_mean(family: str, metric: str) -> None:
     t = truth(fam, metric)
     hit = (lo - 1e-12 <= t) & (t <= hi + 1e-12)
     assert hit.mean() >= 0.92, hit.mean()
-    assert hit.mean(axis=0).min() >= 0.85, hit.mean(axis=0)
+    assert hit.mean(axis=0).min() >= worst, hit.mean(axis=0)

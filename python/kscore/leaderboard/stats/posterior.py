@@ -149,6 +149,9 @@ def population_posterior(units: Units, samples: FloatArray, confidence: float, l
     cap = np.maximum(samples, n_w)  # (answers >= questions >= n_w)
     a = (1.0 - confidence) / 2.0
     mean, sd, lo, hi = (np.full(L, np.nan) for _ in range(4))
+    shift = np.asarray(SHIFTS, np.float64)
+    s = shift[np.arange(DRAWS) % len(shift)]  # (each component of the mixture an equal share of the draws)
+    s_mean, s_var = float(shift.mean()), float(shift.var())
     for i in np.flatnonzero(G >= 2):
         # Each model's own generator, seeded by what its posterior depends on (to 10 digits): the same
         # model gets the same draws whatever else is on the board (its curve, --by subsets).
@@ -159,23 +162,19 @@ def population_posterior(units: Units, samples: FloatArray, confidence: float, l
             phi = np.minimum(d[i] * phi_hat[i] / rng.chisquare(d[i], DRAWS), 1.0)
         n_star = np.minimum(n_w[i] / phi, cap[i])
         x = p[i] * n_star
-        shift = np.asarray(SHIFTS, np.float64)
-        s = np.resize(shift, DRAWS)  # (each component of the mixture an equal share of the draws)
-        alpha, beta = x + s, n_star - x + 1.0 - s
         # The moments exactly given each drawn dispersion (the mixture over the shifts), then over the dispersion.
         T = n_star + 1.0
-        c = (x[:, None] + shift[None, :]) / T[:, None]
-        centre = c.mean(axis=1)
-        second = (c * (1.0 - c) / (T[:, None] + 1.0) + c * c).mean(axis=1)
-        mean[i] = centre.mean()
-        sd[i] = np.sqrt(max(float(second.mean()) - mean[i] ** 2, 0.0))
+        c1 = (x + s_mean) / T  # the components' means, averaged over the shifts, and their squares'
+        c2 = ((x + s_mean) ** 2 + s_var) / (T * T)
+        mean[i] = float(c1.mean())
+        sd[i] = np.sqrt(max(float(((c1 - c2) / (T + 1.0) + c2).mean()) - mean[i] ** 2, 0.0))
         if p[i] <= 0.0 or p[i] >= 1.0:
             # At an end (nothing seen of the dispersion: 1, n* = n_w) the far bound exactly, not by draws (half of
             # the mid-p mixture is the point at the end: draws would spend half their number there).
-            far = _end_bound(n_star[0], a, shift)
+            far = _end_bound(float(n_star[0]), a, shift)
             lo[i], hi[i] = (0.0, 1.0 - far) if p[i] <= 0.0 else (far, 1.0)
             continue
-        mu = rng.beta(alpha, beta)
+        mu = rng.beta(x + s, n_star - x + 1.0 - s)
         lo[i], hi[i] = np.quantile(mu, [a, 1.0 - a])  # (numpy's default, linear between the order statistics)
     return (lo_b + span * mean, span * sd, lo_b + span * np.clip(lo, 0.0, 1.0),
             lo_b + span * np.clip(hi, 0.0, 1.0))
