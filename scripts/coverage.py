@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests import coverage_intervals as ci  # noqa: E402
-from tests.coverage_families import FAMILIES, Family, boards, estimates, truth  # noqa: E402
+from tests.coverage_families import FAMILIES, HELD_OUT, Family, boards, estimates, truth  # noqa: E402
 
 Candidate = Callable[[ci.Units, float, np.random.Generator], tuple[ci.F, ci.F]]
 
@@ -114,6 +114,7 @@ def main() -> None:
     ap.add_argument("--only", default="", help="families whose name contains one of these ('|'-separated)")
     ap.add_argument("--exact", default="", help="families of exactly these names ('|'-separated)")
     ap.add_argument("--json", default="", help="also append each row as a line of JSON to this file")
+    ap.add_argument("--held-out", action="store_true", help="the held-out families (tests/coverage_families.HELD_OUT)")
     ap.add_argument("--candidates", default="")
     ap.add_argument("--draws", type=int, default=400, help="bootstrap draws per board (boot_t, bca)")
     args = ap.parse_args()
@@ -125,7 +126,7 @@ def main() -> None:
           "error) / mean width as a multiple of the t-interval's.\n")
     print("| family | metric | " + " | ".join(names) + " |")
     print("|---|---|" + "---:|" * len(names))
-    for fam in FAMILIES:
+    for fam in HELD_OUT if args.held_out else FAMILIES:
         if args.only and not any(o in fam.name for o in args.only.split("|")):
             continue
         if args.exact and fam.name not in args.exact.split("|"):
