@@ -230,7 +230,7 @@ def test_the_readers_pass_counts_the_boards_rows(layout: str) -> None:
     assert [(bt.models[i], bt.models[j], float(y)) for i, j, y in zip(bt.a, bt.b, bt.y)] == kept
     want = _counted_by_hand(names, kept)
     board = board_of(bt)
-    assert board.battles == len(kept)  # type: ignore[attr-defined]
+    assert board.battles == len(kept)
     assert _rows_of(board, names) == want
     if layout == "clean":
         assert bt.board is not None and not bt.warnings

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 
@@ -114,7 +115,7 @@ def _one_sided(board: object, models: list[str]) -> list[str]:
             for m, sc, t in zip(models, score, total) if sc == 0 or sc == t]
 
 
-def board_of(bt: Battles, weight: FloatArray | None = None) -> object:
+def board_of(bt: Battles, weight: FloatArray | None = None) -> Any:
     """The board's unique (prompt, pair, outcome, weight) rows
     (kscore._kscore.BattleBoard): the reader's, counted on its pass over the
     columns, where it made one and no weights apply; else counted from the

@@ -284,7 +284,7 @@ def read_battles(source: Any, roles: Roles, input_format: str | None = None, str
     if coded is not None:
         # plain string columns: names, winners and the board's rows in one pass of the core
         a, b, outcome, flags, names, board = coded
-        y = outcome * 0.5
+        y = np.asarray(outcome * 0.5, np.float64)
         if flags.any():
             bad[MISSING] = (flags & (MISSING_A | MISSING_B)) != 0
             bad[SELF] = (flags & SELF_BATTLE) != 0
