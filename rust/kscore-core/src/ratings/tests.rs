@@ -79,13 +79,20 @@ fn elo_is_scorios_loop() {
 
 #[test]
 fn glicko_is_scorios_loop() {
-    let rows = board(7, 200, 2);
+    // 7 models; 37: opponent lists of full lane blocks and tails.
+    for (models, events, seed) in [(7, 200, 2), (37, 150, 12)] {
+        glicko_case(models, events, seed);
+    }
+}
+
+fn glicko_case(models: usize, events: usize, seed: u64) {
+    let rows = board(models, events, seed);
     let (data, bytes) = pack(&rows);
     let packed = Packed {
         data: &data,
-        rows: 7,
+        rows: models,
         bytes,
-        events: 200,
+        events,
     };
     let q = 10f64.ln() / 400.0;
     for (policy, c) in [
@@ -101,16 +108,16 @@ fn glicko_is_scorios_loop() {
             policy,
         };
         let (got_r, got_rd) = glicko(packed, p).unwrap();
-        let mut r = vec![1500.0; 7];
-        let mut rd = vec![350.0f64; 7];
-        for e in 0..200 {
+        let mut r = vec![1500.0; models];
+        let mut rd = vec![350.0f64; models];
+        for e in 0..events {
             if c > 0.0 {
                 rd.iter_mut().for_each(|v| *v = (*v * *v + c * c).sqrt().min(350.0));
             }
             let (mut nr, mut nrd) = (r.clone(), rd.clone());
-            for i in 0..7 {
+            for i in 0..models {
                 let mut opp = vec![];
-                for j in 0..7 {
+                for j in 0..models {
                     if j != i {
                         if let Some(s) = policy.score(rows[i][e], rows[j][e]) {
                             opp.push((j, s));
