@@ -80,11 +80,11 @@ pub fn elo(rows: Packed, k: f64, initial: f64, policy: TiePolicy) -> Result<Vec<
             }
         }
         if direct {
-            for i in 0..l {
-                delta[i] = k * pairwise_sum(&rating, &o, i, policy);
+            for (i, d) in delta.iter_mut().enumerate() {
+                *d = k * pairwise_sum(&rating, &o, i, policy);
             }
-            for i in 0..l {
-                rating[i] += delta[i];
+            for (r, d) in rating.iter_mut().zip(&delta) {
+                *r += d;
             }
             continue;
         }
