@@ -45,8 +45,8 @@ pub mod posterior;
 pub mod rank;
 pub mod ratings;
 pub mod tailpass;
-pub mod text;
 #[cfg(test)]
 mod testutil;
+pub mod text;
 
 pub use error::{Error, Result};
