@@ -245,6 +245,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::excessive_precision)]
     fn python_repr_layout() {
         // (expected: CPython's repr of each, written down from the interpreter)
         let cases: [(f64, &str); 16] = [
@@ -268,7 +269,8 @@ mod tests {
         for (x, want) in cases {
             assert_eq!(repr(x), want, "{x:e}");
         }
-        // exact decimal ties: CPython keeps the even last digit (written down from the interpreter)
+        // exact decimal ties: CPython keeps the even last digit (written down from the interpreter);
+        // each literal is its double exactly (the tie itself), hence its "excessive" precision
         let ties: [(f64, &str); 7] = [
             (77600379662.828125, "77600379662.82812"),
             (643349992456.78125, "643349992456.7812"),
