@@ -103,7 +103,7 @@ def test_columns_joined() -> None:
     with pytest.raises(TypeError):
         csv_lines([["a", 1]])  # type: ignore[list-item]
     with pytest.raises(TypeError):
-        csv_lines([np.array([1, 2], np.int32)])  # (int32: refused)
+        csv_lines([np.array([1, 2], np.int32)])  # type: ignore[list-item]  # (int32: refused)
 
 
 def _reference_csv(table: dict[str, list[Any]]) -> str:
