@@ -36,6 +36,8 @@ __all__ += ["elo", "glicko", "trueskill", "bt_mcmc"]
 __all__ += ["group_answers", "vote"]
 # agg-signals: scorio.aggregate's confidence signals
 __all__ += ["trace_signal", "token_signal"]
+# out100k: the leaderboard CSV's lines (present/tabular.py)
+__all__ += ["csv_lines"]
 
 @final
 class Credit:
@@ -751,3 +753,11 @@ def token_signal(
     stat: str,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint8]]:
     """Every position's statistic (traces concatenated) and each trace's status."""
+
+# ------------------------------------------------------------------ present (python/kscore/present/tabular.py)
+
+def csv_lines(columns: list[npt.NDArray[np.float64] | npt.NDArray[np.int64] | list[str]]) -> str:
+    """A CSV body: row ``i`` is field ``i`` of every column joined by commas,
+    each line ended by a newline; a float64 column written as ``repr`` (NaN
+    empty), an int64 column as integers (the minimum int64 empty), a list of
+    str as it is."""
