@@ -12,12 +12,11 @@ from dataclasses import dataclass, replace
 
 from .._counts import Counts
 from .._issues import LeaderboardError
-from ..runtime import profile, threads
-from ..runtime.progress import phase
+from ..runtime import profile
 from .arrow import arrow_call, codes_of, drop_unused, int_column, order_cells, question_attributes
 from .direct import applies, count_rows
 from .query import count_query, exact_duplicates, run_checked
-from .shards import REPEATED, to_counts
+from .shards import REPEATED
 from .source import Source
 from .sql import RowSql
 
@@ -43,18 +42,16 @@ def aggregate(source: Source, r: RowSql) -> Cells:
     if why is None:
         found = count_rows(source, r)
         if not isinstance(found, str):
-            log.info("%s: counted directly on %d threads", source.label, threads.count())
-            phase("counting")
-            return Cells(to_counts(found), r, 0, 0, 0)
+            log.info("%s: counted directly on %d threads", source.label, source.context.threads)
+            return Cells(found, r, 0, 0, 0)
         why = found
         if found == REPEATED:  # the lean query would find it too: count with every row checked
             r = replace(r, proven=None)
     if why != "turned off":
         log.info("%s: counted by DuckDB's query (%s threads), not directly: %s", source.label,
-                 threads.chosen() or "all", why)
+                 source.context.chosen or "all", why)
     with profile.phase("DuckDB query", threads="all"):
         table = run_checked(source, count_query(r), filename=source.multi)
-    phase("counting")
     columns = set(table.column_names)
     lean = r.proven is not None and "bad" not in columns
     if lean and "dup" in columns and arrow_call("any", table.column("dup")).as_py():

@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 
 from ..._kscore import RowBoard
-from ..runtime import threads
+from .._counts import Counts
 from .row_pool import Clock
-from .shards import MAX_IDS, Found, column_types, count_units, file_model
+from .shards import MAX_IDS, count_units, file_model
 from .source import Source
 from .sql import RowSql
 
@@ -69,7 +69,7 @@ def applies(source: Source, r: RowSql) -> str | None:
             return "a question, outcome or sample column in the folder names"
         used = [k for k in (r.names[0], *(name for name, _ in r.extra)) if k in keys]
         if used:
-            types = column_types(source)
+            types = dict(r.types)
             if any(types.get(k) != "VARCHAR" for k in used):
                 return "a folder value DuckDB reads as a number or date"
             if any("%" in hive_values(f).get(k, "") for f in source.files for k in used):
@@ -79,7 +79,7 @@ def applies(source: Source, r: RowSql) -> str | None:
     return None
 
 
-def count_rows(source: Source, r: RowSql) -> Found | str:
+def count_rows(source: Source, r: RowSql) -> Counts | str:
     """The counts, or why the rows cannot be counted here."""
     assert r.names is not None and r.proven is not None
     model_col, question_col, outcome_col, sample_col = r.names
@@ -95,7 +95,7 @@ def count_rows(source: Source, r: RowSql) -> Found | str:
         else:
             model = board.code(hive[model_col]) if model_col in hive else None
         fixed[path] = (model, [board.code(hive[x], i) if x in hive else None for i, x in enumerate(extra)])
-    units = _units(source.files, threads.count())
+    units = _units(source.files, source.context.threads)
     done = [0]
     total: list[int] = []  # the files' rows, from their footers once the display asks (after a second)
 
