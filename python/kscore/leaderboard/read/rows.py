@@ -1,14 +1,13 @@
 """The SQL of one row of the source (:class:`RowSql`, read/sql.py) from
 its described columns and which of them is the model, question, outcome and
-sample (resolved by the orchestrator, read/columns.py): the question
-attributes carried, and whether the Parquet statistics prove the rows clean
-(read/proof.py)."""
+sample (resolved by the orchestrator, read/columns.py), and the question
+attributes carried. (Whether the Parquet statistics prove the rows clean,
+read/proof.py, is asked only where DuckDB's query counts: read/aggregate.py.)"""
 
 from __future__ import annotations
 
 from .._issues import LeaderboardError
 from .._options import ColumnNames
-from .proof import proven
 from .source import Source
 from .sql import RowSql, literal, outcome_expr, sample_is_integer, value
 
@@ -29,9 +28,8 @@ def row_sql(source: Source, names: ColumnNames, cols: ColumnNames, n_categories:
         m = literal(stem or source.label)
     s = value(cols.sample, types[cols.sample]) if cols.sample is not None else None
     mask_ok = cols.sample is not None and sample_is_integer(types[cols.sample])
-    proof = proven(source, cols.outcome, types[cols.outcome], cols.sample, n_categories)
     return RowSql(m, value(cols.question, types[cols.question]), outcome_expr(cols.outcome, types[cols.outcome]), s,
-                  f"CAST({value(cols.outcome, types[cols.outcome])} AS VARCHAR)", mask_ok, n_categories, proof,
+                  f"CAST({value(cols.outcome, types[cols.outcome])} AS VARCHAR)", mask_ok, n_categories, None,
                   extra_columns(names.extra, available, source.label, types),
                   (cols.model, cols.question, cols.outcome, cols.sample),
                   tuple((n, source.types.get(n, t)) for n, t in columns))
