@@ -1,8 +1,15 @@
 """Any source to its counts table: ``read_counts`` opens the source (a
 file, folder, glob, table, relation, Dask frame, counts table or a list of
-them), reads and counts it in DuckDB (aggregate.py), checks the rows
-(diagnose.py) and returns the counts with the source's label. A read's
-options travel as one :class:`ReadOptions` (leaderboard/_options.py)."""
+them), reads and counts it (directly or in DuckDB: aggregate.py), checks the
+rows (diagnose.py) and returns the counts with the source's label. A read's
+options travel as one :class:`ReadOptions` (leaderboard/_options.py).
+
+This module is the orchestrator (issue 34): it resolves what the whole read
+shares once (the threads, DuckDB's settings, the connections to close:
+:class:`~kscore.leaderboard.read.context.ReadContext`, carried on the
+Source), marks the phases, and calls each stage in turn with what the one
+before gave (the description, the columns resolved, the SQL of a row), so
+that no stage calls back into the runtime or into another stage's helpers."""
 
 from __future__ import annotations
 
