@@ -36,6 +36,8 @@ __all__ += ["elo", "glicko", "trueskill", "bt_mcmc"]
 __all__ += ["group_answers", "vote"]
 # agg-signals: scorio.aggregate's confidence signals
 __all__ += ["trace_signal", "token_signal"]
+# out100k: the leaderboard CSV's lines (present/tabular.py)
+__all__ += ["csv_lines"]
 
 @final
 class Credit:
@@ -770,3 +772,11 @@ def code_battles(
     2; 255 not a winner value), per-battle flags (1/2 a missing model name, 4 a model against itself, 8 not a
     winner value), the names, and the good battles' unique rows (None past 836 models). ``outcomes`` is called
     once with the distinct winner words."""
+
+# ------------------------------------------------------------------ present (python/kscore/present/tabular.py)
+
+def csv_lines(columns: list[npt.NDArray[np.float64] | npt.NDArray[np.int64] | list[str]]) -> str:
+    """A CSV body: row ``i`` is field ``i`` of every column joined by commas,
+    each line ended by a newline; a float64 column written as ``repr`` (NaN
+    empty), an int64 column as integers (the minimum int64 empty), a list of
+    str as it is."""

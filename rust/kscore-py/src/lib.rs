@@ -25,6 +25,7 @@ mod rankers;
 mod ratings;
 mod rows;
 mod tailpass;
+mod text;
 
 /// Inverse standard normal CDF (Cephes `ndtri`, as `scipy.special.ndtri`).
 #[pyfunction]
@@ -144,5 +145,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     irt::register(m)?;
     // kscore.aggregate's confidence signals (aggregate_confidence.rs)
     aggregate_confidence::register(m)?;
+    // present (python/kscore/present/tabular.py): the CSV's lines, floats as repr
+    m.add_function(wrap_pyfunction!(text::csv_lines, m)?)?;
     Ok(())
 }
