@@ -95,7 +95,9 @@ impl Lattice<'_> {
             return Err(Error::value("lattice_count: counts must lie in 0..=127"));
         }
         if (127 * 127 * self.q as u64) >= (1 << 31) {
-            return Err(Error::value("lattice_count: too many questions for 32-bit dot products"));
+            return Err(Error::value(
+                "lattice_count: too many questions for 32-bit dot products",
+            ));
         }
         if self
             .reach
@@ -270,11 +272,7 @@ pub fn lattice_count(lat: Lattice<'_>) -> Result<Counted> {
         .collect();
     worse.truncate(l);
     near.sort_unstable();
-    Ok(Counted {
-        worse,
-        better,
-        near,
-    })
+    Ok(Counted { worse, better, near })
 }
 
 /// Every pair of rows `r0..r1` before its reach, one at a time (the
@@ -449,20 +447,31 @@ mod tests {
         let mut rows: Vec<Vec<u8>> = (0..l)
             .map(|i| {
                 let p = (i * 7 % 11) as u64;
-                (0..q).map(|_| (0..n).filter(|_| rng.next() % 11 < p).count() as u8).collect()
+                (0..q)
+                    .map(|_| (0..n).filter(|_| rng.next() % 11 < p).count() as u8)
+                    .collect()
             })
             .collect();
         if l > 3 {
             rows[2] = rows[1].clone(); // (identical models: a near pair)
         }
         rows.sort_by_key(|r| std::cmp::Reverse(r.iter().map(|&x| x as u32).sum::<u32>()));
-        let reach = (0..l).map(|i| (i + 1 + (rng.next() as usize % (l + 1))).min(l) as i64).collect();
+        let reach = (0..l)
+            .map(|i| (i + 1 + (rng.next() as usize % (l + 1))).min(l) as i64)
+            .collect();
         (rows.concat(), reach)
     }
 
     #[test]
     fn every_tier_counts_as_the_definition() {
-        for (l, q, n, seed) in [(1, 3, 4, 1), (5, 1, 4, 2), (37, 20, 4, 3), (70, 9, 1, 4), (133, 50, 8, 5), (64, 7, 127, 6)] {
+        for (l, q, n, seed) in [
+            (1, 3, 4, 1),
+            (5, 1, 4, 2),
+            (37, 20, 4, 3),
+            (70, 9, 1, 4),
+            (133, 50, 8, 5),
+            (64, 7, 127, 6),
+        ] {
             let (counts, reach) = board(l, q, n, seed);
             let nn = q as f64;
             let t2 = 1.959_963_984_540_054_f64.powi(2);
@@ -505,6 +514,10 @@ mod tests {
         assert!(lattice_count(Lattice { reach: &[1, 3], ..ok }).is_err());
         assert!(lattice_count(Lattice { q: 3, ..ok }).is_err());
         assert!(lattice_count(Lattice { delta: f64::NAN, ..ok }).is_err());
-        assert!(lattice_count(Lattice { counts: &[1, 2, 3, 200], ..ok }).is_err());
+        assert!(lattice_count(Lattice {
+            counts: &[1, 2, 3, 200],
+            ..ok
+        })
+        .is_err());
     }
 }
