@@ -780,3 +780,19 @@ def csv_lines(columns: list[npt.NDArray[np.float64] | npt.NDArray[np.int64] | li
     each line ended by a newline; a float64 column written as ``repr`` (NaN
     empty), an int64 column as integers (the minimum int64 empty), a list of
     str as it is."""
+
+# ranks100k: the rank ranges' count on a lattice board (rust/kscore-core/src/rank/lattice.rs)
+__all__ += ["lattice_count", "lattice_tier"]
+
+def lattice_count(
+    counts: npt.NDArray[np.uint8],
+    reach: npt.NDArray[np.int64],
+    c: float,
+    t2: float,
+    delta: float,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(worse, better, near) per sorted position of the pairs i < j decided by F = c D^2 - t2 (P_i + P_j - 2 G_ij)
+    against the margin delta (near: n x 2 pairs within it, sorted); the columns from row i's reach on beaten."""
+
+def lattice_tier() -> str:
+    """The instructions lattice_count runs on here: "avx512vnni" or "portable"."""

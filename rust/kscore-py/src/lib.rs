@@ -123,6 +123,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tailpass::tailpass_add_gamma_tails, m)?)?;
     m.add_function(wrap_pyfunction!(inspect::inspect_columns, m)?)?;
     m.add_function(wrap_pyfunction!(rank::max_t_block, m)?)?;
+    rank::register_lattice(m)?;
     pairwise::register(m)?;
     choice::register(m)?;
     ratings::register(m)?;

@@ -1,7 +1,11 @@
 """The unadjusted and Holm counts of a full grid without clusters, from
 one matrix product per tile instead of every pair's statistics
 (docs/leaderboard.md, *Rank ranges*): :func:`folded` and
-:func:`holm_folded`, for :func:`kscore.leaderboard.stats.ranges.rank_sets`."""
+:func:`holm_folded`, for :func:`kscore.leaderboard.stats.ranges.rank_sets`.
+On a lattice board (:func:`lattice`: every estimate a count over the same
+samples, as pass@1 of a board where every model has N samples) the count
+runs in the core on integer dot products (rust/kscore-core/src/rank/lattice.rs)
+where the CPU has AVX-512 VNNI: the same decisions."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ... import _kscore
 from ..._arrays import FloatArray, IntArray
 from ..runtime.blas import one_thread
 from .pair_tests import holm_level, u_of, u_threshold, unadjusted
@@ -26,9 +31,37 @@ SINGLE = 2000
 SINGLE_QUESTIONS = 32
 #: Threads of the folded count (bands of rows; the sums are the same whatever the order).
 THREADS = min(4, os.cpu_count() or 1)
+#: From this many models on, a lattice board's count runs in the core (below, the Gram matrix is at hand).
+LATTICE_MODELS = 1025
+#: Whether the core's lattice count is faster here than numpy's tiles (it has AVX-512 VNNI's byte dot products).
+USE_LATTICE = _kscore.lattice_tier() != "portable"
+
+#: A lattice board: the counts (models x questions, uint8) and their denominator N.
+Lattice = tuple[npt.NDArray[np.uint8], int]
 
 
-def folded(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, alpha: float) -> None:
+def lattice(X: FloatArray) -> Lattice | None:
+    """``X`` (before centring) as counts over one denominator ``N <= 127``
+    (``X == C / N`` to the bit, ``0 <= C <= 127``), or None. ``N`` is the
+    smallest that fits the first rows, then checked on all of ``X``."""
+    if X.size == 0:
+        return None
+    head = X[:64].ravel()
+    for N in range(1, 128):
+        with np.errstate(invalid="ignore"):
+            if np.array_equal(np.rint(head * N) / N, head):
+                break
+    else:
+        return None
+    with np.errstate(invalid="ignore"):
+        C = np.rint(X * N)
+        if not (np.array_equal(C / N, X) and C.min() >= 0 and C.max() <= 127):
+            return None
+    return C.astype(np.uint8), N
+
+
+def folded(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, alpha: float,
+           lat: Lattice | None = None) -> None:
     """The unadjusted counts on a full grid without clusters from one matrix
     product per tile. ``|t| >= T`` is ``F_ij = c sd^2 - T^2 (s2_i + s2_j -
     2 G_ij) >= 0`` (``sd = s_i - s_j``, ``c = (n - 1 + T^2) / n``; from
@@ -40,7 +73,9 @@ def folded(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, alpha
     the models it may beat. ``F`` is decided where it is clear of 0 by far
     more than rounding can move it or the matrices' statistics differ from
     it (1e-9 of the terms' size); a row with a pair closer than that is
-    decided by the exact statistics (:meth:`Pairs.block`)."""
+    decided by the exact statistics (:meth:`Pairs.block`). ``lat``: the
+    board's counts (:func:`lattice`), counted in the core past
+    :data:`LATTICE_MODELS` models (:func:`_folded_lattice`)."""
     T = u_star * math.sqrt(2.0)
     T2 = T * T
     n = float(pairs.Q)
@@ -51,6 +86,9 @@ def folded(pairs: Pairs, better: IntArray, worse: IntArray, u_star: float, alpha
     L = pairs.L
     if pairs.gram is not None:
         _folded_gram(pairs, pairs.gram, perm, a, c, T2, better, worse, u_star, alpha)
+        return
+    if lat is not None and L >= LATTICE_MODELS:
+        _folded_lattice(pairs, lat, perm, c, T2, better, worse, u_star, alpha)
         return
     ones = np.ones((pairs.L, 1))
     # Past SINGLE models (few questions), the products in float32 (twice the speed; no board there is compared
@@ -148,6 +186,31 @@ def _folded_gram(pairs: Pairs, G: FloatArray, perm: IntArray, a: FloatArray, c: 
         _exact_pairs(pairs, np.stack([perm[rr], perm[cc]], axis=1), better, worse, u_star, alpha)
 
 
+def _folded_lattice(pairs: Pairs, lat: Lattice, perm: IntArray, c: float, T2: float, better: IntArray,
+                    worse: IntArray, u_star: float, alpha: float) -> None:
+    """:func:`folded` on a lattice board, in the core: with ``D``, ``P``,
+    ``G`` a pair's difference of count sums, the models' sums of squared
+    counts and their counts' dot product, ``N^2 F = c D^2 - T^2 (P_i + P_j -
+    2 G_ij)``: integers but for ``c`` and ``T^2``. The core decides each pair
+    by its sign where it is clear of 0 by the float64 tiles' margin
+    (:func:`_margin`, times ``N^2``) and lists the rest, decided here by the
+    exact statistics as the tiles' near pairs are (:func:`_listed_pairs`
+    where the tiles are float32, else :func:`_exact_pairs`): the same
+    decisions. Pairs past each row's reach (:func:`_reach`, at that margin)
+    are beaten without a product."""
+    C, N = lat
+    n = float(pairs.Q)
+    delta = _margin(pairs.s, pairs.s2, c, T2)
+    reach = _reach(pairs.s[perm], pairs.s2[perm], n, T2, 4.0 * delta)
+    w, b, near = _kscore.lattice_count(np.ascontiguousarray(C[perm]), reach, c, T2, delta * N * N)
+    worse[perm] += w
+    better[perm] += b
+    if len(near):
+        ij = perm[near]
+        single = pairs.L > SINGLE and n <= SINGLE_QUESTIONS
+        (_listed_pairs if single else _exact_pairs)(pairs, ij, better, worse, u_star, alpha)
+
+
 def _reach(s: FloatArray, s2: FloatArray, n: float, T2: float, margin: float) -> IntArray:
     """Per model (sorted by decreasing ``s``), the first column from which
     every later model is beaten without a product: ``F_ij = (n - 1) / n
@@ -206,7 +269,8 @@ def _exact_pairs(pairs: Pairs, ij: IntArray, better: IntArray, worse: IntArray, 
         worse[dn] += 1
 
 
-def holm_folded(pairs: Pairs, better: IntArray, worse: IntArray, alpha: float) -> float | None:
+def holm_folded(pairs: Pairs, better: IntArray, worse: IntArray, alpha: float,
+                lat: Lattice | None = None) -> float | None:
     """Holm's counts on a full grid without clusters from folded counts
     (:func:`folded`) alone, no p-value kept. With ``R`` pairs rejected, the
     step-down rejects at least every pair with ``(m - R) p < alpha``: the
@@ -222,7 +286,7 @@ def holm_folded(pairs: Pairs, better: IntArray, worse: IntArray, alpha: float) -
         level = holm_level(alpha, m - R)
         b = np.zeros(L, np.int64)
         w = np.zeros(L, np.int64)
-        folded(pairs, b, w, u_threshold(level), level)
+        folded(pairs, b, w, u_threshold(level), level, lat)
         now = int(w.sum())  # (each rejected pair adds 1 to the worse model's count)
         if now <= R or now == m:
             better += b

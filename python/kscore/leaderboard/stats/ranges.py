@@ -57,7 +57,8 @@ import numpy.typing as npt
 
 from ..._arrays import FloatArray, IntArray
 from .._issues import LeaderboardError
-from .folded import folded, holm_folded
+from . import folded as _folded
+from .folded import folded, holm_folded, lattice
 from .pair_tests import count_block, erfc_lower, erfc_upper, holm_crit, u_of, u_threshold, unadjusted
 from .pairs import Pairs
 from .simultaneous import count_ranks, refusal, simultaneous
@@ -134,6 +135,9 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
     u_star = u_threshold(alpha)
     better = np.zeros(L, np.int64)
     worse = np.zeros(L, np.int64)
+    # (a lattice board's counts, read before X is centred: the unadjusted and Holm counts run on them in the core)
+    lat = (lattice(X) if _folded.USE_LATTICE and cluster is None and L >= _folded.LATTICE_MODELS and W.all()
+           else None)
     pairs = Pairs(X, W, cluster, overwrite)
     note = ""
     used = adjust
@@ -145,9 +149,9 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
     p_crit: float | None = None
     t_crit: float | None = None
     if used == "none" and pairs.full and cluster is None and pairs.Q > 1:
-        folded(pairs, better, worse, u_star, alpha)
+        folded(pairs, better, worse, u_star, alpha, lat)
     elif used == "holm" and pairs.full and cluster is None and pairs.Q > 1:
-        p_crit = holm_folded(pairs, better, worse, alpha)
+        p_crit = holm_folded(pairs, better, worse, alpha, lat)
     elif used == "simultaneous":
         sets = simultaneous(pairs, alpha, u_star)
         p_crit = count_ranks(pairs, sets, u_star, alpha, better, worse)
