@@ -143,5 +143,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     irt::register(m)?;
     // kscore.aggregate's confidence signals (aggregate_confidence.rs)
     aggregate_confidence::register(m)?;
+    // kscore.aggregate's speed pass (aggregate.rs: order_by_score, ...)
+    aggregate::register_speed(m)?;
     Ok(())
 }
