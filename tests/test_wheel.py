@@ -5,8 +5,11 @@ exactly the package's files, and it works from a fresh virtual environment
 whose PATH has no Rust toolchain.
 
 Building takes minutes, so the test needs the build tools in the test
-environment: maturin and ziglang from PyPI and cargo (.ci/run installs them);
-it skips, saying which is missing, where they are not."""
+environment: maturin and ziglang from PyPI and cargo; it skips, saying which
+is missing, where they are not. `.ci/run` builds the release wheel once, with
+the same command, installs it for the whole test suite and names it in
+KSCORE_TEST_WHEEL: this module then checks that wheel instead of building
+its own."""
 
 from __future__ import annotations
 
@@ -28,11 +31,17 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "python" / "kscore"
 
 
+# A wheel built by `maturin build --release --zig` from this tree (.ci/run sets it).
+PREBUILT = os.environ.get("KSCORE_TEST_WHEEL", "")
+
+
 def missing_tools() -> str | None:
     if sys.platform != "linux":
         return "the manylinux wheel is built and checked on Linux"
     if not (ROOT / "pyproject.toml").exists():
         return "needs the source tree"
+    if PREBUILT:
+        return None
     if find_spec("maturin") is None:
         return "maturin is not installed here (pip install maturin ziglang; .ci/run does)"
     if find_spec("ziglang") is None:
@@ -50,6 +59,10 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    if PREBUILT:
+        assert Path(PREBUILT).is_file(), f"KSCORE_TEST_WHEEL={PREBUILT} is not a file"
+        yield Path(PREBUILT)
+        return
     import ziglang
 
     out = tmp_path_factory.mktemp("dist")
