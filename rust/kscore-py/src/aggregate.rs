@@ -211,6 +211,7 @@ pub fn rank_weights<'py>(
 /// param)`) or "logit" (`ln(s / (1 - s)) - param`), with the C library's
 /// `exp`/`log`; and the questions whose maximum met a NaN (softmax).
 #[pyfunction]
+#[allow(clippy::type_complexity)]
 pub fn score_weights<'py>(
     py: Python<'py>,
     codes: PyReadonlyArray2<'py, i32>,

@@ -58,9 +58,10 @@ pub fn cges(codes: &[i32], scores: &[f64], rows: usize, cols: usize, with_other:
                     vec![0usize; cols],
                     vec![0usize; cols],
                     vec![0.0_f64; cols + 1],
+                    vec![0.0_f64; cols],
                 )
             },
-            |(score, head, best, terms), (r, ((((first, rep), other), prob), valid))| {
+            |(score, head, best, terms, mm), (r, ((((first, rep), other), prob), valid))| {
                 let base_at = r * cols;
                 let (c, s) = (&codes[base_at..base_at + cols], &scores[base_at..base_at + cols]);
                 let mut groups = 0usize;
@@ -87,14 +88,15 @@ pub fn cges(codes: &[i32], scores: &[f64], rows: usize, cols: usize, with_other:
                 let mut base = 0.0_f64;
                 for j in 0..cols {
                     if c[j] >= 0 {
-                        base += (-s[j]).ln_1p() - lk;
+                        let mismatch = (-s[j]).ln_1p() - lk;
+                        mm[j] = mismatch;
+                        base += mismatch;
                     }
                 }
                 score[..=groups].iter_mut().for_each(|x| *x = base);
                 for j in 0..cols {
                     if c[j] >= 0 {
-                        let mismatch = (-s[j]).ln_1p() - lk;
-                        score[c[j] as usize] += s[j].ln() - mismatch;
+                        score[c[j] as usize] += s[j].ln() - mm[j];
                     }
                 }
                 // The first largest: answers in order, then OTHER (index `groups`).

@@ -1,9 +1,10 @@
 //! Each question's voters by descending score, ties to the lower column: the
 //! visiting order of the rank-based rules (scorio's `sorted(key=(-score, j))`).
 //!
-//! A stable sort on the score alone (Python's `<`: `-0.0` and `0.0` tie) keeps
-//! tied voters in column order; the non-voters follow in column order (as
-//! numpy's `lexsort((cols, key, ~part))` did). A question with a NaN score
+//! Each voter is sorted by one integer key, the score's bits in descending
+//! order of value (Python's `<`: `-0.0` and `0.0` tie) then its column, so
+//! tied voters keep their column order; the non-voters follow in column order
+//! (as numpy's `lexsort((cols, key, ~part))` did). A question with a NaN score
 //! among its voters is flagged: Python's `sorted` result then depends on the
 //! comparisons it happens to make, so the caller sorts that row in Python.
 
@@ -37,21 +38,21 @@ pub fn by_score(scores: &[f64], part: &[bool], rows: usize, cols: usize) -> Resu
         .with_grain(cols * 30 + 20)
         .enumerate()
         .for_each_init(
-            || Vec::<usize>::with_capacity(cols),
-            |voters, (r, ((seq, place), nan))| {
+            || Vec::<u128>::with_capacity(cols),
+            |keys, (r, ((seq, place), nan))| {
                 let s = &scores[r * cols..(r + 1) * cols];
                 let p = &part[r * cols..(r + 1) * cols];
-                voters.clear();
-                voters.extend((0..cols).filter(|&j| p[j]));
-                if voters.iter().any(|&j| s[j].is_nan()) {
-                    *nan = true;
-                } else {
-                    // Stable: equal scores keep their column order.
-                    voters.sort_by(|&a, &b| s[b].partial_cmp(&s[a]).unwrap_or(std::cmp::Ordering::Equal));
+                keys.clear();
+                // One integer key per voter: the score descending (Python's `<`: -0.0
+                // ties 0.0), then the column; a NaN voter leaves the row to Python.
+                for j in (0..cols).filter(|&j| p[j]) {
+                    *nan |= s[j].is_nan();
+                    keys.push((u128::from(!ordered_bits(s[j])) << 64) | j as u128);
                 }
+                keys.sort_unstable();
                 let mut t = 0;
-                for &j in voters.iter() {
-                    seq[t] = j as i64;
+                for &key in keys.iter() {
+                    seq[t] = (key as u64) as i64;
                     t += 1;
                 }
                 for j in (0..cols).filter(|&j| !p[j]) {
@@ -64,6 +65,18 @@ pub fn by_score(scores: &[f64], part: &[bool], rows: usize, cols: usize) -> Resu
             },
         );
     Ok(Order { seq, place, nan })
+}
+
+/// `x`'s bits as an unsigned integer in the order of the values (`-0.0` as
+/// `0.0`; not for NaN).
+#[inline]
+fn ordered_bits(x: f64) -> u64 {
+    let b = (x + 0.0).to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | (1 << 63)
+    }
 }
 
 /// A voter's weight from its place `t` among a question's `n` voters (`b = n - t`).
@@ -135,6 +148,13 @@ mod tests {
         assert_eq!(o.seq, vec![1, 0, 2, 4, 5, 3]);
         assert_eq!(o.place, vec![1, 0, 2, 5, 3, 4]);
         assert!(!o.nan[0]);
+    }
+
+    #[test]
+    fn infinities_and_ties() {
+        let s = [f64::NEG_INFINITY, 1.0, f64::INFINITY, 1.0, -2.0];
+        let o = by_score(&s, &[true; 5], 1, 5).unwrap();
+        assert_eq!(o.seq, vec![2, 1, 3, 4, 0]);
     }
 
     #[test]
