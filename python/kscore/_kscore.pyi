@@ -753,7 +753,8 @@ def token_signal(
     """Every position's statistic (traces concatenated) and each trace's status."""
 
 # ---- agg-speed (python/kscore/aggregate/, rust/kscore-py/src/aggregate.rs register_speed): issue 37's speed pass
-__all__ += ["order_by_score", "group_typed", "pick_group", "rank_weights", "score_weights", "cges_rows", "dirichlet_leader"]
+__all__ += ["order_by_score", "group_typed", "pick_group", "rank_weights", "score_weights"]
+__all__ += ["cges_rows", "dirichlet_leader"]
 
 def order_by_score(
     scores: npt.NDArray[np.float64], part: npt.NDArray[np.bool_]
