@@ -4,7 +4,8 @@ interval of tests/coverage_intervals.py, at 95%; prints a Markdown table of
 mean and worst-model coverage with their Monte Carlo errors and the mean
 width relative to the plain t-interval.
 
-    PYTHONPATH=python python scripts/coverage.py [--boards 1000] [--only TEXT] [--candidates a,b]
+    PYTHONPATH=python python scripts/coverage.py [--boards 1000] [--only TEXT] [--exact NAME] [--candidates a,b]
+        [--json rows.jsonl]
 
 About ten minutes at 1,000 boards per family on one core (the bootstraps
 take most of it; ``--candidates default,t`` a minute or two).
@@ -13,6 +14,7 @@ take most of it; ``--candidates default,t`` a minute or two).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -23,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests import coverage_intervals as ci  # noqa: E402
-from tests.coverage_families import FAMILIES, Family, boards, estimates, truth  # noqa: E402
+from tests.coverage_families import FAMILIES, HELD_OUT, Family, boards, estimates, truth  # noqa: E402
 
 Candidate = Callable[[ci.Units, float, np.random.Generator], tuple[ci.F, ci.F]]
 
@@ -60,7 +62,7 @@ CANDIDATES: dict[str, Candidate] = {
     "default": lambda u, c, r: ci.default(u, c),
     # the shipped interval="posterior" (kscore.leaderboard.stats.posterior)
     "posterior": lambda u, c, r: ci.posterior(u, c),
-    "posterior_uniform": lambda u, c, r: ci.posterior_prior(u, c, 1.0),  # Bayes-Laplace's prior instead
+    "posterior_jeffreys": lambda u, c, r: ci.posterior_shifts(u, c, (0.5,)),  # Jeffreys' Beta given the dispersion
 }
 
 
@@ -109,7 +111,10 @@ def run_family(fam: Family, n_boards: int, names: list[str], confidence: float =
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--boards", type=int, default=1000)
-    ap.add_argument("--only", default="")
+    ap.add_argument("--only", default="", help="families whose name contains one of these ('|'-separated)")
+    ap.add_argument("--exact", default="", help="families of exactly these names ('|'-separated)")
+    ap.add_argument("--json", default="", help="also append each row as a line of JSON to this file")
+    ap.add_argument("--held-out", action="store_true", help="the held-out families (tests/coverage_families.HELD_OUT)")
     ap.add_argument("--candidates", default="")
     ap.add_argument("--draws", type=int, default=400, help="bootstrap draws per board (boot_t, bca)")
     args = ap.parse_args()
@@ -121,11 +126,17 @@ def main() -> None:
           "error) / mean width as a multiple of the t-interval's.\n")
     print("| family | metric | " + " | ".join(names) + " |")
     print("|---|---|" + "---:|" * len(names))
-    for fam in FAMILIES:
+    for fam in HELD_OUT if args.held_out else FAMILIES:
         if args.only and not any(o in fam.name for o in args.only.split("|")):
+            continue
+        if args.exact and fam.name not in args.exact.split("|"):
             continue
         t0 = time.time()
         rows = run_family(fam, args.boards, names)
+        if args.json:
+            with open(args.json, "a") as f:
+                for r in rows:
+                    f.write(json.dumps({**r, "boards": args.boards}) + "\n")
         for metric in fam.metrics:
             cells = []
             for name in names:

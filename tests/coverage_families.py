@@ -326,3 +326,18 @@ def given_truth(metric: str, chunk: Chunk) -> F:
     with np.errstate(invalid="ignore", divide="ignore"):
         out: F = np.where(present, g, 0.0).sum(axis=-1) / present.sum(axis=-1)
     return out
+
+
+#: Boards the intervals were not chosen on (session 4: a check that the
+#: default and ``interval="posterior"`` hold beyond the families above;
+#: ``python scripts/coverage.py --held-out``).
+HELD_OUT: list[Family] = [
+    Family("held out: pass@2 of 2 samples, 20 q", 20, 2, ("pass@2", "pass@1"), abilities=EIGHT),
+    Family("held out: 0.85-0.95, 12 q x 8", 12, 8, ("pass@1", "pass@8", "maj@5"), means=(0.85, 0.9, 0.95)),
+    Family("held out: near the ceiling, 6 clusters of 5, --cluster", 30, 4, ("pass@1", "pass@4"),
+           means=(0.9, 0.95, 0.98), clusters=_even(30, 6), cluster_sd=1.5, spread=1.0),
+    Family("held out: skewed, 20 q x 16", 20, 16, ("pass@1", "pass@16", "maj@9"), abilities=EIGHT,
+           difficulty="skewed"),
+    Family("held out: near 0, ragged 1-8 samples, 10% missing, 25 q", 25, (1, 8), ("pass@1", "bayes@N"),
+           means=(0.01, 0.03, 0.06), missing=0.1),
+]

@@ -488,13 +488,15 @@ def posterior(u: Units, confidence: float) -> tuple[F, F]:
     return lo.reshape(B, L), hi.reshape(B, L)
 
 
-def posterior_prior(u: Units, confidence: float, prior: float) -> tuple[F, F]:
-    """:func:`posterior` with another prior of the mean given the dispersion (Beta(prior, prior))."""
+def posterior_shifts(u: Units, confidence: float, shifts: tuple[float, ...]) -> tuple[F, F]:
+    """:func:`posterior` with another mixture given the dispersion
+    (stats/posterior.py's ``SHIFTS``: ``(0.5,)`` is Jeffreys' Beta(x + 1/2,
+    n* - x + 1/2), the posterior before the mid-p one)."""
     from kscore.leaderboard.stats import posterior as post
 
-    old = post.PRIOR
-    post.PRIOR = prior
+    old = post.SHIFTS
+    post.SHIFTS = shifts
     try:
         return posterior(u, confidence)
     finally:
-        post.PRIOR = old
+        post.SHIFTS = old

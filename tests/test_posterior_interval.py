@@ -52,16 +52,22 @@ def reference(x: F, cluster: npt.NDArray[np.int64] | None, samples: float, confi
     else:
         phi = np.ones(1)
     n_star = np.minimum(n_w / phi, max(samples, n_w))
-    a, b = p * n_star + 0.5, (1 - p) * n_star + 0.5
+    x = p * n_star
     tail = (1 - confidence) / 2
 
+    def cdf(t: float) -> float:
+        # The mid-p posterior given phi: the equal mixture of Beta(x, n* - x + 1) and Beta(x + 1, n* - x),
+        # a Beta with a zero parameter the point at 0 (or 1).
+        lower = np.where(x > 0, special.betainc(np.maximum(x, 1e-300), n_star - x + 1, t), 1.0)
+        upper = np.where(x < n_star, special.betainc(x + 1, np.maximum(n_star - x, 1e-300), t), 0.0)
+        return float((0.5 * (lower + upper)).mean())
+
     def quantile(level: float) -> float:
-        return float(optimize.brentq(lambda t: float(special.betainc(a, b, t).mean()) - level, 0.0, 1.0,
-                                     xtol=1e-12))
+        return float(optimize.brentq(lambda t: cdf(t) - level, 0.0, 1.0, xtol=1e-12))
 
     lo = 0.0 if p <= 0 else quantile(tail)
     hi = 1.0 if p >= 1 else quantile(1 - tail)
-    mean = float((a / (a + b)).mean())
+    mean = float(((x + 0.5) / (n_star + 1)).mean())
     span = hi_b - lo_b
     return lo_b + span * mean, lo_b + span * lo, lo_b + span * hi
 
@@ -149,8 +155,9 @@ def test_ends_of_the_range() -> None:
     for metric in ("pass@1", "pass@4"):
         got = values(board, metric)
         # Every answer right: the interval reaches 1 and has a width (30 all-or-nothing questions could have
-        # failed as wholes: the lower end is Beta(30.5, 0.5)'s 2.5% quantile).
-        lo = float(stats.beta.ppf(0.025, 30.5, 0.5))
+        # failed as wholes: the lower end is the mid-p binomial bound of 30 of 30, P(30 of 30) / 2 = 0.025 at
+        # mu = 0.05^(1/30), and half the posterior the point at 1).
+        lo = 0.05 ** (1 / 30)
         assert got["m1"][2] == 1.0 and got["m1"][1] == pytest.approx(lo, abs=0.04 * (1 - lo))  # (Monte Carlo)
         assert 0.9 < lo < 0.95
         # Every answer wrong: the mirror.
@@ -167,16 +174,23 @@ def test_a_model_gets_the_same_interval_on_any_board(sim: tuple[npt.NDArray[np.i
         assert part[f"m{j}"] == whole[f"m{j + 2}"]
 
 
-@pytest.mark.parametrize("family,metric", [("near the ceiling: 0.97-0.995, 30 x 4", "pass@1"),
-                                           ("near 0: 0.005-0.03, 30 x 4", "maj@3"),
-                                           ("pass@4 on 40 x 8", "pass@4"),
-                                           ("10 clusters of 10, --cluster", "pass@1")])
-def test_coverage_of_the_population_mean(family: str, metric: str) -> None:
+@pytest.mark.parametrize("family,metric,worst", [("near the ceiling: 0.97-0.995, 30 x 4", "pass@1", 0.85),
+                                                 ("near 0: 0.005-0.03, 30 x 4", "maj@3", 0.85),
+                                                 ("pass@4 on 40 x 8", "pass@4", 0.85),
+                                                 ("10 clusters of 10, --cluster", "pass@1", 0.85),
+                                                 # all-or-nothing units: a binomial interval on n_w outcomes
+                                                 ("15 questions", "pass@4", 0.90),
+                                                 ("pass@k up to n: 40 x 8", "pass@6", 0.85)])
+def test_coverage_of_the_population_mean(family: str, metric: str, worst: float) -> None:
     """200 boards of a family (scripts/coverage.py: 1,000 of each): the
     interval covers the model's expected metric over the population of
     questions on at least 92% of boards on average (the Monte Carlo error of
     the mean is under 1%; the former posterior covered 0-50% here, the
-    t-interval 19-93%) and at least 85% for every model."""
+    t-interval 19-93%) and at least ``worst`` for every model. On the
+    all-or-nothing rows Jeffreys' Beta given the dispersion (the posterior
+    before the mid-p one) has a worst model at 86.5% on both (the mid-p:
+    93.0% and 88.0%; 1,000 boards: docs/rankings.md, *The posterior*): its binomial
+    coverage dips to 87-90% (scripts/binomial_coverage.py), mid-p's to 92-93%."""
     fam = next(f for f in FAMILIES if f.name == family)
     chunk = next(boards(fam, 200, seed=99, chunk=200))
     x = estimates(metric, chunk.c, chunk.n)
@@ -185,4 +199,4 @@ def test_coverage_of_the_population_mean(family: str, metric: str) -> None:
     t = truth(fam, metric)
     hit = (lo - 1e-12 <= t) & (t <= hi + 1e-12)
     assert hit.mean() >= 0.92, hit.mean()
-    assert hit.mean(axis=0).min() >= 0.85, hit.mean(axis=0)
+    assert hit.mean(axis=0).min() >= worst, hit.mean(axis=0)

@@ -159,9 +159,9 @@ INTERVAL_HELP = ("questions (default): what another set of questions like these 
                  "that holds its level near 0 or 1, with few questions or clusters (docs/rankings.md); answers: the "
                  "value on these questions, answer sampling alone; normal: estimate +- z standard errors over "
                  "questions (the default before issue 36); posterior: a Bayesian credible interval for the same "
-                 "target, the expected value over the population of questions (Jeffreys' Beta on the effective "
-                 "number of outcomes, mixed over the dispersion; centred on the posterior mean); wilson: Wilson on "
-                 "the effective df")
+                 "target, the expected value over the population of questions (the mid-p Beta posterior on the "
+                 "effective number of outcomes, mixed over the dispersion; centred on the posterior mean); wilson: "
+                 "Wilson on the effective df")
 
 
 def add_common(p: argparse.ArgumentParser) -> None:

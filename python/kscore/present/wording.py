@@ -59,8 +59,8 @@ INTERVALS: dict[str, dict[str, str]] = {
         "curve": "line: the classic pass@k estimate (as the table's pass@k cells); band: its {pct} interval given "
                  "these questions (answer sampling alone)",
     },
-    # (issue 36: a posterior for the population's mean, the default interval's target: Jeffreys' Beta on the
-    # effective number of outcomes, mixed over the dispersion; docs/rankings.md, *The posterior*)
+    # (issue 36: a posterior for the population's mean, the default interval's target: the mid-p Beta posterior
+    # on the effective number of outcomes, mixed over the dispersion; docs/rankings.md, *The posterior*)
     "posterior": {
         "caption": "{pct} Bayesian credible interval for the expected value over the population of questions",
         "page": "{pct} Bayesian credible interval for the expected value over the population of questions",

@@ -16,8 +16,8 @@ either
   before issue 36, or
 * ``posterior``: the central credible interval of a Bayesian posterior for
   the same target, the expected metric over the population of questions
-  (stats/posterior.py: Jeffreys' Beta on the effective number of outcomes,
-  mixed over the dispersion), all models at once, or
+  (stats/posterior.py: the mid-p Beta posterior on the effective number of
+  outcomes, mixed over the dispersion), all models at once, or
 * ``wilson``: the small-board interval over questions (stats/small.py)."""
 
 from __future__ import annotations

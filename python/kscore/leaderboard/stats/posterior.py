@@ -13,9 +13,13 @@ or all wrong, and ``phi = se^2 n_w / (p (1 - p))`` the dispersion the board
 shows (the variance as a share of that worst case):
 
 * the population's mean ``mu`` is the chance of ``n* = min(n_w / phi,
-  answers)`` effective outcomes, ``p n*`` of them successes (Kish's effective
-  sample size): given the dispersion, the posterior of ``mu`` under Jeffreys'
-  prior Beta(1/2, 1/2) is Beta(``p n* + 1/2``, ``(1 - p) n* + 1/2``);
+  answers)`` effective outcomes, ``x = p n*`` of them successes (Kish's
+  effective sample size): given the dispersion, the posterior of ``mu`` is
+  the **mid-p posterior**, the equal mixture of Beta(``x``, ``n* - x + 1``)
+  and Beta(``x + 1``, ``n* - x``) (the posteriors under the one-sided priors
+  Beta(0, 1) and Beta(1, 0) of Clopper and Pearson's bounds; its central
+  quantiles are the mid-p binomial interval, Lancaster 1961, Berry and
+  Armitage 1995; its mean ``(x + 1/2) / (n* + 1)``, Jeffreys');
 * the dispersion is not known, only seen through the units that carry the
   spread, ``d = min(df_eff, G - 1)`` (the Satterthwaite count: 1 when one
   question holds every failure): under Jeffreys' prior for a scale its
@@ -25,15 +29,25 @@ shows (the variance as a share of that worst case):
 * the posterior of ``mu`` is the mixture over the dispersion, drawn: for
   each model ``DRAWS`` draws of the dispersion and of ``mu`` given it (a
   generator seeded by the model's summaries: the same model gives the same
-  interval on any board); the interval is the
-  central ``confidence`` of the draws, widened to the end of the range where
-  every unit is there (Brown, Cai and DasGupta's rule for Jeffreys'
-  interval); its centre, the posterior mean, is the mean of the draws'
-  Beta means, and its sd the mixture's.
+  interval on any board); the interval is the central ``confidence`` of the
+  draws; at an end of the range (every unit there) it reaches that end and
+  its other bound is exact, ``(1 - confidence)^(1 / n_w)`` from the end
+  (half the posterior is the point at the end); its centre, the posterior
+  mean, and its sd are the mixture's, exactly given each drawn dispersion.
+
+Why mid-p and not Jeffreys' Beta(``x + 1/2``, ``n* - x + 1/2``), the
+posterior until session 4 (the same mean; 1-9% narrower for ``n`` from 100
+down to 5): where the units are all-or-nothing (pass@k with k near the
+samples, a mean near 0 or 1, few questions) the posterior *is* a binomial
+interval on ``n_w`` outcomes, and Jeffreys' coverage dips to 86.8-89.7% at
+some chances for every ``n`` from 5 to 100 (exactly, by enumeration:
+scripts/binomial_coverage.py; Brown, Cai and DasGupta 2001), which the
+suite saw as worst models at 88.5-89.5%; mid-p's lowest is 92.1-93.3% at
+the same ``n``, its average over chances 95.3-97.8%.
 
 Where the units are many and spread, the dispersion is well known and this
-is the Jeffreys interval on the effective sample size (about the t-interval
-in the middle of the range, asymmetric near its ends); where few units carry
+is the mid-p interval on the effective sample size (about the t-interval in
+the middle of the range, asymmetric near its ends); where few units carry
 the spread (near 0 or 1, few questions or clusters) the dispersion may be as
 large as all-or-nothing units allow and the interval widens towards the
 binomial one on ``n_w`` outcomes. Its coverage of the population's mean is
@@ -49,6 +63,7 @@ import numpy as np
 
 from ... import counts as kc
 from ..._arrays import FloatArray, IntArray
+from ..._special import betainc
 from .default_interval import Units, units_from_rows
 
 #: Draws of the posterior per model (its quantiles' Monte Carlo error: about
@@ -58,8 +73,13 @@ DRAWS = 4000
 #: The generator's seed (fixed: the same board gives the same interval).
 SEED = 36
 
-#: The prior of the population's mean given the dispersion: Beta(PRIOR, PRIOR).
-PRIOR = 0.5
+#: Given the dispersion, the population's mean has the equal mixture of
+#: Beta(x + s, n* - x + 1 - s) over these ``s`` (``x = p n*`` successes of
+#: ``n*``): (0, 1) is the mid-p posterior, the average of those under the
+#: one-sided priors Beta(0, 1) and Beta(1, 0) whose central quantiles are the
+#: mid-p binomial interval (Lancaster 1961; Berry and Armitage 1995); (0.5,)
+#: would be Jeffreys' (scripts/coverage.py's candidate ``posterior_jeffreys``).
+SHIFTS: tuple[float, ...] = (0.0, 1.0)
 
 
 def _rounded(x: FloatArray) -> FloatArray:
@@ -95,6 +115,24 @@ def _summaries(units: Units, lo_b: FloatArray, hi_b: FloatArray) -> tuple[FloatA
     return p, se2, n_w, G, df_eff, span
 
 
+def _end_bound(n: float, a: float, shift: FloatArray) -> float:
+    """The lower bound of an all-right board of ``n`` effective outcomes:
+    the ``a`` quantile of the equal mixture of Beta(n + s, 1 - s) over the
+    shifts ``s`` (in [0, 1]; the CDF of Beta(n + s, 1 - s) at ``t`` is
+    ``t^n`` for s = 0 and 0 below 1 for s = 1: a closed form; other shifts,
+    Jeffreys' s = 1/2, by bisection on the CDF). The upper bound of an
+    all-wrong board is 1 less this."""
+    if set(shift.tolist()) <= {0.0, 1.0}:
+        share = float(np.mean(shift == 0.0))  # the mixture's weight on Beta(n, 1); the rest is the point 1
+        return float((a / share) ** (1.0 / n)) if share > 0 else 1.0
+    lo_, hi_ = 0.0, 1.0
+    for _ in range(60):
+        mid = 0.5 * (lo_ + hi_)
+        cdf = float(np.mean([betainc(n + s, 1.0 - s, mid) if s < 1.0 else 0.0 for s in shift.tolist()]))
+        lo_, hi_ = (mid, hi_) if cdf < a else (lo_, mid)
+    return 0.5 * (lo_ + hi_)
+
+
 def population_posterior(units: Units, samples: FloatArray, confidence: float, lo_b: FloatArray, hi_b: FloatArray
                          ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """Every model's posterior (module docstring): ``(mean, sd, lo, hi)`` on
@@ -111,6 +149,9 @@ def population_posterior(units: Units, samples: FloatArray, confidence: float, l
     cap = np.maximum(samples, n_w)  # (answers >= questions >= n_w)
     a = (1.0 - confidence) / 2.0
     mean, sd, lo, hi = (np.full(L, np.nan) for _ in range(4))
+    shift = np.asarray(SHIFTS, np.float64)
+    s = shift[np.arange(DRAWS) % len(shift)]  # (each component of the mixture an equal share of the draws)
+    s_mean, s_var = float(shift.mean()), float(shift.var())
     for i in np.flatnonzero(G >= 2):
         # Each model's own generator, seeded by what its posterior depends on (to 10 digits): the same
         # model gets the same draws whatever else is on the board (its curve, --by subsets).
@@ -121,15 +162,20 @@ def population_posterior(units: Units, samples: FloatArray, confidence: float, l
             phi = np.minimum(d[i] * phi_hat[i] / rng.chisquare(d[i], DRAWS), 1.0)
         n_star = np.minimum(n_w[i] / phi, cap[i])
         x = p[i] * n_star
-        alpha, beta = x + PRIOR, n_star - x + PRIOR
-        mu = rng.beta(alpha, beta)
-        centre = alpha / (alpha + beta)
-        mean[i] = centre.mean()
-        within = float((alpha * beta / ((alpha + beta) ** 2 * (alpha + beta + 1.0))).mean())
-        sd[i] = np.sqrt(within + centre.var())
-        q_lo, q_hi = np.quantile(mu, [a, 1.0 - a])  # (numpy's default, linear between the order statistics)
-        lo[i] = 0.0 if p[i] <= 0.0 else q_lo
-        hi[i] = 1.0 if p[i] >= 1.0 else q_hi
+        # The moments exactly given each drawn dispersion (the mixture over the shifts), then over the dispersion.
+        T = n_star + 1.0
+        c1 = (x + s_mean) / T  # the components' means, averaged over the shifts, and their squares'
+        c2 = ((x + s_mean) ** 2 + s_var) / (T * T)
+        mean[i] = float(c1.mean())
+        sd[i] = np.sqrt(max(float(((c1 - c2) / (T + 1.0) + c2).mean()) - mean[i] ** 2, 0.0))
+        if p[i] <= 0.0 or p[i] >= 1.0:
+            # At an end (nothing seen of the dispersion: 1, n* = n_w) the far bound exactly, not by draws (half of
+            # the mid-p mixture is the point at the end: draws would spend half their number there).
+            far = _end_bound(float(n_star[0]), a, shift)
+            lo[i], hi[i] = (0.0, 1.0 - far) if p[i] <= 0.0 else (far, 1.0)
+            continue
+        mu = rng.beta(x + s, n_star - x + 1.0 - s)
+        lo[i], hi[i] = np.quantile(mu, [a, 1.0 - a])  # (numpy's default, linear between the order statistics)
     return (lo_b + span * mean, span * sd, lo_b + span * np.clip(lo, 0.0, 1.0),
             lo_b + span * np.clip(hi, 0.0, 1.0))
 
