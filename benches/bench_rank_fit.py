@@ -20,7 +20,12 @@ and end of every row (this machine is shared).
 
 Run: ``python benches/bench_rank_fit.py [--sizes aime,small,large]
 [--names bradley_terry,elo] [--limit 120] [--repeat 5] [--budget 60]``;
-``--kscore-only`` skips scorio.
+``--kscore-only`` skips scorio. ``--before DIR`` also times another build
+of kscore in the same run (``DIR/kscore``: a copy of ``python/kscore``
+with its compiled extension, e.g. main's), its calls as kscore's; the
+table then gives its median and its ratio to this tree's. Beside every
+wall median, the median CPU time of the same calls (``time.process_time``:
+less sensitive to the shared machine's load than the wall time).
 """
 
 from __future__ import annotations
@@ -84,32 +89,41 @@ def _child(side: str, name: str, size: str, repeat: int, budget: float, queue: A
     if side == "scorio":
         from scorio import rank as lib
     else:
+        if side != "kscore":  # another build: ``--before DIR``
+            import sys
+
+            sys.path.insert(0, side)
         import kscore.rank as lib  # type: ignore[no-redef]
     R = board(*SIZES[size])
     fn = getattr(lib, name)
     try:
-        if side == "kscore":
+        if side != "scorio":
             fn(R)  # untimed: first-call costs (imports, page faults)
         times: list[float] = []
+        cpu: list[float] = []
         start = time.perf_counter()
         # kscore's calls are short: more of them (within the budget) for a stable median
         calls = repeat if side == "scorio" else max(repeat, 21)
         while len(times) < calls:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             fn(R)
             times.append(time.perf_counter() - t0)
-            queue.put(("partial", times, 0))
+            cpu.append(time.process_time() - c0)
+            queue.put(("partial", (times, cpu), 0))
             if time.perf_counter() - start > budget:
                 break
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-        queue.put(("ok", times, rss))
+        queue.put(("ok", (times, cpu), rss))
     except Exception as exc:  # noqa: BLE001 - reported, not hidden
-        queue.put((f"{type(exc).__name__}: {exc}"[:80], [], 0))
+        queue.put((f"{type(exc).__name__}: {exc}"[:80], ([], []), 0))
 
 
-def measure(side: str, name: str, size: str, repeat: int, budget: float, limit: float) -> tuple[str, list[float], int]:
-    """(status, call times, peak RSS KiB); status "timeout" when the first
-    call did not finish within ``limit`` (later calls cut off are dropped)."""
+def measure(
+    side: str, name: str, size: str, repeat: int, budget: float, limit: float
+) -> tuple[str, list[float], list[float], int]:
+    """(status, call times, their CPU times, peak RSS KiB); status "timeout"
+    when the first call did not finish within ``limit`` (later calls cut off
+    are dropped)."""
     ctx = mp.get_context("fork")
     queue: Any = ctx.Queue()
     child = ctx.Process(target=_child, args=(side, name, size, repeat, budget, queue))
@@ -119,14 +133,14 @@ def measure(side: str, name: str, size: str, repeat: int, budget: float, limit: 
     if killed:
         child.kill()
         child.join()
-    status, times, rss = "died", [], 0
+    status, (times, cpu), rss = "died", ([], []), 0
     while not queue.empty():
-        status, times, rss = queue.get()
+        status, (times, cpu), rss = queue.get()
     if status == "partial":
         status = "ok" if times else "timeout"
     if killed and not times:
         status = "timeout"
-    return status, times, rss
+    return status, times, cpu, rss
 
 
 def fmt(seconds: float) -> str:
@@ -148,23 +162,33 @@ def main() -> None:
     parser.add_argument("--names", default=",".join(NAMES))
     parser.add_argument("--kscore-only", action="store_true")
     parser.add_argument("--scorio-all", action="store_true", help="run scorio at the kscore-only sizes too")
+    parser.add_argument("--before", default="", help="DIR holding another build's kscore package")
     args = parser.parse_args()
     print(f"load average (1/5/15 min) at start: {load()}")
-    print("| name | size | kscore (calls) | kscore peak RSS | scorio (calls) | scorio / kscore | load |")
-    print("|---|---|---|---|---|---|---|")
+    extra = " before (calls) / cpu | before / kscore |" if args.before else ""
+    print(f"| name | size | kscore (calls) / cpu | kscore peak RSS |{extra} scorio (calls) | scorio / kscore | load |")
+    print("|---|---|---|---|---|---|---|" + ("---|---|" if args.before else ""))
     for size in args.sizes.split(","):
         L, M, N = SIZES[size]
         for name in args.names.split(","):
-            status, ours, rss = measure("kscore", name, size, args.repeat, args.budget, args.limit)
+            status, ours, cpu, rss = measure("kscore", name, size, args.repeat, args.budget, args.limit)
             if status != "ok":
-                print(f"| {name} | {L} x {M} x {N} | {status} | - | - | - | {load()} |", flush=True)
+                blank = " - | - |" if args.before else ""
+                print(f"| {name} | {L} x {M} x {N} | {status} | - |{blank} - | - | {load()} |", flush=True)
                 continue
             mine = statistics.median(ours)
-            cells = [f"{fmt(mine)} ({len(ours)})", f"{rss / 1024:,.0f} MiB"]
+            cells = [f"{fmt(mine)} ({len(ours)}) / {fmt(statistics.median(cpu))}", f"{rss / 1024:,.0f} MiB"]
+            if args.before:
+                status, old, old_cpu, _ = measure(args.before, name, size, args.repeat, args.budget, args.limit)
+                if status == "ok":
+                    prior = statistics.median(old)
+                    cells += [f"{fmt(prior)} ({len(old)}) / {fmt(statistics.median(old_cpu))}", f"{prior / mine:.2f}x"]
+                else:
+                    cells += [status, "-"]
             if args.kscore_only or (size in KSCORE_ONLY and not args.scorio_all):
                 cells += ["-", "-"]
             else:
-                status, theirs, _ = measure("scorio", name, size, args.repeat, args.budget, args.limit)
+                status, theirs, _, _ = measure("scorio", name, size, args.repeat, args.budget, args.limit)
                 if status == "timeout":
                     cells += [f"over {args.limit:.0f} s", f"over {args.limit / mine:,.0f}x"]
                 elif status == "ok":

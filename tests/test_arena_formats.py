@@ -173,3 +173,75 @@ def test_in_memory_tables_code_the_models_as_a_sorted_dictionary(layout: str) ->
     assert bt.a.dtype == np.uint32 and bt.b.dtype == np.uint32
     assert any("missing model name" in x for x in bt.warnings)
     assert any("winner outside" in x for x in bt.warnings)
+
+
+def _counted_by_hand(names: list[str], kept: list[tuple[str, str, float]]) -> dict[tuple[str, str, int], int]:
+    """(first name, second name in sorted order, outcome of the first: 0, 1, 2) -> battles."""
+    from collections import Counter
+
+    rows: Counter[tuple[str, str, int]] = Counter()
+    for x, y, r in kept:
+        o = int(2 * r)
+        rows[(x, y, o) if x < y else (y, x, 2 - o)] += 1
+    return dict(rows)
+
+
+def _rows_of(board: object, names: list[str]) -> dict[tuple[str, str, int], int]:
+    pi, pj = board.pairs()  # type: ignore[attr-defined]
+    rp, ro, rw, rc = board.rows()  # type: ignore[attr-defined]
+    assert (np.asarray(rw) == 1.0).all()
+    return {(names[pi[p]], names[pj[p]], int(o)): int(c) for p, o, c in zip(rp, ro, rc)}
+
+
+@pytest.mark.parametrize("layout", ["clean", "flawed"])
+def test_the_readers_pass_counts_the_boards_rows(layout: str) -> None:
+    # the board counted on the reader's one pass over the columns (no weights, no prompt ids) holds the
+    # unique rows of the battles counted by hand; winner words with spaces and capitals, null winners,
+    # columns chunked unlike each other
+    import pyarrow as pa
+
+    from kscore.arena.ratings import board_of
+
+    rng = np.random.default_rng(11)
+    pool = [f"m{k:02d}" for k in range(23)] + ["é-model", "\u4e2d\u6587"]
+    n = 140_000
+    ia = rng.integers(0, len(pool), n)
+    ib = (ia + rng.integers(1, len(pool), n)) % len(pool)
+    a: list[str | None] = [pool[i] for i in ia]
+    b: list[str | None] = [pool[i] for i in ib]
+    words = ["model_a", " Model_A", "model_b", "B", "tie", "TIE ", "tie (bothbad)", "both_bad"]
+    w: list[str | None] = [words[i] for i in rng.integers(0, len(words), n)]
+    if layout == "flawed":
+        for k in rng.choice(n, 60, replace=False):
+            w[k] = None if k % 3 == 0 else "who" if k % 3 == 1 else ""
+        for k in rng.choice(n, 30, replace=False):
+            a[k] = None
+        for k in rng.choice(n, 20, replace=False):
+            b[k] = a[k]
+    res = {"model_a": 1.0, "model_b": 0.0, "b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5, "both_bad": 0.5}
+    kept = [(x, y, res[v.strip().lower()]) for x, y, v in zip(a, b, w)
+            if x and y and x != y and v and v.strip().lower() in res]
+    cut = [0, 65_535, 65_536, 100_000, n]
+    col_w = pa.chunked_array([pa.array(w[s:e]) for s, e in zip(cut, cut[1:])])
+    table = pa.table({"model_a": pa.array(a), "model_b": pa.array(b, pa.large_string()), "winner": col_w})
+    bt = read_battles(table, Roles())
+    names = sorted({m for x, y, _ in kept for m in (x, y)})
+    assert bt.models == names
+    assert [(bt.models[i], bt.models[j], float(y)) for i, j, y in zip(bt.a, bt.b, bt.y)] == kept
+    want = _counted_by_hand(names, kept)
+    board = board_of(bt)
+    assert board.battles == len(kept)
+    assert _rows_of(board, names) == want
+    if layout == "clean":
+        assert bt.board is not None and not bt.warnings
+    else:
+        assert sum("skipped" in x for x in bt.warnings) == 3
+    # the same ratings as from the board counted from the codes (Parquet's dictionary columns' path)
+    dict_table = pa.table({"model_a": pa.array(a).dictionary_encode(), "model_b": pa.array(b).dictionary_encode(),
+                           "winner": col_w})
+    other = read_battles(dict_table, Roles())
+    assert other.board is None and other.models == names
+    assert _rows_of(board_of(other), names) == want
+    r1 = kscore.arena(table, fragility=False).board
+    r2 = kscore.arena(dict_table, fragility=False).board
+    assert r1.models == r2.models and np.array_equal(r1.rating, r2.rating) and np.array_equal(r1.hi, r2.hi)

@@ -1,24 +1,109 @@
 """The outputs of a 100 000-model board, written a column at a time, are the
 same bytes as before.
 
-The CSV against a writer with a ``repr`` per cell. The JSON document is
-written by one recursive pass: the same text as ``json.dumps(doc,
-indent=2)`` on documents of every kind and on real boards."""
+The command's CSV writes its floats in Rust (kscore._kscore.csv_lines):
+the same bytes as Python's ``repr`` of each, checked here against the
+interpreter's own ``repr`` on millions of doubles of every kind (random bit
+patterns: subnormals, huge and tiny; values near the layout's switches at
+1e-4 and 1e16; integers; the statistics' usual values in [0, 1]) and on
+exact decimal ties (a double halfway between two shortest strings, where
+``repr`` keeps the even last digit: Rust's own shortest digits round up),
+and the whole CSV against a writer with a ``repr`` per cell. The JSON
+document is written by one recursive pass: the same text as
+``json.dumps(doc, indent=2)`` on documents of every kind and on real
+boards."""
 
 from __future__ import annotations
 
 import json
 import math
 from collections import OrderedDict
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
 import pytest
 
 import kscore
+from kscore._kscore import csv_lines
 from kscore.present.formats import render_leaderboard
 from kscore.present.model import Board
 from kscore.present.tabular import csv_field, dumps, render_csv
+
+
+def _python(values: np.ndarray) -> str:
+    return "".join(("" if x != x else repr(x)) + "\n" for x in values.tolist())
+
+
+def _ties(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Doubles ``M / 2^f`` (``M`` odd, 38-53 bits): their decimal expansions
+    end in a 5, many of them one digit past their shortest strings (a tie)."""
+    f = rng.integers(1, 12, n)
+    b = rng.integers(38, 54, n)
+    m = (rng.integers(0, 2**62, n, dtype=np.int64) % (2**b)) | (2 ** (b - 1)) | 1
+    out: np.ndarray = m.astype(np.float64) / 2.0**f  # (exact: M < 2^53)
+    return out
+
+
+def _doubles(rng: np.random.Generator, n: int) -> np.ndarray:
+    bits = rng.integers(0, 2**64, size=n, dtype=np.uint64).view(np.float64)  # every exponent, both signs
+    bits = bits[~np.isnan(bits)]
+    unit = rng.random(n)
+    near = np.concatenate([10.0 ** rng.uniform(-6, -3, n // 4), 10.0 ** rng.uniform(14, 18, n // 4)])
+    ints = np.round(rng.uniform(-1e17, 1e17, n // 4))
+    short = np.round(rng.random(n // 4), rng.integers(1, 6))  # few digits: 0.125, 0.5
+    stats = np.concatenate([rng.integers(0, 81, n // 4) / 80.0, np.sqrt(rng.random(n // 4)) / 7.0])
+    ties = _ties(rng, n // 2)
+    return np.concatenate([bits, unit, -unit, near, ints, short, stats, ties, -ties])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_floats_are_python_repr(seed: int) -> None:
+    values = _doubles(np.random.default_rng(seed), 200_000)
+    assert csv_lines([values]) == _python(values)
+
+
+def _is_tie(x: float) -> bool:
+    """Whether ``x``'s exact expansion is one digit longer than ``repr``'s
+    (positional) digits and ends in 5: halfway between two shortest strings."""
+    r = repr(x)
+    if "e" in r:
+        return False
+    shown = (r[:-2] if r.endswith(".0") else r).replace(".", "").replace("-", "").lstrip("0").rstrip("0")
+    exact = str(abs(Decimal(x))).replace(".", "").lstrip("0")
+    return len(exact) == len(shown) + 1 and exact.endswith("5")
+
+
+def test_exact_decimal_ties_keep_the_even_digit() -> None:
+    values = _ties(np.random.default_rng(7), 20_000)
+    ties = np.array([x for x in values.tolist() if _is_tie(x)])
+    assert len(ties) > 1000  # (the set holds ties: the case Rust's own digits round up)
+    assert sum(int(repr(x)[-1]) % 2 for x in ties.tolist()) == 0  # repr keeps the even digit
+    assert csv_lines([ties]) == _python(ties)
+    assert csv_lines([-ties]) == _python(-ties)
+    # written down from the interpreter: 77600379662.828125 is halfway between ...2812 and ...2813
+    assert csv_lines([np.array([77600379662.828125, 1125899906842624.25, 1125899906842624.75])]) == \
+        "77600379662.82812\n1125899906842624.2\n1125899906842624.8\n"
+
+
+def test_float_edges() -> None:
+    edges = [0.0, -0.0, 1.0, -1.0, 0.1, 1e-4, 9.999999999999999e-05, 1e-5, 1e15, 9999999999999998.0, 1e16, 1e22,
+             5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, math.inf, -math.inf, math.nan, 0.3,
+             0.30000000000000004, 2.0**-1074, 123456789.0, 1.5e-7, 1e100, 1e-100, 2.0**53, 2.0**53 + 2, 2.0**63]
+    values = np.array(edges)
+    assert csv_lines([values]) == _python(values)
+
+
+def test_columns_joined() -> None:
+    assert csv_lines([]) == ""
+    ints = np.array([3, -(2**63)], np.int64)
+    assert csv_lines([["a", '"b,c"'], np.array([0.5, math.nan]), ints, ["1", ""]]) == 'a,0.5,3,1\n"b,c",,,\n'
+    with pytest.raises(ValueError, match="lengths"):
+        csv_lines([["a"], np.array([0.5, 1.5])])
+    with pytest.raises(TypeError):
+        csv_lines([["a", 1]])  # type: ignore[list-item]
+    with pytest.raises(TypeError):
+        csv_lines([np.array([1, 2], np.int32)])  # type: ignore[list-item]  # (int32: refused)
 
 
 def _reference_csv(table: dict[str, list[Any]]) -> str:
@@ -52,6 +137,12 @@ def test_render_csv_as_a_repr_per_cell() -> None:
         "npf": [np.float64(0.1)] * n,  # (a float subclass: str of each, as before)
         "none": [None] * n,
         "inf": [math.inf, -math.inf, -0.0, *([1e-7] * (n - 3))],
+        "ints": [i * 7 - 500 for i in range(n)],
+        "ties": _ties(rng, n).tolist(),
+        "quoted_none": ['a,"b"', None, *([f"m{i}" for i in range(n - 2)])],
+        "names_none": [None, *([f"m{i}" for i in range(n - 1)])],
+        "bools": [True, False, *([True] * (n - 2))],
+        "huge": [2**70, None, *([1] * (n - 2))],
     }
     board = Board("t", [f"m{i}" for i in range(n)], [None] * n, [], table=table)
     assert render_csv(board) == _reference_csv(table)

@@ -95,6 +95,16 @@ def test_profile_has_each_phase_and_adds_up(runs: Path, tmp_path: Path) -> None:
     assert sorted(quoted) == [2, 16, 64, 128]
     for n, x in quoted.items():  # Amdahl's law by hand, from the printed (rounded) fraction
         assert x == pytest.approx(1 / (f + (1 - f) / n), rel=0.06)
+    # The CPU spent before the profile began (the interpreter, the imports) is said apart, and the
+    # fraction with it is the one-thread rows plus it over the total plus it.
+    before = re.search(r"^before the profile \(start-up, imports\): ([\d.]+) s CPU on one thread; with it "
+                       r"([\d.]+)% \(Amdahl ([\d.]+)x at 16 cores\)$", text, re.M)
+    assert before is not None, text
+    b, g = float(before.group(1)), float(before.group(2)) / 100
+    assert b > 0.05  # (numpy and kscore are imported by then)
+    one = sum(cpu for _, cpu, threads in rows.values() if threads == 1)
+    assert g == pytest.approx((one + b) / (float(total.group(2)) + b), abs=0.002 + 0.002 * len(rows))
+    assert g > f
 
 
 def test_profile_by_environment_for_the_library(runs: Path) -> None:

@@ -97,19 +97,18 @@ def direct(source: str, **kw: Any) -> bytes:
     from kscore.leaderboard._issues import Issues
     from kscore.leaderboard.read import direct
     from kscore.leaderboard.read.describe import describe
-    from kscore.leaderboard.read.rows import row_sql
-    from kscore.leaderboard.read.session import connect
+    from kscore.leaderboard.read.reader import rows_of
     from kscore.leaderboard.read.source import open_source
 
-    src = open_source(source, None, connect)
+    src = open_source(source, None)
     try:
-        r = row_sql(src, ColumnNames(**kw), 2, Issues(), describe(src))
+        r = rows_of(src, ColumnNames(**kw), 2, Issues(), describe(src))
         found = direct.count_rows(src, r)
     finally:
         src.con.close()
     assert not isinstance(found, str), found
     return b"|".join([repr((found.models, found.questions, found.attributes)).encode(), found.model.tobytes(),
-                      found.question.tobytes(), found.categories.tobytes()])
+                      found.question.tobytes(), found.categories.T.tobytes()])
 
 
 CALLS: dict[str, Callable[[], Any]] = {

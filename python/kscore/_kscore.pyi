@@ -36,6 +36,8 @@ __all__ += ["elo", "glicko", "trueskill", "bt_mcmc"]
 __all__ += ["group_answers", "vote"]
 # agg-signals: scorio.aggregate's confidence signals
 __all__ += ["trace_signal", "token_signal"]
+# out100k: the leaderboard CSV's lines (present/tabular.py)
+__all__ += ["csv_lines"]
 
 @final
 class Credit:
@@ -805,3 +807,30 @@ def dirichlet_leader(
 ) -> npt.NDArray[np.float64]:
     """Per row of counts (0: no answer), the probability that answer ``leader[row]`` has the largest
     share under Dirichlet(counts + 1), by the composite rule on [0, 1]; ``log_fact[k] = ln k!``."""
+
+# ---- arena3: battles' string columns in one pass (rust/kscore-core/src/battles/columns.rs)
+__all__ += ["code_battles"]
+
+_StringArray = tuple[
+    npt.NDArray[np.int32] | npt.NDArray[np.int64], npt.NDArray[np.uint8], tuple[npt.NDArray[np.uint8], int] | None
+]
+
+def code_battles(
+    model_a: list[_StringArray],
+    model_b: list[_StringArray],
+    winner: list[_StringArray],
+    outcomes: Callable[[list[bytes]], list[int]],
+) -> tuple[_U32, _U32, npt.NDArray[np.uint8], npt.NDArray[np.uint8], list[bytes], BattleBoard | None]:
+    """Battles from their string columns (each a list of Arrow arrays: offsets, bytes, validity bitmap and its
+    first bit) in one pass: the models' codes over the names sorted by their bytes, the result of model_a (0, 1,
+    2; 255 not a winner value), per-battle flags (1/2 a missing model name, 4 a model against itself, 8 not a
+    winner value), the names, and the good battles' unique rows (None past 836 models). ``outcomes`` is called
+    once with the distinct winner words."""
+
+# ------------------------------------------------------------------ present (python/kscore/present/tabular.py)
+
+def csv_lines(columns: list[npt.NDArray[np.float64] | npt.NDArray[np.int64] | list[str]]) -> str:
+    """A CSV body: row ``i`` is field ``i`` of every column joined by commas,
+    each line ended by a newline; a float64 column written as ``repr`` (NaN
+    empty), an int64 column as integers (the minimum int64 empty), a list of
+    str as it is."""

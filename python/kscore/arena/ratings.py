@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 
@@ -114,6 +115,17 @@ def _one_sided(board: object, models: list[str]) -> list[str]:
             for m, sc, t in zip(models, score, total) if sc == 0 or sc == t]
 
 
+def board_of(bt: Battles, weight: FloatArray | None = None) -> Any:
+    """The board's unique (prompt, pair, outcome, weight) rows
+    (kscore._kscore.BattleBoard): the reader's, counted on its pass over the
+    columns, where it made one and no weights apply; else counted from the
+    codes."""
+    if bt.board is not None and weight is None and bt.prompt is None:
+        return bt.board
+    outcome = bt.outcome if bt.outcome is not None else np.rint(2.0 * bt.y).astype(np.uint8)
+    return _kscore.battle_board(len(bt.models), bt.a, bt.b, outcome, weight, bt.prompt, bt.prompts)
+
+
 def fit(bt: Battles, opts: Options, style: bool, notes: list[str]) -> Fitted:
     """Fit the board (and its intervals) in the core."""
     L = len(bt.models)
@@ -133,8 +145,7 @@ def fit(bt: Battles, opts: Options, style: bool, notes: list[str]) -> Fitted:
         raise ArenaError(f"ties={opts.ties!r} with style control: the contextual model rates ties as half a win "
                          "(arena-rank's); use ties='half' or 'drop' with style features")
     w = _weights(bt, opts)
-    outcome = np.rint(2.0 * y).astype(np.uint8)
-    board = _kscore.battle_board(L, bt.a, bt.b, outcome, w, bt.prompt, bt.prompts)
+    board = board_of(bt, w)
     _check_connected(board, bt.models)
     sd = opts.prior_sd / opts.per_logit
     prior = 1.0 / (sd * sd)

@@ -22,6 +22,7 @@ from .._arrays import FloatArray
 from .columns import ONE_HOT, STYLE_METADATA, VERDICTS, WINNERS, find, squash
 
 U32 = npt.NDArray[np.uint32]
+U8 = npt.NDArray[np.uint8]
 #: Codes of strings (the core's unsigned 32-bit ones, or 64-bit ones remapped).
 Codes = npt.NDArray[np.uint32] | npt.NDArray[np.int64]
 
@@ -59,6 +60,12 @@ class Battles:
     features: FloatArray | None = None
     feature_names: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: The result of model_a as 0 (loss), 1 (tie), 2 (win), where the reader made it.
+    outcome: U8 | None = None
+    #: The board's unique rows (kscore._kscore.BattleBoard), counted by the
+    #: reader on its pass over the columns (no weights, no prompt ids); None:
+    #: count them from the codes.
+    board: Any = None
 
     def subset(self, keep: npt.NDArray[np.bool_]) -> Battles:
         """The battles where ``keep`` (models recoded to those left)."""
@@ -76,7 +83,7 @@ class Battles:
             prompt, prompts = prompt_codes.astype(np.uint32), len(uniq)
         return Battles([m for m, u in zip(self.models, used) if u], new[self.a[keep]].astype(np.uint32),
                        new[self.b[keep]].astype(np.uint32), self.y[keep], pick(self.weight), prompt, prompts,
-                       None, [], pick(self.features), self.feature_names, [])
+                       None, [], pick(self.features), self.feature_names, [], pick(self.outcome))
 
 
 def files_of(source: str | os.PathLike[str]) -> list[Path]:
@@ -271,14 +278,25 @@ def read_battles(source: Any, roles: Roles, input_format: str | None = None, str
     if n == 0:
         raise ArenaError(f"{parts[0].file if parts else 'the table'}: no battles")
     bad: dict[str, npt.NDArray[np.bool_]] = {}
-
-    # models: one code per name over both columns (the core's encoder), names sorted
-    a, b, names, miss_a, miss_b = encode_models(table.column(ca), table.column(cb))
-    bad["a missing model name"] = miss_a | miss_b
-    bad["a model against itself"] = (a == b) & ~bad["a missing model name"]
-
-    y = _results(table, cw, n)
-    bad["a winner outside model_a, model_b, tie, tie (bothbad) (or A/B/tie, 1/0/0.5)"] = np.isnan(y)
+    outcome: U8 | None = None
+    board = None
+    coded = _code_battles(table.column(ca), table.column(cb), table.column(cw)) if cw is not None else None
+    if coded is not None:
+        # plain string columns: names, winners and the board's rows in one pass of the core
+        a, b, outcome, flags, names, board = coded
+        y = np.asarray(outcome * 0.5, np.float64)
+        if flags.any():
+            bad[MISSING] = (flags & (MISSING_A | MISSING_B)) != 0
+            bad[SELF] = (flags & SELF_BATTLE) != 0
+            bad[NOT_A_WINNER] = (flags & BAD_WINNER) != 0
+            y[bad[NOT_A_WINNER]] = np.nan
+    else:
+        # models: one code per name over both columns (the core's encoder), names sorted
+        a, b, names, miss_a, miss_b = encode_models(table.column(ca), table.column(cb))
+        bad[MISSING] = miss_a | miss_b
+        bad[SELF] = (a == b) & ~bad[MISSING]
+        y = _results(table, cw, n)
+        bad[NOT_A_WINNER] = np.isnan(y)
     weight = None
     cwt = _column(table, cols, "weight", roles.weight, False)
     if cwt is not None:
@@ -310,27 +328,83 @@ def read_battles(source: Any, roles: Roles, input_format: str | None = None, str
     any_bad = np.zeros(n, bool)
     for mask in bad.values():
         any_bad |= mask
-    if any_bad.any():
+    skipped = bool(bad) and bool(any_bad.any())
+    if skipped:
         if strict:
             first = int(np.flatnonzero(any_bad)[0])
             what = next(w for w, mask in bad.items() if mask[first])
             raise ArenaError(f"{_where(parts, first)}: {what}")
+        if any_bad.all():
+            raise ArenaError("no valid battles left")
         for what, mask in bad.items():
             count = int(mask.sum())
             if count:
                 msg = f"{_where(parts, int(np.flatnonzero(mask)[0]))}: {what}"
                 warnings.append(f"{count:,} battle(s) with {what} skipped (first: {msg})")
-    keep = ~any_bad
-    if not keep.any():
-        raise ArenaError("no valid battles left")
     out = Battles(names, np.asarray(a, np.uint32), np.asarray(b, np.uint32), y, weight, prompt,
-                  prompts, category, categories, features, feature_names, warnings)
-    if any_bad.any():
+                  prompts, category, categories, features, feature_names, warnings, outcome,
+                  board if weight is None and prompt is None else None)
+    if skipped:
+        keep = ~any_bad
         sub = out.subset(keep)
         sub.category = None if category is None else category[keep]
         sub.categories, sub.warnings = categories, warnings
         return sub
     return out
+
+
+#: Why a row is not a battle (the warnings' words).
+MISSING = "a missing model name"
+SELF = "a model against itself"
+NOT_A_WINNER = "a winner outside model_a, model_b, tie, tie (bothbad) (or A/B/tie, 1/0/0.5)"
+
+#: The core's flags of a row that is not a battle (rust/kscore-core/src/battles/columns.rs).
+MISSING_A, MISSING_B, SELF_BATTLE, BAD_WINNER = 1, 2, 4, 8
+
+
+def _outcome_codes(words: list[bytes]) -> list[int]:
+    """What each distinct winner word means (the core asks between its two
+    passes): 0 loss, 1 tie, 2 win of model_a; 255 not a winner value."""
+    out = []
+    for w in words:
+        v = WINNERS.get(w.decode("utf-8", "replace").strip().lower())
+        out.append(255 if v is None else int(round(2 * v)))
+    return out
+
+
+def _arrays(chunks: list[Any]) -> list[tuple[Any, ...]]:
+    """Each string chunk as the core reads it: offsets, bytes, and the
+    validity bitmap with the bit of its first row (None without nulls)."""
+    out: list[tuple[Any, ...]] = []
+    for c in chunks:
+        offsets, data = _buffers(c)
+        valid = None
+        if c.null_count:
+            valid = (np.frombuffer(c.buffers()[0], np.uint8), c.offset)
+        out.append((offsets, data, valid))
+    return out
+
+
+def _code_battles(col_a: Any, col_b: Any, col_w: Any) -> tuple[Codes, Codes, U8, U8, list[str], Any] | None:
+    """``(a, b, outcome, flags, names, board)`` by one call of the core
+    (kscore._kscore.code_battles: both model columns and the winner words
+    coded, checked and the board's rows counted in one pass over the
+    strings, straight from Arrow's buffers), when the three columns are
+    plain strings; None otherwise (Parquet's dictionaries, numbers)."""
+    from .. import _kscore
+
+    chunks = [_plain_chunks(c) for c in (col_a, col_b, col_w)]
+    if any(c is None for c in chunks):
+        return None
+    ca, cb, cw = (c or [] for c in chunks)
+    a, b, outcome, flags, uniq, board = _kscore.code_battles(_arrays(ca), _arrays(cb), _arrays(cw), _outcome_codes)
+    words = [u.decode("utf-8", "replace") for u in uniq]
+    names = sorted(set(words))
+    if names != words:  # (bytes that are not UTF-8: the decoded names' order and set decide; count again)
+        at = {m: j for j, m in enumerate(names)}
+        remap = np.array([at[w] for w in words], np.uint32)
+        a, b, board = remap[a], remap[b], None
+    return a, b, outcome, flags, names, board
 
 
 def _strings(col: Any) -> Any:

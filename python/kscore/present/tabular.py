@@ -16,6 +16,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from .._kscore import csv_lines
 from ..leaderboard.api import ALL
 from .model import Board, ComparisonReport, PlanReport, rank_text
 
@@ -43,15 +46,41 @@ def _cells(values: list[Any]) -> list[str]:
     return ["" if x is None else str(x) for x in values]
 
 
+#: The smallest int64: an empty field of an integer column (kscore._kscore.csv_lines).
+_NO_INT = -(2**63)
+
+
+def _typed(values: list[Any]) -> Any:
+    """A column for :func:`kscore._kscore.csv_lines`, the fields of
+    :func:`_cells`: a float64 array where every value is a float or None
+    (repr in Rust, None and NaN empty), an int64 array where every value
+    is an int (not a bool) or None and fits, else the fields themselves;
+    text quoted only where some value must be (one scan of the column)."""
+    kinds = set(map(type, values))
+    kinds.discard(type(None))
+    if kinds == {float}:
+        return np.array([math.nan if x is None else x for x in values] if None in values else values, np.float64)
+    if kinds == {int}:
+        ints = [_NO_INT if x is None else x for x in values] if None in values else values
+        if min(ints) > _NO_INT and max(ints) < 2**63:
+            return np.array(ints, np.int64)
+    if kinds == {str}:
+        joined = "".join(x for x in values if x is not None)
+        if not ("," in joined or '"' in joined or "\r" in joined or "\n" in joined):
+            return ["" if x is None else x for x in values] if None in values else values
+    return _cells(values)
+
+
 def _csv_line(fields: Iterable[Any]) -> str:
     return ",".join(csv_field(x) for x in fields) + "\n"
 
 
 def render_csv(board: Board) -> str:
-    """The board's ``table`` as CSV: a header line, a line per row."""
+    """The board's ``table`` as CSV: a header line, a line per row (the
+    body written by the core a row at a time from typed columns:
+    kscore._kscore.csv_lines, floats as Python's ``repr``)."""
     table = board.table or {}
-    columns = [_cells(values) for values in table.values()]
-    return _csv_line(table) + "".join(",".join(row) + "\n" for row in zip(*columns))
+    return _csv_line(table) + csv_lines([_typed(values) for values in table.values()])
 
 
 def to_arrow(board: Board) -> Any:

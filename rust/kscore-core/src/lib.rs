@@ -21,7 +21,8 @@
 //!   sets' max-t bootstrap).
 //! - `interval`: the leaderboard's default interval's monotone envelope.
 //!
-//! And four files at the top: `metric` (the metric table: names, aliases,
+//! And five files at the top: `text` (floats and CSV lines as Python
+//! writes them, for the leaderboard's CSV), `metric` (the metric table: names, aliases,
 //! credit at each k), `par` (when work is worth handing to the thread pool),
 //! `cancel` (stopping long kernels early: the binding's Ctrl-C) and `error`.
 
@@ -46,5 +47,6 @@ pub mod ratings;
 pub mod tailpass;
 #[cfg(test)]
 mod testutil;
+pub mod text;
 
 pub use error::{Error, Result};

@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use kscore_core::battles::bootstrap::{bootstrap, Unit};
+use kscore_core::battles::columns::{self, Column};
 use kscore_core::battles::encode::{encode, encode_sorted, Strings};
 use kscore_core::battles::fit::{fit, Pairs};
 use kscore_core::battles::sandwich::{sandwich, Ridge};
@@ -119,6 +120,96 @@ pub fn encode_sorted_strings<'py>(
     let codes = codes.into_iter().map(|c| c.into_pyarray(py)).collect();
     let names = names.iter().map(|s| PyBytes::new(py, s)).collect();
     Ok((codes, names))
+}
+
+/// One string array as Python hands it over: offsets (int32 or int64),
+/// bytes, and the validity bitmap with the bit of row 0 (None: no nulls).
+type ArrayArg<'py> = (
+    Bound<'py, PyAny>,
+    PyReadonlyArray1<'py, u8>,
+    Option<(PyReadonlyArray1<'py, u8>, usize)>,
+);
+
+struct Held<'py> {
+    offsets: Offsets<'py>,
+    data: PyReadonlyArray1<'py, u8>,
+    valid: Option<(PyReadonlyArray1<'py, u8>, usize)>,
+}
+
+fn hold(arrays: Vec<ArrayArg<'_>>) -> PyResult<Vec<Held<'_>>> {
+    let mut held = Vec::with_capacity(arrays.len());
+    for (offsets, data, valid) in arrays {
+        let offsets = if let Ok(o) = offsets.extract::<PyReadonlyArray1<'_, i32>>() {
+            Offsets::Narrow(o)
+        } else {
+            Offsets::Wide(offsets.extract::<PyReadonlyArray1<'_, i64>>()?)
+        };
+        held.push(Held { offsets, data, valid });
+    }
+    Ok(held)
+}
+
+fn column_views<'a>(held: &'a [Held<'_>]) -> PyResult<Vec<Column<'a>>> {
+    let mut out = Vec::with_capacity(held.len());
+    for h in held {
+        let d = h.data.as_slice()?;
+        let strings = match &h.offsets {
+            Offsets::Narrow(a) => Strings::Narrow(a.as_slice()?, d),
+            Offsets::Wide(a) => Strings::Wide(a.as_slice()?, d),
+        };
+        let valid = match &h.valid {
+            Some((bits, at)) => Some((bits.as_slice()?, *at)),
+            None => None,
+        };
+        out.push(Column { strings, valid });
+    }
+    Ok(out)
+}
+
+/// What `code_battles` returns: the codes of model_a and model_b, the
+/// outcome of model_a and the flags per battle, the names, the board.
+type CodedBattles<'py> = (
+    U32Vec<'py>,
+    U32Vec<'py>,
+    Bound<'py, PyArray1<u8>>,
+    Bound<'py, PyArray1<u8>>,
+    Vec<Bound<'py, PyBytes>>,
+    Option<BattleBoard>,
+);
+
+/// `(a, b, outcome, flags, names, board)`: battles from their string
+/// columns (model_a, model_b, winner: each a list of arrays given as
+/// `(offsets, data, validity)`) in one pass of the core
+/// (kscore_core::battles::columns): the models' codes over the names sorted
+/// by their bytes, the result of model_a (0, 1, 2; 255: not a winner value)
+/// and what is wrong per battle (1, 2: model_a, model_b missing; 4: a model
+/// against itself; 8: not a winner value), and the unique rows of the good
+/// battles (None past 836 models). `outcomes(words)` is called once, with
+/// the distinct winner words (bytes), and gives each its outcome.
+#[pyfunction]
+pub fn code_battles<'py>(
+    py: Python<'py>,
+    model_a: Vec<ArrayArg<'py>>,
+    model_b: Vec<ArrayArg<'py>>,
+    winner: Vec<ArrayArg<'py>>,
+    outcomes: &Bound<'py, PyAny>,
+) -> PyResult<CodedBattles<'py>> {
+    let (ha, hb, hw) = (hold(model_a)?, hold(model_b)?, hold(winner)?);
+    let (ca, cb, cw) = (column_views(&ha)?, column_views(&hb)?, column_views(&hw)?);
+    let rows: usize = ca.iter().map(|c| c.strings.len()).sum();
+    let pending = enter_long(py, rows.saturating_mul(30), || columns::code(&ca, &cb, &cw))?;
+    let words: Vec<Bound<'py, PyBytes>> = pending.words().iter().map(|w| PyBytes::new(py, w)).collect();
+    let given: Vec<u8> = outcomes.call1((words,))?.extract()?;
+    let coded = enter_long(py, rows.saturating_mul(6), || pending.finish(&given))?;
+    let names = coded.names.iter().map(|s| PyBytes::new(py, s)).collect();
+    Ok((
+        coded.a.into_pyarray(py),
+        coded.b.into_pyarray(py),
+        coded.outcome.into_pyarray(py),
+        coded.flags.into_pyarray(py),
+        names,
+        coded.board.map(|board| BattleBoard { board }),
+    ))
 }
 
 /// The unique (prompt, pair, outcome, weight) rows of a set of battles.

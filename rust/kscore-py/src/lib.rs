@@ -25,6 +25,7 @@ mod rankers;
 mod ratings;
 mod rows;
 mod tailpass;
+mod text;
 
 /// Inverse standard normal CDF (Cephes `ndtri`, as `scipy.special.ndtri`).
 #[pyfunction]
@@ -139,11 +140,14 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(battles::style_board, m)?)?;
     m.add_function(wrap_pyfunction!(battles::encode_strings, m)?)?;
     m.add_function(wrap_pyfunction!(battles::encode_sorted_strings, m)?)?;
+    m.add_function(wrap_pyfunction!(battles::code_battles, m)?)?;
     // irt (python/kscore/rank/_irt/): item response theory fits
     irt::register(m)?;
     // kscore.aggregate's confidence signals (aggregate_confidence.rs)
     aggregate_confidence::register(m)?;
     // kscore.aggregate's speed pass (aggregate.rs: order_by_score, ...)
     aggregate::register_speed(m)?;
+    // present (python/kscore/present/tabular.py): the CSV's lines, floats as repr
+    m.add_function(wrap_pyfunction!(text::csv_lines, m)?)?;
     Ok(())
 }

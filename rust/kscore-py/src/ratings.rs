@@ -4,12 +4,15 @@
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
+use pyo3::marker::Ungil;
 use pyo3::prelude::*;
 
+use kscore_core::pairwise::counts::Packed;
 use kscore_core::pairwise::mcmc::{Chain, Posterior};
 use kscore_core::ratings::glicko::{glicko as core_glicko, Glicko};
 use kscore_core::ratings::trueskill::{trueskill as core_trueskill, TrueSkill};
 use kscore_core::ratings::{elo::elo as core_elo, TiePolicy};
+use kscore_core::Error;
 
 use crate::enter::enter_long;
 use crate::pairwise::packed;
@@ -23,14 +26,37 @@ fn policy_of(name: &str) -> PyResult<TiePolicy> {
     }
 }
 
-/// Estimated nanoseconds: a few per pair of models and event.
-fn cost(rows: usize, events: usize, per_pair: usize) -> usize {
-    rows.saturating_mul(rows)
+type Two<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>);
+
+/// Run a rating system over the packed rows with the interpreter released:
+/// the rows checked and the tie policy parsed once for all three systems,
+/// the cost estimated at `per_pair` nanoseconds per pair of models and event.
+fn rate<T, F>(
+    py: Python<'_>,
+    bits: &PyReadonlyArray2<'_, u8>,
+    events: usize,
+    policy: &str,
+    per_pair: usize,
+    run: F,
+) -> PyResult<T>
+where
+    F: Ungil + Send + Sync + Fn(Packed<'_>, TiePolicy) -> Result<T, Error>,
+    T: Ungil + Send,
+{
+    let rows = packed(bits, events)?;
+    let policy = policy_of(policy)?;
+    let cost = rows
+        .rows
+        .saturating_mul(rows.rows)
         .saturating_mul(events)
-        .saturating_mul(per_pair)
+        .saturating_mul(per_pair);
+    enter_long(py, cost, || run(rows, policy))
 }
 
-type Two<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>);
+/// Two per-model arrays to numpy.
+fn two(py: Python<'_>, (a, b): (Vec<f64>, Vec<f64>)) -> Two<'_> {
+    (a.into_pyarray(py), b.into_pyarray(py))
+}
 
 /// Elo ratings after every event of the packed rows (scorio's order).
 #[pyfunction]
@@ -42,9 +68,9 @@ pub fn elo<'py>(
     initial: f64,
     policy: &str,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-    let rows = packed(&bits, events)?;
-    let policy = policy_of(policy)?;
-    let out = enter_long(py, cost(rows.rows, events, 2), || core_elo(rows, k, initial, policy))?;
+    let out = rate(py, &bits, events, policy, 2, |rows, policy| {
+        core_elo(rows, k, initial, policy)
+    })?;
     Ok(out.into_pyarray(py))
 }
 
@@ -61,16 +87,17 @@ pub fn glicko<'py>(
     rd_max: f64,
     policy: &str,
 ) -> PyResult<Two<'py>> {
-    let rows = packed(&bits, events)?;
-    let p = Glicko {
-        initial_rating,
-        initial_rd,
-        c,
-        rd_max,
-        policy: policy_of(policy)?,
-    };
-    let (r, rd) = enter_long(py, cost(rows.rows, events, 4), || core_glicko(rows, p))?;
-    Ok((r.into_pyarray(py), rd.into_pyarray(py)))
+    let out = rate(py, &bits, events, policy, 4, |rows, policy| {
+        let p = Glicko {
+            initial_rating,
+            initial_rd,
+            c,
+            rd_max,
+            policy,
+        };
+        core_glicko(rows, p)
+    })?;
+    Ok(two(py, out))
 }
 
 /// TrueSkill means and deviations after every event (`trials`: the events
@@ -89,17 +116,18 @@ pub fn trueskill<'py>(
     draw_margin: f64,
     policy: &str,
 ) -> PyResult<Two<'py>> {
-    let rows = packed(&bits, events)?;
-    let p = TrueSkill {
-        mu,
-        sigma,
-        beta,
-        tau,
-        draw_margin,
-        policy: policy_of(policy)?,
-    };
-    let (m, s) = enter_long(py, cost(rows.rows, events, 20), || core_trueskill(rows, trials, p))?;
-    Ok((m.into_pyarray(py), s.into_pyarray(py)))
+    let out = rate(py, &bits, events, policy, 20, |rows, policy| {
+        let p = TrueSkill {
+            mu,
+            sigma,
+            beta,
+            tau,
+            draw_margin,
+            policy,
+        };
+        core_trueskill(rows, trials, p)
+    })?;
+    Ok(two(py, out))
 }
 
 type StateIn<'py> = (

@@ -1,9 +1,12 @@
 """Reading and counting: a source to its per-(model, question) counts.
 
-reader.py          read_counts / read: any source to its counts table and label
-source.py          what ``source`` names, as something DuckDB can scan
+reader.py          read_counts / read: any source to its counts table and label; the
+                   orchestrator: resolves the read's context once and calls each stage
+context.py         one read's context (threads, DuckDB's settings, its connections)
+source.py          what ``source`` names, as something DuckDB can scan (its connection
+                   opened on first use; CSV headers: separator, names twice)
 compressed.py      .gz / .zst inputs, checked whole
-describe.py        the source's columns and their types
+describe.py        the source's columns and their types (Parquet: from the footer)
 columns.py         which columns hold model, question, outcome, sample
 sql.py             the SQL expressions of one row (RowSql)
 rows.py            RowSql from the described columns
@@ -18,7 +21,7 @@ dask.py            the same counting on a Dask cluster
 recount.py         stored counts mixed with new results; writing counts
 diagnose.py        naming the rows behind the problem counts
 diagnose_read.py   one-line messages for inputs DuckDB refused
-session.py         a read's DuckDB connections, memory limit and spill folder
+session.py         a read's spill folder and memory limit; its connections closed
 interrupt.py       Ctrl-C during a DuckDB query
 
 Imports the leaves (_counts, _issues, _options, runtime/) and kscore.formats

@@ -12,12 +12,12 @@ from dataclasses import dataclass, replace
 
 from .._counts import Counts
 from .._issues import LeaderboardError
-from ..runtime import profile, threads
-from ..runtime.progress import phase
+from ..runtime import profile
 from .arrow import arrow_call, codes_of, drop_unused, int_column, order_cells, question_attributes
 from .direct import applies, count_rows
+from .proof import proven_rows
 from .query import count_query, exact_duplicates, run_checked
-from .shards import REPEATED, to_counts
+from .shards import REPEATED
 from .source import Source
 from .sql import RowSql
 
@@ -37,30 +37,31 @@ class Cells:
     duplicates: int  # valid rows repeating a (model, question, sample)
 
 
-def aggregate(source: Source, r: RowSql) -> Cells:
-    """Run the aggregation; per-cell counts, problem totals."""
-    why = applies(source, r)
+def aggregate(source: Source, r: RowSql, checked: bool = False) -> Cells:
+    """Run the aggregation; per-cell counts, problem totals. ``checked``:
+    by DuckDB's query with every row checked (a repeated sample id found)."""
+    why = REPEATED if checked else applies(source, r)
     if why is None:
         found = count_rows(source, r)
         if not isinstance(found, str):
-            log.info("%s: counted directly on %d threads", source.label, threads.count())
-            phase("counting")
-            return Cells(to_counts(found), r, 0, 0, 0)
+            log.info("%s: counted directly on %d threads", source.label, source.context.threads)
+            return Cells(found, r, 0, 0, 0)
         why = found
-        if found == REPEATED:  # the lean query would find it too: count with every row checked
-            r = replace(r, proven=None)
+        checked = found == REPEATED  # the lean query would find it too: count with every row checked
     if why != "turned off":
         log.info("%s: counted by DuckDB's query (%s threads), not directly: %s", source.label,
-                 threads.chosen() or "all", why)
+                 source.context.chosen or "all", why)
+    # The lean query where the Parquet statistics prove every row clean
+    # (read/proof.py: the footers of every file, read only where DuckDB counts).
+    r = replace(r, proven=None if checked else proven_rows(source, r))
     with profile.phase("DuckDB query", threads="all"):
         table = run_checked(source, count_query(r), filename=source.multi)
-    phase("counting")
     columns = set(table.column_names)
     lean = r.proven is not None and "bad" not in columns
     if lean and "dup" in columns and arrow_call("any", table.column("dup")).as_py():
         # A repeated sample id: count again with every row checked, so that
         # the diagnostics find the repeats and keep the first.
-        return aggregate(source, replace(r, proven=None))
+        return aggregate(source, replace(r, proven=None), checked=True)
     (models, m), (questions, q), *xs = codes_of(table, ["m", "q", *(f"x{i}" for i in range(len(r.extra)))])
     cats = [int_column(table, f"c_{j}") for j in range(r.categories)]
     bad = int_column(table, "bad") if "bad" in columns else None

@@ -4,6 +4,7 @@ or the first common spelling found (docs/leaderboard.md, *Input*)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from .._issues import Issues, LeaderboardError
 from .._options import ColumnNames
@@ -76,6 +77,16 @@ def grouping_columns(available: list[str], taken: tuple[str, ...] = ()) -> tuple
     roles = {spelling_key(x) for spellings in SPELLINGS.values() for x in spellings}
     return tuple(a for a in available if spelling_key(a) in GROUPINGS and spelling_key(a) not in roles
                  and a not in taken)
+
+
+def text_ids(columns: list[tuple[str, str]], names: ColumnNames, files: list[Path]) -> dict[str, str]:
+    """The columns of CSV/TSV files to read as text: the model and question
+    ids (by their spellings, or as given) and the question attributes, but
+    not the folder values of hive partitions. (Read as numbers, '1' and
+    '1.0', or '7' and '07', would be one model or question.)"""
+    hive = {part.split("=", 1)[0] for f in files for part in f.parts[:-1] if "=" in part}
+    given = {names.model, names.question, *names.extra}
+    return {n: "VARCHAR" for n, _ in columns if (spelling_key(n) in ID_KEYS or n in given) and n not in hive}
 
 
 def shown_columns(available: list[str]) -> str:

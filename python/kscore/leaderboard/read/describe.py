@@ -1,32 +1,71 @@
 """The source's columns: their names and DuckDB types, read without a row
-(a single CSV/TSV file sniffed once), and the problems a description shows
-named in one line (a header naming a column twice, a line of JSON Lines that
-is not an object, a column name that is not UTF-8); id columns of CSV read
-as text."""
+(a single CSV/TSV file sniffed once; Parquet files from the first file's
+footer, without DuckDB, where every column has a type named below), and the
+problems a description shows named in one line (a header naming a column
+twice, a line of JSON Lines that is not an object, a column name that is not
+UTF-8); id columns of CSV read as text."""
 
 from __future__ import annotations
 
 from .._issues import LeaderboardError
-from .._options import ColumnNames
-from .columns import ID_KEYS, spelling_key
-from .diagnose_read import duplicate_header, error_line, explain_read_error, json_line
-from .interrupt import interruptible
+from .diagnose_read import error_line, explain_read_error, json_line
 from .source import Source
+
+#: Arrow types of a Parquet footer's columns (pyarrow's reading of the
+#: footer) as DuckDB names them when it reads the file; a column of any
+#: other type (timestamps, decimals, nested, binary, ...) leaves the
+#: description to DuckDB. (tests/test_read_describe.py checks each against
+#: DuckDB's own description.)
+ARROW_TO_DUCKDB = {
+    "bool": "BOOLEAN", "int8": "TINYINT", "int16": "SMALLINT", "int32": "INTEGER", "int64": "BIGINT",
+    "uint8": "UTINYINT", "uint16": "USMALLINT", "uint32": "UINTEGER", "uint64": "UBIGINT", "float": "FLOAT",
+    "double": "DOUBLE", "string": "VARCHAR", "large_string": "VARCHAR",
+}
+
+
+def footer_columns(source: Source) -> list[tuple[str, str]] | None:
+    """The columns of Parquet files as DuckDB describes them, from the first
+    file's footer (DuckDB binds a list of Parquet files by the first file's
+    schema too); None where DuckDB must describe them: not Parquet files,
+    hive-partitioned folders (DuckDB adds and types the folder columns), a
+    column of a type outside :data:`ARROW_TO_DUCKDB`, a name twice or not
+    UTF-8, a footer pyarrow cannot read."""
+    if source.kind != "parquet" or source.relation is not None or not source.files:
+        return None
+    if any("=" in part for f in source.files for part in f.parts[:-1]):
+        return None
+    import pyarrow as pa  # (the direct count's reader: imported where a Parquet read starts)
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(source.files[0])
+        out = []
+        for f in schema:
+            t = str(f.type.value_type) if pa.types.is_dictionary(f.type) else str(f.type)
+            if pa.types.is_dictionary(f.type) and t not in ("string", "large_string"):
+                return None  # (text categories, as pandas writes them, only)
+            out.append((f.name, ARROW_TO_DUCKDB[t]))
+            f.name.encode("utf-8")
+    except Exception:  # noqa: BLE001 - unreadable, odd or unnamed here: DuckDB describes (and names the problem)
+        return None
+    if len({n for n, _ in out}) != len(out):
+        return None
+    return out
 
 
 def describe(source: Source) -> list[tuple[str, str]]:
     """Column names and DuckDB types of the source (a single CSV/TSV file
-    sniffed once, :meth:`Source.sniff`); a CSV/TSV header naming a column
-    twice is refused first."""
-    problem = duplicate_header(source)
-    if problem is not None:
-        raise LeaderboardError(problem)
+    sniffed once, :meth:`Source.sniff`)."""
     source.sniff()
-    rel = interruptible(source.con, lambda: source.run("SELECT * FROM {src} LIMIT 0"))
-    return [(str(n), str(t)) for n, t in zip(rel.columns, rel.types)]
+    return source.columns()
 
 
-def describe_checked(src: Source, names: ColumnNames | None = None) -> list[tuple[str, str]]:
+def describe_checked(src: Source) -> list[tuple[str, str]]:
+    """:func:`describe` (Parquet files from their footers where
+    :func:`footer_columns` can), its problems as one-line errors."""
+    found = footer_columns(src)
+    if found is not None:
+        return found
     import duckdb  # (optional and heavy: imported where a read starts)
 
     try:
@@ -43,13 +82,7 @@ def describe_checked(src: Source, names: ColumnNames | None = None) -> list[tupl
         # DuckDB reads JSON Lines with a line that is not an object (an
         # array, a number) as one column, "json": name that line.
         for path in src.files:
-            found = json_line(path)
-            if found:
-                raise LeaderboardError(found)
-    if src.kind in ("csv", "tsv") and src.relation is None:
-        hive = {part.split("=", 1)[0] for f in src.files for part in f.parts[:-1] if "=" in part}
-        # Ids are text: read as numbers, '1' and '1.0' (or '7' and '07') would be one model or question.
-        given = {names.model, names.question, *names.extra} if names is not None else set()
-        src.types.update({n: "VARCHAR" for n, t in columns if (spelling_key(n) in ID_KEYS or n in given)
-                          and n not in hive})
+            found_line = json_line(path)
+            if found_line:
+                raise LeaderboardError(found_line)
     return columns

@@ -9,31 +9,16 @@ import io
 import json
 import re
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from .compressed import compression, open_binary
-from .source import Source
+from .source import Source, any_field_size
 
 #: What reading a file can raise: the file system (OSError, which pyarrow's
 #: and gzip's decompression errors are too), a stream cut short, corrupt
 #: deflate data.
 _READ_ERRORS = (OSError, EOFError, zlib.error)
-
-
-@contextmanager
-def _any_field_size() -> Iterator[None]:
-    """Python's csv module without its field limit (131 072 characters by
-    default: a longer question id would fail as "field larger than field
-    limit" instead of being read), restored after."""
-    old = csv.field_size_limit()
-    csv.field_size_limit(2**31 - 1)  # a C long on every platform
-    try:
-        yield
-    finally:
-        csv.field_size_limit(old)
 
 
 #: DuckDB's refusal of a CSV line longer than its ``max_line_size`` (the
@@ -119,7 +104,7 @@ def _bad_utf8(path: Path) -> str:
 
 def _csv_line(path: Path, delimiter: str) -> str | None:
     try:
-        with _open_text(path) as fh, _any_field_size():
+        with _open_text(path) as fh, any_field_size():
             reader = csv.reader(fh, delimiter=delimiter)
             head = next(reader, None)
             if head is None:
@@ -134,28 +119,6 @@ def _csv_line(path: Path, delimiter: str) -> str | None:
         return f"{path}: malformed CSV: {exc}"
     except _READ_ERRORS as exc:
         return _cannot_read(path, exc)
-    return None
-
-
-def duplicate_header(source: Source) -> str | None:
-    """The first CSV/TSV header naming a column twice (DuckDB would rename the
-    second and the leaderboard silently read the first), or None. Names are
-    compared as DuckDB compares identifiers, ignoring case."""
-    if source.kind not in ("csv", "tsv"):
-        return None
-    delimiter = source.delimiter
-    for path in source.files:
-        try:
-            with _open_text(path) as fh, _any_field_size():
-                head = next(csv.reader(fh, delimiter=delimiter), None)
-        except (UnicodeDecodeError, csv.Error, *_READ_ERRORS):
-            continue  # reported by the read itself
-        seen: dict[str, int] = {}
-        for i, name in enumerate(head or [], start=1):
-            first = seen.setdefault(name.strip().lower(), i)
-            if first != i:
-                return (f"{path}: the header names column '{name}' twice (columns {first} and {i}); "
-                        "rename one")
     return None
 
 

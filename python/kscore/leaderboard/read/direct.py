@@ -18,8 +18,8 @@ this count would not).
 
 from __future__ import annotations
 
+from .._counts import Counts
 from . import parquet_rows, text_rows
-from .shards import Found
 from .source import Source
 from .sql import RowSql
 
@@ -27,14 +27,12 @@ from .sql import RowSql
 ENABLED = True
 
 
-
-
 def applies(source: Source, r: RowSql) -> str | None:
     """None where the direct count may take this input (it may still
     stop), else why not."""
     if not ENABLED:
         return "turned off"
-    if not source.direct:
+    if not source.context.direct:
         return "a memory limit (DuckDB spills to disk)"
     if source.relation is not None or not source.files or r.names is None:
         return "not a file"
@@ -45,7 +43,7 @@ def applies(source: Source, r: RowSql) -> str | None:
     return f"{source.kind} input"
 
 
-def count_rows(source: Source, r: RowSql) -> Found | str:
+def count_rows(source: Source, r: RowSql) -> Counts | str:
     """The counts, or why the rows cannot be counted here."""
     if source.kind == "parquet":
         return parquet_rows.count_rows(source, r)

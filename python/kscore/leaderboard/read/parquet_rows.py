@@ -1,9 +1,8 @@
 """Parquet files counted in the Rust core, without a query (docs/leaderboard.md,
 *How it reads*; read/direct.py).
 
-Where the Parquet statistics already prove every outcome a category and
-every sample id an integer in a known range (``RowSql.proven``), the counts
-need no per-row SQL: the files' row groups are decoded by pyarrow on every
+Where the outcomes (and sample ids) are integer or boolean columns, the
+counts need no per-row SQL: the files' row groups are decoded by pyarrow on every
 core (row_pool.py: whole files dealt out to the reading threads, or the row
 groups of a few large files), with the string id columns as dictionaries
 (the strings of a row group are hashed once, not once per row) and integer
@@ -15,8 +14,11 @@ string keys, which re-hashes every row's strings.
 It takes string and integer model/question ids, ``--cluster``/``--by``
 columns (a question's value must be one), files named for their models and
 hive-partitioned folders (a model or attribute named by the folder). The
-core checks each row anyway; on anything it cannot vouch for it stops, and
-DuckDB counts the input the general way.
+core checks each row (an outcome outside the categories, a sample id outside
+0..1023, a repeated or missing id); on anything it cannot vouch for it stops,
+and DuckDB counts the input the general way (with the Parquet statistics'
+proof, read/proof.py, where they give one). No footer's statistics are read
+before the count: that would be work on one thread.
 """
 
 from __future__ import annotations
@@ -28,11 +30,11 @@ from typing import Any
 import numpy as np
 
 from ..._kscore import RowBoard
-from ..runtime import threads
+from .._counts import Counts
 from .row_pool import Clock
-from .shards import MAX_IDS, Found, column_types, count_units, file_model
+from .shards import MAX_IDS, count_units, file_model
 from .source import Source
-from .sql import RowSql
+from .sql import INTEGER_TYPES, RowSql
 
 #: Rows per batch at most (a batch never spans row groups).
 BATCH_ROWS = 1 << 22
@@ -57,11 +59,13 @@ def hive_values(path: Path) -> dict[str, str]:
 
 def applies(source: Source, r: RowSql) -> str | None:
     """None where the direct count may take this Parquet input, else why not."""
-    if r.proven is None:
-        return "no Parquet statistics that prove every outcome a category and every sample id in range"
-    if r.s is not None and r.proven + 1 > MAX_IDS:
-        return f"sample ids past {MAX_IDS}"
     assert r.names is not None
+    types = dict(r.types)
+    _, _, outcome_col, sample_col = r.names
+    if not (types.get(outcome_col) == "BOOLEAN" or types.get(outcome_col) in INTEGER_TYPES):
+        return "an outcome column that is not integers or booleans"
+    if sample_col is not None and types.get(sample_col) not in INTEGER_TYPES:
+        return "a sample column that is not integers"
     keys = set().union(*(hive_values(f) for f in source.files))
     if keys:
         _, question_col, outcome_col, sample_col = r.names
@@ -69,7 +73,6 @@ def applies(source: Source, r: RowSql) -> str | None:
             return "a question, outcome or sample column in the folder names"
         used = [k for k in (r.names[0], *(name for name, _ in r.extra)) if k in keys]
         if used:
-            types = column_types(source)
             if any(types.get(k) != "VARCHAR" for k in used):
                 return "a folder value DuckDB reads as a number or date"
             if any("%" in hive_values(f).get(k, "") for f in source.files for k in used):
@@ -79,12 +82,14 @@ def applies(source: Source, r: RowSql) -> str | None:
     return None
 
 
-def count_rows(source: Source, r: RowSql) -> Found | str:
+def count_rows(source: Source, r: RowSql) -> Counts | str:
     """The counts, or why the rows cannot be counted here."""
-    assert r.names is not None and r.proven is not None
+    assert r.names is not None
     model_col, question_col, outcome_col, sample_col = r.names
     extra = [name for name, _ in r.extra]
-    board = RowBoard(r.categories, r.proven + 1 if sample_col is not None else 0, len(extra))
+    # Sample ids 0..MAX_IDS-1, each cell's bitmask of ids seen growing as
+    # larger ids come (the core stops at an id past them, or a negative one).
+    board = RowBoard(r.categories, MAX_IDS if sample_col is not None else 0, len(extra), grow=True)
     # Per file: its model's code where the model is not a column, and its
     # attributes' codes where the folders name them.
     fixed: dict[Path, tuple[Any, list[Any]]] = {}
@@ -95,7 +100,7 @@ def count_rows(source: Source, r: RowSql) -> Found | str:
         else:
             model = board.code(hive[model_col]) if model_col in hive else None
         fixed[path] = (model, [board.code(hive[x], i) if x in hive else None for i, x in enumerate(extra)])
-    units = _units(source.files, threads.count())
+    units = _units(source.files, source.context.threads)
     done = [0]
     total: list[int] = []  # the files' rows, from their footers once the display asks (after a second)
 

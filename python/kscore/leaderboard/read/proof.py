@@ -7,7 +7,7 @@ count need not check each row (:func:`proven`)."""
 from __future__ import annotations
 
 from .source import Source
-from .sql import sample_is_integer
+from .sql import RowSql, sample_is_integer
 
 
 def _stat(value: object) -> int:
@@ -78,3 +78,11 @@ def proven(source: Source, outcome: str, dtype: str, sample: str | None, n_categ
     if any(len(files) != len(source.files) for files in seen.values()):
         return None  # a file without the column (hive partitions, a schema that differs)
     return top
+
+
+def proven_rows(source: Source, r: RowSql) -> int | None:
+    """:func:`proven` for the outcome and sample columns of ``r``."""
+    if r.names is None:
+        return None
+    _, _, outcome, sample = r.names
+    return proven(source, outcome, dict(r.types).get(outcome, ""), sample, r.categories)

@@ -28,7 +28,6 @@ from .._issues import LeaderboardError
 from .._options import ColumnNames
 from .counts_input import is_counts_table
 from .describe import describe
-from .session import connect
 from .source import input_files, open_source
 
 
@@ -153,9 +152,12 @@ def is_counts_file(path: str, input_format: str | None = None) -> bool:
     """Whether ``path`` is a counts table (columns n and c, as a source):
     ``kscore count`` may then write its update over it."""
     try:
-        src = open_source(path, input_format, connect)
+        src = open_source(path, input_format)
         if src.kind in ("npy", "npz") or src.con is None:
             return False
-        return is_counts_table([n for n, _ in describe(src)], ColumnNames())
+        try:
+            return is_counts_table([n for n, _ in describe(src)], ColumnNames())
+        finally:
+            src.con.close()
     except Exception:  # noqa: BLE001 - unreadable: not a counts table (the read reports why)
         return False

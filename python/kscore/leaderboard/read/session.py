@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +26,7 @@ from typing import Any
 
 from .._issues import LeaderboardError
 from ..runtime import threads
+from .source import open_connection
 
 _SIZE = re.compile(r"\s*(\d+(\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*", re.I)
 
@@ -80,37 +82,30 @@ def spill_folder(limit: str | None) -> Iterator[Spill]:
         shutil.rmtree(top, ignore_errors=True)
 
 
-def connect(spill: Spill | None = None) -> object:
-    """A new DuckDB connection with the progress bar's state on (for
-    runtime/progress.py) and, under a memory limit, the spill settings."""
-    import duckdb  # (optional and heavy: imported where a read starts)
+def duckdb_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is DuckDB's, without importing DuckDB (a read that
+    never opened DuckDB, as the direct count of Parquet files, has none)."""
+    duckdb = sys.modules.get("duckdb")
+    return duckdb is not None and isinstance(exc, duckdb.Error)
 
-    con = duckdb.connect()
-    # query_progress() (the progress display) needs the progress bar on; its
-    # own printing stays off.
-    con.execute("SET enable_progress_bar = true; SET enable_progress_bar_print = false")
+
+def connect(spill: Spill | None = None) -> object:
+    """A new DuckDB connection with the run's thread count and, under a
+    memory limit, the spill settings (a read's own connections are opened
+    by its Source, with the settings of the read's context)."""
     setting = threads.duckdb_setting()  # --threads / KSCORE_THREADS (default: DuckDB's, every core)
-    if setting is not None:
-        con.execute(setting)
-    if spill is not None:
-        con.execute(spill.settings())
-    return con
+    return open_connection([x for x in (setting, spill.settings() if spill is not None else None) if x])
 
 
 @dataclass
 class Session:
-    """One read's connections: :meth:`connect` opens one (with the spill
-    settings) and keeps it, to be closed when the read ends; ``spilled``:
-    whether the read spilled to disk (known once it has ended)."""
+    """One read's spill folder and connections (``opened``: each that the
+    read opens is added, read/context.py, and closed when the read ends);
+    ``spilled``: whether the read spilled to disk (known once it has ended)."""
 
     spill: Spill
     opened: list[Any] = field(default_factory=list)
     spilled: bool = False
-
-    def connect(self) -> object:
-        con = connect(self.spill)
-        self.opened.append(con)
-        return con
 
 
 @contextmanager
@@ -118,8 +113,6 @@ def session(limit: str | None) -> Iterator[Session]:
     """A :class:`Session` in a fresh spill folder: its connections are closed
     when the block ends, however it ends, and the folder removed after them
     (DuckDB removes its own spill files as a connection closes)."""
-    import duckdb  # (optional and heavy: imported where a read starts)
-
     with spill_folder(limit) as spill:
         held = Session(spill)
         try:
@@ -129,5 +122,6 @@ def session(limit: str | None) -> Iterator[Session]:
             for con in held.opened:  # before the folder goes: DuckDB removes its own spill files
                 try:
                     con.close()
-                except duckdb.Error:  # busy with a query still unwinding from Ctrl-C: the run is ending anyway
-                    pass
+                except Exception as exc:  # busy with a query still unwinding from Ctrl-C: the run is ending anyway
+                    if not duckdb_error(exc):
+                        raise

@@ -1,21 +1,17 @@
-"""What the direct count's readers share (read/direct.py): the counts it
-finds (:class:`Found`), the run of the reading threads over the units of an
-input and the shards added up and named (:func:`count_units`), the words
-for why it stops, and the helpers both readers use (the DuckDB types of the
-columns, a file's model name as DuckDB gives it)."""
+"""What the direct count's readers share (read/direct.py): the run of the
+reading threads over the units of an input and the shards added up and
+named into the counts (:func:`count_units`), the words for why it stops,
+and a file's model name as DuckDB gives it."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..._arrays import IntArray
 from .._counts import Counts
-from ..runtime import profile, threads
-from .interrupt import interruptible
+from ..runtime import profile
 from .row_pool import Pool
 from .source import Source
 
@@ -30,20 +26,6 @@ MAX_IDS = 1024
 _FILE_MODEL = re.compile(r"([^/\\]+?)([.][^/\\]*)?$")
 
 
-@dataclass
-class Found:
-    """The counts of a direct count: sorted names, per cell its model and
-    question code and its category counts (categories x cells), and per
-    carried attribute each question's value."""
-
-    models: list[str]
-    questions: list[str]
-    model: IntArray
-    question: IntArray
-    categories: IntArray
-    attributes: dict[str, list[str | None]]
-
-
 def file_model(source: Source, path: Path) -> str:
     """The model DuckDB names a file without a model column by."""
     if not source.multi:
@@ -52,21 +34,15 @@ def file_model(source: Source, path: Path) -> str:
     return found.group(1) if found else str(path)
 
 
-def column_types(source: Source) -> dict[str, str]:
-    """The source's column names and their DuckDB types."""
-    rel = interruptible(source.con, lambda: source.run("SELECT * FROM {src} LIMIT 0"))
-    return {str(n): str(t) for n, t in zip(rel.columns, rel.types)}
-
-
 def count_units(source: Source, board: object, units: Sequence[Any], work: Callable[..., str | None],
-                extra: tuple[tuple[str, str], ...]) -> Found | str:
+                extra: tuple[tuple[str, str], ...]) -> Counts | str:
     """Count ``units`` on the reading threads (row_pool.py: ``work(unit,
     shard, clock, stop)`` on each, a shard of ``board`` per thread), then add
     the shards up and name the cells; the source's progress meter is
     dropped at the end."""
     try:
         with profile.phase("read + count", threads="all") as row:
-            pool = Pool(units, threads.count(), board.shard, work)  # type: ignore[attr-defined]
+            pool = Pool(units, source.context.threads, board.shard, work)  # type: ignore[attr-defined]
             shards = pool.run()
             profile.note(row, {f"{k} (CPU)": v for k, v in pool.spent.cpu.items()})
     finally:
@@ -74,8 +50,10 @@ def count_units(source: Source, board: object, units: Sequence[Any], work: Calla
     return finish(board, shards, extra)
 
 
-def finish(board: object, shards: list[object] | str, extra: tuple[tuple[str, str], ...]) -> Found | str:
-    """The shards of ``board`` added up and named (or why not)."""
+def finish(board: object, shards: list[object] | str, extra: tuple[tuple[str, str], ...]) -> Counts | str:
+    """The shards of ``board`` added up and named into the counts table (or
+    why not; its ``categories``, cells x categories, a view of the core's
+    array)."""
     if isinstance(shards, str):
         return shards
     with profile.phase("merge", threads="all"):
@@ -89,10 +67,4 @@ def finish(board: object, shards: list[object] | str, extra: tuple[tuple[str, st
     models, questions, m, q, cats, attributes = out
     if len(m) == 0:
         return "no rows"
-    return Found(models, questions, m, q, cats, {name: values for (name, _), values in zip(extra, attributes)})
-
-
-def to_counts(found: Found) -> Counts:
-    """The counts table (``categories``: cells x categories, a view of the core's array)."""
-    return Counts(found.models, found.questions, found.model, found.question, found.categories.T,
-                  found.attributes)
+    return Counts(models, questions, m, q, cats.T, {name: values for (name, _), values in zip(extra, attributes)})

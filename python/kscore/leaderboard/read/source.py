@@ -8,18 +8,23 @@ relation. Files are never read into Python: the DuckDB readers stream them
 
 from __future__ import annotations
 
+import csv
 import glob
+import io
 import os
 import warnings
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ... import formats  # (light: its readers are imported on first use)
 from .._issues import LeaderboardError
+from ..runtime import threads
 from .compressed import check_whole, open_binary
+from .context import ReadContext
 from .interrupt import interruptible
 from .sql import literal
 
@@ -55,7 +60,8 @@ class Source:
     label: str
     kind: str  # csv, tsv, jsonl, parquet, npy, npz or table
     files: list[Path] = field(default_factory=list)
-    con: Any = None
+    #: The DuckDB connection, once opened (:attr:`con` opens it on first use).
+    connection: Any = None
     relation: Any = None  # a DuckDB relation given as the source
     glob_text: str | None = None
     types: dict[str, str] = field(default_factory=dict)
@@ -67,28 +73,38 @@ class Source:
     warnings: list[str] = field(default_factory=list)
     #: The field separator of a CSV/TSV input (:func:`sniff_delimiter`).
     delimiter: str = ","
-    #: Whether its rows may be counted outside DuckDB (read/parquet_rows.py);
-    #: not under a memory limit, which is DuckDB's (it spills, the direct
-    #: count would not).
-    direct: bool = True
+    #: The read's context (threads, DuckDB's settings, the connections
+    #: opened, whether the direct count may run: read/context.py), resolved
+    #: once by the orchestrator.
+    context: ReadContext = field(default_factory=ReadContext)
     #: While the direct count runs: its percentage of rows read (the
     #: progress display asks it instead of DuckDB's query progress).
     meter: Callable[[], float] | None = None
+    #: Several files (then each row's file is a column, ``filename``).
+    multi: bool = field(init=False)
+    #: The model name of a single file without a model column.
+    stem: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        # (plain fields, not properties: each stage reads them, none calls back here)
+        self.multi = len(self.files) > 1
+        self.stem = self.files[0].name.split(".")[0] if len(self.files) == 1 else Path(self.label).stem
+
+    @property
+    def con(self) -> Any:
+        """The source's DuckDB connection, opened on first use with the
+        read's settings (a Parquet input described from its footers and
+        counted directly never opens, nor imports, DuckDB)."""
+        if self.connection is None and self.relation is None and self.kind not in ("npy", "npz"):
+            self.connection = open_connection(self.context.duckdb)
+            self.context.opened.append(self.connection)
+        return self.connection
 
     def query_progress(self) -> float:
         """The running read's percentage done (-1: none running), for runtime/progress.py."""
         if self.meter is not None:
             return self.meter()
-        return float(self.con.query_progress()) if self.con is not None else -1.0
-
-    @property
-    def multi(self) -> bool:
-        return len(self.files) > 1
-
-    @property
-    def stem(self) -> str:
-        """The model name of a single file without a model column."""
-        return self.files[0].name.split(".")[0] if len(self.files) == 1 else Path(self.label).stem
+        return float(self.connection.query_progress()) if self.connection is not None else -1.0
 
     def scan(self, filename: bool = False, row_number: bool = False) -> str:
         if self.kind == "table":
@@ -152,6 +168,11 @@ class Source:
             found.append(f"timestampformat = {literal(str(ts_format))}")
         self.sniffed = (", ".join(found), {str(c["name"]): str(c["type"]) for c in columns})
 
+    def columns(self) -> list[tuple[str, str]]:
+        """Column names and DuckDB types of the rows, read without a row."""
+        rel = interruptible(self.con, lambda: self.run("SELECT * FROM {src} LIMIT 0"))
+        return [(str(n), str(t)) for n, t in zip(rel.columns, rel.types)]
+
     def run(self, sql: str, filename: bool = False, row_number: bool = False) -> Any:
         """Run ``sql`` (``{src}`` the rows) and return its DuckDB relation."""
         if self.relation is not None:
@@ -204,17 +225,22 @@ def input_files(source: object) -> list[Path]:
     return []
 
 
-def open_source(source: object, input_format: str | None, connect: Callable[[], Any]) -> Source:
-    """Resolve ``source`` into a :class:`Source` (files are not read yet)."""
+def open_source(source: object, input_format: str | None, context: ReadContext | None = None) -> Source:
+    """Resolve ``source`` into a :class:`Source` (files are not read yet,
+    but for the header of CSV/TSV files: their separator, and a column
+    named twice refused); ``context``: the read's (read/reader.py; by
+    default the run's threads, no spill folder)."""
+    if context is None:
+        setting = threads.duckdb_setting()
+        context = ReadContext(threads.count(), threads.chosen(), (setting,) if setting else ())
     if isinstance(source, (str, os.PathLike)):
         text = os.fspath(source)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             tool = _tool_results(text, input_format)
         if tool is not None:
-            con = connect()
-            con.register(VIEW, tool)
-            return Source(text, "table", con=con, warnings=[str(w.message) for w in caught])
+            return Source(text, "table", connection=_registered(tool, context), context=context,
+                          warnings=[str(w.message) for w in caught])
         files, pattern = _expand(text)
         if len(files) == 1 and files[0].stat().st_size == 0:
             raise LeaderboardError(f"{files[0]} is empty")
@@ -231,16 +257,39 @@ def open_source(source: object, input_format: str | None, connect: Callable[[], 
             raise LeaderboardError(f"{text}: .npy/.npz inputs are read one file at a time")
         for f in files:
             check_whole(f)
-        con = None if kind in ("npy", "npz") else connect()
         delimiter = "\t" if kind == "tsv" else files_delimiter(files) if kind == "csv" else ","
-        return Source(text, kind, files, con, glob_text=pattern, delimiter=delimiter)
+        if kind in ("csv", "tsv"):
+            problem = duplicate_header(files, delimiter)
+            if problem is not None:
+                raise LeaderboardError(problem)
+        return Source(text, kind, files, glob_text=pattern, delimiter=delimiter, context=context)
     duckdb = _duckdb()
     if isinstance(source, duckdb.DuckDBPyRelation):
-        return Source("DuckDB relation", "table", relation=source)
-    con = connect()
+        return Source("DuckDB relation", "table", relation=source, context=context)
     table = _as_arrow_or_frame(source)
+    return Source(f"{type(source).__module__.split('.')[0]} {type(source).__name__}", "table",
+                  connection=_registered(table, context), context=context)
+
+
+def open_connection(settings: Sequence[str] = ()) -> Any:
+    """A new DuckDB connection with the progress bar's state on (for
+    runtime/progress.py) and ``settings`` run on it (its threads, memory
+    limit and spill folder: :class:`ReadContext`)."""
+    con = _duckdb().connect()
+    # query_progress() (the progress display) needs the progress bar on; its
+    # own printing stays off.
+    con.execute("SET enable_progress_bar = true; SET enable_progress_bar_print = false")
+    for sql in settings:
+        con.execute(sql)
+    return con
+
+
+def _registered(table: object, context: ReadContext) -> Any:
+    """A connection of the read with ``table`` registered as :data:`VIEW`."""
+    con = open_connection(context.duckdb)
+    context.opened.append(con)
     con.register(VIEW, table)
-    return Source(f"{type(source).__module__.split('.')[0]} {type(source).__name__}", "table", con=con)
+    return con
 
 
 #: Field separators a CSV file may use besides the comma: the semicolon of
@@ -295,6 +344,38 @@ def files_delimiter(files: list[Path]) -> str:
         raise LeaderboardError(f"{files[0]} is separated by {first!r} but {other} by {found[other]!r}; "
                                "read them separately or convert one")
     return first
+
+
+@contextmanager
+def any_field_size() -> Iterator[None]:
+    """Python's csv module without its field limit (131 072 characters by
+    default: a longer question id would fail as "field larger than field
+    limit" instead of being read), restored after."""
+    old = csv.field_size_limit()
+    csv.field_size_limit(2**31 - 1)  # a C long on every platform
+    try:
+        yield
+    finally:
+        csv.field_size_limit(old)
+
+
+def duplicate_header(files: list[Path], delimiter: str) -> str | None:
+    """The first CSV/TSV header naming a column twice (DuckDB would rename the
+    second and the leaderboard silently read the first), or None. Names are
+    compared as DuckDB compares identifiers, ignoring case."""
+    for path in files:
+        try:
+            with io.TextIOWrapper(open_binary(path), encoding="utf-8-sig", newline="") as fh, any_field_size():
+                head = next(csv.reader(fh, delimiter=delimiter), None)
+        except (UnicodeDecodeError, csv.Error, OSError, EOFError, zlib.error):
+            continue  # reported by the read itself
+        seen: dict[str, int] = {}
+        for i, name in enumerate(head or [], start=1):
+            first = seen.setdefault(name.strip().lower(), i)
+            if first != i:
+                return (f"{path}: the header names column '{name}' twice (columns {first} and {i}); "
+                        "rename one")
+    return None
 
 
 def _tool_results(text: str, input_format: str | None) -> object | None:

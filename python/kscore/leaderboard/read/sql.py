@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-_INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
-            "UHUGEINT")
+#: DuckDB's integer types.
+INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                 "UBIGINT", "UHUGEINT")
 
 
 def ident(name: str) -> str:
@@ -32,7 +33,7 @@ def outcome_expr(col: str, dtype: str) -> str:
     c = value(col, dtype)
     if dtype == "BOOLEAN":
         return f"CAST({c} AS TINYINT)"
-    if dtype in _INTEGER or dtype.startswith("DECIMAL"):
+    if dtype in INTEGER_TYPES or dtype.startswith("DECIMAL"):
         return c
     if dtype in ("FLOAT", "DOUBLE"):
         return f"CASE WHEN isfinite({c}) THEN {c} END"
@@ -66,6 +67,9 @@ class RowSql:
     #: sample; None: absent), for the direct count of Parquet rows
     #: (read/parquet_rows.py).
     names: tuple[str | None, str, str, str | None] | None = None
+    #: The source's columns and their DuckDB types as its scan reads them
+    #: (the described types, CSV ids read as text), for the direct count.
+    types: tuple[tuple[str, str], ...] = ()
 
     def select(self) -> str:
         s = self.s if self.s is not None else "0"
@@ -80,4 +84,4 @@ class RowSql:
 
 
 def sample_is_integer(dtype: str) -> bool:
-    return dtype in _INTEGER
+    return dtype in INTEGER_TYPES

@@ -24,11 +24,12 @@ from typing import Any
 import numpy as np
 
 from ..._kscore import RowBoard, TextLayout
+from .._counts import Counts
 from .compressed import compression
 from .row_pool import Clock
-from .shards import MAX_IDS, Found, column_types, count_units, file_model
+from .shards import MAX_IDS, count_units, file_model
 from .source import Source
-from .sql import RowSql, sample_is_integer
+from .sql import INTEGER_TYPES, RowSql
 
 #: Bytes a reading thread hands the core at a time.
 CHUNK = 1 << 24
@@ -66,11 +67,11 @@ def layout(source: Source, r: RowSql) -> Any:
     assert r.names is not None
     model_col, question_col, outcome_col, sample_col = r.names
     extra = [name for name, _ in r.extra]
-    types = column_types(source)
+    types = dict(r.types)
     outcome_is = _outcome_is(types.get(outcome_col, ""))
     if outcome_is is None:
         return f"an outcome column of type {types.get(outcome_col)}"
-    if sample_col is not None and not sample_is_integer(types.get(sample_col, "")):
+    if sample_col is not None and types.get(sample_col, "") not in INTEGER_TYPES:
         return "sample ids that are not integers"
     ids = [c for c in (model_col, question_col, *extra) if c is not None]
     if source.kind == "jsonl":
@@ -130,7 +131,7 @@ def _open(path: Path) -> Any:
     return pa.input_stream(str(path), compression=kind)
 
 
-def count_rows(source: Source, r: RowSql) -> Found | str:
+def count_rows(source: Source, r: RowSql) -> Counts | str:
     """The counts, or why the lines cannot be counted here."""
     assert r.names is not None
     found = layout(source, r)

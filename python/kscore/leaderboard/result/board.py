@@ -5,6 +5,8 @@ table for arrow, pandas or polars (docs/leaderboard.md, *Python API*)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter, is_, itemgetter, methodcaller
 from typing import Any
 
 from .._counts import Counts
@@ -20,6 +22,12 @@ from .show import Shown
 
 #: The ``group`` of the overall board in tables with ``by`` groups.
 ALL = "(all)"
+
+# The attributes :meth:`Leaderboard.columns` reads of each row and value.
+_RANK, _MODEL, _QUESTIONS, _N_MIN, _N_MAX, _ACCURACY, _VALUES = map(
+    attrgetter, ("rank", "model", "questions", "n_min", "n_max", "accuracy", "values"))
+_ESTIMATE, _SIGMA, _LO, _HI, _POSTERIOR_MEAN = map(attrgetter, ("estimate", "sigma", "lo", "hi", "posterior_mean"))
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
 @dataclass
@@ -149,25 +157,28 @@ class Leaderboard:
                 out[key] = [v for p in parts for v in p[key]]
             return out
         rs = self.rows if top is None else self.rows[:top]
+        # (a column at a time: attribute reads mapped in C over the rows, no per-row Python)
+        ranks = list(map(_RANK, rs))
         cols: dict[str, list[Any]] = {
-            "rank": [rank_label(r) for r in rs],
-            "rank_lo": [r.rank[0] if r.rank else None for r in rs],
-            "rank_hi": [r.rank[1] if r.rank else None for r in rs],
-            "model": [r.model for r in rs],
-            "questions": [r.questions for r in rs],
-            "samples_min": [r.n_min for r in rs],
-            "samples_max": [r.n_max for r in rs],
-            "accuracy": [r.accuracy for r in rs],
+            "rank": list(map(rank_label, rs)),
+            "rank_lo": [None if r is None else r[0] for r in ranks] if None in ranks else list(map(_FIRST, ranks)),
+            "rank_hi": [None if r is None else r[1] for r in ranks] if None in ranks else list(map(_SECOND, ranks)),
+            "model": list(map(_MODEL, rs)),
+            "questions": list(map(_QUESTIONS, rs)),
+            "samples_min": list(map(_N_MIN, rs)),
+            "samples_max": list(map(_N_MAX, rs)),
+            "accuracy": list(map(_ACCURACY, rs)),
         }
+        values = list(map(_VALUES, rs))
+        fields = [("", _ESTIMATE), ("_sigma", _SIGMA), ("_lo", _LO), ("_hi", _HI)]
+        if self.interval == "posterior":
+            fields.append(("_posterior_mean", _POSTERIOR_MEAN))
         for m in self.metrics:
             name = m.name  # (a property: computed at each use)
-            vals = [r.values.get(name) for r in rs]
-            cols[name] = [None if v is None else v.estimate for v in vals]
-            cols[f"{name}_sigma"] = [None if v is None else v.sigma for v in vals]
-            cols[f"{name}_lo"] = [None if v is None else v.lo for v in vals]
-            cols[f"{name}_hi"] = [None if v is None else v.hi for v in vals]
-            if self.interval == "posterior":
-                cols[f"{name}_posterior_mean"] = [None if v is None else v.posterior_mean for v in vals]
+            vals = list(map(methodcaller("get", name), values))
+            missing = any(map(is_, vals, repeat(None)))  # (not `None in vals`: a Python __eq__ per value)
+            for suffix, get in fields:
+                cols[name + suffix] = [None if v is None else get(v) for v in vals] if missing else list(map(get, vals))
         return cols
 
     def to_arrow(self, groups: bool = False) -> Any:

@@ -61,6 +61,10 @@ class Profile:
         self.current: Row | None = None
         self.start = _now()
         self.since = self.start
+        #: CPU seconds the process spent before the profile began (the
+        #: interpreter's start-up and the imports, for a command; whatever
+        #: the caller did first, for the library): in no row, said apart.
+        self.before = self.start[1]
 
     def mark(self, name: str) -> None:
         """A new phase begins (the previous one ends)."""
@@ -123,6 +127,9 @@ class Profile:
             f = serial_cpu / total_cpu
             bounds = ", ".join(f"{amdahl(f, n):.1f}x at {n}" for n in AMDAHL_CORES)
             lines.append(f"one-thread phases (serial): {100 * f:.1f}% of the CPU time; Amdahl bound {bounds} cores")
+            g = (serial_cpu + self.before) / (total_cpu + self.before)
+            lines.append(f"before the profile (start-up, imports): {self.before:.3f} s CPU on one thread; with it "
+                         f"{100 * g:.1f}% (Amdahl {amdahl(g, 16):.1f}x at 16 cores)")
         return "\n".join(lines)
 
 

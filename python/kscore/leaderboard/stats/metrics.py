@@ -22,6 +22,11 @@ either
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterable
+from itertools import repeat
+from operator import attrgetter
+
 import numpy as np
 import numpy.typing as npt
 
@@ -72,6 +77,15 @@ def _clamp(x: FloatArray, lo: float, hi: float) -> FloatArray:
     return out
 
 
+_VALUES = attrgetter("values")
+
+
+def _put(values: dict[int, dict[str, Value | None]], at: list[int], name: str, made: Iterable[Value]) -> None:
+    """``values[i][name] = v`` for each model ``i`` of ``at`` and value ``v``
+    of ``made``, in order (one pass of maps in C, no Python loop)."""
+    deque(map(dict.__setitem__, map(values.__getitem__, at), repeat(name), made), maxlen=0)
+
+
 def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float, interval: str,
             issues: Issues | None = None) -> list[ModelRow]:
     """Every model's row: estimates and intervals of every metric, all models
@@ -111,9 +125,13 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             spread = {x: (mean[:, k], se[:, k]) for k, x in enumerate(names, 1)}
         else:
             acc = np.bincount(m, weights=reward[st.of_row], minlength=L) / np.maximum(q_count, 1)
-    rows = {i: ModelRow(counts.models[i], qc, lo_n, hi_n, a, {}) for i, qc, lo_n, hi_n, a in zip(
-        models.tolist(), *(v[models].astype(np.int64).tolist() for v in (q_count, n_min, n_max)),
-        np.asarray(acc, np.float64)[models].tolist())}
+    # (every model's row made by maps in C: no Python loop per model but each row's own __init__)
+    at = models.tolist()
+    made = list(map(ModelRow, map(counts.models.__getitem__, at),
+                    *(v[models].astype(np.int64).tolist() for v in (q_count, n_min, n_max)),
+                    np.asarray(acc, np.float64)[models].tolist(), map(dict, repeat((), len(at)))))
+    rows = dict(zip(at, made))
+    values = dict(zip(at, map(_VALUES, made)))  # (each row's values, by model index)
     z = z_value(confidence)
     samples = model_groups(sc)[2].astype(np.float64) if interval in ("questions", "posterior") else None
     na: dict[str, list[str]] = {}
@@ -153,9 +171,8 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
                     lo_a, hi_a = _clamp(est_a - z * s_a, lo_b, hi_b), _clamp(est_a + z * s_a, lo_b, hi_b)
                 lo_a[np.isnan(s_a)] = np.nan
                 hi_a[np.isnan(s_a)] = np.nan
-            name = metric.name
-            for at, est, s, lo, hi in zip(js.tolist(), est_a.tolist(), s_a.tolist(), lo_a.tolist(), hi_a.tolist()):
-                rows[at].values[name] = Value(est, s, lo, hi)
+            _put(values, js.tolist(), metric.name, map(Value, est_a.tolist(), s_a.tolist(), lo_a.tolist(),
+                                                       hi_a.tolist()))
         else:  # the posterior of the population's mean, on the default interval's units (stats/posterior.py)
             assert samples is not None
             mean, _ = spread.get(metric.name) or _over_questions(sc, metric.name, bad if some_nan else None)

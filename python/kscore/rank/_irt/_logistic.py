@@ -66,31 +66,48 @@ def _fit(
     return fit
 
 
-def _two_pl(
-    R: Any, prior: Any, method: str, return_scores: bool, max_iter: Any, return_item_params: bool, reg: Any  # noqa: N803
-) -> IrtResult:
-    map_fit = prior is not None
-    max_iter = positive_int("max_iter", max_iter)
-    reg = nonnegative_float("reg_discrimination", reg)
+def _require_scale(map_fit: bool, reg: float, label: str) -> None:
+    """scorio's refusal of a joint ML fit without a ridge on ``log a``."""
     if not map_fit and reg == 0.0:
         raise ValueError(
-            "reg_discrimination must be positive for 2PL joint estimation; "
+            f"reg_discrimination must be positive for {label} joint estimation; "
             "without it, the ability/discrimination scale is not identified."
         )
+
+
+def _counts_and_prior(R: Any, prior: Any, reg: float, label: str) -> tuple[npt.NDArray[Any], int, Any, str]:  # noqa: N803
+    """The counts, the prior (None: the joint ML fit, which a uniform prior
+    is, as in scorio: then it needs the ridge) and the fit's name."""
     k, N = _board.counts(R)
-    if map_fit:
+    if prior is not None:
         prior = _priors.coerce(prior)
         if _priors.is_uniform(prior):
             if reg <= 0.0:
-                raise ValueError("reg_discrimination must be positive for an identified 2PL joint fit.")
-            map_fit, prior = False, None
-    name = "rasch_2pl_map" if map_fit else "rasch_2pl"
+                raise ValueError(f"reg_discrimination must be positive for an identified {label} joint fit.")
+            prior = None
+    name = f"rasch_{label.lower()}" + ("" if prior is None else "_map")
+    return k, N, prior, name
+
+
+def _abilities(fit: _joint.LogisticFit, orbit: npt.NDArray[np.int64], prior: Any) -> npt.NDArray[np.float64]:
+    """The abilities, averaged over equivalent models as scorio does unless
+    a prior tells them apart."""
+    if prior is None or _priors.is_exchangeable(prior):
+        return _board.average_over_orbits(fit.theta, orbit)
+    return fit.theta.copy()
+
+
+def _two_pl(
+    R: Any, prior: Any, method: str, return_scores: bool, max_iter: Any, return_item_params: bool, reg: Any  # noqa: N803
+) -> IrtResult:
+    max_iter = positive_int("max_iter", max_iter)
+    reg = nonnegative_float("reg_discrimination", reg)
+    _require_scale(prior is not None, reg, "2PL")
+    k, N, prior, name = _counts_and_prior(R, prior, reg, "2PL")
     orbit = _board.orbits(k)
     fit = _fit(k, N, prior, label="2PL", name=name, guess=None, reg_discrimination=reg, max_iter=max_iter, orbit=orbit)
-    average = not map_fit or _priors.is_exchangeable(prior)
-    scores = _board.average_over_orbits(fit.theta, orbit) if average else fit.theta.copy()
     params = {"difficulty": fit.beta, "discrimination": np.exp(fit.item(1))} if return_item_params else None
-    return result(scores, method, return_scores, params)
+    return result(_abilities(fit, orbit, prior), method, return_scores, params)
 
 
 def rasch_2pl(
@@ -192,30 +209,18 @@ def _three_pl(
     reg_guessing: Any,
     guessing_upper: Any,
 ) -> IrtResult:
-    map_fit = prior is not None
     max_iter = positive_int("max_iter", max_iter)
     reg_d = nonnegative_float("reg_discrimination", reg_discrimination)
     reg_g = nonnegative_float("reg_guessing", reg_guessing)
     upper = check_guessing_upper(guessing_upper)
     fixed = check_fix_guessing(fix_guessing, upper)
-    if not map_fit and reg_d == 0.0:
-        raise ValueError(
-            "reg_discrimination must be positive for 3PL joint estimation; "
-            "without it, the ability/discrimination scale is not identified."
-        )
+    _require_scale(prior is not None, reg_d, "3PL")
     if fixed is None and reg_g == 0.0:
         raise ValueError(
             "reg_guessing must be positive when 3PL guessing parameters are "
             "estimated, so boundary guessing logits cannot diverge."
         )
-    k, N = _board.counts(R)
-    if map_fit:
-        prior = _priors.coerce(prior)
-        if _priors.is_uniform(prior):
-            if reg_d <= 0.0:
-                raise ValueError("reg_discrimination must be positive for an identified 3PL joint fit.")
-            map_fit, prior = False, None
-    name = "rasch_3pl_map" if map_fit else "rasch_3pl"
+    k, N, prior, name = _counts_and_prior(R, prior, reg_d, "3PL")
     orbit = _board.orbits(k)
     guess = _joint.Guess(fixed=fixed, upper=upper, reg=reg_g)
     fit = _fit(
@@ -232,12 +237,10 @@ def _three_pl(
         c = upper / (1.0 + np.exp(-logit_c))
     else:
         c = np.full(M, fixed)
-    average = not map_fit or _priors.is_exchangeable(prior)
-    scores = _board.average_over_orbits(fit.theta, orbit) if average else fit.theta.copy()
     params = (
         {"difficulty": fit.beta, "discrimination": np.exp(fit.item(1)), "guessing": c} if return_item_params else None
     )
-    return result(scores, method, return_scores, params)
+    return result(_abilities(fit, orbit, prior), method, return_scores, params)
 
 
 def rasch_3pl(

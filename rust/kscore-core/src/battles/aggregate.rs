@@ -162,6 +162,12 @@ fn dense_rows(battles: &Battles<'_>) -> Board {
         },
     )
     .unwrap_or_else(|| vec![0u64; l * l * 3]);
+    dense_board(l, &table)
+}
+
+/// The board of a dense `models^2 x 3` table of counts, indexed by
+/// `(lo * models + hi) * 3 + outcome of lo` (`battles` left at 0).
+pub(crate) fn dense_board(l: usize, table: &[u64]) -> Board {
     let mut board = empty(l);
     for (p, cell) in table.chunks_exact(3).enumerate() {
         if cell.iter().all(|&c| c == 0) {

@@ -15,11 +15,14 @@
 //! - `style`: contextual BT (per-battle features, L2 penalty on their
 //!   coefficients as arena-rank sets it), its sandwich and bootstrap.
 //! - `encode`: string columns (Arrow's offsets and bytes) to codes.
+//! - `columns`: the model_a, model_b and winner string columns to codes,
+//!   outcomes, flags and the counted unique rows, in one pass.
 //! - `dense`: the small dense linear algebra (Cholesky) these need; `rng`:
 //!   a seeded xoshiro256++ (the same draws on any number of threads).
 
 pub mod aggregate;
 pub mod bootstrap;
+pub mod columns;
 pub mod dense;
 pub mod encode;
 pub mod fit;

@@ -34,6 +34,49 @@ pub struct Scratch {
     acc: Vec<f64>,
 }
 
+/// A model's passes over its `l x m` cells: the row chunks, the scratch
+/// and the two outputs, kept between passes (`rows`: each row's outputs,
+/// `items`: the items' sums).
+pub struct Passes {
+    l: usize,
+    ranges: Vec<Range<usize>>,
+    scratch: Scratch,
+    pub rows: Vec<f64>,
+    pub items: Vec<f64>,
+}
+
+impl Passes {
+    pub fn new(l: usize, m: usize) -> Self {
+        Passes {
+            l,
+            ranges: chunks(l, m),
+            scratch: Scratch::default(),
+            rows: Vec::new(),
+            items: Vec::new(),
+        }
+    }
+
+    /// [`pass`] with `per_row` outputs a row into `rows` and `per_items`
+    /// sums into `items` (both sized here).
+    pub fn run<F>(&mut self, m: usize, cell_ns: usize, per_row: usize, per_items: usize, work: F) -> Result<f64>
+    where
+        F: Fn(Range<usize>, &mut [f64], &mut [f64]) -> Result<f64> + Sync,
+    {
+        self.rows.resize(self.l * per_row, 0.0);
+        self.items.resize(per_items, 0.0);
+        pass(
+            &self.ranges,
+            m,
+            cell_ns,
+            &mut self.scratch,
+            &mut self.rows,
+            per_row,
+            &mut self.items,
+            work,
+        )
+    }
+}
+
 /// Run `work(rows, row_out, item_acc)` on every chunk (`row_out`: the
 /// chunk's rows' `per_row` outputs; `item_acc`: `per_item` zeros, which the
 /// chunk adds its parts into), then sum the accumulators into `items` in

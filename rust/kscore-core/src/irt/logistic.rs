@@ -15,9 +15,7 @@
 //! direction, never the optimum); a Hessian-vector product is a pass over
 //! the kept values with the exact second derivatives.
 
-use std::ops::Range;
-
-use super::cells::{self, Scratch, SharedRows};
+use super::cells::{Passes, SharedRows};
 use super::newton::Model;
 use super::{sigmoid, sigmoid_softplus, softplus, Count};
 use crate::error::Result;
@@ -41,8 +39,6 @@ pub struct Logistic<'a, T: Count> {
     n: f64,
     guessing: Guessing,
     reg_d: f64,
-    ranges: Vec<Range<usize>>,
-    scratch: Scratch,
     /// `sigmoid(z)` per cell at the last `eval`.
     s: Vec<f32>,
     /// Per item at the last `eval`: `a`, `c`, `dc/dgamma`, `d2c/dgamma2`.
@@ -50,8 +46,7 @@ pub struct Logistic<'a, T: Count> {
     c: Vec<f64>,
     cg: Vec<f64>,
     cgg: Vec<f64>,
-    rows: Vec<f64>,
-    items: Vec<f64>,
+    cells: Passes,
 }
 
 impl<'a, T: Count> Logistic<'a, T> {
@@ -69,15 +64,12 @@ impl<'a, T: Count> Logistic<'a, T> {
             n: n as f64,
             guessing,
             reg_d,
-            ranges: cells::chunks(l, m),
-            scratch: Scratch::default(),
             s: vec![0.0; l * m],
             a: vec![0.0; m],
             c: vec![0.0; m],
             cg: vec![0.0; m],
             cgg: vec![0.0; m],
-            rows: Vec::new(),
-            items: Vec::new(),
+            cells: Passes::new(l, m),
         }
     }
 
@@ -129,104 +121,93 @@ impl<T: Count> Model for Logistic<'_, T> {
         self.items_at(x);
         let (l, m, p) = (self.l, self.m, self.p());
         let q = p + p * p;
-        self.rows.resize(l * 2, 0.0);
-        self.items.resize(m * q, 0.0);
         let (k, n, guessing) = (self.k, self.n, self.guessing);
         let (a, c, cg) = (&self.a, &self.c, &self.cg);
         let free = self.free_c();
         // Split the cache by chunk so each chunk writes its own rows.
         let s_ptr = SharedRows::new(&mut self.s);
-        let value = cells::pass(
-            &self.ranges,
-            m,
-            12,
-            &mut self.scratch,
-            &mut self.rows,
-            2,
-            &mut self.items,
-            |rows, out, acc| {
-                let mut value = 0.0;
-                for (r, row) in rows.clone().enumerate() {
-                    let theta = x[row];
-                    let (mut g_t, mut d_t) = (0.0, 0.0);
-                    let krow = &k[row * m..(row + 1) * m];
-                    // SAFETY: chunks cover disjoint rows, so each cell of the
-                    // cache is written by one chunk only.
-                    let srow = unsafe { s_ptr.row(row, m) };
-                    for i in 0..m {
-                        let b = x[l + i * p];
-                        let ai = a[i];
-                        let z = ai * (theta - b);
-                        let kf = krow[i].get() as f64;
-                        let o = &mut acc[i * q..(i + 1) * q];
-                        if guessing == Guessing::Zero {
-                            let (s, sp) = sigmoid_softplus(z);
-                            srow[i] = s as f32;
-                            value += n * sp - kf * z;
-                            let r = n * s - kf;
-                            let h = n * s * (1.0 - s);
-                            g_t += r * ai;
-                            d_t += h * ai * ai;
-                            o[0] -= r * ai;
-                            o[1] += r * z;
-                            o[2] += h * ai * ai;
-                            o[3] -= h * ai * z;
-                            o[5] += h * z * z;
+        let value = self.cells.run(m, 12, 2, m * q, |rows, out, acc| {
+            let mut value = 0.0;
+            for (r, row) in rows.clone().enumerate() {
+                let theta = x[row];
+                let (mut g_t, mut d_t) = (0.0, 0.0);
+                let krow = &k[row * m..(row + 1) * m];
+                // SAFETY: chunks cover disjoint rows, so each cell of the
+                // cache is written by one chunk only.
+                let srow = unsafe { s_ptr.row(row, m) };
+                for i in 0..m {
+                    let b = x[l + i * p];
+                    let ai = a[i];
+                    let z = ai * (theta - b);
+                    let kf = krow[i].get() as f64;
+                    let o = &mut acc[i * q..(i + 1) * q];
+                    if guessing == Guessing::Zero {
+                        let (s, sp) = sigmoid_softplus(z);
+                        srow[i] = s as f32;
+                        value += n * sp - kf * z;
+                        let r = n * s - kf;
+                        let h = n * s * (1.0 - s);
+                        g_t += r * ai;
+                        d_t += h * ai * ai;
+                        o[0] -= r * ai;
+                        o[1] += r * z;
+                        o[2] += h * ai * ai;
+                        o[3] -= h * ai * z;
+                        o[5] += h * z * z;
+                    } else {
+                        let ci = c[i];
+                        let (s, sp) = sigmoid_softplus(z);
+                        srow[i] = s as f32;
+                        let pr = ci + (1.0 - ci) * s;
+                        let log_q = (-ci).ln_1p() - sp;
+                        let fails = n - kf;
+                        if kf > 0.0 {
+                            value -= kf * pr.ln();
+                        }
+                        if fails > 0.0 {
+                            value -= fails * log_q;
+                        }
+                        let rho = (1.0 - ci) * s / pr;
+                        let rz = fails * s - kf * rho * (1.0 - s);
+                        let izz = n * s * (1.0 - s) * rho;
+                        g_t += rz * ai;
+                        d_t += izz * ai * ai;
+                        o[0] -= rz * ai;
+                        o[1] += rz * z;
+                        if free {
+                            let nll_c = -kf * (1.0 - s) / pr + fails / (1.0 - ci);
+                            let izc = n * s * (1.0 - s) / pr;
+                            let icc = n * (1.0 - s) / (pr * (1.0 - ci));
+                            let cgi = cg[i];
+                            o[2] += nll_c * cgi;
+                            // Fisher block over (b, alpha, gamma): rows 3.. of o.
+                            let jb = -ai;
+                            let ja = z;
+                            o[3] += izz * jb * jb;
+                            o[4] += izz * jb * ja;
+                            o[5] += izc * jb * cgi;
+                            o[7] += izz * ja * ja;
+                            o[8] += izc * ja * cgi;
+                            o[11] += icc * cgi * cgi;
                         } else {
-                            let ci = c[i];
-                            let (s, sp) = sigmoid_softplus(z);
-                            srow[i] = s as f32;
-                            let pr = ci + (1.0 - ci) * s;
-                            let log_q = (-ci).ln_1p() - sp;
-                            let fails = n - kf;
-                            if kf > 0.0 {
-                                value -= kf * pr.ln();
-                            }
-                            if fails > 0.0 {
-                                value -= fails * log_q;
-                            }
-                            let rho = (1.0 - ci) * s / pr;
-                            let rz = fails * s - kf * rho * (1.0 - s);
-                            let izz = n * s * (1.0 - s) * rho;
-                            g_t += rz * ai;
-                            d_t += izz * ai * ai;
-                            o[0] -= rz * ai;
-                            o[1] += rz * z;
-                            if free {
-                                let nll_c = -kf * (1.0 - s) / pr + fails / (1.0 - ci);
-                                let izc = n * s * (1.0 - s) / pr;
-                                let icc = n * (1.0 - s) / (pr * (1.0 - ci));
-                                let cgi = cg[i];
-                                o[2] += nll_c * cgi;
-                                // Fisher block over (b, alpha, gamma): rows 3.. of o.
-                                let jb = -ai;
-                                let ja = z;
-                                o[3] += izz * jb * jb;
-                                o[4] += izz * jb * ja;
-                                o[5] += izc * jb * cgi;
-                                o[7] += izz * ja * ja;
-                                o[8] += izc * ja * cgi;
-                                o[11] += icc * cgi * cgi;
-                            } else {
-                                o[2] += izz * ai * ai;
-                                o[3] -= izz * ai * z;
-                                o[5] += izz * z * z;
-                            }
+                            o[2] += izz * ai * ai;
+                            o[3] -= izz * ai * z;
+                            o[5] += izz * z * z;
                         }
                     }
-                    out[2 * r] = g_t;
-                    out[2 * r + 1] = d_t;
                 }
-                Ok(value)
-            },
-        )?;
+                out[2 * r] = g_t;
+                out[2 * r + 1] = d_t;
+            }
+            Ok(value)
+        })?;
         let mut value = value;
         for j in 0..l {
-            grad[j] = self.rows[2 * j];
-            theta_diag[j] = self.rows[2 * j + 1];
+            grad[j] = self.cells.rows[2 * j];
+            theta_diag[j] = self.cells.rows[2 * j + 1];
         }
         for i in 0..m {
-            let o = &self.items[i * q..(i + 1) * q];
+            let o = &self.cells.items[i * q..(i + 1) * q];
             let base = l + i * p;
             grad[base..base + p].copy_from_slice(&o[..p]);
             let blk = &mut blocks[i * p * p..(i + 1) * p * p];
@@ -253,76 +234,65 @@ impl<T: Count> Model for Logistic<'_, T> {
 
     fn hv(&mut self, x: &[f64], v: &[f64], out: &mut [f64]) -> Result<()> {
         let (l, m, p) = (self.l, self.m, self.p());
-        self.rows.resize(l, 0.0);
-        self.items.resize(m * p, 0.0);
         let (k, n, guessing) = (self.k, self.n, self.guessing);
         let (a, c, cg, cgg, s) = (&self.a, &self.c, &self.cg, &self.cgg, &self.s);
         let free = self.free_c();
-        cells::pass(
-            &self.ranges,
-            m,
-            6,
-            &mut self.scratch,
-            &mut self.rows,
-            1,
-            &mut self.items,
-            |rows, out_rows, acc| {
-                for (r, row) in rows.clone().enumerate() {
-                    let theta = x[row];
-                    let vt = v[row];
-                    let mut o_t = 0.0;
-                    let krow = &k[row * m..(row + 1) * m];
-                    let srow = &s[row * m..(row + 1) * m];
-                    for i in 0..m {
-                        let base = l + i * p;
-                        let ai = a[i];
-                        let z = ai * (theta - x[base]);
-                        let si = srow[i] as f64;
-                        let kf = krow[i].get() as f64;
-                        let (vb, va) = (v[base], v[base + 1]);
-                        let jv = ai * (vt - vb) + z * va;
-                        let o = &mut acc[i * p..(i + 1) * p];
-                        if guessing == Guessing::Zero {
-                            let h = n * si * (1.0 - si);
-                            let r = n * si - kf;
-                            let t = h * ai * jv + r * ai * va;
-                            o_t += t;
-                            o[0] -= t;
-                            o[1] += (h * z + r) * jv;
-                        } else {
-                            let ci = c[i];
-                            let pr = ci + (1.0 - ci) * si;
-                            let rho = (1.0 - ci) * si / pr;
-                            let fails = n - kf;
-                            let zz =
-                                fails * si * (1.0 - si) + kf * rho * (1.0 - si) * (rho * (1.0 - si) - (1.0 - 2.0 * si));
-                            let rz = fails * si - kf * rho * (1.0 - si);
-                            let mut tz = zz * jv;
-                            if free {
-                                let vg = v[base + 2];
-                                let cgi = cg[i];
-                                let zc = kf * (1.0 - si) * (rho * (1.0 - si) + si) / pr;
-                                let cc = kf * (1.0 - si) * (1.0 - si) / (pr * pr) + fails / ((1.0 - ci) * (1.0 - ci));
-                                let nll_c = -kf * (1.0 - si) / pr + fails / (1.0 - ci);
-                                tz += zc * cgi * vg;
-                                o[2] += cgi * (zc * jv + cc * cgi * vg) + nll_c * cgg[i] * vg;
-                            }
-                            let t = ai * tz + rz * ai * va;
-                            o_t += t;
-                            o[0] -= t;
-                            o[1] += z * tz + rz * jv;
+        self.cells.run(m, 6, 1, m * p, |rows, out_rows, acc| {
+            for (r, row) in rows.clone().enumerate() {
+                let theta = x[row];
+                let vt = v[row];
+                let mut o_t = 0.0;
+                let krow = &k[row * m..(row + 1) * m];
+                let srow = &s[row * m..(row + 1) * m];
+                for i in 0..m {
+                    let base = l + i * p;
+                    let ai = a[i];
+                    let z = ai * (theta - x[base]);
+                    let si = srow[i] as f64;
+                    let kf = krow[i].get() as f64;
+                    let (vb, va) = (v[base], v[base + 1]);
+                    let jv = ai * (vt - vb) + z * va;
+                    let o = &mut acc[i * p..(i + 1) * p];
+                    if guessing == Guessing::Zero {
+                        let h = n * si * (1.0 - si);
+                        let r = n * si - kf;
+                        let t = h * ai * jv + r * ai * va;
+                        o_t += t;
+                        o[0] -= t;
+                        o[1] += (h * z + r) * jv;
+                    } else {
+                        let ci = c[i];
+                        let pr = ci + (1.0 - ci) * si;
+                        let rho = (1.0 - ci) * si / pr;
+                        let fails = n - kf;
+                        let zz =
+                            fails * si * (1.0 - si) + kf * rho * (1.0 - si) * (rho * (1.0 - si) - (1.0 - 2.0 * si));
+                        let rz = fails * si - kf * rho * (1.0 - si);
+                        let mut tz = zz * jv;
+                        if free {
+                            let vg = v[base + 2];
+                            let cgi = cg[i];
+                            let zc = kf * (1.0 - si) * (rho * (1.0 - si) + si) / pr;
+                            let cc = kf * (1.0 - si) * (1.0 - si) / (pr * pr) + fails / ((1.0 - ci) * (1.0 - ci));
+                            let nll_c = -kf * (1.0 - si) / pr + fails / (1.0 - ci);
+                            tz += zc * cgi * vg;
+                            o[2] += cgi * (zc * jv + cc * cgi * vg) + nll_c * cgg[i] * vg;
                         }
+                        let t = ai * tz + rz * ai * va;
+                        o_t += t;
+                        o[0] -= t;
+                        o[1] += z * tz + rz * jv;
                     }
-                    out_rows[r] = o_t;
                 }
-                Ok(0.0)
-            },
-        )?;
-        out[..l].copy_from_slice(&self.rows[..l]);
+                out_rows[r] = o_t;
+            }
+            Ok(0.0)
+        })?;
+        out[..l].copy_from_slice(&self.cells.rows[..l]);
         for i in 0..m {
             let base = l + i * p;
             for t in 0..p {
-                out[base + t] = self.items[i * p + t];
+                out[base + t] = self.cells.items[i * p + t];
             }
             out[base + 1] += 2.0 * self.reg_d * v[base + 1];
             if let Guessing::Free { reg, .. } = self.guessing {

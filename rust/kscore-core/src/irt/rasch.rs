@@ -10,9 +10,7 @@
 //! weighted by its `n_g m_h` cells. On a 5,000 x 28,000 board that is at
 //! most 5,000 x 5,001 cells, usually far fewer.
 
-use std::ops::Range;
-
-use super::cells::{self, Scratch, SharedRows};
+use super::cells::{Passes, SharedRows};
 use super::newton::Model;
 use super::sigmoid_softplus;
 use crate::error::Result;
@@ -27,12 +25,9 @@ pub struct Rasch {
     /// Per difficulty group: its items, and the sum of their totals.
     item_count: Vec<f64>,
     item_total: Vec<f64>,
-    ranges: Vec<Range<usize>>,
-    scratch: Scratch,
     /// `n_g m_h N s (1 - s)` per cell at the last `eval`.
     curv: Vec<f64>,
-    rows: Vec<f64>,
-    items: Vec<f64>,
+    cells: Passes,
 }
 
 impl Rasch {
@@ -50,11 +45,8 @@ impl Rasch {
             person_total,
             item_count,
             item_total,
-            ranges: cells::chunks(g, h),
-            scratch: Scratch::default(),
             curv: vec![0.0; g * h],
-            rows: Vec::new(),
-            items: Vec::new(),
+            cells: Passes::new(g, h),
         }
     }
 }
@@ -74,51 +66,40 @@ impl Model for Rasch {
 
     fn eval(&mut self, x: &[f64], grad: &mut [f64], theta_diag: &mut [f64], blocks: &mut [f64]) -> Result<f64> {
         let (g, h) = (self.n_theta(), self.n_items());
-        self.rows.resize(2 * g, 0.0);
-        self.items.resize(2 * h, 0.0);
         let (pc, ic, n) = (&self.person_count, &self.item_count, self.n);
         let curv = SharedRows::new(&mut self.curv);
-        let value = cells::pass(
-            &self.ranges,
-            h,
-            12,
-            &mut self.scratch,
-            &mut self.rows,
-            2,
-            &mut self.items,
-            |rows, out, acc| {
-                let mut value = 0.0;
-                for (r, row) in rows.clone().enumerate() {
-                    let theta = x[row];
-                    // SAFETY: chunks cover disjoint rows.
-                    let crow = unsafe { curv.row(row, h) };
-                    let (mut g_t, mut d_t) = (0.0, 0.0);
-                    for j in 0..h {
-                        let w = pc[row] * ic[j] * n;
-                        let (s, sp) = sigmoid_softplus(theta - x[g + j]);
-                        value += w * sp;
-                        let c = w * s * (1.0 - s);
-                        crow[j] = c;
-                        g_t += w * s;
-                        d_t += c;
-                        acc[2 * j] -= w * s;
-                        acc[2 * j + 1] += c;
-                    }
-                    out[2 * r] = g_t;
-                    out[2 * r + 1] = d_t;
+        let value = self.cells.run(h, 12, 2, 2 * h, |rows, out, acc| {
+            let mut value = 0.0;
+            for (r, row) in rows.clone().enumerate() {
+                let theta = x[row];
+                // SAFETY: chunks cover disjoint rows.
+                let crow = unsafe { curv.row(row, h) };
+                let (mut g_t, mut d_t) = (0.0, 0.0);
+                for j in 0..h {
+                    let w = pc[row] * ic[j] * n;
+                    let (s, sp) = sigmoid_softplus(theta - x[g + j]);
+                    value += w * sp;
+                    let c = w * s * (1.0 - s);
+                    crow[j] = c;
+                    g_t += w * s;
+                    d_t += c;
+                    acc[2 * j] -= w * s;
+                    acc[2 * j + 1] += c;
                 }
-                Ok(value)
-            },
-        )?;
+                out[2 * r] = g_t;
+                out[2 * r + 1] = d_t;
+            }
+            Ok(value)
+        })?;
         let mut value = value;
         for j in 0..g {
-            grad[j] = self.rows[2 * j] - self.person_total[j];
-            theta_diag[j] = self.rows[2 * j + 1];
+            grad[j] = self.cells.rows[2 * j] - self.person_total[j];
+            theta_diag[j] = self.cells.rows[2 * j + 1];
             value -= self.person_total[j] * x[j];
         }
         for j in 0..h {
-            grad[g + j] = self.items[2 * j] + self.item_total[j];
-            blocks[j] = self.items[2 * j + 1];
+            grad[g + j] = self.cells.items[2 * j] + self.item_total[j];
+            blocks[j] = self.cells.items[2 * j + 1];
             value += self.item_total[j] * x[g + j];
         }
         Ok(value)
@@ -126,34 +107,23 @@ impl Model for Rasch {
 
     fn hv(&mut self, _x: &[f64], v: &[f64], out: &mut [f64]) -> Result<()> {
         let (g, h) = (self.n_theta(), self.n_items());
-        self.rows.resize(g, 0.0);
-        self.items.resize(h, 0.0);
         let curv = &self.curv;
-        cells::pass(
-            &self.ranges,
-            h,
-            2,
-            &mut self.scratch,
-            &mut self.rows,
-            1,
-            &mut self.items,
-            |rows, out_rows, acc| {
-                for (r, row) in rows.clone().enumerate() {
-                    let vt = v[row];
-                    let crow = &curv[row * h..(row + 1) * h];
-                    let mut o = 0.0;
-                    for j in 0..h {
-                        let t = crow[j] * (vt - v[g + j]);
-                        o += t;
-                        acc[j] -= t;
-                    }
-                    out_rows[r] = o;
+        self.cells.run(h, 2, 1, h, |rows, out_rows, acc| {
+            for (r, row) in rows.clone().enumerate() {
+                let vt = v[row];
+                let crow = &curv[row * h..(row + 1) * h];
+                let mut o = 0.0;
+                for j in 0..h {
+                    let t = crow[j] * (vt - v[g + j]);
+                    o += t;
+                    acc[j] -= t;
                 }
-                Ok(0.0)
-            },
-        )?;
-        out[..g].copy_from_slice(&self.rows[..g]);
-        out[g..g + h].copy_from_slice(&self.items[..h]);
+                out_rows[r] = o;
+            }
+            Ok(0.0)
+        })?;
+        out[..g].copy_from_slice(&self.cells.rows[..g]);
+        out[g..g + h].copy_from_slice(&self.cells.items[..h]);
         Ok(())
     }
 }

@@ -7,6 +7,7 @@ use super::*;
 use crate::error::Result;
 
 /// A small random tournament: every pair, counts 0..=max each.
+#[derive(Default)]
 struct Table {
     i: Vec<u32>,
     j: Vec<u32>,
@@ -24,26 +25,25 @@ impl Table {
             state ^= state << 17;
             state % m
         };
-        let mut t = Table {
-            i: vec![],
-            j: vec![],
-            wi: vec![],
-            wj: vec![],
-            t: vec![],
-        };
+        let mut t = Table::default();
         for a in 0..items {
             for b in a + 1..items {
                 if next(100) >= density {
                     continue;
                 }
-                t.i.push(a as u32);
-                t.j.push(b as u32);
-                t.wi.push(next(max + 1) as f64);
-                t.wj.push(next(max + 1) as f64);
-                t.t.push(next(max + 1) as f64);
+                t.push(a, b, next(max + 1) as f64, next(max + 1) as f64, next(max + 1) as f64);
             }
         }
         t
+    }
+
+    /// One row: `a` against `b`, their wins and the ties.
+    fn push(&mut self, a: usize, b: usize, wi: f64, wj: f64, t: f64) {
+        self.i.push(a as u32);
+        self.j.push(b as u32);
+        self.wi.push(wi);
+        self.wj.push(wj);
+        self.t.push(t);
     }
 
     fn pairs(&self) -> Pairs<'_> {
@@ -113,18 +113,21 @@ fn centred_gradient(f: &dyn Fn(&[f64]) -> f64, x: &[f64], items: usize) -> Vec<f
 
 /// No centred perturbation of size `eps` in 200 pseudo-random directions
 /// lowers `f`.
+/// Knuth's MMIX linear congruential step: the next state.
+fn lcg(state: &mut u64) -> u64 {
+    *state = state
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    *state
+}
+
 fn no_better_point(f: &dyn Fn(&[f64]) -> f64, x: &[f64], items: usize, eps: f64) {
     let base = f(x);
     let mut state = 99u64;
     for _ in 0..200 {
         let mut y = x.to_vec();
         let mut dir: Vec<f64> = (0..x.len())
-            .map(|_| {
-                state = state
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((state >> 11) as f64 / (1u64 << 53) as f64) - 0.5
-            })
+            .map(|_| ((lcg(&mut state) >> 11) as f64 / (1u64 << 53) as f64) - 0.5)
             .collect();
         let mean = dir[..items].iter().sum::<f64>() / items as f64;
         dir[..items].iter_mut().for_each(|d| *d -= mean);
@@ -485,20 +488,11 @@ fn repeated_rows_add_up_and_order_does_not_matter() {
     let table = Table::random(6, 5, 4, 100);
     let f = fit(6, &table.pairs(), Model::Davidson(Param::Fitted), &Prior::None, &opts()).unwrap();
     // Each row split in two halves, listed j-first.
-    let mut t2 = Table {
-        i: vec![],
-        j: vec![],
-        wi: vec![],
-        wj: vec![],
-        t: vec![],
-    };
+    let mut t2 = Table::default();
     for r in (0..table.i.len()).rev() {
         for _ in 0..2 {
-            t2.i.push(table.j[r]);
-            t2.j.push(table.i[r]);
-            t2.wi.push(table.wj[r] / 2.0);
-            t2.wj.push(table.wi[r] / 2.0);
-            t2.t.push(table.t[r] / 2.0);
+            let (a, b) = (table.j[r] as usize, table.i[r] as usize);
+            t2.push(a, b, table.wj[r] / 2.0, table.wi[r] / 2.0, table.t[r] / 2.0);
         }
     }
     let g = fit(6, &t2.pairs(), Model::Davidson(Param::Fitted), &Prior::None, &opts()).unwrap();
@@ -513,30 +507,15 @@ fn a_large_table_converges_and_parallel_fits_agree() {
     // 200 items, 40,000 rows (repeated pairs), Davidson with nu fitted.
     let items = 200;
     let mut state = 7u64;
-    let mut next = |m: u64| {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) % m
-    };
+    let mut next = |m: u64| (lcg(&mut state) >> 33) % m;
     let strength: Vec<f64> = (0..items).map(|k| (k as f64 / items as f64 - 0.5) * 4.0).collect();
-    let mut t = Table {
-        i: vec![],
-        j: vec![],
-        wi: vec![],
-        wj: vec![],
-        t: vec![],
-    };
+    let mut t = Table::default();
     for _ in 0..40_000 {
         let a = next(items as u64) as usize;
         let b = (a + 1 + next(items as u64 - 1) as usize) % items;
         let p = 1.0 / (1.0 + (strength[b] - strength[a]).exp());
         let (wa, wb) = ((p * 10.0).round(), ((1.0 - p) * 10.0).round());
-        t.i.push(a as u32);
-        t.j.push(b as u32);
-        t.wi.push(wa + next(3) as f64);
-        t.wj.push(wb + next(3) as f64);
-        t.t.push(next(4) as f64);
+        t.push(a, b, wa + next(3) as f64, wb + next(3) as f64, next(4) as f64);
     }
     let f = fit(items, &t.pairs(), Model::Davidson(Param::Fitted), &Prior::None, &opts()).unwrap();
     assert!(
@@ -566,27 +545,12 @@ fn a_large_table_converges_and_parallel_fits_agree() {
 fn timing_200_items_40000_rows() {
     let items = 200;
     let mut state = 3u64;
-    let mut next = |m: u64| {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) % m
-    };
-    let mut t = Table {
-        i: vec![],
-        j: vec![],
-        wi: vec![],
-        wj: vec![],
-        t: vec![],
-    };
+    let mut next = |m: u64| (lcg(&mut state) >> 33) % m;
+    let mut t = Table::default();
     for _ in 0..40_000 {
         let a = next(items as u64) as usize;
         let b = (a + 1 + next(items as u64 - 1) as usize) % items;
-        t.i.push(a as u32);
-        t.j.push(b as u32);
-        t.wi.push(next(12) as f64);
-        t.wj.push(next(12) as f64);
-        t.t.push(next(3) as f64);
+        t.push(a, b, next(12) as f64, next(12) as f64, next(3) as f64);
     }
     for model in [Model::BradleyTerry(Ties::Ignore), Model::Davidson(Param::Fitted)] {
         let start = std::time::Instant::now();

@@ -3,8 +3,20 @@
 //! the event's starting ratings.
 //!
 //! `E_ij = a_i / (a_i + a_j)` with `a = 10^((r - r_max) / 400)`: one power
-//! per model and event instead of one per pair, and the sum over opponents
-//! a vectorisable loop.
+//! per model and event instead of one per pair. An event's outcomes split
+//! the models into the right ones and the wrong ones, and every match term
+//! is antisymmetric (`(S_ij - E_ij) = -(S_ji - E_ji)`), so each unordered
+//! pair that plays costs one division, taken once for both models:
+//!
+//! - right `i` against wrong `j`: `i` gains `a_j / (a_i + a_j)` (its
+//!   `1 - E_ij`) and `j` loses it;
+//! - a draw inside a group (right-right unless `skip`, wrong-wrong under
+//!   `draw`): `i` gains `1/2 - a_i / (a_i + a_j)` and `j` loses it.
+//!
+//! With half the models right, `correct_draw_only` divides `3L^2/8` times an
+//! event where the row-by-row form divided `L^2` times. The per-model sums
+//! run over the opponents in another order than scorio's pair loop (four
+//! lanes, then the column terms as they come): equal to rounding.
 
 use crate::cancel;
 use crate::error::Result;
@@ -19,92 +31,171 @@ const SCALE: f64 = std::f64::consts::LN_10 / 400.0;
 /// form; an event with such a gap uses the per-pair formula.
 const TINY: f64 = -700.0;
 
+/// One group's models in an event: their indices, powers and running sums
+/// of `S - E`.
+#[derive(Default)]
+struct Group {
+    index: Vec<usize>,
+    power: Vec<f64>,
+    sum: Vec<f64>,
+}
+
+impl Group {
+    fn clear(&mut self) {
+        self.index.clear();
+        self.power.clear();
+        self.sum.clear();
+    }
+
+    fn push(&mut self, j: usize, a: f64) {
+        self.index.push(j);
+        self.power.push(a);
+        self.sum.push(0.0);
+    }
+}
+
 /// Final ratings after every event of `rows` (scorio's `elo`).
 pub fn elo(rows: Packed, k: f64, initial: f64, policy: TiePolicy) -> Result<Vec<f64>> {
     let watch = cancel::Watch::new();
     let l = rows.rows;
     let mut rating = vec![initial; l];
     let mut o = vec![0u8; l];
-    let mut a = vec![0.0; l];
-    // Score and weight of each opponent for a right row (index 1) and a wrong one (0).
-    let mut score = [vec![0.0; l], vec![0.0; l]];
-    let mut weight = [vec![0.0; l], vec![0.0; l]];
     let mut delta = vec![0.0; l];
+    let (mut right, mut wrong) = (Group::default(), Group::default());
     for e in 0..rows.events {
         check_stop(e)?;
         outcomes(&rows, e, &mut o);
         let top = rating.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let mut direct = false;
+        right.clear();
+        wrong.clear();
         for j in 0..l {
             let x = SCALE * (rating[j] - top);
             direct |= x < TINY;
-            a[j] = exp(x);
-            for side in 0..2u8 {
-                let s = policy.score(side, o[j]);
-                score[side as usize][j] = s.unwrap_or(0.0);
-                weight[side as usize][j] = if s.is_some() { 1.0 } else { 0.0 };
+            let a = exp(x);
+            if o[j] == 1 {
+                right.push(j, a);
+            } else {
+                wrong.push(j, a);
             }
         }
-        for i in 0..l {
-            let side = o[i] as usize;
-            // The self term is 0 (a draw at equal ratings, or no match).
-            let sum = if direct {
-                pairwise_sum(&rating, i, &score[side], &weight[side])
-            } else {
-                row_sum(a[i], &a, &score[side], &weight[side])
-            };
-            delta[i] = k * sum;
+        if direct {
+            for (i, d) in delta.iter_mut().enumerate() {
+                *d = k * pairwise_sum(&rating, &o, i, policy);
+            }
+            for (r, d) in rating.iter_mut().zip(&delta) {
+                *r += d;
+            }
+            continue;
         }
-        for i in 0..l {
-            rating[i] += delta[i];
+        event_sums(&mut right, &mut wrong, policy);
+        for group in [&right, &wrong] {
+            for (&i, &s) in group.index.iter().zip(&group.sum) {
+                rating[i] += k * s;
+            }
         }
     }
     watch.check()?;
     Ok(rating)
 }
 
-/// `sum_j w_j (s_j - a_i / (a_i + a_j))` in four lanes.
-fn row_sum(ai: f64, a: &[f64], s: &[f64], w: &[f64]) -> f64 {
+/// Every model's `sum_j (S_ij - E_ij)` over the event's matches, into the
+/// groups' `sum`.
+fn event_sums(right: &mut Group, wrong: &mut Group, policy: TiePolicy) {
     #[cfg(target_arch = "x86_64")]
     {
         if has_avx2() {
             // SAFETY: the CPU has AVX2 (checked).
-            return unsafe { row_sum_avx2(ai, a, s, w) };
+            return unsafe { event_sums_avx2(right, wrong, policy) };
         }
     }
-    row_sum_body(ai, a, s, w)
+    event_sums_body(right, wrong, policy)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn row_sum_avx2(ai: f64, a: &[f64], s: &[f64], w: &[f64]) -> f64 {
-    row_sum_body(ai, a, s, w)
+unsafe fn event_sums_avx2(right: &mut Group, wrong: &mut Group, policy: TiePolicy) {
+    event_sums_body(right, wrong, policy)
 }
 
 #[inline(always)]
-fn row_sum_body(ai: f64, a: &[f64], s: &[f64], w: &[f64]) -> f64 {
+fn event_sums_body(right: &mut Group, wrong: &mut Group, policy: TiePolicy) {
+    // Right against wrong: a win for the right model.
+    for p in 0..right.power.len() {
+        let gain = cross_row(right.power[p], &wrong.power, &mut wrong.sum);
+        right.sum[p] += gain;
+    }
+    if policy != TiePolicy::Skip {
+        draws(&right.power, &mut right.sum);
+    }
+    if policy == TiePolicy::Draw {
+        draws(&wrong.power, &mut wrong.sum);
+    }
+}
+
+/// `sum_j a_j / (a_i + a_j)` in four lanes, each term also taken from
+/// `loss[j]`.
+#[inline(always)]
+fn cross_row(ai: f64, a: &[f64], loss: &mut [f64]) -> f64 {
+    let n = a.len().min(loss.len());
+    let (a, loss) = (&a[..n], &mut loss[..n]);
     let mut lanes = [0.0f64; 4];
-    let n = a.len();
-    let (a4, s4, w4) = (a.chunks_exact(4), s.chunks_exact(4), w.chunks_exact(4));
-    for ((ac, sc), wc) in a4.zip(s4).zip(w4) {
+    let mut chunks = loss.chunks_exact_mut(4);
+    for (lc, ac) in (&mut chunks).zip(a.chunks_exact(4)) {
         for q in 0..4 {
-            lanes[q] += wc[q] * (sc[q] - ai / (ai + ac[q]));
+            let x = ac[q] / (ai + ac[q]);
+            lanes[q] += x;
+            lc[q] -= x;
         }
     }
     let mut tail = 0.0;
-    for j in n - n % 4..n {
-        tail += w[j] * (s[j] - ai / (ai + a[j]));
+    for (lj, &aj) in chunks.into_remainder().iter_mut().zip(&a[n - n % 4..]) {
+        let x = aj / (ai + aj);
+        tail += x;
+        *lj -= x;
     }
     (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail
 }
 
-/// The same sum from the ratings pair by pair (scorio's formula): for
+/// Draws between every two models of a group: model `p` gains
+/// `1/2 - a_p / (a_p + a_q)` and `q` loses it, each unordered pair once.
+#[inline(always)]
+fn draws(a: &[f64], sum: &mut [f64]) {
+    let n = a.len().min(sum.len());
+    for p in 0..n {
+        let ap = a[p];
+        let (head, rest) = sum[..n].split_at_mut(p + 1);
+        let mut lanes = [0.0f64; 4];
+        let later = &a[p + 1..n];
+        let mut chunks = rest.chunks_exact_mut(4);
+        for (sc, ac) in (&mut chunks).zip(later.chunks_exact(4)) {
+            for q in 0..4 {
+                let y = 0.5 - ap / (ap + ac[q]);
+                lanes[q] += y;
+                sc[q] -= y;
+            }
+        }
+        let mut tail = 0.0;
+        let m = later.len();
+        for (sq, &aq) in chunks.into_remainder().iter_mut().zip(&later[m - m % 4..]) {
+            let y = 0.5 - ap / (ap + aq);
+            tail += y;
+            *sq -= y;
+        }
+        head[p] += (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail;
+    }
+}
+
+/// Model `i`'s sum from the ratings pair by pair (scorio's formula): for
 /// events whose ratings span more than the powers' range.
-fn pairwise_sum(rating: &[f64], i: usize, s: &[f64], w: &[f64]) -> f64 {
+fn pairwise_sum(rating: &[f64], o: &[u8], i: usize, policy: TiePolicy) -> f64 {
     let mut sum = 0.0;
     for j in 0..rating.len() {
-        if w[j] != 0.0 && j != i {
-            sum += s[j] - 1.0 / (1.0 + 10f64.powf((rating[j] - rating[i]) / 400.0));
+        if j == i {
+            continue;
+        }
+        if let Some(s) = policy.score(o[i], o[j]) {
+            sum += s - 1.0 / (1.0 + 10f64.powf((rating[j] - rating[i]) / 400.0));
         }
     }
     sum

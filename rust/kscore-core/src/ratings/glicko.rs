@@ -29,7 +29,46 @@ pub struct Glicko {
     pub policy: TiePolicy,
 }
 
+/// The opponents a right (side 1) or wrong (side 0) model plays in an
+/// event, in model order: their ratings, `g`, the score against each, a
+/// weight (1, or 0 for the row's own entry while it sums) and each model's
+/// place in the list.
+#[derive(Clone, Default)]
+struct Field {
+    rating: Vec<f64>,
+    g: Vec<f64>,
+    score: Vec<f64>,
+    weight: Vec<f64>,
+    place: Vec<Option<usize>>,
+}
+
+impl Field {
+    fn fill(&mut self, side: u8, o: &[u8], rating: &[f64], g: &[f64], policy: TiePolicy) {
+        self.rating.clear();
+        self.g.clear();
+        self.score.clear();
+        self.weight.clear();
+        self.place.clear();
+        for (j, &oj) in o.iter().enumerate() {
+            match policy.score(side, oj) {
+                Some(s) => {
+                    self.place.push(Some(self.rating.len()));
+                    self.rating.push(rating[j]);
+                    self.g.push(g[j]);
+                    self.score.push(s);
+                    self.weight.push(1.0);
+                }
+                None => self.place.push(None),
+            }
+        }
+    }
+}
+
 /// Final ratings and deviations (scorio's `glicko`).
+///
+/// Each row sums over the opponents its side plays only (a wrong model
+/// under `correct_draw_only` plays the right ones: with half the models
+/// right, a quarter of the pairs never play and are not evaluated).
 pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
     let watch = cancel::Watch::new();
     let l = rows.rows;
@@ -37,8 +76,7 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
     let mut rd = vec![p.initial_rd.min(p.rd_max); l];
     let mut o = vec![0u8; l];
     let mut g = vec![0.0; l];
-    let mut score = [vec![0.0; l], vec![0.0; l]];
-    let mut weight = [vec![0.0; l], vec![0.0; l]];
+    let mut fields = [Field::default(), Field::default()];
     let (mut new_rating, mut new_rd) = (vec![0.0; l], vec![0.0; l]);
     // A row costs about 4 ns per opponent (one vectorised `exp`).
     let row_ns = 4 * l;
@@ -51,35 +89,35 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
             }
         }
         outcomes(&rows, e, &mut o);
-        let mut playing = [0usize; 2];
         for j in 0..l {
             g[j] = 1.0 / (1.0 + (3.0 * (Q * Q) * (rd[j] * rd[j])) / (PI * PI)).sqrt();
-            for side in 0..2u8 {
-                let s = p.policy.score(side, o[j]);
-                score[side as usize][j] = s.unwrap_or(0.0);
-                weight[side as usize][j] = if s.is_some() { 1.0 } else { 0.0 };
-                playing[side as usize] += s.is_some() as usize;
-            }
+        }
+        for (side, field) in fields.iter_mut().enumerate() {
+            field.fill(side as u8, &o, &rating, &g, p.policy);
         }
         {
-            let (rating, rd, g, o, score, weight) = (&rating, &rd, &g, &o, &score, &weight);
+            let (rating, rd, o) = (&rating, &rd, &o);
             // Each row from the event's starting values only: rows run in
             // parallel when an event is worth splitting (a hand-off to the
             // pool per event costs more than a small field's event), each
-            // with its own copy of the weights (its own match against
-            // itself zeroed while it sums).
-            let body = |(w, e): &mut ([Vec<f64>; 2], Vec<f64>), (i, (nr, nd)): (usize, (&mut f64, &mut f64))| {
+            // with its own copy of the fields (its own match against itself
+            // zeroed while it sums).
+            let body = |(f, e): &mut ([Field; 2], Vec<f64>), (i, (nr, nd)): (usize, (&mut f64, &mut f64))| {
                 *nr = rating[i];
                 *nd = rd[i];
-                let side = o[i] as usize;
-                let own = w[side][i];
+                let field = &mut f[o[i] as usize];
+                let own = field.place[i];
                 // Opponents other than itself: none, no update.
-                if playing[side] - (own != 0.0) as usize == 0 {
+                if field.rating.len() - own.is_some() as usize == 0 {
                     return;
                 }
-                w[side][i] = 0.0;
-                let (denom, delta) = row(rating[i], rating, g, &score[side], &w[side], e);
-                w[side][i] = own;
+                if let Some(k) = own {
+                    field.weight[k] = 0.0;
+                }
+                let (denom, delta) = row(rating[i], &field.rating, &field.g, &field.score, &field.weight, e);
+                if let Some(k) = own {
+                    field.weight[k] = 1.0;
+                }
                 if !(denom > 0.0 && denom.is_finite()) {
                     return;
                 }
@@ -97,15 +135,15 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
                     .zip(new_rd.par_iter_mut())
                     .enumerate()
                     .with_min_len(par::min_len(row_ns))
-                    .for_each_init(|| (weight.clone(), vec![0.0; l]), body);
+                    .for_each_init(|| (fields.clone(), vec![0.0; l]), body);
             } else {
-                let mut local = (weight.clone(), std::mem::take(&mut scratch));
+                let mut local = (std::mem::take(&mut fields), std::mem::take(&mut scratch));
                 new_rating
                     .iter_mut()
                     .zip(new_rd.iter_mut())
                     .enumerate()
                     .for_each(|item| body(&mut local, item));
-                scratch = local.1;
+                (fields, scratch) = local;
             }
         }
         std::mem::swap(&mut rating, &mut new_rating);

@@ -23,8 +23,47 @@ fn close(a: &[f64], b: &[f64], rel: f64) {
 
 const POLICIES: [TiePolicy; 3] = [TiePolicy::Skip, TiePolicy::Draw, TiePolicy::CorrectDrawOnly];
 
+/// scorio's `elo` loop transcribed: per-pair powers, matches in its pair order.
+fn scorio_elo(rows: &[Vec<u8>], events: usize, k: f64, initial: f64, policy: TiePolicy) -> Vec<f64> {
+    let l = rows.len();
+    let mut r = vec![initial; l];
+    for e in 0..events {
+        let snap = r.clone();
+        let mut delta = vec![0.0; l];
+        for i in 0..l {
+            for j in i + 1..l {
+                let Some(s) = policy.score(rows[i][e], rows[j][e]) else {
+                    continue;
+                };
+                let ei = 1.0 / (1.0 + 10f64.powf((snap[j] - snap[i]) / 400.0));
+                delta[i] += k * (s - ei);
+                delta[j] += k * ((1.0 - s) - (1.0 - ei));
+            }
+        }
+        for i in 0..l {
+            r[i] += delta[i];
+        }
+    }
+    r
+}
+
 #[test]
 fn elo_is_scorios_loop() {
+    // 9 models: groups shorter than a lane block; 37: full blocks and tails.
+    for (models, events, seed) in [(9, 300, 1), (37, 400, 11)] {
+        let rows = board(models, events, seed);
+        let (data, bytes) = pack(&rows);
+        let packed = Packed {
+            data: &data,
+            rows: models,
+            bytes,
+            events,
+        };
+        for policy in POLICIES {
+            let got = elo(packed, 32.0, 1500.0, policy).unwrap();
+            close(&got, &scorio_elo(&rows, events, 32.0, 1500.0, policy), 1e-13);
+        }
+    }
     let rows = board(9, 300, 1);
     let (data, bytes) = pack(&rows);
     let packed = Packed {
@@ -33,28 +72,6 @@ fn elo_is_scorios_loop() {
         bytes,
         events: 300,
     };
-    for policy in POLICIES {
-        let got = elo(packed, 32.0, 1500.0, policy).unwrap();
-        let mut r = vec![1500.0; 9];
-        for e in 0..300 {
-            let snap = r.clone();
-            let mut delta = vec![0.0; 9];
-            for i in 0..9 {
-                for j in i + 1..9 {
-                    let Some(s) = policy.score(rows[i][e], rows[j][e]) else {
-                        continue;
-                    };
-                    let ei = 1.0 / (1.0 + 10f64.powf((snap[j] - snap[i]) / 400.0));
-                    delta[i] += 32.0 * (s - ei);
-                    delta[j] += 32.0 * ((1.0 - s) - (1.0 - ei));
-                }
-            }
-            for i in 0..9 {
-                r[i] += delta[i];
-            }
-        }
-        close(&got, &r, 1e-13);
-    }
     // Ratings far apart (a K of 1e6): the per-pair path.
     let got = elo(packed, 1e6, 0.0, TiePolicy::Draw).unwrap();
     assert!(got.iter().all(|v| v.is_finite()));
@@ -62,13 +79,20 @@ fn elo_is_scorios_loop() {
 
 #[test]
 fn glicko_is_scorios_loop() {
-    let rows = board(7, 200, 2);
+    // 7 models; 37: opponent lists of full lane blocks and tails.
+    for (models, events, seed) in [(7, 200, 2), (37, 150, 12)] {
+        glicko_case(models, events, seed);
+    }
+}
+
+fn glicko_case(models: usize, events: usize, seed: u64) {
+    let rows = board(models, events, seed);
     let (data, bytes) = pack(&rows);
     let packed = Packed {
         data: &data,
-        rows: 7,
+        rows: models,
         bytes,
-        events: 200,
+        events,
     };
     let q = 10f64.ln() / 400.0;
     for (policy, c) in [
@@ -84,16 +108,16 @@ fn glicko_is_scorios_loop() {
             policy,
         };
         let (got_r, got_rd) = glicko(packed, p).unwrap();
-        let mut r = vec![1500.0; 7];
-        let mut rd = vec![350.0f64; 7];
-        for e in 0..200 {
+        let mut r = vec![1500.0; models];
+        let mut rd = vec![350.0f64; models];
+        for e in 0..events {
             if c > 0.0 {
                 rd.iter_mut().for_each(|v| *v = (*v * *v + c * c).sqrt().min(350.0));
             }
             let (mut nr, mut nrd) = (r.clone(), rd.clone());
-            for i in 0..7 {
+            for i in 0..models {
                 let mut opp = vec![];
-                for j in 0..7 {
+                for j in 0..models {
                     if j != i {
                         if let Some(s) = policy.score(rows[i][e], rows[j][e]) {
                             opp.push((j, s));
