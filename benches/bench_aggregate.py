@@ -5,14 +5,19 @@ lists of str; medians of --repeat runs for kscore, of --scorio-repeat for scorio
 load average printed beside. Also one question (N candidates), where scorio's
 per-call cost dominates. Every kscore result is checked equal to scorio's first.
 
-Usage: ``python benches/bench_aggregate.py [--questions 10000] [--candidates 64] [--repeat 5]``
+Usage: ``python benches/bench_aggregate.py [--questions 10000] [--candidates 64] [--repeat 5]
+[--before DIR]``; ``--before DIR``: also time an earlier build in the same run, its package
+copied as ``DIR/kscore_before`` (the python/kscore folder of that commit with its compiled
+``_kscore`` module beside; every import inside the package is relative).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from functools import partial
@@ -45,6 +50,14 @@ def median_s(f: Callable[[], Any], repeat: int) -> float:
     return statistics.median(times)
 
 
+def before_module(path: str | None) -> Any:
+    """``kscore_before.aggregate`` from ``path`` (an earlier build), or None."""
+    if path is None:
+        return None
+    sys.path.insert(0, path)
+    return importlib.import_module("kscore_before.aggregate")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--questions", type=int, default=10_000)
@@ -52,24 +65,33 @@ def main() -> None:
     ap.add_argument("--answers", type=int, default=8, help="distinct answers per question")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--scorio-repeat", type=int, default=1)
+    ap.add_argument("--before", default=None, help="folder holding an earlier build as kscore_before")
+    ap.add_argument("--no-lists", action="store_true", help="skip the list-of-str inputs")
     args = ap.parse_args()
+    old = before_module(args.before)
     rng = np.random.default_rng(0)
     m, n = args.questions, args.candidates
     ids = rng.integers(0, args.answers, size=(m, n))
     scores = rng.random((m, n))
     strings = np.array([f"answer {i}" for i in range(args.answers)])[ids]
-    inputs = {"ids": ids, "str array": strings, "lists": strings.tolist()}
+    inputs: dict[str, Any] = {"ids": ids, "str array": strings}
+    if not args.no_lists:
+        inputs["lists"] = strings.tolist()
     print(f"{m} questions x {n} candidates, {args.answers} answers; load average {os.getloadavg()}")
-    print("| rule | answers | kscore ms | scorio ms | speed-up |\n|---|---|---|---|---|")
+    print("| rule | answers | scorio ms | before ms | kscore ms | speed-up | before's |\n|---|---|---|---|---|---|---|")
     for name, options in RULES:
         mine, theirs = getattr(aggregate, name), getattr(scorio_aggregate, name)
         for label, answers in inputs.items():
             call = (answers,) if name == "majority_vote" else (answers, scores)
             got, want = mine(*call, **options, return_index=True), theirs(*call, **options, return_index=True)
             assert list(got[1]) == list(want[1]) and list(got[0]) == list(want[0]), (name, label)
-            k = median_s(partial(mine, *call, **options), args.repeat)
             s = median_s(partial(theirs, *call, **options), args.scorio_repeat)
-            print(f"| {name} | {label} | {k * 1e3:.1f} | {s * 1e3:.1f} | {s / k:.0f}x |")
+            b = median_s(partial(getattr(old, name), *call, **options), args.repeat) if old else float("nan")
+            k = median_s(partial(mine, *call, **options), args.repeat)
+            print(
+                f"| {name} | {label} | {s * 1e3:.1f} | {b * 1e3:.1f} | {k * 1e3:.1f} | {s / k:.0f}x | {s / b:.0f}x |",
+                flush=True,
+            )
     one, one_s = strings[0].tolist(), scores[0]
     print(f"\none question of {n} candidates (list of str), medians of 200 calls:")
     for name, options in RULES:

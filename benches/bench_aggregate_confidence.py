@@ -1,6 +1,9 @@
 """kscore.aggregate's confidence signals against a loop of scorio's, in the same run.
 
-    python benches/bench_aggregate_confidence.py [--quick]
+    python benches/bench_aggregate_confidence.py [--quick] [--only GROUP] [--before DIR]
+
+(``--before DIR``: also time an earlier build in the same run, its package copied as
+``DIR/kscore_before``; see bench_aggregate.py.)
 
 Three boards: DeepConf's trace confidence on 1000 traces x 8192 tokens x top-20
 (issue 37's size; scorio called per trace on each trace's (T, k) array), the
@@ -14,7 +17,9 @@ Prints the load average: the machine is shared.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -34,8 +39,22 @@ def _median(f: Callable[[], Any], runs: int) -> float:
     return float(np.median(times))
 
 
-def _row(name: str, size: str, ours: float, theirs: float) -> None:
-    print(f"| `{name}` | {size} | {ours * 1e3:,.1f} ms | {theirs * 1e3:,.0f} ms | {theirs / ours:,.0f}x |", flush=True)
+#: The earlier build's module (``--before``), or None.
+OLD: Any = None
+
+
+def _row(name: str, size: str, ours: float, theirs: float, before: float = float("nan")) -> None:
+    print(
+        f"| `{name}` | {size} | {theirs * 1e3:,.0f} ms | {before * 1e3:,.1f} ms | {ours * 1e3:,.1f} ms "
+        f"| {theirs / ours:,.0f}x | {theirs / before:,.0f}x |",
+        flush=True,
+    )
+
+
+def _timed(call: Callable[[Any], Any], runs: int) -> tuple[float, float]:
+    """(this build, the earlier build) medians of ``call(module)``."""
+    before = _median(lambda: call(OLD), runs) if OLD is not None else float("nan")
+    return _median(lambda: call(ka), runs), before
 
 
 def _check(got: Any, want: Any, exact: bool) -> None:
@@ -61,15 +80,15 @@ def deepconf(traces: int, tokens: int, k: int, runs: int) -> None:
         want = [sa.deepconf_confidence(topk[i], **kw) for i in range(traces)]
         theirs = time.perf_counter() - t0
         _check(ka.deepconf_confidence(topk, lengths=lengths, **kw), want, True)
-        ours = _median(lambda: ka.deepconf_confidence(topk, lengths=lengths, **kw), runs)  # noqa: B023
-        _row(f"deepconf_confidence {kw['mode']}", size, ours, theirs)
+        ours, before = _timed(lambda m: m.deepconf_confidence(topk, lengths=lengths, **kw), runs)  # noqa: B023
+        _row(f"deepconf_confidence {kw['mode']}", size, ours, theirs, before)
     t0 = time.perf_counter()
     want_cut = [sa.deepconf_online_stop(topk[i], 1.2) for i in range(traces)]
     theirs = time.perf_counter() - t0
     got = ka.deepconf_online_stop(topk, 1.2, lengths=lengths)
     assert got.tolist() == [-1 if c is None else c for c in want_cut]
-    ours = _median(lambda: ka.deepconf_online_stop(topk, 1.2, lengths=lengths), runs)
-    _row("deepconf_online_stop", size, ours, theirs)
+    ours, before = _timed(lambda m: m.deepconf_online_stop(topk, 1.2, lengths=lengths), runs)
+    _row("deepconf_online_stop", size, ours, theirs, before)
 
 
 def sequences(questions: int, samples: int, tokens: int, runs: int) -> None:
@@ -89,17 +108,17 @@ def sequences(questions: int, samples: int, tokens: int, runs: int) -> None:
         t0 = time.perf_counter()
         want = [f_s(flat[i, : lens[i]], **kw) for i in range(len(lens))]
         theirs = time.perf_counter() - t0
-        f_k = getattr(ka, name)
-        _check(f_k(lp, lengths=lengths, **kw), want, exact)
-        _row(name, size, _median(lambda: f_k(lp, lengths=lengths, **kw), runs), theirs)  # noqa: B023
+        _check(getattr(ka, name)(lp, lengths=lengths, **kw), want, exact)
+        ours, before = _timed(lambda m: getattr(m, name)(lp, lengths=lengths, **kw), runs)  # noqa: B023
+        _row(name, size, ours, theirs, before)
     steps = np.exp(lp / 20)
     for method in ("min", "mean", "prod"):
         t0 = time.perf_counter()
         want = [sa.prm_aggregate(steps.reshape(-1, tokens)[i, : lens[i]], method=method) for i in range(len(lens))]
         theirs = time.perf_counter() - t0
         _check(ka.prm_aggregate(steps, method=method, lengths=lengths), want, True)
-        ours = _median(lambda: ka.prm_aggregate(steps, method=method, lengths=lengths), runs)  # noqa: B023
-        _row(f"prm_aggregate {method}", f"{size} steps", ours, theirs)
+        ours, before = _timed(lambda m: m.prm_aggregate(steps, method=method, lengths=lengths), runs)  # noqa: B023
+        _row(f"prm_aggregate {method}", f"{size} steps", ours, theirs, before)
 
 
 def topk_signals(questions: int, samples: int, tokens: int, k: int, runs: int) -> None:
@@ -115,22 +134,31 @@ def topk_signals(questions: int, samples: int, tokens: int, k: int, runs: int) -
         ("max_softmax_probability", False),
         ("logprob_margin", True),
     ):
-        f_s, f_k = getattr(sa, name), getattr(ka, name)
+        f_s = getattr(sa, name)
         t0 = time.perf_counter()
         want = [f_s(flat[i]) for i in range(len(flat))]
         theirs = time.perf_counter() - t0
-        _check(f_k(topk, lengths=lengths), want, exact)
-        _row(name, size, _median(lambda: f_k(topk, lengths=lengths), runs), theirs)  # noqa: B023
+        _check(getattr(ka, name)(topk, lengths=lengths), want, exact)
+        ours, before = _timed(lambda m: getattr(m, name)(topk, lengths=lengths), runs)  # noqa: B023
+        _row(name, size, ours, theirs, before)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     ap.add_argument("--only", choices=["deepconf", "sequences", "topk"], default=None)
+    ap.add_argument("--before", default=None, help="folder holding an earlier build as kscore_before")
     args = ap.parse_args()
+    global OLD
+    if args.before is not None:
+        sys.path.insert(0, args.before)
+        OLD = importlib.import_module("kscore_before.aggregate")
     runs = 5
     print(f"load average before: {os.getloadavg()}", flush=True)
-    print("| signal | traces | kscore | scorio loop | speed-up |\n|---|---|---|---|---|", flush=True)
+    print(
+        "| signal | traces | scorio loop | before | kscore | speed-up | before's |\n|---|---|---|---|---|---|---|",
+        flush=True,
+    )
     if args.only in (None, "deepconf"):
         deepconf(*((50, 1024, 20) if args.quick else (1000, 8192, 20)), runs)
     if args.only in (None, "sequences"):

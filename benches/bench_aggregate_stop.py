@@ -17,8 +17,10 @@ Usage: ``python benches/bench_aggregate_stop.py [--questions 10000] [--candidate
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -45,6 +47,14 @@ def replay(rule: Callable[..., Any], row: list[Any]) -> int:
     return len(row)
 
 
+def before_module(path: str | None) -> Any:
+    """``kscore_before.aggregate`` from ``path`` (an earlier build; see bench_aggregate.py), or None."""
+    if path is None:
+        return None
+    sys.path.insert(0, path)
+    return importlib.import_module("kscore_before.aggregate")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--questions", type=int, default=10_000)
@@ -55,7 +65,9 @@ def main() -> None:
     ap.add_argument("--kde-questions", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--scorio-repeat", type=int, default=1)
+    ap.add_argument("--before", default=None, help="folder holding an earlier build as kscore_before")
     args = ap.parse_args()
+    old = before_module(args.before)
     rng = np.random.default_rng(0)
     m, n, k = args.questions, args.candidates, args.answers
     # question difficulty: the share of the most common answer, uniform on [1/k, 1]
@@ -65,24 +77,30 @@ def main() -> None:
     scores = np.round(rng.uniform(0.02, 0.98, size=(m, n)), 4)
     cal_scores = np.round(rng.uniform(0.02, 0.98, size=500), 4)
     cal_correct = rng.random(500) < cal_scores
-    mine_cal = K.fit_kde_vote_calibration(cal_scores, cal_correct)
+    cal = {A: A.fit_kde_vote_calibration(cal_scores, cal_correct) for A in (K, old) if A is not None}
     theirs_cal = S.fit_kde_vote_calibration(cal_scores, cal_correct)
     print(f"# {m} questions x {n} answers ({k} distinct), load average {os.getloadavg()}")
-    print("| rule | kscore | scorio | speed-up | checked |")
-    print("|---|---|---|---|---|")
+    print("| rule | scorio | before | kscore | speed-up | before's | checked |")
+    print("|---|---|---|---|---|---|---|")
 
-    def row(name: str, mine: Callable[[], Any], theirs: Callable[[], Any], check: Callable[[Any, Any], bool]) -> None:
+    def row(
+        name: str, mine: Callable[[Any], Any], theirs: Callable[[], Any], check: Callable[[Any, Any], bool]
+    ) -> None:
         t_theirs, want = median_s(theirs, args.scorio_repeat)
-        t_mine, got = median_s(mine, args.repeat)
+        t_before = float("nan")
+        if old is not None:  # the same call on the earlier build
+            t_before, _ = median_s(lambda: mine(old), args.repeat)
+        t_mine, got = median_s(lambda: mine(K), args.repeat)
         ok = check(got, want)
         print(
-            f"| {name} | {t_mine * 1e3:,.1f} ms | {t_theirs * 1e3:,.0f} ms | {t_theirs / t_mine:,.0f}x | {ok} |",
+            f"| {name} | {t_theirs * 1e3:,.0f} ms | {t_before * 1e3:,.1f} ms | {t_mine * 1e3:,.1f} ms "
+            f"| {t_theirs / t_mine:,.0f}x | {t_theirs / t_before:,.0f}x | {ok} |",
             flush=True,
         )
 
     row(
         "adaptive_consistency_stop",
-        lambda: K.adaptive_consistency_stop_batch(ids, return_prob=True),
+        lambda A: A.adaptive_consistency_stop_batch(ids, return_prob=True),
         lambda: [S.adaptive_consistency_stop(r, return_prob=True) for r in rows],
         lambda got, want: (
             got[0].tolist() == [w[0] for w in want] and bool(np.max(np.abs(got[1] - [w[1] for w in want])) <= 1e-12)
@@ -91,7 +109,7 @@ def main() -> None:
     d = args.dirichlet_questions
     row(
         f"adaptive_consistency_dirichlet_stop ({d} questions)",
-        lambda: K.adaptive_consistency_dirichlet_stop_batch(ids[:d], return_prob=True),
+        lambda A: A.adaptive_consistency_dirichlet_stop_batch(ids[:d], return_prob=True),
         lambda: [S.adaptive_consistency_dirichlet_stop(r, return_prob=True) for r in rows[:d]],
         lambda got, want: (
             got[0].tolist() == [w[0] for w in want] and bool(np.max(np.abs(got[1] - [w[1] for w in want])) <= 1e-9)
@@ -103,19 +121,19 @@ def main() -> None:
     )
     row(
         "esc_stop (windows of 8)",
-        lambda: K.esc_stop_batch(ids[:, :8]),
+        lambda A: A.esc_stop_batch(ids[:, :8]),
         lambda: [S.esc_stop(r[:8]) for r in rows],
         lambda got, want: got.tolist() == want,
     )
     row(
         "cges_vote",
-        lambda: K.cges_vote(ids, scores, return_index=True),
+        lambda A: A.cges_vote(ids, scores, return_index=True),
         lambda: S.cges_vote(ids, scores, return_index=True),
         lambda got, want: got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist(),
     )
     row(
         "cges_stop",
-        lambda: K.cges_stop_batch(ids, scores, return_prob=True),
+        lambda A: A.cges_stop_batch(ids, scores, return_prob=True),
         lambda: [S.cges_stop(r, s, return_prob=True) for r, s in zip(ids, scores)],
         lambda got, want: (
             got[0].tolist() == [w[0] for w in want] and bool(np.max(np.abs(got[1] - [w[1] for w in want])) <= 1e-12)
@@ -124,16 +142,16 @@ def main() -> None:
     kq = args.kde_questions
     row(
         f"kde_weighted_vote ({kq} questions, 500 calibration responses)",
-        lambda: K.kde_weighted_vote(ids[:kq], scores[:kq], mine_cal, return_index=True),
+        lambda A: A.kde_weighted_vote(ids[:kq], scores[:kq], cal[A], return_index=True),
         lambda: S.kde_weighted_vote(ids[:kq], scores[:kq], theirs_cal, return_index=True),
         lambda got, want: got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist(),
     )
-    t_all, _ = median_s(lambda: K.kde_weighted_vote(ids, scores, mine_cal), args.repeat)
+    t_all, _ = median_s(lambda: K.kde_weighted_vote(ids, scores, cal[K]), args.repeat)
     print(f"| kde_weighted_vote (all {m} questions) | {t_all * 1e3:,.1f} ms | - | - | - |", flush=True)
     q = args.replay_questions
     row(
         f"online replay, adaptive_consistency_stop ({q} questions)",
-        lambda: K.adaptive_consistency_stop_points(ids[:q])[0],
+        lambda A: A.adaptive_consistency_stop_points(ids[:q])[0],
         lambda: [replay(S.adaptive_consistency_stop, r) for r in rows[:q]],
         lambda got, want: got.tolist() == want,
     )

@@ -193,3 +193,54 @@ def test_unhashable_answer_raises_like_scorio() -> None:
     with pytest.raises(TypeError) as mine:
         K.majority_vote(answers)
     assert str(mine.value) == str(theirs.value)
+
+
+TYPED = ["int8", "uint16", "int32", "float32", "float16", "float64", "U1", "U12"]
+
+
+@pytest.mark.parametrize("dtype", TYPED)
+def test_typed_arrays_of_every_width(dtype: str) -> None:
+    """Answers as arrays of each width the core groups (one integer key up to 8 bytes,
+    bytes past it; floats with NaN and -0.0 beside 0.0; "" unparsable): every rule's
+    selection, index and score equal scorio's, on batches with tied and NaN scores."""
+    rng = np.random.default_rng(sum(map(ord, dtype)))
+    for _ in range(6):
+        m, n = int(rng.integers(1, 40)), int(rng.integers(1, 20))
+        ids = rng.integers(0, 5, size=(m, n))
+        answers: Any
+        if dtype.startswith("U"):
+            short, long = ["", "a", "b", "c", "d"], ["", "answer 1", "answer 22", "x" * 12, "é"]
+            words = np.array(short if dtype == "U1" else long)
+            answers = words[ids].astype(dtype)
+        elif dtype.startswith("float"):
+            answers = np.array([np.nan, -0.0, 0.0, 1.5, -2.25])[ids].astype(dtype)
+        else:
+            answers = (ids - (2 if dtype.startswith("int") else 0)).astype(dtype)
+        scores = np.round(rng.random((m, n)), 1)
+        if rng.random() < 0.3:
+            scores[rng.random((m, n)) < 0.1] = np.nan
+        for rule in RULES:
+            for options in RULES[rule]:
+                got = getattr(K, rule)(answers, scores, **options, return_index=True, return_score=True)
+                want = getattr(scorio_aggregate, rule)(answers, scores, **options, return_index=True, return_score=True)
+                assert same(got, want), (dtype, rule, options)
+        got = K.majority_vote(answers, return_index=True)
+        assert same(got, scorio_aggregate.majority_vote(answers, return_index=True)), dtype
+
+
+def test_large_batch_ties_and_logit() -> None:
+    """1,000 x 48 ids with scores on a coarse grid (many ties: the rank rules' order
+    decides), every option of every rule, and the logit weights on (0, 1) scores."""
+    rng = np.random.default_rng(11)
+    answers = rng.integers(0, 5, size=(1000, 48))
+    scores = np.round(rng.random((1000, 48)), 1)
+    for rule in RULES:
+        for options in RULES[rule]:
+            got = getattr(K, rule)(answers, scores, **options, return_index=True)
+            want = getattr(scorio_aggregate, rule)(answers, scores, **options, return_index=True)
+            assert same(got, want), (rule, options)
+    unit = np.clip(scores, 0.05, 0.95)
+    for threshold in (0.5, 0.3):
+        got = K.logit_weighted_vote(answers, unit, threshold=threshold, return_index=True)
+        want = scorio_aggregate.logit_weighted_vote(answers, unit, threshold=threshold, return_index=True)
+        assert same(got, want), threshold

@@ -559,3 +559,28 @@ def test_batch_edges() -> None:
     assert K.esc_stop_batch(one).tolist() == [True, False, True]
     with pytest.raises(ValueError, match="one row per question"):
         K.adaptive_consistency_stop_batch(["A", "B"])
+
+
+@pytest.mark.parametrize("kind", ["int64", "uint8", "bool", "float64", "str"])
+def test_esc_batch_typed_arrays(kind: str) -> None:
+    """Typed windows (the fast path without groups) against scorio's rule on each row,
+    with unanimous rows, NaN, -0.0 beside 0.0 and the empty string."""
+    rng = np.random.default_rng(sum(map(ord, kind)))
+    for n in (1, 2, 5):
+        ids = rng.integers(0, 3, size=(200, n))
+        ids[:80] = ids[:80, :1]  # unanimous
+        if kind == "float64":
+            values = np.array([0.0, -0.0, np.nan, 1.5])
+            arr: Any = values[rng.integers(0, 4, size=(200, n))]
+            arr[:60] = arr[:60, :1]
+        elif kind == "str":
+            arr = np.array(["", "A", "B"])[ids]
+        elif kind == "bool":
+            arr = ids.astype(bool)
+        else:
+            arr = ids.astype(kind)
+        got = K.esc_stop_batch(arr)
+        assert got.dtype == bool and got.shape == (200,)
+        assert got.tolist() == [S.esc_stop(list(r)) for r in arr]
+        assert got.tolist() == [S.esc_stop(r) for r in arr.tolist()]
+        assert got.tolist() == K.esc_stop_batch(arr.astype(object)).tolist()

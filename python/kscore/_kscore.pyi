@@ -754,6 +754,60 @@ def token_signal(
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint8]]:
     """Every position's statistic (traces concatenated) and each trace's status."""
 
+# ---- agg-speed (python/kscore/aggregate/, rust/kscore-py/src/aggregate.rs register_speed): issue 37's speed pass
+__all__ += ["order_by_score", "group_typed", "pick_group", "rank_weights", "score_weights"]
+__all__ += ["cges_rows", "dirichlet_leader"]
+
+def order_by_score(
+    scores: npt.NDArray[np.float64], part: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """Per row: voters by descending score (ties to the lower column) then the rest (``seq``), each
+    column's place in it, and the rows with a NaN voter."""
+
+def group_typed(answers: npt.NDArray[np.uint8], cols: int, kind: str) -> npt.NDArray[np.int32]:
+    """Row-local group codes of ``cols`` fixed-width answers per row ((M, N * width) bytes), validity
+    read from the bytes by ``kind`` ("bytes", "float": NaN unparsable and -0.0 == 0.0, "text": "")."""
+
+def pick_group(
+    codes: npt.NDArray[np.int32], scores: npt.NDArray[np.float64], reward: str, alpha: float
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """scorio's mean vote / Best-of-Majority per row (``reward``: "sum", "mean", "max"; groups with a
+    share >= ``alpha``): winning answer and representative columns, and the rows to replay (NaN)."""
+
+def rank_weights(
+    place: npt.NDArray[np.int64],
+    part: npt.NDArray[np.bool_],
+    rule: str,
+    power: float = 1.0,
+    powers: npt.NDArray[np.int64] | None = None,
+) -> npt.NDArray[np.float64]:
+    """Each voter's weight from its place: "borda" ``(n - t)^power`` (integer power, exact),
+    "borda_real" ``((n - t) / n)^power``, "mob" ``(n - t)^m - (n - t - 1)^m`` (``m = powers[row]``)."""
+
+def score_weights(
+    codes: npt.NDArray[np.int32], scores: npt.NDArray[np.float64], rule: str, param: float
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """Each valid candidate's vote: "softmax" ``exp((s - max) / param)`` or "logit"
+    ``ln(s / (1 - s)) - param`` (the C library's exp/log); and the rows whose max met a NaN."""
+
+def cges_rows(
+    codes: npt.NDArray[np.int32], scores: npt.NDArray[np.float64], with_other: bool
+) -> tuple[
+    npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.float64], npt.NDArray[np.int64]
+]:
+    """CGES per row: the winner's first column and best member (-1: OTHER or empty), whether OTHER
+    won, its posterior (0.0 when empty), and the valid count."""
+
+def dirichlet_leader(
+    counts: npt.NDArray[np.int64],
+    leader: npt.NDArray[np.int64],
+    nodes: npt.NDArray[np.float64],
+    weights: npt.NDArray[np.float64],
+    log_fact: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """Per row of counts (0: no answer), the probability that answer ``leader[row]`` has the largest
+    share under Dirichlet(counts + 1), by the composite rule on [0, 1]; ``log_fact[k] = ln k!``."""
+
 # ---- arena3: battles' string columns in one pass (rust/kscore-core/src/battles/columns.rs)
 __all__ += ["code_battles"]
 

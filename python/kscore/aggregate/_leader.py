@@ -11,7 +11,8 @@ with ``f``/``F`` the Gamma density and distribution function. scorio evaluates t
 same integral after the substitution ``u = F_{a_L}(x)``, with ``scipy.integrate.quad``
 (adaptive Gauss-Kronrod, ``epsabs = epsrel = 1e-10``) and scipy's ``gammaincinv``
 inside a Python integrand: about 0.4 s a question. Here it is a fixed composite
-Gauss-Legendre rule in ``x`` for all questions at once (numpy):
+Gauss-Legendre rule in ``x`` for all questions at once (in the core:
+rust/kscore-core/src/aggregate/leader.rs):
 
 - For integer shape, ``1 - F_a(x) = e^{-x} \sum_{k<a} x^k / k!``: a sum of positive
   terms, so one table of cumulative sums per node serves every answer of a question
@@ -31,14 +32,13 @@ from functools import lru_cache
 import numpy as np
 
 from .._arrays import FloatArray, IntArray
+from .._kscore import dirichlet_leader
 from .._special import betaincc
 
 #: Panels x Gauss-Legendre nodes per panel of the fixed rule.
 _PANELS, _NODES = 8, 20
 #: Largest ``v1 + v2 + 1`` summed exactly with integers (past it, the continued fraction).
 _EXACT_N = 16384
-#: Questions per block of the vectorised integral (bounds the (rows, nodes, shape) table).
-_CELLS = 4_000_000
 
 
 @lru_cache(maxsize=1)
@@ -88,53 +88,19 @@ def leader_probabilities(counts: IntArray, leader: IntArray) -> FloatArray:
     """Per row of ``counts`` (rows x answers, 0 where a row has fewer answers), the
     probability that answer ``leader[r]`` has the largest share under
     ``Dirichlet(counts[r, :m] + 1)`` (the integral above; zero counts are absent
-    answers, not answers with count 0)."""
+    answers, not answers with count 0): every row in one core call
+    (rust/kscore-core/src/aggregate/leader.rs, the same rule and the same sums)."""
     rows = counts.shape[0]
-    out = np.empty(rows)
     if rows == 0:
-        return out
+        return np.empty(0)
     top = int(counts.max()) + 1
     nodes, weights = _rule()
-    block = max(1, _CELLS // (len(nodes) * (top + 1)))
-    for start in range(0, rows, block):
-        stop = min(rows, start + block)
-        out[start:stop] = _block(counts[start:stop], leader[start:stop], nodes, weights)
-    return out
-
-
-def _block(counts: IntArray, leader: IntArray, nodes: FloatArray, weights: FloatArray) -> FloatArray:
-    rows = counts.shape[0]
-    r = np.arange(rows)
-    a_lead = counts[r, leader].astype(float) + 1.0
-    spread = 10.0 * np.sqrt(a_lead)
-    lo = np.maximum(0.0, a_lead - spread - 10.0)
-    hi = a_lead + spread + 30.0
-    x = lo[:, None] + (hi - lo)[:, None] * nodes[None, :]  # (rows, nodes)
-    width = (hi - lo)[:, None] * weights[None, :]
-    top = int(counts.max()) + 1
-    k = np.arange(top, dtype=float)
     log_fact = np.array([math.lgamma(i + 1.0) for i in range(top)])
-    # terms[r, i, k] = e^{-x} x^k / k!; the cumulative sums are 1 - F_{k+1}(x).
-    if float(hi.max()) < 600.0:  # e^{-x} stays a normal double: the recurrence t_k = t_{k-1} x / k
-        terms = np.empty((rows, x.shape[1], top))
-        terms[:, :, 0] = np.exp(-x)
-        for i in range(1, top):
-            np.multiply(terms[:, :, i - 1], x / i, out=terms[:, :, i])
-    else:
-        with np.errstate(divide="ignore"):
-            log_x = np.log(x)
-        terms = np.exp(-x[:, :, None] + k[None, None, :] * log_x[:, :, None] - log_fact[None, None, :])
-        terms[:, :, 0] = np.exp(-x)  # 0 * log(0) at x = 0
-    upper = np.cumsum(terms, axis=2)
-    density = terms[r, :, (a_lead - 1.0).astype(np.intp)]  # (rows, nodes)
-    product = np.ones_like(x)
-    present = counts > 0
-    present[r, leader] = False
-    for j in range(counts.shape[1]):
-        sel = np.flatnonzero(present[:, j])
-        if sel.size == 0:
-            continue
-        factor = 1.0 - upper[sel, :, counts[sel, j]]  # shape a_j = count + 1: index a_j - 1
-        product[sel] *= np.maximum(factor, 0.0)
-    value: FloatArray = np.clip(np.sum(width * density * product, axis=1), 0.0, 1.0)
-    return value
+    out: FloatArray = dirichlet_leader(
+        np.ascontiguousarray(counts, dtype=np.int64),
+        np.ascontiguousarray(leader, dtype=np.int64),
+        nodes,
+        weights,
+        log_fact,
+    )
+    return out

@@ -53,36 +53,6 @@ def plurality(
     return answer, rep
 
 
-def groups(p: Pool) -> tuple[IntArray, IntArray, IntArray]:
-    """Each valid candidate's group as ``row * N + code`` (in column order), and per
-    such key the group's size and first column (N where the key is no group)."""
-    m, n = p.shape
-    valid = p.valid
-    key = (np.arange(m)[:, None] * n + p.codes)[valid]
-    size = np.bincount(key, minlength=m * n)
-    first = np.full(m * n, n, dtype=np.int64)
-    np.minimum.at(first, key, np.broadcast_to(np.arange(n), (m, n))[valid])
-    return key, size, first
-
-
-def best_group(p: Pool, value: FloatArray, eligible: BoolArray, first: IntArray) -> tuple[IntArray, IntArray]:
-    """``(answer, representative)`` of the eligible group (keys as :func:`groups`)
-    with the largest ``value``, ties to the earliest appearance: each group votes
-    once, with its value, from its first column; the representative is the
-    winner's best-scored member. (Rows with a NaN are the caller's to replay.)"""
-    m, n = p.shape
-    idx = np.flatnonzero(eligible)
-    rows, cols = idx // n, first[idx]
-    opener = np.zeros((m, n), dtype=bool)
-    opener[rows, cols] = True
-    weights = np.zeros((m, n))
-    weights[rows, cols] = value[idx]
-    answer, _ = plurality(p, weights, opener, rep_by_score=False)
-    win = np.where(answer >= 0, p.codes[np.arange(m), np.maximum(answer, 0)], -2)
-    _, rep = plurality(p, None, p.codes == win[:, None])
-    return answer, rep
-
-
 def _replay(
     p: Pool,
     r: int,

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .._arrays import BoolArray, FloatArray, IntArray
-from .._kscore import group_answers
+from .._kscore import group_answers, group_typed
 
 #: dtypes grouped by their bytes in the core (equal bytes: equal in Python too).
 _FIXED = "biufU"
@@ -50,8 +51,9 @@ class Pool:
         m, n = self.codes.shape
         return int(m), int(n)
 
-    @property
+    @cached_property
     def valid(self) -> BoolArray:
+        """Who has a parsable answer (made once: the rules read it several times)."""
         return self.codes >= 0
 
     def answer(self, r: int, j: int) -> Any:
@@ -117,16 +119,16 @@ def _as_fixed(z: Any) -> Any:
 
 def _group_bytes(z: Any) -> npt.NDArray[np.int32]:
     """Groups of a fixed-width array, in the core: equal bytes are equal answers
-    (a float's -0.0 is made 0.0 first: they are one answer in Python)."""
-    if z.dtype.kind == "f":
-        valid = ~np.isnan(z)
-        z = z + 0.0
-    elif z.dtype.kind == "U":
-        valid = z != ""
-    else:
-        valid = np.ones(z.shape, dtype=bool)
-    m = z.shape[0]
-    raw = np.ascontiguousarray(z).view(np.uint8).reshape(m, -1)
+    (a float's -0.0 is 0.0: they are one answer in Python; NaN and "" unparsable),
+    validity read from the bytes there (no mask or copy made here)."""
+    m, n = z.shape
+    kind = "float" if z.dtype.kind == "f" else "text" if z.dtype.kind == "U" else "bytes"
+    if kind != "float" or z.dtype.itemsize in (4, 8):
+        raw = np.ascontiguousarray(z).view(np.uint8).reshape(m, n * z.dtype.itemsize)
+        return group_typed(raw, n, kind)
+    # float16 / long double: the mask and the -0.0 fold in numpy
+    valid = ~np.isnan(z)
+    raw = np.ascontiguousarray(z + 0.0).view(np.uint8).reshape(m, n * z.dtype.itemsize)
     return group_answers(raw, np.ascontiguousarray(valid))
 
 

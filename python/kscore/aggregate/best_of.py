@@ -4,13 +4,13 @@ questions at once, with scorio 0.2.3's names, keywords, ties and messages
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
+from .._kscore import pick_group, rank_weights
 from ._order import by_score
-from ._plurality import EXACT_INT, best_group, groups, plurality
+from ._plurality import EXACT_INT, plurality
 from ._pool import Pool, pack, pool
 
 __all__ = ["best_of_n", "majority_of_the_bests", "mob", "best_of_majority"]
@@ -56,19 +56,17 @@ def majority_of_the_bests(
     _, place = by_score(p, valid)
     n = valid.sum(axis=1)
     if m is None:  # scorio's default, floor(sqrt(n)) by math.isqrt
-        mm = np.array([max(1, math.isqrt(int(c))) for c in n], dtype=np.int64)
+        mm = _isqrt(n)
     else:
         mm = np.full(n.shape, int(m), dtype=np.int64)
     mm = np.minimum(np.maximum(mm, 1), np.maximum(n, 1))
     top = int(n.max(initial=0))
     power = int(mm.max(initial=1))
-    base = np.where(valid, n[:, None] - place, 1)
     weights: Any
     if top**power < EXACT_INT:  # every row's weights sum to n**m: exact f64
-        b = base.astype(np.float64)
-        e = mm[:, None].astype(np.float64)
-        weights = np.where(valid, b**e - (b - 1) ** e, 0.0)
+        weights = rank_weights(place, valid, "mob", powers=np.ascontiguousarray(mm, dtype=np.int64))
     else:
+        base = np.where(valid, n[:, None] - place, 1)
         weights = np.zeros(p.shape, dtype=object)
         for r, c in zip(*np.nonzero(valid)):
             k = int(base[r, c])
@@ -81,6 +79,14 @@ def majority_of_the_bests(
 
 
 mob = majority_of_the_bests
+
+
+def _isqrt(n: Any) -> Any:
+    """``math.isqrt`` of each count: the float root, corrected by one where it rounded."""
+    r = np.floor(np.sqrt(n.astype(np.float64))).astype(np.int64)
+    r -= r * r > n
+    r += (r + 1) * (r + 1) <= n
+    return r
 
 
 def _mob_row(p: Pool, r: int, mm: int) -> int:
@@ -127,23 +133,9 @@ def best_of_majority(
         )
     p = pool(answers, scores, require_scores=True)
     assert p.scores is not None
-    m, n = p.shape
-    valid = p.valid
-    key, size, first = groups(p)
-    values = p.scores[valid]
-    if aggregate == "max":
-        reward = np.full(m * n, -np.inf)
-        with np.errstate(invalid="ignore"):  # NaN rows are replayed below
-            np.maximum.at(reward, key, values)
-    else:
-        reward = np.bincount(key, weights=values, minlength=m * n)
-        if aggregate == "mean":
-            reward = reward / np.maximum(size, 1)
-    present = size.reshape(m, n) > 0
-    gated = (size.reshape(m, n) / np.maximum(valid.sum(axis=1), 1)[:, None] >= alpha) & present
-    gated |= ~gated.any(axis=1, keepdims=True) & present  # the gate relaxed
-    answer, rep = best_group(p, reward, gated.ravel(), first)
-    for r in np.flatnonzero((np.isnan(p.scores) & valid).any(axis=1)):
+    # One core call: groups' sizes, rewards and representatives, the gate, the pick.
+    answer, rep, replay = pick_group(p.codes, p.scores, aggregate, float(alpha))
+    for r in np.flatnonzero(replay):
         answer[r], rep[r] = _bom_row(p, int(r), alpha, aggregate)
     return pack(p, (answer, rep), return_index=return_index, return_score=return_score)
 

@@ -3,10 +3,10 @@
 
 Each observed answer and an ``OTHER`` bucket (a correct answer not seen yet) gets the
 log score ``sum_t [R_t = a] log C_t + [R_t != a] log((1 - C_t) / (K - 1))`` (K: the
-observed answers plus OTHER). For all questions at once: one pass over the columns adds
-each candidate's terms in scorio's order (the same f64 additions, so the same log
-scores up to numpy's ``log``/``log1p`` against ``math``'s, within an ulp); the winner is
-the first largest, in scorio's order (answers by first appearance, then OTHER).
+observed answers plus OTHER). For all questions at once, in one core call
+(rust/kscore-core/src/aggregate/cges.rs): each row's terms are added in scorio's order
+with the C library's ``log``/``log1p`` (Python's ``math``), so the same log scores; the
+winner is the first largest, in scorio's order (answers by first appearance, then OTHER).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .._arrays import BoolArray, FloatArray, IntArray
+from .._arrays import BoolArray, FloatArray
+from .._kscore import cges_rows
 from ._pool import Pool, pack, pool
 
 __all__ = ["CGES_OTHER", "cges_vote", "cges_stop", "cges_stop_batch"]
@@ -67,55 +68,6 @@ def _check(p: Pool) -> None:
     )
 
 
-def _log_scores(p: Pool) -> tuple[FloatArray, IntArray]:
-    """``(log_scores, groups)``: per row, the log score of each answer (columns in
-    order of first appearance) and of OTHER (column ``groups[r]``); columns past
-    ``groups[r]`` are -inf. Sums are made in scorio's order: the mismatch terms of all
-    valid candidates in column order, then each candidate's own term."""
-    assert p.scores is not None
-    m, n = p.shape
-    valid = p.valid
-    groups = (p.codes.max(axis=1, initial=-1) + 1).astype(np.int64)
-    c = np.where(valid, p.scores, 0.5)
-    with np.errstate(divide="ignore"):
-        mismatch = np.log1p(-c) - np.log(np.maximum(groups, 1))[:, None]  # log(K - 1), K = groups + 1
-        own = np.log(c) - mismatch
-    # cumsum adds left to right, as scorio's loop (an invalid candidate adds an exact 0.0)
-    base = np.cumsum(np.where(valid, mismatch, 0.0), axis=1)[:, -1]
-    width = n + 2  # answers, OTHER, and a spare column for the invalid candidates
-    scores = np.where(np.arange(width)[None, :] <= groups[:, None], base[:, None], -np.inf)
-    # np.add.at adds in the order of its indices: row by row, columns left to right, so each
-    # answer's own terms are added in scorio's order.
-    col = np.where(valid, p.codes, n + 1).astype(np.int64)
-    index = np.arange(m, dtype=np.int64)[:, None] * width + col
-    flat = scores.ravel()
-    np.add.at(flat, index.ravel(), np.where(valid, own, 0.0).ravel())
-    scores = flat.reshape(m, width)
-    return scores[:, : n + 1], groups
-
-
-def _posterior_of(scores: FloatArray, picked: IntArray) -> FloatArray:
-    """``exp(score[picked] - logsumexp(scores))`` per row, with scipy's logsumexp (the
-    maxima taken out of the sum, ``log1p``)."""
-    top = scores.max(axis=1)
-    at_top = scores == top[:, None]
-    count = at_top.sum(axis=1)
-    rest = np.where(at_top, 0.0, np.exp(scores - top[:, None])).sum(axis=1)
-    normalizer = np.log1p(rest / count) + np.log(count) + top
-    rows = np.arange(len(scores))
-    out: FloatArray = np.exp(scores[rows, picked] - normalizer)
-    return out
-
-
-def _winners(scores: FloatArray, groups: IntArray, with_other: bool) -> IntArray:
-    """The first largest hypothesis per row (OTHER: column ``groups[r]``)."""
-    considered = scores.copy()
-    if not with_other:
-        considered[np.arange(len(scores)), groups] = -np.inf
-    best: IntArray = np.argmax(considered, axis=1)
-    return best
-
-
 def cges_vote(
     answers: Any,
     scores: Any,
@@ -130,18 +82,8 @@ def cges_vote(
     _validate_bool(allow_other, "allow_other")
     p = pool(answers, scores, require_scores=True)
     _check(p)
-    m, n = p.shape
-    log_scores, groups = _log_scores(p)
-    win = _winners(log_scores, groups, bool(allow_other))
-    empty = groups == 0
-    is_other = (win == groups) & ~empty
-    # The winner's first column (the answer returned) and its best-scored member.
-    member = (p.codes == win[:, None]) & ~(is_other | empty)[:, None]
-    cols = np.broadcast_to(np.arange(n), (m, n))
-    first = np.where(member.any(axis=1), np.where(member, cols, n).min(axis=1), -1)
     assert p.scores is not None
-    key = np.where(member, p.scores, -np.inf)
-    rep = np.where(member.any(axis=1), np.argmax(key, axis=1), -1)  # first max: the lowest index
+    first, rep, is_other, _, _ = cges_rows(p.codes, p.scores, bool(allow_other))
     out = pack(p, (first, rep), return_index=return_index, return_score=return_score)
     if not is_other.any():
         return out
@@ -165,11 +107,9 @@ def _check_stop(threshold: float, include_other: Any, min_samples: Any) -> None:
 
 def _stop_rows(p: Pool, threshold: float, include_other: bool, min_samples: int) -> tuple[BoolArray, FloatArray]:
     _check(p)
-    log_scores, groups = _log_scores(p)
-    win = _winners(log_scores, groups, include_other)
-    empty = groups == 0
-    prob = np.where(empty, 0.0, _posterior_of(log_scores, win))
-    stop = ~empty & (p.valid.sum(axis=1) >= min_samples) & (prob >= threshold)
+    assert p.scores is not None
+    _, _, _, prob, count = cges_rows(p.codes, p.scores, include_other)
+    stop = (count > 0) & (count >= min_samples) & (prob >= threshold)
     return stop, prob
 
 

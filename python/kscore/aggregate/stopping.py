@@ -289,9 +289,17 @@ def adaptive_consistency_dirichlet_stop_batch(
 
 def esc_stop_batch(window_answers: Any) -> BoolArray:
     """:func:`esc_stop` of every row (``(M, N)`` windows): an ``(M,)`` bool array."""
-    p = _batch_pool(window_answers)
-    stop: BoolArray = (p.codes == 0).all(axis=1)
-    return stop
+    w = window_answers
+    if isinstance(w, np.ndarray) and w.ndim == 2 and w.shape[1] and w.dtype.kind in "biufU":
+        # A typed array needs no groups: a row stops when its first answer is valid and
+        # every answer equals it (numpy's == is Python's here: -0.0 == 0.0, NaN never
+        # equal, so a NaN anywhere keeps the row going; "" is the unparsable string).
+        stop: BoolArray = (w == w[:, :1]).all(axis=1)
+        if w.dtype.kind == "U":
+            stop &= w[:, 0] != ""
+        return stop
+    p = _batch_pool(w)
+    return np.asarray((p.codes == 0).all(axis=1))
 
 
 def adaptive_consistency_stop_points(

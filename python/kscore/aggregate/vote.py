@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from .._arrays import FloatArray, IntArray
+from .._arrays import IntArray
+from .._kscore import pick_group, rank_weights, score_weights
 from ._order import by_score
-from ._plurality import EXACT_INT, best_group, groups, plurality
+from ._plurality import EXACT_INT, plurality
 from ._pool import Pool, pack, pool
 
 __all__ = [
@@ -58,13 +59,11 @@ def weighted_majority_vote(
 
 def _mean_vote(p: Pool) -> tuple[IntArray, IntArray]:
     """scorio's ``aggregate="mean"``: each group's sum (in column order) over its size;
-    the largest mean wins, ties to the earliest appearance."""
+    the largest mean wins, ties to the earliest appearance (one core call; rows with a
+    NaN are replayed as scorio walks them)."""
     assert p.scores is not None
-    valid = p.valid
-    key, size, first = groups(p)
-    mean = np.bincount(key, weights=p.scores[valid], minlength=len(size)) / np.maximum(size, 1)
-    answer, rep = best_group(p, mean, size > 0, first)
-    for r in np.flatnonzero((np.isnan(p.scores) & valid).any(axis=1)):
+    answer, rep, replay = pick_group(p.codes, p.scores, "mean", 0.0)
+    for r in np.flatnonzero(replay):
         answer[r], rep[r] = _mean_row(p, int(r))
     return answer, rep
 
@@ -105,10 +104,9 @@ def softmax_weighted_vote(
     assert p.scores is not None
     valid = p.valid
     s = p.scores
-    with np.errstate(invalid="ignore", over="ignore"):
-        smax = np.max(np.where(valid, s, -np.inf), axis=1, keepdims=True)
-        weights: FloatArray = np.exp((s - smax) / temperature)
-    for r in np.flatnonzero((np.isnan(s) & valid).any(axis=1)):
+    # math.exp's numbers (the C library's exp), scorio's to the bit.
+    weights, nan_rows = score_weights(p.codes, s, "softmax", float(temperature))
+    for r in np.flatnonzero(nan_rows):
         # Python's max over a NaN is decided by the order it compares in.
         part = [j for j in range(p.shape[1]) if valid[r, j]]
         top = max(float(s[r, j]) for j in part)
@@ -132,19 +130,17 @@ def rank_weighted_vote(
     pl = pool(answers, scores, require_scores=True)
     valid = pl.valid
     _, place = by_score(pl, valid)
-    n = valid.sum(axis=1, keepdims=True)
-    base = n - place  # n - t for the voters
     weights: Any
     if float(p).is_integer():
         pe = int(p)
-        top = int(n.max(initial=0))
+        top = int(valid.sum(axis=1).max(initial=0))
         if top ** (pe + 1) < EXACT_INT:  # every row's sum is an exact f64
-            weights = (np.where(valid, base, 0).astype(np.int64) ** pe).astype(np.float64)
+            weights = rank_weights(place, valid, "borda", float(pe))
         else:  # exact Python ints, as scorio sums them
-            weights = np.where(valid, base, 0).astype(object) ** pe
-    else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            weights = np.where(valid, base / np.maximum(n, 1), 0.0) ** p
+            n = valid.sum(axis=1, keepdims=True)
+            weights = np.where(valid, n - place, 0).astype(object) ** pe
+    else:  # ((n - t) / n) ** p with the C library's pow, as Python's **
+        weights = rank_weights(place, valid, "borda_real", float(p))
     rep = plurality(pl, weights, valid)
     return pack(pl, rep, return_index=return_index, return_score=return_score)
 
@@ -179,8 +175,7 @@ def logit_weighted_vote(
                 f"got {first}. Use transform='linear' for unbounded scores."
             )
         tb = math.log(threshold / (1.0 - threshold))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            weights: FloatArray = np.log(s / (1.0 - s)) - tb
+        weights, _ = score_weights(p.codes, s, "logit", tb)  # math.log's numbers, as scorio
     else:
         weights = s - threshold
     rep = plurality(p, weights, valid)

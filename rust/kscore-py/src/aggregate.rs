@@ -1,6 +1,6 @@
 //! `group_answers` and `vote`: kscore.aggregate's kernels (kscore_core::aggregate).
 
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -72,4 +72,242 @@ pub fn vote<'py>(
         out.rep.into_pyarray(py),
         out.replay.into_pyarray(py),
     ))
+}
+
+/// Per question, the columns by descending score among the voters (`part`),
+/// ties to the lower column, then the rest by column (`seq`), each column's
+/// place in that order, and the questions with a NaN voter (sort in Python).
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn order_by_score<'py>(
+    py: Python<'py>,
+    scores: PyReadonlyArray2<'py, f64>,
+    part: PyReadonlyArray2<'py, bool>,
+) -> PyResult<(
+    Bound<'py, PyArray2<i64>>,
+    Bound<'py, PyArray2<i64>>,
+    Bound<'py, PyArray1<bool>>,
+)> {
+    let (rows, cols) = (scores.shape()[0], scores.shape()[1]);
+    if part.shape() != scores.shape() {
+        return Err(PyValueError::new_err("scores and part must have the same shape"));
+    }
+    let (s, p) = (slice(&scores, "scores")?, slice(&part, "part")?);
+    let out = enter(py, || kscore_core::aggregate::order::by_score(s, p, rows, cols))?;
+    let shaped = |v: Vec<i64>| {
+        ndarray::Array2::from_shape_vec((rows, cols), v).map_err(|e| PyValueError::new_err(e.to_string()))
+    };
+    Ok((
+        shaped(out.seq)?.into_pyarray(py),
+        shaped(out.place)?.into_pyarray(py),
+        out.nan.into_pyarray(py),
+    ))
+}
+
+/// Row-local group codes of `answers`, an (M, N * width) uint8 view of a
+/// fixed-width array of N answers per row, validity read from the bytes by
+/// `kind` ("bytes": all valid; "float": NaN unparsable, -0.0 equal to 0.0;
+/// "text": "" unparsable).
+#[pyfunction]
+pub fn group_typed<'py>(
+    py: Python<'py>,
+    answers: PyReadonlyArray2<'py, u8>,
+    cols: usize,
+    kind: &str,
+) -> PyResult<Bound<'py, PyArray2<i32>>> {
+    let kind = kscore_core::aggregate::Kind::parse(kind)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown answer kind {kind:?}")))?;
+    let (rows, bytes) = (answers.shape()[0], answers.shape()[1]);
+    if cols == 0 || bytes % cols != 0 {
+        return Err(PyValueError::new_err("answers must hold whole answers of cols per row"));
+    }
+    let a = slice(&answers, "answers")?;
+    let codes = enter(py, || {
+        kscore_core::aggregate::group_typed(a, rows, cols, bytes / cols, kind)
+    })?;
+    let arr = ndarray::Array2::from_shape_vec((rows, cols), codes).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(arr.into_pyarray(py))
+}
+
+/// scorio's mean vote and Best-of-Majority for every question: columns of each
+/// question's winning answer and representative, and the questions to replay
+/// in Python (a NaN score or reward). `reward`: "sum", "mean" or "max".
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn pick_group<'py>(
+    py: Python<'py>,
+    codes: PyReadonlyArray2<'py, i32>,
+    scores: PyReadonlyArray2<'py, f64>,
+    reward: &str,
+    alpha: f64,
+) -> PyResult<(
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<bool>>,
+)> {
+    let reward = kscore_core::aggregate::Reward::parse(reward)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown reward {reward:?}")))?;
+    let (rows, cols) = (codes.shape()[0], codes.shape()[1]);
+    if scores.shape() != codes.shape() {
+        return Err(PyValueError::new_err("codes and scores must have the same shape"));
+    }
+    let (c, s) = (slice(&codes, "codes")?, slice(&scores, "scores")?);
+    let out = enter(py, || {
+        kscore_core::aggregate::pick_group(c, s, rows, cols, reward, alpha)
+    })?;
+    Ok((
+        out.answer.into_pyarray(py),
+        out.rep.into_pyarray(py),
+        out.replay.into_pyarray(py),
+    ))
+}
+
+/// Each voter's weight from its place among its question's voters: "borda"
+/// (`(n - t)^power`, an integer power, exact), "borda_real" (`((n - t) / n)^power`)
+/// or "mob" (`(n - t)^m - (n - t - 1)^m`, `m = powers[row]`, exact); 0 elsewhere.
+#[pyfunction]
+#[pyo3(signature = (place, part, rule, power = 1.0, powers = None))]
+pub fn rank_weights<'py>(
+    py: Python<'py>,
+    place: PyReadonlyArray2<'py, i64>,
+    part: PyReadonlyArray2<'py, bool>,
+    rule: &str,
+    power: f64,
+    powers: Option<PyReadonlyArray1<'py, i64>>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    use kscore_core::aggregate::order::RankWeight;
+    let (rows, cols) = (place.shape()[0], place.shape()[1]);
+    if part.shape() != place.shape() {
+        return Err(PyValueError::new_err("place and part must have the same shape"));
+    }
+    let (pl, pa) = (slice(&place, "place")?, slice(&part, "part")?);
+    let m = match &powers {
+        Some(a) => Some(
+            a.as_slice()
+                .map_err(|_| PyValueError::new_err("powers must be C-contiguous"))?,
+        ),
+        None => None,
+    };
+    let rule = match rule {
+        "borda" if power >= 0.0 && power <= f64::from(u32::MAX) && power.fract() == 0.0 => {
+            RankWeight::Borda(power as u32)
+        }
+        "borda_real" => RankWeight::BordaReal(power),
+        "mob" => RankWeight::Mob(m.ok_or_else(|| PyValueError::new_err("mob needs powers"))?),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown rank weight {other:?} (power {power})"
+            )))
+        }
+    };
+    let w = enter(py, || {
+        kscore_core::aggregate::order::rank_weights(pl, pa, rows, cols, rule)
+    })?;
+    let arr = ndarray::Array2::from_shape_vec((rows, cols), w).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(arr.into_pyarray(py))
+}
+
+/// Each valid candidate's vote from its score: "softmax" (`exp((s - max) /
+/// param)`) or "logit" (`ln(s / (1 - s)) - param`), with the C library's
+/// `exp`/`log`; and the questions whose maximum met a NaN (softmax).
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn score_weights<'py>(
+    py: Python<'py>,
+    codes: PyReadonlyArray2<'py, i32>,
+    scores: PyReadonlyArray2<'py, f64>,
+    rule: &str,
+    param: f64,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<bool>>)> {
+    use kscore_core::aggregate::ScoreWeight;
+    let rule = match rule {
+        "softmax" => ScoreWeight::Softmax(param),
+        "logit" => ScoreWeight::Logit(param),
+        other => return Err(PyValueError::new_err(format!("unknown score weight {other:?}"))),
+    };
+    let (rows, cols) = (codes.shape()[0], codes.shape()[1]);
+    if scores.shape() != codes.shape() {
+        return Err(PyValueError::new_err("codes and scores must have the same shape"));
+    }
+    let (c, s) = (slice(&codes, "codes")?, slice(&scores, "scores")?);
+    let (w, nan) = enter(py, || kscore_core::aggregate::score_weights(c, s, rows, cols, rule))?;
+    let arr = ndarray::Array2::from_shape_vec((rows, cols), w).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((arr.into_pyarray(py), nan.into_pyarray(py)))
+}
+
+/// CGES for every question (kscore_core::aggregate::cges): the winner's first
+/// column and best-scored member (-1: OTHER or no valid answer), whether OTHER
+/// won, the winner's posterior, and each question's valid count.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn cges_rows<'py>(
+    py: Python<'py>,
+    codes: PyReadonlyArray2<'py, i32>,
+    scores: PyReadonlyArray2<'py, f64>,
+    with_other: bool,
+) -> PyResult<(
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<bool>>,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<i64>>,
+)> {
+    let (rows, cols) = (codes.shape()[0], codes.shape()[1]);
+    if scores.shape() != codes.shape() {
+        return Err(PyValueError::new_err("codes and scores must have the same shape"));
+    }
+    let (c, s) = (slice(&codes, "codes")?, slice(&scores, "scores")?);
+    let out = enter(py, || kscore_core::aggregate::cges::cges(c, s, rows, cols, with_other))?;
+    Ok((
+        out.first.into_pyarray(py),
+        out.rep.into_pyarray(py),
+        out.other.into_pyarray(py),
+        out.prob.into_pyarray(py),
+        out.valid.into_pyarray(py),
+    ))
+}
+
+/// Per row of `counts` (0: no answer), the probability that answer
+/// `leader[row]` has the largest share under `Dirichlet(counts + 1)`, by the
+/// composite rule `nodes`/`weights` on [0, 1]; `log_fact[k] = ln k!`.
+#[pyfunction]
+pub fn dirichlet_leader<'py>(
+    py: Python<'py>,
+    counts: PyReadonlyArray2<'py, i64>,
+    leader: PyReadonlyArray1<'py, i64>,
+    nodes: PyReadonlyArray1<'py, f64>,
+    weights: PyReadonlyArray1<'py, f64>,
+    log_fact: PyReadonlyArray1<'py, f64>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let (rows, width) = (counts.shape()[0], counts.shape()[1]);
+    let one = |a: &PyReadonlyArray1<'py, f64>, name: &str| -> PyResult<Vec<f64>> {
+        Ok(a.as_slice()
+            .map_err(|_| PyValueError::new_err(format!("{name} must be C-contiguous")))?
+            .to_vec())
+    };
+    let (t, w, lf) = (
+        one(&nodes, "nodes")?,
+        one(&weights, "weights")?,
+        one(&log_fact, "log_fact")?,
+    );
+    let l = leader
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("leader must be C-contiguous"))?;
+    let c = slice(&counts, "counts")?;
+    let out = enter(py, || {
+        kscore_core::aggregate::leader::leader_probabilities(c, rows, width, l, &t, &w, &lf)
+    })?;
+    Ok(out.into_pyarray(py))
+}
+
+/// The kernels added for issue 37's speed pass (one registration line in lib.rs).
+pub fn register_speed(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(order_by_score, m)?)?;
+    m.add_function(wrap_pyfunction!(group_typed, m)?)?;
+    m.add_function(wrap_pyfunction!(pick_group, m)?)?;
+    m.add_function(wrap_pyfunction!(rank_weights, m)?)?;
+    m.add_function(wrap_pyfunction!(score_weights, m)?)?;
+    m.add_function(wrap_pyfunction!(cges_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(dirichlet_leader, m)?)?;
+    Ok(())
 }

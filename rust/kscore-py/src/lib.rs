@@ -146,6 +146,8 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     irt::register(m)?;
     // kscore.aggregate's confidence signals (aggregate_confidence.rs)
     aggregate_confidence::register(m)?;
+    // kscore.aggregate's speed pass (aggregate.rs: order_by_score, ...)
+    aggregate::register_speed(m)?;
     // present (python/kscore/present/tabular.py): the CSV's lines, floats as repr
     m.add_function(wrap_pyfunction!(text::csv_lines, m)?)?;
     Ok(())

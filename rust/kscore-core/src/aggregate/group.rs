@@ -76,6 +76,104 @@ pub fn group_rows(answers: &[u8], valid: &[bool], rows: usize, cols: usize, widt
     Ok(codes)
 }
 
+/// What the bytes of an answer are, for [`group_typed`]: which answers are valid
+/// and which bytes are equal answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Integers, booleans: every answer valid, equal bytes equal answers.
+    Bytes,
+    /// IEEE floats of 4 or 8 bytes: NaN is unparsable, `-0.0` equals `0.0`
+    /// (Python's `==`); otherwise equal values equal answers.
+    Float,
+    /// Zero-padded UCS-4 strings: all-zero bytes (`""`) are unparsable.
+    Text,
+}
+
+impl Kind {
+    pub fn parse(name: &str) -> Option<Kind> {
+        Some(match name {
+            "bytes" => Kind::Bytes,
+            "float" => Kind::Float,
+            "text" => Kind::Text,
+            _ => return None,
+        })
+    }
+}
+
+/// Group codes of `rows` x `cols` answers of `width` bytes each (C order),
+/// validity read from the bytes by `kind` (no mask, no normalised copy):
+/// the same codes as [`group_rows`] given numpy's `valid` and `-0.0` made `0.0`.
+/// Answers of at most 8 bytes are compared as one integer key.
+pub fn group_typed(answers: &[u8], rows: usize, cols: usize, width: usize, kind: Kind) -> Result<Vec<i32>> {
+    if answers.len() != rows * cols * width || width == 0 {
+        return Err(Error::value("answers and the shape disagree"));
+    }
+    if cols > i32::MAX as usize {
+        return Err(Error::value("too many candidates per question"));
+    }
+    if kind == Kind::Float && width != 4 && width != 8 {
+        return Err(Error::value("float answers must be 4 or 8 bytes wide"));
+    }
+    if width > 8 {
+        let valid: Vec<bool> = answers
+            .chunks_exact(width)
+            .map(|a| kind != Kind::Text || a.iter().any(|&b| b != 0))
+            .collect();
+        return group_rows(answers, &valid, rows, cols, width);
+    }
+    // One u64 key per answer; None: unparsable.
+    let key = |a: &[u8]| -> Option<u64> {
+        let mut b = [0u8; 8];
+        b[..width].copy_from_slice(a);
+        let k = u64::from_le_bytes(b);
+        match kind {
+            Kind::Bytes => Some(k),
+            Kind::Text => (k != 0).then_some(k),
+            Kind::Float => {
+                let v = if width == 8 {
+                    f64::from_bits(k)
+                } else {
+                    f64::from(f32::from_bits(k as u32))
+                };
+                (!v.is_nan()).then(|| (v + 0.0).to_bits())
+            }
+        }
+    };
+    let mut codes = vec![-1_i32; rows * cols];
+    let bits = (2 * cols).next_power_of_two().max(2).trailing_zeros();
+    let slots = 1usize << bits;
+    codes
+        .par_chunks_mut(cols.max(1))
+        .with_grain(cols * 8 + 20)
+        .enumerate()
+        .for_each_init(
+            || (vec![u32::MAX; slots], Vec::<u64>::with_capacity(cols)),
+            |(table, keys), (r, out)| {
+                table.iter_mut().for_each(|s| *s = u32::MAX);
+                keys.clear();
+                let row = &answers[r * cols * width..(r + 1) * cols * width];
+                for (j, a) in row.chunks_exact(width).enumerate() {
+                    let Some(k) = key(a) else { continue };
+                    let mut s = (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
+                    let g = loop {
+                        let t = table[s];
+                        if t == u32::MAX {
+                            table[s] = keys.len() as u32;
+                            keys.push(k);
+                            break keys.len() - 1;
+                        }
+                        if keys[t as usize] == k {
+                            break t as usize;
+                        }
+                        s = (s + 1) & (slots - 1);
+                    };
+                    out[j] = g as i32;
+                }
+            },
+        );
+    Ok(codes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +221,36 @@ mod tests {
                     assert_eq!(codes[i], g as i32);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn typed_groups_equal_the_masked_bytes() {
+        // floats: NaN unparsable, -0.0 is 0.0; text: zero bytes unparsable.
+        let f = [0.0_f64, -0.0, f64::NAN, 1.5, 1.5, 0.0];
+        let a: Vec<u8> = f.iter().flat_map(|v| v.to_le_bytes()).collect();
+        assert_eq!(group_typed(&a, 2, 3, 8, Kind::Float).unwrap(), vec![0, 0, -1, 0, 0, 1]);
+        let f32s = [2.0_f32, -0.0, 0.0, f32::NAN];
+        let a: Vec<u8> = f32s.iter().flat_map(|v| v.to_le_bytes()).collect();
+        assert_eq!(group_typed(&a, 1, 4, 4, Kind::Float).unwrap(), vec![0, 1, 1, -1]);
+        let t: Vec<u8> = [0u32, 65, 66, 65].iter().flat_map(|v| v.to_le_bytes()).collect();
+        assert_eq!(group_typed(&t, 1, 4, 4, Kind::Text).unwrap(), vec![-1, 0, 1, 0]);
+        // wide strings go through group_rows with the same validity
+        let mut w = vec![0u8; 3 * 12];
+        w[12] = 65;
+        w[24] = 65;
+        assert_eq!(group_typed(&w, 1, 3, 12, Kind::Text).unwrap(), vec![-1, 0, 0]);
+        let mut seed = 99_u64;
+        for _ in 0..100 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let (rows, cols) = (1 + (seed >> 61) as usize, 1 + ((seed >> 52) & 63) as usize);
+            let vals: Vec<i16> = (0..rows * cols).map(|i| ((seed >> (i % 40)) & 7) as i16 - 3).collect();
+            let bytes: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+            let valid = vec![true; rows * cols];
+            assert_eq!(
+                group_typed(&bytes, rows, cols, 2, Kind::Bytes).unwrap(),
+                group_rows(&bytes, &valid, rows, cols, 2).unwrap()
+            );
         }
     }
 }

@@ -3,9 +3,12 @@
 //! the votes of each group ([`vote`]) exactly as scorio's per-question loop does.
 //! [`confidence`]: the per-trace confidence signals from token log-probabilities.
 
+pub mod cges;
 pub mod confidence;
 pub mod group;
+pub mod leader;
+pub mod order;
 pub mod vote;
 
-pub use group::group_rows;
-pub use vote::{vote, Vote, Votes};
+pub use group::{group_rows, group_typed, Kind};
+pub use vote::{pick_group, score_weights, vote, Reward, ScoreWeight, Vote, Votes};
