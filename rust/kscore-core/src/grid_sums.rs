@@ -66,7 +66,7 @@ pub fn segment_sums<S: StateIndex>(
         return Err(Error::value("the offsets must be nondecreasing and within the states"));
     }
     let models = offsets.len() - 1;
-    if width == 0 || table.len() % width != 0 {
+    if width == 0 || !table.len().is_multiple_of(width) {
         return Err(Error::value("the table's length is not a multiple of its width"));
     }
     let rows = table.len() / width;

@@ -100,7 +100,7 @@ fn settle_tie(x: f64, buf: &mut [u8; 24], len: usize, exp: &mut i32) -> usize {
     for &b in &buf[..len] {
         d = d * 10 + u64::from(b - b'0');
     }
-    if d % 2 == 0 {
+    if d.is_multiple_of(2) {
         return len;
     }
     let k = *exp - (len as i32 - 1); // the decimal exponent of the last digit

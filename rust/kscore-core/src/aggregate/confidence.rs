@@ -300,7 +300,7 @@ fn groups(c: &[f64], w: usize, csum: &mut Vec<f64>, out: &mut Vec<f64>) {
 fn check(tk: &Tokens<'_>) -> Result<usize> {
     let positions = match tk.rows {
         Rows::Fixed(k) => {
-            if k == 0 || tk.values.len() % k != 0 {
+            if k == 0 || !tk.values.len().is_multiple_of(k) {
                 return Err(Error::value("the token values do not fill whole rows"));
             }
             tk.values.len() / k

@@ -32,7 +32,7 @@ impl<'a> CategoricalBank<'a> {
         trials: usize,
         prior_trials: usize,
     ) -> Result<Self> {
-        if categories == 0 || counts.len() % categories != 0 || counts.is_empty() {
+        if categories == 0 || !counts.len().is_multiple_of(categories) || counts.is_empty() {
             return Err(Error::value(
                 "category counts must be a non-empty rows x categories table",
             ));

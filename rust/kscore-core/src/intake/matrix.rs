@@ -88,7 +88,7 @@ fn count_block_body<T: Entry>(view: &ArrayView2<T>, r0: usize, out: &mut [u32]) 
         return or;
     }
     let n = sub.ncols();
-    if let Some(words) = wide_words(&sub).filter(|_| n % 4 == 0) {
+    if let Some(words) = wide_words(&sub).filter(|_| n.is_multiple_of(4)) {
         return wide::row_sums(words, n, out);
     }
     if let (Some(flat), true) = (sub.as_slice(), n > 0) {

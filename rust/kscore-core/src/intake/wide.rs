@@ -117,7 +117,7 @@ fn put_row(packed: u64, n: usize, categories: usize, out: Option<&mut [u32]>, su
 pub fn count_rows(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Sums) -> bool {
     debug_assert!(n > 0 && n < 1 << 16 && flat.len() / n <= 1 << 16);
     #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
-    if n % 4 == 0 && std::arch::is_x86_feature_detected!("avx2") {
+    if n.is_multiple_of(4) && std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above).
         return unsafe { count_rows_avx2(flat, n, out, sums) };
     }
@@ -130,7 +130,7 @@ pub fn count_rows(flat: &[u64], n: usize, out: &mut [u32], sums: &mut Sums) -> b
 pub fn row_moments(flat: &[u64], n: usize, categories: usize, sums: &mut Sums) -> bool {
     debug_assert!(n > 0 && n < 1 << 16 && flat.len() / n <= 1 << 16 && (3..=4).contains(&categories));
     #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
-    if n % 4 == 0 && std::arch::is_x86_feature_detected!("avx2") {
+    if n.is_multiple_of(4) && std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above); with STORE
         // false nothing is written to `out`.
         return unsafe {
@@ -331,7 +331,7 @@ unsafe fn count_rows_avx2_c<const C: usize, const STORE: bool>(
 /// few vectors cost no horizontal sum each.
 pub fn row_sums(flat: &[u64], n: usize, out: &mut [u32]) -> u64 {
     #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
-    if n % 4 == 0 && n > 0 && std::arch::is_x86_feature_detected!("avx2") {
+    if n.is_multiple_of(4) && n > 0 && std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above).
         return unsafe { row_sums_avx2(flat, n, out) };
     }

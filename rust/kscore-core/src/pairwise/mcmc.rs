@@ -207,7 +207,7 @@ impl Chain {
                     self.sums[k] += self.theta[k];
                 }
             }
-            if it > 0 && it % 500 == 0 && it < burnin {
+            if it > 0 && it.is_multiple_of(500) && it < burnin {
                 let rate = self.accepted as f64 / it as f64;
                 if rate < 0.2 {
                     self.step *= 0.8;

@@ -492,7 +492,11 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                let v = if x % zero_every == 0 { 0 } else { (x % 7) as i64 - 3 };
+                let v = if x.is_multiple_of(zero_every) {
+                    0
+                } else {
+                    (x % 7) as i64 - 3
+                };
                 m[i * n + j] = v;
                 m[j * n + i] = -v;
             }

@@ -68,7 +68,7 @@ mod tests {
                 x ^= x >> 7;
                 x ^= x << 17;
                 // some zero transitions, the chain still irreducible through the cycle
-                let v = if (x % 3 == 0) && j != (i + 1) % n {
+                let v = if x.is_multiple_of(3) && j != (i + 1) % n {
                     0.0
                 } else {
                     (x % 1000) as f64 + 1.0

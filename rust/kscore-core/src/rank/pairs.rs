@@ -613,7 +613,7 @@ mod tests {
             x ^= x >> 7;
             x ^= x << 17;
             // Many equal bytes as well as every value.
-            if x % 3 == 0 {
+            if x.is_multiple_of(3) {
                 7
             } else {
                 (x >> 32) as u8

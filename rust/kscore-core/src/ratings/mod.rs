@@ -62,7 +62,7 @@ const CHECK_EVERY: usize = 256;
 
 #[inline]
 pub(crate) fn check_stop(e: usize) -> Result<()> {
-    if e % CHECK_EVERY == 0 {
+    if e.is_multiple_of(CHECK_EVERY) {
         cancel::check()?;
     }
     Ok(())

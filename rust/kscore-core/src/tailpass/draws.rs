@@ -356,7 +356,7 @@ where
 /// `(draws, q)`, the success probability of each question on each draw, and
 /// `out[d * T + t] = sum_q P(Bin(k, theta[d, q]) >= c_t)`.
 pub fn draw_tails(k: u64, theta: &[f64], q: usize, cutoffs: &[u64]) -> Result<Vec<f64>> {
-    if q == 0 || theta.len() % q != 0 {
+    if q == 0 || !theta.len().is_multiple_of(q) {
         return Err(Error::value("theta must have q columns"));
     }
     let draws = theta.len() / q;
@@ -388,7 +388,7 @@ pub fn add_gamma_tails(
     out: &mut [f64],
     split: bool,
 ) -> Result<()> {
-    if draws == 0 || gammas.len() % (2 * draws) != 0 || out.len() != draws * cutoffs.len() {
+    if draws == 0 || !gammas.len().is_multiple_of(2 * draws) || out.len() != draws * cutoffs.len() {
         return Err(Error::value("gammas must be (q, draws, 2) and out (draws, T)"));
     }
     let q = gammas.len() / (2 * draws);

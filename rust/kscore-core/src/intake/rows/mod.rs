@@ -230,7 +230,7 @@ mod tests {
             let mut rows = Vec::new();
             for m in &models {
                 for q in &questions {
-                    if lcg(&mut state) % 5 == 0 {
+                    if lcg(&mut state).is_multiple_of(5) {
                         continue; // a ragged board
                     }
                     let n = 1 + lcg(&mut state) % 9;
