@@ -227,6 +227,8 @@ pub fn lattice_count(lat: Lattice<'_>) -> Result<Counted> {
     let t = terms(&lat);
     let padded = l.div_ceil(NR) * NR;
     let fast = vnni();
+    // Read only by the VNNI band, which the portable (force-scalar) build leaves out.
+    #[cfg_attr(feature = "force-scalar", allow(unused_variables))]
     let packed = if fast { pack(&lat) } else { Packed::default() };
     let bands = l.div_ceil(BAND);
     let pairs_per_band = (BAND * l / 2).max(1);
@@ -301,6 +303,7 @@ fn band_portable(lat: &Lattice<'_>, t: &Terms, acc: &mut Acc, r0: usize, r1: usi
 /// 32-bit words of four (`a`: models x `k4`), and the columns in panels of
 /// `NR` (`b`: per panel, `k4` vectors of `NR` words).
 #[derive(Default)]
+#[cfg_attr(feature = "force-scalar", allow(dead_code))]
 struct Packed {
     a: Vec<u32>,
     b: Vec<u32>,
