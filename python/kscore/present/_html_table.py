@@ -5,17 +5,20 @@ tooltip), every header a sort button."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from html import escape
 
-from .model import Board, Estimate, MetricColumn, rank_text
+from .model import Board, Estimate, Estimates, MetricColumn, rank_text
 from .text import compact_cell, compact_cells
 
 
 def scale(column: MetricColumn) -> tuple[float, float]:
     """The range the column's bars are drawn on: every value and interval
     end in it, padded by 2% each side."""
-    ends = [x for v in column.values if v is not None for x in (v.value, v.lo, v.hi)
-            if x is not None and math.isfinite(x)]
+    vs = column.values
+    triples = (t for t in zip(vs.value, vs.lo, vs.hi) if t[0] is not None) if isinstance(vs, Estimates) else \
+        ((v.value, v.lo, v.hi) for v in vs if v is not None)  # (the same ends in the same order)
+    ends = [x for t in triples for x in t if x is not None and math.isfinite(x)]
     if not ends:
         return 0.0, 1.0
     lo, hi = min(ends), max(ends)
@@ -40,6 +43,29 @@ def metric_td(v: Estimate | None, digits: int, axis: tuple[float, float], cell: 
     return f'<td style="{style}" title="{title}">{text}</td>'
 
 
+def metric_tds(values: Sequence[Estimate | None], digits: int, axis: tuple[float, float],
+               cells: list[str]) -> list[str]:
+    """:func:`metric_td` of each value, a column at a time (its columns
+    read, no Estimate made, where ``values`` are :class:`Estimates`)."""
+    if not isinstance(values, Estimates):
+        return [metric_td(v, digits, axis, t) for v, t in zip(values, cells)]
+    lo_a, hi_a = axis
+    span = hi_a - lo_a
+    spec = f".{digits + 1}f"
+    out: list[str] = []
+    add = out.append
+    for x, lo, hi, t in zip(values.value, values.lo, values.hi, cells):
+        text = escape(t)
+        if x is None or lo is None or hi is None or not math.isfinite(x):
+            add(f"<td>{text}</td>")
+            continue
+        style = (f"--l:{f'{(lo - lo_a) / span * 100:.1f}'.rstrip('0').rstrip('.')};"
+                 f"--h:{f'{(hi - lo_a) / span * 100:.1f}'.rstrip('0').rstrip('.')};"
+                 f"--m:{f'{(x - lo_a) / span * 100:.1f}'.rstrip('0').rstrip('.')}")
+        add(f'<td style="{style}" title="{format(x, spec)} [{format(lo, spec)}, {format(hi, spec)}]">{text}</td>')
+    return out
+
+
 def _th(name: str, direction: int, title: str = "", sorted_by: bool = False) -> str:
     attrs = f' data-name="{escape(name)}" data-d="{direction}"'
     if title:
@@ -58,14 +84,11 @@ def ranked_table(board: Board) -> str:
         tip = f"bars: the interval on {lo:.{m.digits}f} to {hi:.{m.digits}f}, tick: the value; click to sort"
         head.append(_th(m.name, -1 if m.higher_better else 1, tip, m.name == board.sort))
     head += [_th(c.name, -1) for c in board.info]
-    rows = []
-    texts = [compact_cells(m.values, m.digits) for m in board.metrics]  # (a column at a time)
-    for i, name in enumerate(board.models):
-        r = board.ranks[i]
-        cells = [f'<td data-v="{i}">{rank_text(r)}</td>' if r else "<td>-</td>",
-                 f'<td class="name">{escape(name)}</td>']
-        cells += [metric_td(m.values[i], m.digits, ax, t[i]) for m, ax, t in zip(board.metrics, axes, texts)]
-        cells += [f"<td>{escape(c.cells[i])}</td>" for c in board.info]
-        rows.append(f'<tr data-i="{i}">' + "".join(cells) + "</tr>")
+    # (a column at a time, then each row's cells joined)
+    tds = [metric_tds(m.values, m.digits, ax, compact_cells(m.values, m.digits)) for m, ax in zip(board.metrics, axes)]
+    tds += [[f"<td>{escape(x)}</td>" for x in c.cells] for c in board.info]
+    ranks = [f'<td data-v="{i}">{rank_text(r)}</td>' if r else "<td>-</td>" for i, r in enumerate(board.ranks)]
+    names = [f'<td class="name">{escape(name)}</td>' for name in board.models]
+    rows = [f'<tr data-i="{i}">' + "".join(cells) + "</tr>" for i, cells in enumerate(zip(ranks, names, *tds))]
     return ('<div class="scroll"><table class="sortable"><thead><tr>' + "".join(head) + "</tr></thead><tbody>\n"
             + "\n".join(rows) + "\n</tbody></table></div>")

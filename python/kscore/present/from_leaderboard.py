@@ -15,6 +15,7 @@ format what the Board holds."""
 from __future__ import annotations
 
 from collections.abc import Collection
+from operator import attrgetter
 from typing import Any
 
 from .._kscore import __version__
@@ -23,6 +24,7 @@ from .model import (
     Board,
     ComparisonReport,
     Estimate,
+    Estimates,
     InfoColumn,
     MetricColumn,
     OutputError,
@@ -50,6 +52,10 @@ from .wording import (
 __all__ = ["CURVE_MODELS", "MATRIX_MODELS", "board_from_leaderboard", "command_board", "comparison_report",
            "comparison_show", "estimate", "footer", "page_board", "plan_report", "plan_show", "show_for", "table_board",
            "uncertainty"]
+
+
+_MODEL, _RANK, _ACCURACY, _QUESTIONS, _N_MIN, _N_MAX = map(
+    attrgetter, ("model", "rank", "accuracy", "questions", "n_min", "n_max"))
 
 
 def uncertainty(lb: Leaderboard) -> Uncertainty:
@@ -112,19 +118,21 @@ def _rows(lb: Leaderboard, top: int | None, title: str | None = None) -> Board:
         ("estimate", "sigma", "lo", "hi")
     names = [m.name for m in lb.metrics]  # (a property: computed at each use)
     sort = lb.sort.name
-    metrics = [MetricColumn(name, [estimate(r.values.get(name)) for r in rows], importance=j + 1, fields=fields)
+
+    values = lb.value_columns(("estimate", "lo", "hi", "sigma", "posterior_mean"), top)  # (no object per model)
+    metrics = [MetricColumn(name, Estimates(*values[name]), importance=j + 1, fields=fields)
                for j, name in enumerate(names)]
-    metrics.append(MetricColumn("accuracy", [Estimate(r.accuracy) for r in rows], importance=40, fields=("estimate",),
-                                short="acc"))
-    info = [InfoColumn("questions", [f"{r.questions:,}" for r in rows], importance=60,
-                       values=[r.questions for r in rows]),
-            InfoColumn("samples", [str(r.n_min) if r.n_min == r.n_max else f"{r.n_min}-{r.n_max}" for r in rows],
-                       importance=61, values=[[r.n_min, r.n_max] for r in rows])]
+    metrics.append(MetricColumn("accuracy", Estimates(list(map(_ACCURACY, rows))), importance=40,
+                                fields=("estimate",), short="acc"))
+    questions, n_min, n_max = (list(map(get, rows)) for get in (_QUESTIONS, _N_MIN, _N_MAX))
+    info = [InfoColumn("questions", list(map("{:,}".format, questions)), importance=60, values=questions),
+            InfoColumn("samples", [str(a) if a == b else f"{a}-{b}" for a, b in zip(n_min, n_max)],
+                       importance=61, values=list(map(list, zip(n_min, n_max))))]
     best = best_note(u)
     notes = [page_summary(len(rows), len(lb.rows), lb.n_questions, lb.n_samples, sort),
              *([best] if best else []), *lb.warnings]
-    return Board(f"kscore leaderboard: {lb.source}" if title is None else title, [r.model for r in rows],
-                 [r.rank for r in rows], metrics, footer=page_footer(u), info=info, sort=sort, notes=notes,
+    return Board(f"kscore leaderboard: {lb.source}" if title is None else title, list(map(_MODEL, rows)),
+                 list(map(_RANK, rows)), metrics, footer=page_footer(u), info=info, sort=sort, notes=notes,
                  interval_note=interval_note(u), group=lb.group, warnings=lb.warnings)
 
 

@@ -14,8 +14,9 @@ per-model list has one entry per model, in that order.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from ..leaderboard.api import Comparison
 from ..leaderboard.api import Curve as Curve  # (computed with the board: result/show.py)
@@ -42,6 +43,51 @@ class Estimate:
         return (self.hi - self.lo) / 2
 
 
+class Estimates(Sequence["Estimate | None"]):
+    """A metric's values as columns, one entry per model: ``value`` (None:
+    not computed) and the interval's ``lo``, ``hi``, ``sigma`` and
+    ``posterior_mean`` (None: all None); an :class:`Estimate` is made only
+    when an entry is read, so that the writers of 100 000 models read the
+    columns."""
+
+    __slots__ = ("value", "lo", "hi", "sigma", "posterior_mean")
+
+    def __init__(self, value: list[float | None], lo: list[float | None] | None = None,
+                 hi: list[float | None] | None = None, sigma: list[float | None] | None = None,
+                 posterior_mean: list[float | None] | None = None) -> None:
+        none: list[float | None] = [None] * len(value)
+        self.value = value
+        self.lo = none if lo is None else lo
+        self.hi = none if hi is None else hi
+        self.sigma = none if sigma is None else sigma
+        self.posterior_mean = none if posterior_mean is None else posterior_mean
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    @overload
+    def __getitem__(self, i: int) -> Estimate | None: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Estimates: ...
+
+    def __getitem__(self, i: int | slice) -> Estimate | None | Estimates:
+        if isinstance(i, slice):
+            return Estimates(self.value[i], self.lo[i], self.hi[i], self.sigma[i], self.posterior_mean[i])
+        v = self.value[i]
+        if v is None:
+            return None
+        return Estimate(v, self.lo[i], self.hi[i], self.sigma[i], self.posterior_mean[i])
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 @dataclass
 class MetricColumn:
     """One numeric column: a value (and interval) per model, None where not
@@ -50,7 +96,7 @@ class MetricColumn:
     a first click sorts in."""
 
     name: str
-    values: list[Estimate | None]
+    values: Sequence[Estimate | None]
     importance: int = 1
     digits: int = 3
     higher_better: bool = True

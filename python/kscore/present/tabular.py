@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ import numpy as np
 
 from .._kscore import csv_lines
 from ..leaderboard.api import ALL
-from .model import Board, ComparisonReport, PlanReport, rank_text
+from .model import Board, ComparisonReport, Estimate, Estimates, PlanReport, rank_text
 
 
 def csv_field(x: Any) -> str:
@@ -136,8 +137,28 @@ def _json_rows(board: Board) -> list[dict[str, Any]]:
     return rows
 
 
+class _Rows:
+    """A board's rows in a JSON document: written by :func:`dumps` a column
+    at a time (:func:`_rows_text`), the same text as the list of
+    :func:`_json_rows`' dicts (which json.dumps writes, where it writes
+    the document)."""
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+
+    def rows(self) -> list[dict[str, Any]]:
+        return _json_rows(self.board)
+
+
+def _plain(x: Any) -> Any:
+    """json.dumps' ``default``: a board's rows as their dicts."""
+    if isinstance(x, _Rows):
+        return x.rows()
+    raise TypeError(f"Object of type {type(x).__name__} is not JSON serializable")
+
+
 def _json_board(board: Board) -> dict[str, Any]:
-    return {**board.totals, "models": _json_rows(board), **board.extras}
+    return {**board.totals, "models": _Rows(board), **board.extras}
 
 
 def render_json(board: Board) -> str:
@@ -167,7 +188,7 @@ def dumps(doc: Any) -> str:
     try:
         _encode(doc, "\n", out)
     except _Other:
-        return json.dumps(doc, indent=2)
+        return json.dumps(doc, indent=2, default=_plain)
     return "".join(out)
 
 
@@ -204,6 +225,8 @@ def _encode(x: Any, newline: str, out: list[str]) -> None:
             out.append(inner if i == 0 else "," + inner)
             _encode(v, inner, out)
         out.append(newline + "]")
+    elif isinstance(x, _Rows):
+        out.append(_rows_text(x.board, newline))
     elif isinstance(x, dict):
         if not x:
             out.append("{}")
@@ -220,6 +243,111 @@ def _encode(x: Any, newline: str, out: list[str]) -> None:
         out.append(newline + "}")
     else:
         raise _Other
+
+
+def _float_text(x: float) -> str:
+    return float.__repr__(x) if x == x and x != _INF and x != -_INF else \
+        "NaN" if x != x else "Infinity" if x > 0 else "-Infinity"
+
+
+def _texts(values: Sequence[Any], newline: str, nan_null: bool = False) -> list[str]:
+    """Each value as :func:`_encode` writes it at the indentation ``newline``
+    (``nan_null``: NaN as null, as :func:`_num` makes it), a column at a
+    time: one test of the column's kinds, then one map; a value of another
+    kind written by :func:`_encode` itself."""
+    kinds = set(map(type, values))
+    if kinds <= {float, type(None)}:
+        if nan_null:
+            return ["null" if x is None or x != x else _float_text(x) for x in values]
+        return ["null" if x is None else _float_text(x) for x in values]
+    if kinds == {int}:
+        return list(map(int.__repr__, values))
+    if kinds == {str}:
+        return list(map(_STRING, values))
+    if kinds == {list} and all(type(y) is int for v in values for y in v) and all(values):
+        inner = newline + "  "
+        sep = "," + inner
+        return ["[" + inner + sep.join(map(int.__repr__, v)) + newline + "]" for v in values]
+    out: list[str] = []
+    for x in values:
+        one: list[str] = []
+        _encode(None if nan_null and isinstance(x, float) and x != x else x, newline, one)
+        out.append("".join(one))
+    return out
+
+
+def _object_texts(keys: list[str], columns: list[list[str]], newline: str) -> list[str]:
+    """An object per entry with ``keys`` and the written values of
+    ``columns`` (one list per key), at the indentation ``newline``, as
+    :func:`_encode` writes a dict (``{}`` without keys)."""
+    if not keys:
+        return ["{}"] * (len(columns[0]) if columns else 0)
+    inner = newline + "  "
+    parts: list[Any] = []
+    for j, (k, col) in enumerate(zip(keys, columns)):
+        parts += [repeat(("{" if j == 0 else ",") + inner + _STRING(k) + ": "), col]
+    parts.append(repeat(newline + "}"))
+    return list(map("".join, zip(*parts)))
+
+
+def _rows_text(board: Board, newline: str) -> str:
+    """The JSON of :func:`_json_rows` (a list of objects) at the indentation
+    ``newline``, written a column at a time: each column's values written
+    at once, then joined per row (the same text as :func:`_encode` of the
+    list)."""
+    n = len(board.models)
+    if not n:
+        return "[]"
+    row_nl = newline + "  "
+    key_nl = row_nl + "  "
+    metric_nl = key_nl + "  "
+    ranks = board.ranks
+    keys = ["rank", "rank_range", "model"]
+    cols = [_texts([rank_text(r) for r in ranks], key_nl),
+            _texts([list(r) if r else None for r in ranks], key_nl), _texts(board.models, key_nl)]
+    for c in board.info:
+        if c.values is not None:
+            keys.append(c.name)
+            cols.append(_texts(c.values, key_nl))
+    for p in board.metrics:
+        if p.plain:
+            keys.append(p.name)
+            cols.append(_texts(_attribute(p.values, "value"), key_nl))
+    names, metric_cols = [], []
+    for m in board.metrics:
+        if m.plain:
+            continue
+        fields = list(m.fields)
+        texts = _object_texts(fields, [_texts(_attribute(m.values, _ATTRIBUTES[f]), metric_nl, nan_null=True)
+                                       for f in fields], metric_nl)
+        for j in _missing(m.values):
+            texts[j] = "null"
+        names.append(m.name)
+        metric_cols.append(texts)
+    keys.append("metrics")
+    if len(set(keys)) < len(keys) or len(set(names)) < len(names):  # (a name twice: the dict keeps one)
+        out: list[str] = []
+        _encode(_json_rows(board), newline, out)
+        return "".join(out)
+    cols.append(_object_texts(names, metric_cols, key_nl) if names else ["{}"] * n)
+    rows = _object_texts(keys, cols, row_nl)
+    return "[" + row_nl + ("," + row_nl).join(rows) + newline + "]"
+
+
+def _attribute(values: Sequence[Estimate | None], name: str) -> list[Any]:
+    """One attribute of each estimate (None where the entry is None): its
+    column where ``values`` are :class:`Estimates`."""
+    if isinstance(values, Estimates):
+        col: list[Any] = getattr(values, name)
+        return col
+    return [None if v is None else getattr(v, name) for v in values]
+
+
+def _missing(values: Sequence[Estimate | None]) -> list[int]:
+    """The positions of the entries that are None."""
+    if isinstance(values, Estimates):
+        return [j for j, v in enumerate(values.value) if v is None]
+    return [j for j, v in enumerate(values) if v is None]
 
 
 # ------------------------------------------------------------------ paired comparisons, streamed

@@ -19,10 +19,11 @@ from __future__ import annotations
 import shutil
 import sys
 import textwrap
+from collections.abc import Sequence
 from math import isfinite
 from typing import TextIO
 
-from .model import Board, Estimate, MetricColumn, PlanReport, rank_text
+from .model import Board, Estimate, Estimates, MetricColumn, PlanReport, rank_text
 from .terminal import Column, cell, fit
 from .wording import fitting, one_line
 
@@ -62,12 +63,23 @@ def compact_cell(value: Estimate | None, digits: int = 3) -> str:
     return "-" if value is None else cell(value.value, value.half_width, digits)
 
 
-def compact_cells(values: list[Estimate | None], digits: int = 3) -> list[str]:
+def compact_cells(values: Sequence[Estimate | None], digits: int = 3) -> list[str]:
     """:func:`compact_cell` of each value, a column at a time (one loop, no
     call per cell: 100 000 models x 5 columns)."""
     spec = f".{digits}f"
     out: list[str] = []
     add = out.append
+    if isinstance(values, Estimates):  # (its columns: no Estimate made)
+        for x, lo, hi in zip(values.value, values.lo, values.hi):
+            if x is None or not isfinite(x):
+                add("-")
+                continue
+            text = format(x, spec)
+            if lo is None or hi is None or not (isfinite(lo) and isfinite(hi)) or not isfinite(half := (hi - lo) / 2):
+                add(text)
+            else:
+                add(f"{text} ±{format(half, spec)}")
+        return out
     for v in values:
         if v is None or v.value is None or not isfinite(v.value):
             add("-")

@@ -5,8 +5,7 @@ table for arrow, pandas or polars (docs/leaderboard.md, *Python API*)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import repeat
-from operator import attrgetter, is_, itemgetter, methodcaller
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from .._counts import Counts
@@ -17,16 +16,15 @@ from ..stats.plan import Plan, check_power, plan
 from ..stats.ranges import RankSets
 from ..stats.rank import rank_label, scored_models
 from ..stats.scores import Scores
-from ..stats.values import ModelRow
+from ..stats.values import ModelRow, column, table_of
 from .show import Shown
 
 #: The ``group`` of the overall board in tables with ``by`` groups.
 ALL = "(all)"
 
 # The attributes :meth:`Leaderboard.columns` reads of each row and value.
-_RANK, _MODEL, _QUESTIONS, _N_MIN, _N_MAX, _ACCURACY, _VALUES = map(
-    attrgetter, ("rank", "model", "questions", "n_min", "n_max", "accuracy", "values"))
-_ESTIMATE, _SIGMA, _LO, _HI, _POSTERIOR_MEAN = map(attrgetter, ("estimate", "sigma", "lo", "hi", "posterior_mean"))
+_RANK, _MODEL, _QUESTIONS, _N_MIN, _N_MAX, _ACCURACY = map(
+    attrgetter, ("rank", "model", "questions", "n_min", "n_max", "accuracy"))
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
@@ -169,17 +167,24 @@ class Leaderboard:
             "samples_max": list(map(_N_MAX, rs)),
             "accuracy": list(map(_ACCURACY, rs)),
         }
-        values = list(map(_VALUES, rs))
-        fields = [("", _ESTIMATE), ("_sigma", _SIGMA), ("_lo", _LO), ("_hi", _HI)]
-        if self.interval == "posterior":
-            fields.append(("_posterior_mean", _POSTERIOR_MEAN))
+        found = table_of(rs)  # (the rows' values as columns: no Value read but those the rows hold)
+        fields = ["estimate", "sigma", "lo", "hi"] + (["posterior_mean"] if self.interval == "posterior" else [])
         for m in self.metrics:
             name = m.name  # (a property: computed at each use)
-            vals = list(map(methodcaller("get", name), values))
-            missing = any(map(is_, vals, repeat(None)))  # (not `None in vals`: a Python __eq__ per value)
-            for suffix, get in fields:
-                cols[name + suffix] = [None if v is None else get(v) for v in vals] if missing else list(map(get, vals))
+            for f in fields:
+                cols[name + ("" if f == "estimate" else "_" + f)] = column(rs, found, name, f)
         return cols
+
+    def value_columns(self, fields: tuple[str, ...] = ("estimate", "sigma", "lo", "hi"),
+                      top: int | None = None) -> dict[str, list[list[Any]]]:
+        """Each metric's values as columns: for each metric shown, a list per
+        field of ``fields`` (``estimate``, ``sigma``, ``lo``, ``hi``,
+        ``posterior_mean``) with an entry for each of the first ``top`` rows
+        (all by default), None where the metric was not computed (the
+        board's columns read at once, not a :class:`Value` per row)."""
+        rs = self.rows if top is None else self.rows[:top]
+        found = table_of(rs)
+        return {m.name: [column(rs, found, m.name, f) for f in fields] for m in self.metrics}
 
     def to_arrow(self, groups: bool = False) -> Any:
         """A ``pyarrow.Table`` of :meth:`columns` (needs pyarrow only)."""

@@ -73,9 +73,10 @@ def _default_bands(lb: Leaderboard, models: list[str], n_min: dict[str, int]) ->
     cats = counts.categories
     n_row, c_row = cats.sum(axis=1), cats[:, -1]
     least = np.zeros(L, np.int64)
+    first = {name: i for i, name in reversed(list(enumerate(counts.models)))}  # (list.index's: no scan per model)
     for m, k in n_min.items():
-        if m in counts.models:
-            least[counts.models.index(m)] = k
+        if m in first:
+            least[first[m]] = k
     code = {name: i for i, name in enumerate(counts.models)}
     wanted = {m: curve_ks(n_min[m]) for m in models if m in code and m in n_min}
     samples = model_groups(sc)[2].astype(np.float64)

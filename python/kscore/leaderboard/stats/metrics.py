@@ -22,10 +22,7 @@ either
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterable
 from itertools import repeat
-from operator import attrgetter
 
 import numpy as np
 import numpy.typing as npt
@@ -41,7 +38,7 @@ from .posterior import population_posterior
 from .scores import Scores
 from .small import model_groups, small_board_bounds
 from .states import row_sums
-from .values import ModelRow, Value
+from .values import MetricColumns, ModelRow, ModelTable, RowValues
 
 
 def _over_questions(sc: Scores, name: str, bad: npt.NDArray[np.bool_] | None) -> tuple[FloatArray, FloatArray]:
@@ -75,15 +72,6 @@ def _clamp(x: FloatArray, lo: float, hi: float) -> FloatArray:
     y = np.where(lo > x, lo, x)
     out: FloatArray = np.where(hi < y, hi, y)
     return out
-
-
-_VALUES = attrgetter("values")
-
-
-def _put(values: dict[int, dict[str, Value | None]], at: list[int], name: str, made: Iterable[Value]) -> None:
-    """``values[i][name] = v`` for each model ``i`` of ``at`` and value ``v``
-    of ``made``, in order (one pass of maps in C, no Python loop)."""
-    deque(map(dict.__setitem__, map(values.__getitem__, at), repeat(name), made), maxlen=0)
 
 
 def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float, interval: str,
@@ -125,13 +113,12 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             spread = {x: (mean[:, k], se[:, k]) for k, x in enumerate(names, 1)}
         else:
             acc = np.bincount(m, weights=reward[st.of_row], minlength=L) / np.maximum(q_count, 1)
-    # (every model's row made by maps in C: no Python loop per model but each row's own __init__)
+    # (every model's row made by maps in C, its values a view of the columns: no Value made here)
     at = models.tolist()
-    made = list(map(ModelRow, map(counts.models.__getitem__, at),
-                    *(v[models].astype(np.int64).tolist() for v in (q_count, n_min, n_max)),
-                    np.asarray(acc, np.float64)[models].tolist(), map(dict, repeat((), len(at)))))
-    rows = dict(zip(at, made))
-    values = dict(zip(at, map(_VALUES, made)))  # (each row's values, by model index)
+    table = ModelTable({})
+    rows = dict(zip(at, map(ModelRow, map(counts.models.__getitem__, at),
+                            *(v[models].astype(np.int64).tolist() for v in (q_count, n_min, n_max)),
+                            np.asarray(acc, np.float64)[models].tolist(), map(RowValues, repeat(table), at))))
     z = z_value(confidence)
     samples = model_groups(sc)[2].astype(np.float64) if interval in ("questions", "posterior") else None
     na: dict[str, list[str]] = {}
@@ -143,8 +130,9 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
         if some_nan:
             bad[m[np.isnan(sc.x[metric.name])]] = True
         lo_b, hi_b = bounds_of(metric, w)
+        col = MetricColumns(*(np.full(L, np.nan) for _ in range(4)), missing=~present | bad)
+        table.columns[metric.name] = col
         for j in np.flatnonzero(bad & present):
-            rows[int(j)].values[metric.name] = None
             short = int(n_min[j])
             na.setdefault(f"{metric.name} needs at least {metric.budget} samples per question; some have {short}",
                           []).append(counts.models[j])
@@ -158,7 +146,7 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
                 grid = f is not None and sc.cluster is None and pm.table is not None
                 w_lo, w_hi = board_bounds(None if grid else sc.x[metric.name], m, sc.cluster, L, samples, confidence,
                                           r_lo, r_hi, f, pm.table)
-            # (every model at once, then one Value each: the same floats as Python's min/max per model,
+            # (every model at once, into the columns: the same floats as Python's min/max per model,
             # np.where written as they choose, NaN included)
             js = np.flatnonzero(~bad & present)
             est_a, s_a = mean[js].astype(np.float64), se[js].astype(np.float64)
@@ -171,8 +159,7 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
                     lo_a, hi_a = _clamp(est_a - z * s_a, lo_b, hi_b), _clamp(est_a + z * s_a, lo_b, hi_b)
                 lo_a[np.isnan(s_a)] = np.nan
                 hi_a[np.isnan(s_a)] = np.nan
-            _put(values, js.tolist(), metric.name, map(Value, est_a.tolist(), s_a.tolist(), lo_a.tolist(),
-                                                       hi_a.tolist()))
+            col.estimate[js], col.sigma[js], col.lo[js], col.hi[js] = est_a, s_a, lo_a, hi_a
         else:  # the posterior of the population's mean, on the default interval's units (stats/posterior.py)
             assert samples is not None
             mean, _ = spread.get(metric.name) or _over_questions(sc, metric.name, bad if some_nan else None)
@@ -180,9 +167,10 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             grid = f is not None and sc.cluster is None and pm.table is not None
             units = board_units(None if grid else sc.x[metric.name], m, sc.cluster, L, f, pm.table)
             mu, sd, p_lo, p_hi = population_posterior(units, samples, confidence, r_lo, r_hi)
-            for j in np.flatnonzero(~bad & present):
-                rows[int(j)].values[metric.name] = Value(float(mean[j]), float(sd[j]), float(p_lo[j]), float(p_hi[j]),
-                                                         float(mu[j]))
+            js = np.flatnonzero(~bad & present)
+            col.posterior_mean = pm_col = np.full(L, np.nan)
+            for a, b in ((col.estimate, mean), (col.sigma, sd), (col.lo, p_lo), (col.hi, p_hi), (pm_col, mu)):
+                a[js] = np.asarray(b)[js]
     if issues is not None:
         for what, names in na.items():
             shown = ", ".join(f"'{x}'" for x in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")

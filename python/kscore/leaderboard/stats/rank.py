@@ -3,15 +3,20 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._spec import Metric
 from .ranges import RankSets
-from .values import ModelRow
+from .values import ModelRow, table_of
 
 
 def sort_rows(rows: list[ModelRow], sort: Metric) -> list[ModelRow]:
     """By the metric's estimate, highest first (then by name); models
     without it last."""
     key = sort.name
+    order = _column_order(rows, key)
+    if order is not None:
+        return list(map(rows.__getitem__, order))
 
     def sort_key(r: ModelRow) -> tuple[int, float, str]:
         v = r.values.get(key)
@@ -22,7 +27,30 @@ def sort_rows(rows: list[ModelRow], sort: Metric) -> list[ModelRow]:
 
 def scored_models(rows: list[ModelRow], sort: Metric) -> list[str]:
     """The models that have the sort metric, in board order."""
+    found = table_of(rows)
+    if found is not None and sort.name in found[0].columns and sort.name not in found[0].held:
+        missing = found[0].columns[sort.name].missing[found[1]].tolist()
+        return [r.model for r, gone in zip(rows, missing) if not gone]
     return [r.model for r in rows if r.values.get(sort.name) is not None]
+
+
+def _column_order(rows: list[ModelRow], key: str) -> list[int] | None:
+    """:func:`sort_rows`' order from the metric's column (stats/values.py)
+    where no row holds its value and no estimate is NaN (the order of the
+    key there: (has it, -estimate, name)); None otherwise."""
+    found = table_of(rows)
+    if found is None or key not in found[0].columns or key in found[0].held:
+        return None
+    c, at = found[0].columns[key], found[1]
+    missing, est = c.missing[at], c.estimate[at]
+    if np.isnan(est[~missing]).any():
+        return None
+    models = [r.model for r in rows]
+    if any(x.endswith("\0") for x in models):  # (numpy's strings drop trailing NULs)
+        return None
+    names = np.array(models)
+    order: list[int] = np.lexsort((names, np.where(missing, 0.0, -est), missing)).tolist()
+    return order
 
 
 def rank(rows: list[ModelRow], sets: RankSets) -> list[ModelRow]:
