@@ -76,7 +76,7 @@ def shorten_names(names: Sequence[str], width: int) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=1 << 15)
+@lru_cache(maxsize=1 << 18)  # (100 000 names are split twice: by _regions, then by _condensed)
 def _words(name: str) -> tuple[list[str], list[str], list[int]]:
     """``name``'s words, the separators between them (one fewer) and each
     word's first character's position; a name starting or ending with a
@@ -164,7 +164,7 @@ def _neighbour_regions(distinct: list[str]) -> dict[str, list[tuple[int, int]]]:
     a few vectorised passes instead of n^2 comparisons."""
     n = len(distinct)
     lengths, width, ahead, behind = _code_rows(distinct)
-    back = np.array(sorted(range(n), key=lambda j: distinct[j][::-1]))
+    back = np.array(sorted(range(n), key=[name[::-1] for name in distinct].__getitem__))
     others = []  # (name, other) index pairs: neighbours in either order
     for order in (np.arange(n), back):
         for k in range(1, NEIGHBOURS + 1):
@@ -335,9 +335,14 @@ def _middle(name: str, width: int, head: int | None = None) -> str:
 
 def _collisions(names: Sequence[str], out: list[str]) -> list[list[int]]:
     """Groups of positions whose distinct names show the same text."""
+    shown = Counter(out)  # (counted in C: most texts are shown once, and only the others are gathered)
+    twice = {text for text, k in shown.items() if k > 1}
+    if not twice:
+        return []
     by_text: dict[str, list[int]] = defaultdict(list)
     for i, text in enumerate(out):
-        by_text[text].append(i)
+        if text in twice:
+            by_text[text].append(i)
     return [g for g in by_text.values() if len(g) > 1 and len({names[i] for i in g}) > 1]  # (100 000 groups of 1)
 
 

@@ -219,6 +219,11 @@ def _encode(x: Any, newline: str, out: list[str]) -> None:
         if not x:
             out.append("[]")
             return
+        if len(x) >= 16 and type(x[0]) is dict:  # (rows of one shape: a column at a time)
+            text = _records_text(x, newline)
+            if text is not None:
+                out.append(text)
+                return
         inner = newline + "  "
         out.append("[")
         for i, v in enumerate(x):
@@ -256,10 +261,15 @@ def _texts(values: Sequence[Any], newline: str, nan_null: bool = False) -> list[
     time: one test of the column's kinds, then one map; a value of another
     kind written by :func:`_encode` itself."""
     kinds = set(map(type, values))
+    if kinds <= {float, type(None)} and len(values) >= 64:
+        text = _finite_texts(values, nan_null)
+        if text is not None:
+            return text
     if kinds <= {float, type(None)}:
+        r = float.__repr__  # (x - x == 0: finite)
         if nan_null:
-            return ["null" if x is None or x != x else _float_text(x) for x in values]
-        return ["null" if x is None else _float_text(x) for x in values]
+            return ["null" if x is None or x != x else r(x) if x - x == 0.0 else _float_text(x) for x in values]
+        return ["null" if x is None else r(x) if x - x == 0.0 else _float_text(x) for x in values]
     if kinds == {int}:
         return list(map(int.__repr__, values))
     if kinds == {str}:
@@ -276,6 +286,26 @@ def _texts(values: Sequence[Any], newline: str, nan_null: bool = False) -> list[
     return out
 
 
+def _finite_texts(values: Sequence[float | None], nan_null: bool) -> list[str] | None:
+    """A column of floats (None: null) written by the core's ``repr`` (the
+    CSV's: kscore._kscore.csv_lines), where every number is finite (NaN
+    too where ``nan_null``); None otherwise."""
+    x = np.array([math.nan if v is None else v for v in values] if None in values else values, np.float64)
+    finite = np.isfinite(x)
+    gaps = ~finite
+    if gaps.any() and not (nan_null or None in values):
+        return None
+    if (gaps & ~np.isnan(x)).any():  # (an infinity: json's spelling)
+        return None
+    if not nan_null and bool(np.isnan(x[[v is not None for v in values]]).any()):
+        return None
+    out = csv_lines([x]).split("\n")
+    out.pop()
+    for j in np.flatnonzero(gaps).tolist():
+        out[j] = "null"
+    return out
+
+
 def _object_texts(keys: list[str], columns: list[list[str]], newline: str) -> list[str]:
     """An object per entry with ``keys`` and the written values of
     ``columns`` (one list per key), at the indentation ``newline``, as
@@ -288,6 +318,20 @@ def _object_texts(keys: list[str], columns: list[list[str]], newline: str) -> li
         parts += [repeat(("{" if j == 0 else ",") + inner + _STRING(k) + ": "), col]
     parts.append(repeat(newline + "}"))
     return list(map("".join, zip(*parts)))
+
+
+def _records_text(x: Sequence[Any], newline: str) -> str | None:
+    """A list of dicts with the same str keys in the same order (the pairs'
+    rows) as :func:`_encode` writes it, a column at a time; None for any
+    other list."""
+    keys = list(x[0])
+    if not keys or not all(type(k) is str for k in keys):
+        return None
+    if not all(type(d) is dict and len(d) == len(keys) for d in x) or any(list(d) != keys for d in x):
+        return None
+    row_nl = newline + "  "
+    cols = [_texts([d[k] for d in x], row_nl + "  ") for k in keys]
+    return "[" + row_nl + ("," + row_nl).join(_object_texts(keys, cols, row_nl)) + newline + "]"
 
 
 def _rows_text(board: Board, newline: str) -> str:

@@ -82,13 +82,24 @@ def _default_bands(lb: Leaderboard, models: list[str], n_min: dict[str, int]) ->
     samples = model_groups(sc)[2].astype(np.float64)
     zeros, ones = np.zeros(L), np.ones(L)
     band: dict[int, tuple[FloatArray, FloatArray, FloatArray]] = {}
+    # (every row of every model counted at a k, no clusters: the units from the (model, state) table,
+    # as the table's cells are made (stats/metrics.py), not a sort of every row per k)
+    pm = sc.per_model() if sc.cluster is None and sc.counts is counts else None
+    st = sc.states
+    by_state = pm is not None and pm.table is not None and st is not None
     for k in sorted({k for ks in wanted.values() for k in ks}):
         ok = least[counts.model] >= k
-        x = np.full(len(n_row), np.nan)
-        x[ok] = kc.curve(n_row[ok], c_row[ok], "pass_at_k", [k], mean=False)[:, 0]
+        if by_state and bool(ok.all()):
+            assert pm is not None and st is not None
+            f = kc.curve(row_sums(st.cats), st.cats[:, -1], "pass_at_k", [k], mean=False)[:, 0]
+            x = f[st.of_row]
+            lo, hi = board_bounds(None, counts.model, None, L, samples, lb.confidence, zeros, ones, f, pm.table)
+        else:
+            x = np.full(len(n_row), np.nan)
+            x[ok] = kc.curve(n_row[ok], c_row[ok], "pass_at_k", [k], mean=False)[:, 0]
+            lo, hi = board_bounds(x, counts.model, sc.cluster, L, samples, lb.confidence, zeros, ones)
         mean = np.bincount(counts.model[ok], weights=x[ok], minlength=L) / np.maximum(
             np.bincount(counts.model[ok], minlength=L), 1)
-        lo, hi = board_bounds(x, counts.model, sc.cluster, L, samples, lb.confidence, zeros, ones)
         band[k] = (mean, np.minimum(lo, mean), np.maximum(hi, mean))
     out: list[Curve | None] = []
     for m in models:
