@@ -116,9 +116,9 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     # (every model's row made by maps in C, its values a view of the columns: no Value made here)
     at = models.tolist()
     table = ModelTable({})
-    rows = dict(zip(at, map(ModelRow, map(counts.models.__getitem__, at),
-                            *(v[models].astype(np.int64).tolist() for v in (q_count, n_min, n_max)),
-                            np.asarray(acc, np.float64)[models].tolist(), map(RowValues, repeat(table), at))))
+    rows = list(map(ModelRow, map(counts.models.__getitem__, at),
+                    *(v[models].astype(np.int64).tolist() for v in (q_count, n_min, n_max)),
+                    np.asarray(acc, np.float64)[models].tolist(), map(RowValues, repeat(table), at)))
     z = z_value(confidence)
     samples = model_groups(sc)[2].astype(np.float64) if interval in ("questions", "posterior") else None
     na: dict[str, list[str]] = {}
@@ -175,4 +175,4 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
         for what, names in na.items():
             shown = ", ".join(f"'{x}'" for x in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
             issues.warn(f"{what}: not computed for {shown}")
-    return [rows[int(i)] for i in models]
+    return rows
