@@ -141,10 +141,12 @@ def _code_rows(distinct: list[str]) -> tuple[npt.NDArray[np.int64], int, npt.NDA
     pad = 0x110000
     ahead = np.full((len(distinct), width), pad, dtype=np.uint32)
     behind = np.full((len(distinct), width), pad, dtype=np.uint32)
-    for j, name in enumerate(distinct):
-        codes = np.frombuffer(name.encode("utf-32-le"), dtype=np.uint32)
-        ahead[j, :len(name)] = codes
-        behind[j, :len(name)] = codes[::-1]
+    # (every name's code points at once: one encoding of them all, scattered to their rows)
+    codes = np.frombuffer("".join(distinct).encode("utf-32-le"), dtype=np.uint32)
+    row = np.repeat(np.arange(len(distinct)), lengths)
+    col = np.arange(len(codes)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    ahead[row, col] = codes
+    behind[row, lengths[row] - 1 - col] = codes
     return lengths, width, ahead, behind
 
 
@@ -170,8 +172,9 @@ def _neighbour_regions(distinct: list[str]) -> dict[str, list[tuple[int, int]]]:
         for k in range(1, NEIGHBOURS + 1):
             x, y = order[:-k], order[k:]
             others += [np.stack([x, y], axis=1), np.stack([y, x], axis=1)]
-    pairs = np.unique(np.concatenate(others), axis=0)
-    i, o = pairs[:, 0], pairs[:, 1]
+    both = np.concatenate(others).astype(np.int64)
+    code = np.unique(both[:, 0] * n + both[:, 1])  # (the pairs sorted as np.unique(axis=0) sorts them)
+    i, o = code // n, code % n
     prefix = np.argmax(ahead[i] != ahead[o], axis=1)
     suffix = np.argmax(behind[i] != behind[o], axis=1)
     own = lengths[i]
@@ -180,22 +183,34 @@ def _neighbour_regions(distinct: list[str]) -> dict[str, list[tuple[int, int]]]:
     empty = a == b  # (the other name has more characters here: the ones either side)
     a, b = np.where(empty, np.maximum(a - 1, 0), a), np.where(empty, np.minimum(a + 1, own), b)
     cuts = [0, *(np.flatnonzero(np.diff(i)) + 1).tolist(), len(i)]
+    # Each pair's words (_word_span) once per distinct (shape, a, b): names of a sweep share a few shapes.
+    shape_id: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+    sid = np.array([shape_id.setdefault(_shape(name), len(shape_id)) for name in distinct], np.int64)
+    shapes = list(shape_id)
+    key = (sid[i] * width + a) * width + b
+    keys, inverse = np.unique(key, return_inverse=True)
+    spans_of = [_word_span(shapes[k // (width * width)], k // width % width, k % width) for k in keys.tolist()]
+    span_list = [spans_of[k] for k in inverse.ravel().tolist()]
     found: dict[str, list[tuple[int, int]]] = {}
-    a_list, b_list, i_list = a.tolist(), b.tolist(), i.tolist()
+    i_list = i.tolist()
     for k in range(len(cuts) - 1):  # (each name's pairs: i is sorted)
         lo, hi = cuts[k], cuts[k + 1]
-        name = distinct[i_list[lo]]
-        shape = _shape(name)
-        spans = {_word_span(shape, x, y) for x, y in zip(a_list[lo:hi], b_list[lo:hi])}
-        found[name] = [s for s in spans if not any(t != s and s[0] <= t[0] and t[1] <= s[1] for t in spans)]
+        found[distinct[i_list[lo]]] = _smallest(frozenset(span_list[lo:hi]))
     return found
+
+
+@lru_cache(maxsize=1 << 12)
+def _smallest(spans: frozenset[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans holding no other span (where a name must show something:
+    within a larger one, showing the smaller suffices)."""
+    return [s for s in spans if not any(t != s and s[0] <= t[0] and t[1] <= s[1] for t in spans)]
 
 
 def _shape(name: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The lengths of ``name``'s words and their starts: all that
     :func:`_differing_words` reads of it."""
     words, _, starts = _words(name)
-    return tuple(len(w) for w in words), tuple(starts)
+    return tuple(map(len, words)), tuple(starts)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -272,7 +287,7 @@ def _condensed(name: str, regions: list[tuple[int, int]], width: int, shared: in
     never one in its last ``shared`` characters, an end all names share),
     some of those between; None when the regions' words alone do not fit."""
     words, seps, _ = _words(name)
-    kept = _kept_words(tuple(len(w) for w in words), tuple(seps), tuple(regions), width, shared)
+    kept = _kept_words(tuple(map(len, words)), tuple(seps), tuple(regions), width, shared)
     return None if kept is None else _render(words, seps, set(kept))
 
 
