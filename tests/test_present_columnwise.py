@@ -26,8 +26,9 @@ import pytest
 
 import kscore
 from kscore._kscore import csv_lines
+from kscore.leaderboard.api import Value
 from kscore.present.formats import render_leaderboard
-from kscore.present.model import Board
+from kscore.present.model import Board, Estimate, Estimates
 from kscore.present.tabular import csv_field, dumps, render_csv
 
 
@@ -209,3 +210,117 @@ def test_columns_are_the_rows(kw: dict[str, Any]) -> None:
     got = lb.columns()
     assert list(got) == list(want)
     assert repr(got) == repr(want)  # (NaN where NaN, None where None)
+
+
+def _read_by_row(lb: Any) -> dict[str, list[Any]]:
+    """The metrics' columns read a row and a Value at a time."""
+    suffixes = ["", "_sigma", "_lo", "_hi"] + (["_posterior_mean"] if lb.interval == "posterior" else [])
+    out: dict[str, list[Any]] = {}
+    for m in lb.metrics:
+        for suffix in suffixes:
+            attr = {"": "estimate"}.get(suffix, suffix[1:])
+            out[m.name + suffix] = [None if r.values.get(m.name) is None else getattr(r.values[m.name], attr)
+                                    for r in lb.rows]
+    return out
+
+
+@pytest.mark.parametrize("kw", [{}, {"interval": "posterior"}, {"interval": "normal"}, {"interval": "wilson"},
+                                {"metrics": "pass@1,pass@32,cons@n,bayes@N"}])
+def test_columns_before_any_row_is_read(kw: dict[str, Any]) -> None:
+    """The values' columns (stats/values.py ModelTable), read before any row
+    made a Value, are the Values the rows make when read afterwards; then
+    a Value changed through its row, one assigned and one deleted show in
+    the columns."""
+    lb = kscore.leaderboard(_sample(), **kw)
+    table = lb.rows[0].values._table  # type: ignore[attr-defined]
+    got = lb.columns()
+    assert table.held.get(lb.metrics[-1].name) is None  # (no row read: the columns were)
+    want = _read_by_row(lb)
+    assert repr({k: got[k] for k in want}) == repr(want)
+    if "pass@32" in kw.get("metrics", ""):
+        assert set(got["pass@32"]) == {None}  # (16 samples per question: not computed)
+    name = lb.metrics[0].name
+    lb.rows[0].values[name].lo = -1.0  # type: ignore[union-attr]
+    lb.rows[1].values[name] = Value(0.5, 0.25, 0.125, 0.75)
+    del lb.rows[2].values[name]
+    after = lb.columns()
+    assert after[name + "_lo"][:3] == [-1.0, 0.125, None]
+    assert after[name][1:3] == [0.5, None]
+    assert after[name + "_lo"][3:] == got[name + "_lo"][3:]
+    assert repr({k: after[k] for k in want}) == repr(_read_by_row(lb))
+
+
+def test_row_values_is_a_dict_of_values() -> None:
+    """A row's values behave as the dict they were: keys in metric order,
+    get/in/len/iteration/equality/assignment/deletion, the same Value
+    object at each read."""
+    lb = kscore.leaderboard(_sample(), metrics="pass@1,pass@4,bayes@N")
+    v = lb.rows[0].values
+    names = [m.name for m in lb.metrics]
+    assert list(v) == names and len(v) == 3 and names[1] in v and "x" not in v and 3 not in v
+    assert v[names[0]] is v[names[0]] and v.get("x") is None
+    plain = dict(v.items())
+    assert v == plain and plain == v and repr(v) == repr(plain)
+    v["extra"] = None
+    assert list(v) == [*names, "extra"] and v["extra"] is None
+    del v[names[1]]
+    assert names[1] not in v and list(v) == [names[0], names[2], "extra"]
+    with pytest.raises(KeyError):
+        v[names[1]]
+    with pytest.raises(KeyError):
+        del v["x"]
+    v[names[1]] = Value(0.5, 0.1, 0.3, 0.7)
+    assert v[names[1]] == Value(0.5, 0.1, 0.3, 0.7)
+
+
+def test_sorted_from_the_columns_as_by_the_key() -> None:
+    """stats/rank.py sort_rows: the columns' order (numpy) is the key's
+    order (Python's sort of (has it, -estimate, name)), models without the
+    metric last; with a value read through a row, the key's own."""
+    from kscore.leaderboard.stats.rank import scored_models, sort_rows
+
+    lb = kscore.leaderboard(_sample(), metrics="pass@1,pass@32")
+    rng = np.random.default_rng(2)
+    for metric in lb.metrics:
+        rows = [lb.rows[j] for j in rng.permutation(len(lb.rows))]
+        got = sort_rows(rows, metric)
+
+        def key(r: Any, name: str = metric.name) -> tuple[int, float, str]:
+            x = r.values.get(name)
+            return (0, -x.estimate, r.model) if x is not None else (1, 0.0, r.model)
+
+        models = scored_models(rows, metric)
+        assert [r.model for r in got] == [r.model for r in sorted(rows, key=key)]
+        assert models == [r.model for r in rows if r.values.get(metric.name) is not None]
+
+
+def test_estimates_are_the_estimates() -> None:
+    """present/model.py Estimates: the Estimate of each entry, slices, equality."""
+    est = Estimates([0.5, None, 0.25], [0.4, 0.1, None], [0.6, 0.9, None], None, [0.55, None, None])
+    want = [Estimate(0.5, 0.4, 0.6, None, 0.55), None, Estimate(0.25, None, None, None, None)]
+    assert list(est) == want and est == want and len(est) == 3
+    assert est[1:] == want[1:] and est[-1] == want[-1]
+    assert est != want[:2] and est != "abc"
+
+
+def test_dumps_lists_of_rows_as_json() -> None:
+    """Lists of dicts of one shape (the pairs' rows) are written a column at
+    a time: the text of json.dumps(indent=2) on rows of every kind of value,
+    shapes that differ, and columns of floats (the core's repr) with NaN,
+    infinities and None."""
+    rng = np.random.default_rng(11)
+    values: list[Any] = [None, 1, -3, 2.5, math.nan, math.inf, -math.inf, "x\n", "é", True, False, [1, 2], [],
+                         {}, {"k": [1.5, None]}, [True, 3], 0.1, -0.0, 1e300, 2**70]
+    for _ in range(300):
+        n = int(rng.choice([0, 1, 15, 16, 17, 100]))
+        keys = list(rng.choice(["a", "b", "c", 'é"x'], int(rng.integers(1, 4)), replace=False))
+        rows = [{str(k): values[int(rng.integers(0, len(values)))] for k in keys} for _ in range(n)]
+        if n and rng.random() < 0.2:
+            rows[-1] = dict(reversed(list(rows[-1].items())))
+        doc = {"rows": rows, "x": [rows, rows[:3]]}
+        assert dumps(doc) == json.dumps(doc, indent=2)
+    floats = rng.random(500).tolist()
+    for bad in ([None], [math.nan], [math.inf], [None, math.nan]):
+        column = floats + bad
+        rows = [{"v": x, "w": 1} for x in column]
+        assert dumps({"r": rows}) == json.dumps({"r": rows}, indent=2)
