@@ -130,7 +130,8 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
         if some_nan:
             bad[m[np.isnan(sc.x[metric.name])]] = True
         lo_b, hi_b = bounds_of(metric, w)
-        col = MetricColumns(*(np.full(L, np.nan) for _ in range(4)), missing=~present | bad)
+        col = MetricColumns(np.full(L, np.nan), np.full(L, np.nan), np.full(L, np.nan), np.full(L, np.nan),
+                            missing=~present | bad)
         table.columns[metric.name] = col
         for j in np.flatnonzero(bad & present):
             short = int(n_min[j])

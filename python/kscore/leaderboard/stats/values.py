@@ -106,7 +106,7 @@ class RowValues(MutableMapping[str, "Value | None"]):
             return own  # type: ignore[no-any-return]
         if name not in self._table.columns:
             raise KeyError(name)
-        v = self._table.value(name, self._i)
+        v: Value | None = self._table.value(name, self._i)
         self._own[name] = v
         self._table.hold(name, self._i)
         return v
