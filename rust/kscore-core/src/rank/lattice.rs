@@ -36,6 +36,7 @@ use crate::par::fold_per_thread;
 /// Rows of a band: one job of the pool.
 const BAND: usize = 64;
 /// Rows of the register tile.
+#[cfg_attr(feature = "force-scalar", allow(dead_code))]
 const MR: usize = 4;
 /// Columns of a panel (one AVX-512 vector of 32-bit lanes).
 const NR: usize = 16;
