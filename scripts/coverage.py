@@ -18,6 +18,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -60,9 +61,14 @@ CANDIDATES: dict[str, Candidate] = {
     "bmix_ute": lambda u, c, r: ci.beta_mix(u, c, 1.0, trunc=True, ends=True),
     # the shipped default (kscore.leaderboard.stats.default_interval)
     "default": lambda u, c, r: ci.default(u, c),
+    # the default before session 5: n* capped by the count of answers (bayes@N's differs; others the same)
+    "default_count": lambda u, c, r: ci.default(replace(u, samples=u.samples if u.answers is None else u.answers), c),
     # the shipped interval="posterior" (kscore.leaderboard.stats.posterior)
     "posterior": lambda u, c, r: ci.posterior(u, c),
     "posterior_jeffreys": lambda u, c, r: ci.posterior_shifts(u, c, (0.5,)),  # Jeffreys' Beta given the dispersion
+    # the posterior with the units' leverage corrected in its se (session 5: unequal clusters)
+    "posterior_cr2": lambda u, c, r: ci.posterior_leverage(u, c, "cr2"),
+    "posterior_cr3": lambda u, c, r: ci.posterior_leverage(u, c, "cr3"),
 }
 
 
@@ -81,6 +87,8 @@ def run_family(fam: Family, n_boards: int, names: list[str], confidence: float =
                 nmax = np.where(chunk.n > 0, chunk.n, 0).max(axis=-1).astype(np.float64)
                 bounds = (1.0 / (nmax + 2.0), (nmax + 1.0) / (nmax + 2.0))
             u = ci.units(x, chunk.n, chunk.cluster, bounds)
+            if metric == "bayes@N":  # the cap on n*: the information of the answers, as the leaderboard's
+                u = ci.bayes_capped(u, chunk.n)
             tr = truth(fam, metric)
             for name in names:
                 lo, hi = CANDIDATES[name](u, confidence, rng)
