@@ -5,7 +5,7 @@ mean and worst-model coverage with their Monte Carlo errors and the mean
 width relative to the plain t-interval.
 
     PYTHONPATH=python python scripts/coverage.py [--boards 1000] [--only TEXT] [--exact NAME] [--candidates a,b]
-        [--json rows.jsonl]
+        [--json rows.jsonl] [--held-out] [--part I/K]
 
 About ten minutes at 1,000 boards per family on one core (the bootstraps
 take most of it; ``--candidates default,t`` a minute or two).
@@ -66,7 +66,8 @@ CANDIDATES: dict[str, Candidate] = {
     # the shipped interval="posterior" (kscore.leaderboard.stats.posterior)
     "posterior": lambda u, c, r: ci.posterior(u, c),
     "posterior_jeffreys": lambda u, c, r: ci.posterior_shifts(u, c, (0.5,)),  # Jeffreys' Beta given the dispersion
-    # the posterior with the units' leverage corrected in its se (session 5: unequal clusters)
+    # the posterior's se by the units' leverage: CR1 (G / (G - 1)), CR2, CR3 (the shipped one since session 5)
+    "posterior_cr1": lambda u, c, r: ci.posterior_leverage(u, c, "cr1"),  # the posterior before session 5
     "posterior_cr2": lambda u, c, r: ci.posterior_leverage(u, c, "cr2"),
     "posterior_cr3": lambda u, c, r: ci.posterior_leverage(u, c, "cr3"),
 }
@@ -123,6 +124,7 @@ def main() -> None:
     ap.add_argument("--exact", default="", help="families of exactly these names ('|'-separated)")
     ap.add_argument("--json", default="", help="also append each row as a line of JSON to this file")
     ap.add_argument("--held-out", action="store_true", help="the held-out families (tests/coverage_families.HELD_OUT)")
+    ap.add_argument("--part", default="1/1", help="I/K: every K-th family from the I-th (parallel workers)")
     ap.add_argument("--candidates", default="")
     ap.add_argument("--draws", type=int, default=400, help="bootstrap draws per board (boot_t, bca)")
     args = ap.parse_args()
@@ -134,7 +136,10 @@ def main() -> None:
           "error) / mean width as a multiple of the t-interval's.\n")
     print("| family | metric | " + " | ".join(names) + " |")
     print("|---|---|" + "---:|" * len(names))
-    for fam in HELD_OUT if args.held_out else FAMILIES:
+    part, parts = (int(x) for x in args.part.split("/"))
+    for index, fam in enumerate(HELD_OUT if args.held_out else FAMILIES):
+        if index % parts != part - 1:
+            continue
         if args.only and not any(o in fam.name for o in args.only.split("|")):
             continue
         if args.exact and fam.name not in args.exact.split("|"):
