@@ -322,13 +322,15 @@ def bayes_samples(n_state: IntArray, of_row: npt.NDArray[np.integer], model: Int
     ``n_state`` and its (model, state) ``table`` where at hand, else each
     row's state ``of_row`` and ``model``."""
     cost_s = bayes_cost(n_state.astype(np.float64), categories)
+    q: FloatArray
+    cost: FloatArray
     if table is not None:
         q = table.sum(axis=1).astype(np.float64)
-        cost = table @ cost_s
+        cost = np.asarray(table @ cost_s, np.float64)
     else:
         q = np.bincount(model, minlength=models).astype(np.float64)
-        cost = np.bincount(model, weights=cost_s[of_row], minlength=models)
-    return bayes_answers(q, np.asarray(cost, np.float64), n_max.astype(np.float64), categories)
+        cost = np.bincount(model, weights=cost_s[of_row], minlength=models).astype(np.float64)
+    return bayes_answers(q, cost, n_max.astype(np.float64), categories)
 
 
 def interval_of(x: FloatArray, samples: float, confidence: float = 0.95,

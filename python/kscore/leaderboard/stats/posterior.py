@@ -124,8 +124,9 @@ def _summaries(units: Units, lo_b: FloatArray, hi_b: FloatArray) -> tuple[FloatA
             # CR2 (Bell and McCaffrey 2002) r^2 / (1 - h), CR3 (the jackknife) (G - 1) / G r^2 / (1 - h)^2;
             # both are CR1 where the units are of one size (h = 1 / G).
             h = np.minimum(m / n[mdl], 1.0 - 1e-12)
+            adj: FloatArray
             if LEVERAGE == "cr2":
-                adj = np.bincount(mdl, weights=c * r * r / (1.0 - h), minlength=L)
+                adj = np.bincount(mdl, weights=c * r * r / (1.0 - h), minlength=L).astype(np.float64)
             else:
                 adj = (G - 1.0) / G * np.bincount(mdl, weights=c * r * r / (1.0 - h) ** 2, minlength=L)
             se2 = np.where(G > 1, adj / (n * n), np.nan)
