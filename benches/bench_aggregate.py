@@ -67,6 +67,8 @@ def main() -> None:
     ap.add_argument("--scorio-repeat", type=int, default=1)
     ap.add_argument("--before", default=None, help="folder holding an earlier build as kscore_before")
     ap.add_argument("--no-lists", action="store_true", help="skip the list-of-str inputs")
+    ap.add_argument("--only", default=None, help="comma-separated rules to run (default: all)")
+    ap.add_argument("--no-single", action="store_true", help="skip the one-question timings")
     args = ap.parse_args()
     old = before_module(args.before)
     rng = np.random.default_rng(0)
@@ -79,7 +81,8 @@ def main() -> None:
         inputs["lists"] = strings.tolist()
     print(f"{m} questions x {n} candidates, {args.answers} answers; load average {os.getloadavg()}")
     print("| rule | answers | scorio ms | before ms | kscore ms | speed-up | before's |\n|---|---|---|---|---|---|---|")
-    for name, options in RULES:
+    rules = RULES if args.only is None else [r for r in RULES if r[0] in args.only.split(",")]
+    for name, options in rules:
         mine, theirs = getattr(aggregate, name), getattr(scorio_aggregate, name)
         for label, answers in inputs.items():
             call = (answers,) if name == "majority_vote" else (answers, scores)
@@ -93,8 +96,11 @@ def main() -> None:
                 flush=True,
             )
     one, one_s = strings[0].tolist(), scores[0]
-    print(f"\none question of {n} candidates (list of str), medians of 200 calls:")
-    for name, options in RULES:
+    if args.no_single:
+        rules = []
+    else:
+        print(f"\none question of {n} candidates (list of str), medians of 200 calls:")
+    for name, options in rules:
         call = (one,) if name == "majority_vote" else (one, one_s)
         mine, theirs = getattr(aggregate, name), getattr(scorio_aggregate, name)
         k = median_s(partial(mine, *call, **options), 200)

@@ -12,9 +12,9 @@ appearance" are ties broken by the smaller number.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np

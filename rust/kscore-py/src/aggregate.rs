@@ -341,7 +341,11 @@ pub fn select_rows<'py>(
         "borda" => Rule::Borda(power(count)?),
         "borda_real" => Rule::BordaReal(param),
         "filtered" => Rule::Filtered {
-            keep: if count > 0 { Keep::Count(count) } else { Keep::Fraction(param) },
+            keep: if count > 0 {
+                Keep::Count(count)
+            } else {
+                Keep::Fraction(param)
+            },
             weighted,
         },
         "best_of_n" => Rule::BestOfN,

@@ -109,6 +109,8 @@ pub(crate) struct RowGroups {
     keys: Vec<u64>,
     first: Vec<usize>,
     bits: u32,
+    /// A row of UCS-4 text packed to one byte a character (all below 256).
+    packed: Vec<u8>,
 }
 
 impl RowGroups {
@@ -119,12 +121,22 @@ impl RowGroups {
             keys: Vec::with_capacity(cols),
             first: Vec::with_capacity(cols),
             bits,
+            packed: Vec::new(),
         }
     }
 
     /// The codes of one row of `width`-byte answers into `out` (`out.len()`
     /// answers; -1 where unparsable), validity read from the bytes by `kind`.
     pub(crate) fn group(&mut self, row: &[u8], width: usize, kind: Kind, out: &mut [i32]) {
+        if kind == Kind::Text && width > 8 && width % 4 == 0 && self.pack(row) {
+            // numpy's UCS-4 strings of characters below 256: one byte each (equal
+            // strings, equal bytes; "" all zeros), a quarter of the bytes to hash and
+            // compare, one integer key up to 8 characters
+            let packed = std::mem::take(&mut self.packed);
+            self.group(&packed, width / 4, kind, out);
+            self.packed = packed;
+            return;
+        }
         self.table.iter_mut().for_each(|s| *s = u32::MAX);
         let mask = self.table.len() - 1;
         if width > 8 {
@@ -173,6 +185,20 @@ impl RowGroups {
             };
             out[j] = g as i32;
         }
+    }
+
+    /// `row` (UCS-4 code units) into `packed`, one byte a character; false
+    /// where a character is 256 or past it.
+    fn pack(&mut self, row: &[u8]) -> bool {
+        self.packed.clear();
+        for c in row.chunks_exact(4) {
+            let u = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            if u > 0xFF {
+                return false;
+            }
+            self.packed.push(u as u8);
+        }
+        true
     }
 }
 
@@ -291,6 +317,19 @@ mod tests {
         assert_eq!(group_typed(&a, 1, 4, 4, Kind::Float).unwrap(), vec![0, 1, 1, -1]);
         let t: Vec<u8> = [0u32, 65, 66, 65].iter().flat_map(|v| v.to_le_bytes()).collect();
         assert_eq!(group_typed(&t, 1, 4, 4, Kind::Text).unwrap(), vec![-1, 0, 1, 0]);
+        // UCS-4 text of characters below 256 is packed: the same codes as unpacked
+        let words = ["", "answer 1", "answer 22", "é", "answer 1", "", "Ω", "answer 22"];
+        let width = 9 * 4;
+        let mut t = vec![0u8; words.len() * width];
+        for (i, w) in words.iter().enumerate() {
+            for (k, ch) in w.chars().enumerate() {
+                t[i * width + 4 * k..i * width + 4 * k + 4].copy_from_slice(&(ch as u32).to_le_bytes());
+            }
+        }
+        let valid: Vec<bool> = words.iter().map(|w| !w.is_empty()).collect();
+        let want = group_rows(&t, &valid, 2, 4, width).unwrap();
+        assert_eq!(want, vec![-1, 0, 1, 2, 0, -1, 1, 2]);
+        assert_eq!(group_typed(&t, 2, 4, width, Kind::Text).unwrap(), want);
         // wide strings go through group_rows with the same validity
         let mut w = vec![0u8; 3 * 12];
         w[12] = 65;

@@ -83,15 +83,13 @@ fn ordered_bits(x: f64) -> u64 {
 }
 
 /// A thread's scratch: the row's codes, its grouping table, the sort keys,
-/// places and weights, and the groups for each kind of tally.
+/// places (or counts), and the groups of the weighted and reward tallies.
 struct Scratch {
     codes: Vec<i32>,
     grouper: RowGroups,
     keys: Vec<u128>,
     place: Vec<u32>,
-    weights: Vec<f64>,
     sums: Groups<f64>,
-    counts: Groups<u32>,
     rewards: Groups<Rewards>,
 }
 
@@ -118,9 +116,7 @@ pub fn select(answers: Answers<'_>, scores: Option<&[f64]>, rows: usize, cols: u
             grouper: RowGroups::new(cols),
             keys: Vec::with_capacity(cols),
             place: vec![0; cols],
-            weights: vec![0.0; cols],
             sums: Groups::new(cols, 0.0),
-            counts: Groups::new(cols, 0),
             rewards: Groups::new(cols, Rewards::first(0.0)),
         },
         |x, r| {
@@ -155,29 +151,38 @@ fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
         return best.map_or(Pick::Nobody, |j| Pick::Win(j, j));
     }
     if let Rule::Majority = rule {
-        let g = &mut x.counts;
-        g.clear();
-        for (j, &a) in c.iter().enumerate() {
-            if a >= 0 {
-                g.visit(a as usize, j, (), None);
+        // groups are numbered by first appearance: the most votes, ties to the smaller
+        // number, is scorio's winner; its first member is the answer and representative
+        let count = &mut x.place[..];
+        count.iter_mut().for_each(|k| *k = 0);
+        for &g in c.iter() {
+            if g >= 0 {
+                count[g as usize] += 1;
             }
         }
-        let w = g.winner(|&t| f64::from(t), |_| true);
-        return match Pick::of(w, false) {
-            // scorio's representative is the group's first member: its answer
-            Pick::Win(a, _) => Pick::Win(a, a),
-            p => p,
-        };
+        let (mut win, mut most) = (0, 0);
+        for (g, &k) in count.iter().enumerate() {
+            if k > most {
+                win = g;
+                most = k;
+            }
+        }
+        if most == 0 {
+            return Pick::Nobody;
+        }
+        let j = c.iter().position(|&g| g == win as i32).unwrap_or(0);
+        return Pick::Win(j, j);
     }
     // Every other rule reads the valid scores: a NaN among them is Python's to order.
     let mut n = 0usize;
+    let mut nan = false;
     for j in 0..c.len() {
-        if c[j] >= 0 {
-            if s[j].is_nan() {
-                return Pick::Replay;
-            }
-            n += 1;
-        }
+        let v = c[j] >= 0;
+        nan |= v & s[j].is_nan();
+        n += usize::from(v);
+    }
+    if nan {
+        return Pick::Replay;
     }
     if let Rule::Pick(reward, alpha) = rule {
         return pick_row(&mut x.rewards, c, s, reward, alpha);
@@ -214,38 +219,45 @@ fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
         return Pick::of(g.winner(|&t| t, |_| true), g.nan);
     }
     let nu = n as u64;
-    let mob_m = match rule {
-        Rule::Mob(m) => m.unwrap_or_else(|| isqrt(nu) as u32).clamp(1, (n as u32).max(1)),
-        _ => 0,
-    };
-    let top = match rule {
-        Rule::Softmax(_) => (0..c.len())
-            .filter(|&j| c[j] >= 0)
-            .fold(f64::NEG_INFINITY, |m, j| m.max(s[j])),
-        _ => 0.0,
-    };
-    for j in 0..c.len() {
-        if c[j] < 0 {
-            continue;
+    let place = &x.place;
+    // each rule's weight as its own loop (monomorphised), voters in column order
+    match rule {
+        Rule::Sum => column_vote(g, c, s, |j| s[j]),
+        Rule::Softmax(t) => {
+            let top = (0..c.len())
+                .filter(|&j| c[j] >= 0)
+                .fold(f64::NEG_INFINITY, |m, j| m.max(s[j]));
+            column_vote(g, c, s, |j| ((s[j] - top) / t).exp())
         }
-        let b = nu - u64::from(x.place[j]);
-        x.weights[j] = match rule {
-            Rule::Sum => s[j],
-            Rule::Softmax(t) => ((s[j] - top) / t).exp(),
-            Rule::Logit(shift) => (s[j] / (1.0 - s[j])).ln() - shift,
-            Rule::Linear(th) => s[j] - th,
-            Rule::Borda(e) => b.wrapping_pow(e) as f64,
-            Rule::BordaReal(e) => (b as f64 / nu as f64).powf(e),
-            Rule::Mob(_) => (b.wrapping_pow(mob_m) - (b - 1).wrapping_pow(mob_m)) as f64,
-            _ => 0.0,
-        };
-        g.visit(c[j] as usize, j, x.weights[j], Some(s));
+        Rule::Logit(shift) => column_vote(g, c, s, |j| (s[j] / (1.0 - s[j])).ln() - shift),
+        Rule::Linear(th) => column_vote(g, c, s, |j| s[j] - th),
+        Rule::Borda(e) => column_vote(g, c, s, |j| (nu - u64::from(place[j])).wrapping_pow(e) as f64),
+        Rule::BordaReal(e) => column_vote(g, c, s, |j| ((nu - u64::from(place[j])) as f64 / nu as f64).powf(e)),
+        Rule::Mob(m) => {
+            let m = m.unwrap_or_else(|| isqrt(nu) as u32).clamp(1, (n as u32).max(1));
+            match column_vote(g, c, s, |j| {
+                let b = nu - u64::from(place[j]);
+                (b.wrapping_pow(m) - (b - 1).wrapping_pow(m)) as f64
+            }) {
+                // MoB returns the answer of the winner's best-scored member
+                Pick::Win(_, rep) => Pick::Win(rep, rep),
+                p => p,
+            }
+        }
+        _ => Pick::Nobody,
     }
-    match (rule, Pick::of(g.winner(|&t| t, |_| true), g.nan)) {
-        // MoB returns the answer of the winner's best-scored member
-        (Rule::Mob(_), Pick::Win(_, rep)) => Pick::Win(rep, rep),
-        (_, p) => p,
+}
+
+/// The valid voters in column order, each casting `weight(j)`, the
+/// representative by score: scorio's `_plurality` on one question.
+#[inline]
+fn column_vote(g: &mut Groups<f64>, c: &[i32], s: &[f64], weight: impl Fn(usize) -> f64) -> Pick {
+    for j in 0..c.len() {
+        if c[j] >= 0 {
+            g.visit(c[j] as usize, j, weight(j), Some(s));
+        }
     }
+    Pick::of(g.winner(|&t| t, |_| true), g.nan)
 }
 
 /// Per question, the largest and second largest answer counts (0 where
@@ -381,7 +393,10 @@ mod tests {
                 v.answer.clone_from(&v.rep);
                 v
             }
-            Rule::Filtered { keep: Keep::Count(k), weighted } => {
+            Rule::Filtered {
+                keep: Keep::Count(k),
+                weighted,
+            } => {
                 let kept: Vec<bool> = (0..rows * cols)
                     .map(|i| part[i] && order.place[i] < (k as i64).min(counts[i / cols]))
                     .collect();

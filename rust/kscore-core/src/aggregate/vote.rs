@@ -43,8 +43,8 @@ const NONE: usize = usize::MAX;
 
 /// A group's running total: what one voter adds to it, and the value the
 /// winner is chosen by. `f64` sums weights in visiting order (scorio's
-/// `total[a] += w`, from `0`), `u32` counts votes, [`Reward`] keeps a
-/// group's size, score sum and top score.
+/// `total[a] += w`, from `0`: every weighted vote), [`Rewards`] keeps a
+/// group's size, score sum and top score ([`pick_group`]).
 pub trait Tally: Copy + Send {
     /// What one voter brings (its weight, its score, or nothing).
     type Vote: Copy;
@@ -62,18 +62,6 @@ impl Tally for f64 {
     #[inline]
     fn add(&mut self, v: f64) {
         *self += v;
-    }
-}
-
-impl Tally for u32 {
-    type Vote = ();
-    #[inline]
-    fn first(_: ()) -> u32 {
-        1
-    }
-    #[inline]
-    fn add(&mut self, _: ()) {
-        *self += 1;
     }
 }
 
@@ -377,7 +365,13 @@ pub fn pick_group(
         || Groups::new(cols, Rewards::first(0.0)),
         |groups, r| {
             let base = r * cols;
-            Ok(pick_row(groups, &codes[base..base + cols], &scores[base..base + cols], reward, alpha))
+            Ok(pick_row(
+                groups,
+                &codes[base..base + cols],
+                &scores[base..base + cols],
+                reward,
+                alpha,
+            ))
         },
     )
 }
