@@ -173,17 +173,8 @@ fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
         let j = c.iter().position(|&g| g == win as i32).unwrap_or(0);
         return Pick::Win(j, j);
     }
-    // Every other rule reads the valid scores: a NaN among them is Python's to order.
-    let mut n = 0usize;
-    let mut nan = false;
-    for j in 0..c.len() {
-        let v = c[j] >= 0;
-        nan |= v & s[j].is_nan();
-        n += usize::from(v);
-    }
-    if nan {
-        return Pick::Replay;
-    }
+    // Every other rule reads the valid scores: a NaN among them is Python's to order
+    // (each path below looks for one in the pass it makes anyway).
     if let Rule::Pick(reward, alpha) = rule {
         return pick_row(&mut x.rewards, c, s, reward, alpha);
     }
@@ -191,15 +182,22 @@ fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
         rule,
         Rule::Borda(_) | Rule::BordaReal(_) | Rule::Filtered { .. } | Rule::Mob(_)
     );
+    let mut n = 0usize;
     if ranked {
         // the voters by descending score, ties to the lower column (scorio's
         // sorted(key=(-score, j))), as one integer key each
         x.keys.clear();
+        let mut nan = false;
         for j in 0..c.len() {
             if c[j] >= 0 {
+                nan |= s[j].is_nan();
                 x.keys.push((u128::from(!ordered_bits(s[j])) << 64) | j as u128);
             }
         }
+        if nan {
+            return Pick::Replay;
+        }
+        n = x.keys.len();
         x.keys.sort_unstable();
         for (t, &k) in x.keys.iter().enumerate() {
             x.place[(k as u64) as usize] = t as u32;
@@ -249,13 +247,19 @@ fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
 }
 
 /// The valid voters in column order, each casting `weight(j)`, the
-/// representative by score: scorio's `_plurality` on one question.
+/// representative by score: scorio's `_plurality` on one question (a NaN
+/// valid score: replayed).
 #[inline]
 fn column_vote(g: &mut Groups<f64>, c: &[i32], s: &[f64], weight: impl Fn(usize) -> f64) -> Pick {
+    let mut nan = false;
     for j in 0..c.len() {
         if c[j] >= 0 {
+            nan |= s[j].is_nan();
             g.visit(c[j] as usize, j, weight(j), Some(s));
         }
+    }
+    if nan {
+        return Pick::Replay;
     }
     Pick::of(g.winner(|&t| t, |_| true), g.nan)
 }
