@@ -128,7 +128,7 @@ impl RowGroups {
     /// The codes of one row of `width`-byte answers into `out` (`out.len()`
     /// answers; -1 where unparsable), validity read from the bytes by `kind`.
     pub(crate) fn group(&mut self, row: &[u8], width: usize, kind: Kind, out: &mut [i32]) {
-        if kind == Kind::Text && width > 8 && width % 4 == 0 && self.pack(row) {
+        if kind == Kind::Text && width > 8 && width.is_multiple_of(4) && self.pack(row) {
             // numpy's UCS-4 strings of characters below 256: one byte each (equal
             // strings, equal bytes; "" all zeros), a quarter of the bytes to hash and
             // compare, one integer key up to 8 characters
