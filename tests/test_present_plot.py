@@ -111,7 +111,8 @@ def test_a_value_outside_its_interval_is_drawn_as_it_is() -> None:
     outside the credible interval: the plot shows both unchanged and says
     so (Board.interval_note)."""
     b = board(3, 1, pairwise=False)
-    b.metrics[0].values[1] = Estimate(0.9, 0.5, 0.6)
+    values = b.metrics[0].values
+    b.metrics[0].values = [values[0], Estimate(0.9, 0.5, 0.6), *values[2:]]
     b.interval_note = "dot: the classic estimate; line: the credible interval, which can miss the dot"
     fig = intervals_figure(b)
     dots, lines = panel(fig.axes[0])
