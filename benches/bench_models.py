@@ -23,9 +23,17 @@ pair-draws: leave the 100k board out)::
     python benches/bench_models.py --boards 1000x50,3000x50,10000x100 --formats csv \
         --extra '--adjust holm;--adjust simultaneous'
 
-``--python`` picks the interpreter (the before/after comparison runs this
-script twice, with ``PYTHONPATH`` at the old and the new tree). No timing is
-asserted; the table is printed (docs/leaderboard.md, *Speed*).
+``--python`` picks the interpreter. ``--threads 1,2`` runs kscore
+(``--threads N``) and DuckDB (``SET threads = N``) at each count in the same
+round, with kscore's ratio to DuckDB; ``--before DIR`` runs an older tree's
+package too (``PYTHONPATH=DIR``, its ``python/`` folder, an absolute path) in
+the same rounds; ``--profile`` adds the profile's CPU seconds of the rank
+ranges (the ``pairs`` phase); ``--rounds`` repeats everything and prints
+medians. No timing is asserted; the table is printed (docs/leaderboard.md,
+*Speed*; docs/threads.md, *Many models*)::
+
+    python benches/bench_models.py --boards 100000x20,10000x100,1000x50 --formats csv \
+        --threads 1,2 --profile --rounds 3 --before /abs/path/old-tree/python
 """
 
 from __future__ import annotations
@@ -97,16 +105,19 @@ def write_board(path: Path, models: int, questions: int, samples: int, seed: int
 DUCKDB = """
 import duckdb, sys
 con = duckdb.connect()
+if int(sys.argv[2]) > 0:
+    con.execute(f"SET threads = {int(sys.argv[2])}")
 t = con.execute("SELECT model, question, count(*) AS n, sum(correct) AS c FROM read_parquet(?) "
                 "GROUP BY model, question", [sys.argv[1]]).fetchnumpy()
 print(len(t["n"]))
 """
 
 
-def timed(cmd: list[str], env: dict[str, str], limit_gb: float) -> tuple[float, float, str]:
+def timed(cmd: list[str], env: dict[str, str], limit_gb: float) -> tuple[float, float, str, float]:
     """Wall seconds and peak RSS (GB) of ``cmd`` in a fresh process under
-    ``/usr/bin/time -v`` and an address-space limit of ``limit_gb``; the
-    last line of its stderr on failure."""
+    ``/usr/bin/time -v`` and an address-space limit of ``limit_gb``, the
+    last line of its stderr on failure, and the CPU seconds of the
+    ``pairs`` row of a ``--profile`` table on its stderr (nan: none)."""
     limit = f"ulimit -v {int(limit_gb * 1024 * 1024)}; "
     shell = limit + "exec /usr/bin/time -v " + " ".join(f"'{c}'" for c in cmd)
     t0 = time.perf_counter()
@@ -116,7 +127,8 @@ def timed(cmd: list[str], env: dict[str, str], limit_gb: float) -> tuple[float, 
     rss = int(m.group(1)) / 1024 / 1024 if m else float("nan")
     lines = [x for x in run.stderr.splitlines() if x.strip() and not x.startswith("\t")]
     status = "ok" if run.returncode == 0 else f"exit {run.returncode}: {(lines or ['?'])[-1][:80]}"
-    return wall, rss, status
+    p = re.search(r"^pairs +[0-9.]+ +([0-9.]+)", run.stderr, re.M)
+    return wall, rss, status, float(p.group(1)) if p else float("nan")
 
 
 def main() -> None:
@@ -130,35 +142,63 @@ def main() -> None:
     ap.add_argument("--label", default="kscore")
     ap.add_argument("--extra", default="", help="more CSV runs with these flags, ';'-separated, e.g. "
                                                 "'--adjust holm;--adjust simultaneous'")
+    ap.add_argument("--threads", default="", help="thread counts, e.g. 1,2 (kscore --threads, DuckDB SET threads)")
+    ap.add_argument("--before", default="", help="an older tree's python/ folder (absolute), run in the same rounds")
+    ap.add_argument("--profile", action="store_true", help="add the profile's pairs CPU seconds")
+    ap.add_argument("--rounds", type=int, default=1, help="rounds (medians printed)")
     args = ap.parse_args()
     root = Path(args.dir)
     root.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, COLUMNS="120")
+    trees = [(args.label, env)]
+    if args.before:
+        trees.insert(0, ("before", dict(env, PYTHONPATH=args.before)))
+    counts: list[int | None] = [int(x) for x in args.threads.split(",")] if args.threads else [None]
     print(f"load average at start: {os.getloadavg()[0]:.2f}", flush=True)
-    print("| board | what | seconds | peak RSS GB | output | status |\n|---|---|---|---|---|---|", flush=True)
+    print("| board | what | threads | seconds | ratio to DuckDB | pairs CPU s | peak RSS GB | output | status |\n"
+          "|---|---|---|---|---|---|---|---|---|", flush=True)
     for spec in args.boards.split(","):
         models, questions = (int(x) for x in spec.split("x"))
         path = root / f"board_{models}x{questions}x{args.samples}.parquet"
         if not path.exists():
             write_board(path, models, questions, args.samples)
         label = f"{models:,} x {questions} x {args.samples}"
-        wall, rss, status = timed([args.python, "-c", DUCKDB, str(path)], env, args.limit_gb)
-        print(f"| {label} | DuckDB GROUP BY | {wall:.2f} | {rss:.2f} | | {status} |", flush=True)
-        runs = [(fmt, []) for fmt in args.formats.split(",")]
+        runs: list[tuple[str, list[str]]] = [(fmt, []) for fmt in args.formats.split(",")]
         runs += [("csv", flags.split()) for flags in args.extra.split(";") if flags.strip()]
-        for fmt, flags in runs:
-            out = root / f"out_{models}x{questions}.{ {'table': 'txt'}.get(fmt, fmt) }"
-            cmd = [args.python, "-m", "kscore.cli", "leaderboard", str(path), "--quiet"]
-            cmd += ["--output", str(out)] if fmt != "table" else []
-            cmd += ["--format", fmt, *flags]
-            if fmt == "table":  # the terminal table, printed to a file by the shell's redirection
-                cmd = ["bash", "-c", " ".join(cmd) + f" > {out}"]
-            wall, rss, status = timed(cmd, env, args.limit_gb)
-            size = f"{out.stat().st_size / 1e6:.1f} MB" if out.exists() and status == "ok" else ""
-            what = f"{args.label} {fmt}" + (" " + " ".join(flags) if flags else "")
-            print(f"| {label} | {what} | {wall:.2f} | {rss:.2f} | {size} | {status} |", flush=True)
-            if out.exists():
-                out.unlink()
+        # (one row per job; each round runs every job once, interleaved, so load moves them alike)
+        jobs: dict[tuple[str, str, str], list[tuple[float, float, str, float, str]]] = {}
+        for _ in range(args.rounds):
+            for n in counts:
+                th = "" if n is None else str(n)
+                wall, rss, status, _ = timed([args.python, "-c", DUCKDB, str(path), str(n or 0)], env, args.limit_gb)
+                jobs.setdefault(("DuckDB GROUP BY", th, ""), []).append((wall, rss, status, float("nan"), ""))
+                for name, tree_env in trees:
+                    for fmt, flags in runs:
+                        out = root / f"out_{models}x{questions}.{ {'table': 'txt'}.get(fmt, fmt) }"
+                        cmd = [args.python, "-m", "kscore.cli", "leaderboard", str(path), "--quiet"]
+                        cmd += ["--output", str(out)] if fmt != "table" else []
+                        cmd += ["--format", fmt, *flags]
+                        cmd += ["--threads", th] if th else []
+                        cmd += ["--profile"] if args.profile else []
+                        if fmt == "table":  # the terminal table, printed to a file by the shell's redirection
+                            cmd = ["bash", "-c", " ".join(cmd) + f" > {out}"]
+                        wall, rss, status, pairs = timed(cmd, tree_env, args.limit_gb)
+                        size = f"{out.stat().st_size / 1e6:.1f} MB" if out.exists() and status == "ok" else ""
+                        what = f"{name} {fmt}" + (" " + " ".join(flags) if flags else "")
+                        jobs.setdefault((what, th, "duck"), []).append((wall, rss, status, pairs, size))
+                        if out.exists():
+                            out.unlink()
+        duck = {th: float(np.median([r[0] for r in rows])) for (what, th, _), rows in jobs.items()
+                if what.startswith("DuckDB")}
+        for (what, th, kind), rows in jobs.items():
+            wall = float(np.median([r[0] for r in rows]))
+            rss = float(np.median([r[1] for r in rows]))
+            pairs = float(np.median([r[3] for r in rows]))
+            status = next((r[2] for r in rows if r[2] != "ok"), "ok")
+            ratio = f"{wall / duck[th]:.2f}x" if kind else ""
+            cpu = "" if np.isnan(pairs) else f"{pairs:.3f}"
+            print(f"| {label} | {what} | {th or 'default'} | {wall:.2f} | {ratio} | {cpu} | {rss:.2f} | "
+                  f"{rows[-1][4]} | {status} |", flush=True)
     print(f"load average at end: {os.getloadavg()[0]:.2f}", flush=True)
 
 

@@ -5,7 +5,7 @@ mean and worst-model coverage with their Monte Carlo errors and the mean
 width relative to the plain t-interval.
 
     PYTHONPATH=python python scripts/coverage.py [--boards 1000] [--only TEXT] [--exact NAME] [--candidates a,b]
-        [--json rows.jsonl]
+        [--json rows.jsonl] [--held-out] [--part I/K]
 
 About ten minutes at 1,000 boards per family on one core (the bootstraps
 take most of it; ``--candidates default,t`` a minute or two).
@@ -18,6 +18,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -60,9 +61,15 @@ CANDIDATES: dict[str, Candidate] = {
     "bmix_ute": lambda u, c, r: ci.beta_mix(u, c, 1.0, trunc=True, ends=True),
     # the shipped default (kscore.leaderboard.stats.default_interval)
     "default": lambda u, c, r: ci.default(u, c),
+    # the default before session 5: n* capped by the count of answers (bayes@N's differs; others the same)
+    "default_count": lambda u, c, r: ci.default(replace(u, samples=u.samples if u.answers is None else u.answers), c),
     # the shipped interval="posterior" (kscore.leaderboard.stats.posterior)
     "posterior": lambda u, c, r: ci.posterior(u, c),
     "posterior_jeffreys": lambda u, c, r: ci.posterior_shifts(u, c, (0.5,)),  # Jeffreys' Beta given the dispersion
+    # the posterior's se by the units' leverage: CR1 (G / (G - 1)), CR2, CR3 (the shipped one since session 5)
+    "posterior_cr1": lambda u, c, r: ci.posterior_leverage(u, c, "cr1"),  # the posterior before session 5
+    "posterior_cr2": lambda u, c, r: ci.posterior_leverage(u, c, "cr2"),
+    "posterior_cr3": lambda u, c, r: ci.posterior_leverage(u, c, "cr3"),
 }
 
 
@@ -81,6 +88,8 @@ def run_family(fam: Family, n_boards: int, names: list[str], confidence: float =
                 nmax = np.where(chunk.n > 0, chunk.n, 0).max(axis=-1).astype(np.float64)
                 bounds = (1.0 / (nmax + 2.0), (nmax + 1.0) / (nmax + 2.0))
             u = ci.units(x, chunk.n, chunk.cluster, bounds)
+            if metric == "bayes@N":  # the cap on n*: the information of the answers, as the leaderboard's
+                u = ci.bayes_capped(u, chunk.n)
             tr = truth(fam, metric)
             for name in names:
                 lo, hi = CANDIDATES[name](u, confidence, rng)
@@ -115,6 +124,7 @@ def main() -> None:
     ap.add_argument("--exact", default="", help="families of exactly these names ('|'-separated)")
     ap.add_argument("--json", default="", help="also append each row as a line of JSON to this file")
     ap.add_argument("--held-out", action="store_true", help="the held-out families (tests/coverage_families.HELD_OUT)")
+    ap.add_argument("--part", default="1/1", help="I/K: every K-th family from the I-th (parallel workers)")
     ap.add_argument("--candidates", default="")
     ap.add_argument("--draws", type=int, default=400, help="bootstrap draws per board (boot_t, bca)")
     args = ap.parse_args()
@@ -126,7 +136,10 @@ def main() -> None:
           "error) / mean width as a multiple of the t-interval's.\n")
     print("| family | metric | " + " | ".join(names) + " |")
     print("|---|---|" + "---:|" * len(names))
-    for fam in HELD_OUT if args.held_out else FAMILIES:
+    part, parts = (int(x) for x in args.part.split("/"))
+    for index, fam in enumerate(HELD_OUT if args.held_out else FAMILIES):
+        if index % parts != part - 1:
+            continue
         if args.only and not any(o in fam.name for o in args.only.split("|")):
             continue
         if args.exact and fam.name not in args.exact.split("|"):

@@ -12,7 +12,7 @@ it was chosen from.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -41,6 +41,8 @@ class Units:
     #: The range of the per-question values (bayes@N: ``[1 / (n + 2), (n + 1) / (n + 2)]``), per (board, model).
     lo_b: F | float = 0.0
     hi_b: F | float = 1.0
+    #: The count of answers where ``samples`` is another cap (bayes@N: the information of its answers).
+    answers: F | None = None
 
     @property
     def resid(self) -> F:
@@ -86,6 +88,20 @@ def units(x: F, n_cells: I, cluster: I | None, bounds: tuple[F | float, F | floa
         se = np.where(G > 1, np.sqrt(G / (G - 1) * (r * r).sum(axis=-1) / n**2), np.nan)
     samples = np.where(present, n_cells, 0).sum(axis=-1).astype(np.float64)
     return Units(mean, se, n, G, samples, S, N, bounds[0], bounds[1])
+
+
+def bayes_capped(u: Units, n_cells: I) -> Units:
+    """``u`` of bayes@N with the cap on the effective outcomes the
+    leaderboard uses (kscore.leaderboard.stats.default_interval.bayes_answers),
+    written here from its definition: ``Q^2 / sum_i n_i s_i^2``, ``s_i`` the
+    step one answer of question ``i`` makes in its rescaled estimate
+    ``(c + 1) / (n_i + 2)`` (``1 / (n_i + 2)`` over the range's width ``N /
+    (N + 2)``, ``N`` the most answers of the model on a question); the count
+    of answers kept in ``answers``."""
+    n = np.where(n_cells > 0, n_cells, 0).astype(np.float64)
+    N = n.max(axis=-1, keepdims=True)
+    step = 1.0 / (n + 2.0) / (N / (N + 2.0))
+    return replace(u, samples=u.n**2 / (n * step**2).sum(axis=-1), answers=u.samples)
 
 
 def _t(confidence: float, df: F) -> F:
@@ -500,3 +516,16 @@ def posterior_shifts(u: Units, confidence: float, shifts: tuple[float, ...]) -> 
         return posterior(u, confidence)
     finally:
         post.SHIFTS = old
+
+
+def posterior_leverage(u: Units, confidence: float, leverage: str) -> tuple[F, F]:
+    """:func:`posterior` with another correction of its standard error for
+    the units' leverage (stats/posterior.py's ``LEVERAGE``)."""
+    from kscore.leaderboard.stats import posterior as post
+
+    old = post.LEVERAGE
+    post.LEVERAGE = leverage
+    try:
+        return posterior(u, confidence)
+    finally:
+        post.LEVERAGE = old

@@ -244,3 +244,39 @@ def test_large_batch_ties_and_logit() -> None:
         got = K.logit_weighted_vote(answers, unit, threshold=threshold, return_index=True)
         want = scorio_aggregate.logit_weighted_vote(answers, unit, threshold=threshold, return_index=True)
         assert same(got, want), threshold
+
+
+@pytest.mark.parametrize("style", ["ids", "str array", "mixed list"])
+def test_fused_batch_with_replayed_rows(style: str) -> None:
+    """One batch where a few rows hold NaN or inf scores among tied ones: the core's
+    fused pass flags those rows and they are replayed step by step, the rest are
+    counted in the core; every rule and option equals scorio on the whole batch
+    (the replayed rows spliced back in place)."""
+    rng = np.random.default_rng(sum(map(ord, style)))
+    m, n = 300, 16
+    ids = rng.integers(0, 4, size=(m, n))
+    scores = np.round(rng.random((m, n)), 1)
+    odd = rng.random(m) < 0.08
+    scores[odd & (rng.random(m) < 0.5), 3] = np.nan
+    scores[odd & (rng.random(m) < 0.5), 5] = np.inf
+    scores[odd & (rng.random(m) < 0.5), 7] = -np.inf
+    answers: Any
+    if style == "ids":
+        answers = ids
+    elif style == "str array":
+        answers = np.array(["", "alpha", "beta", "gamma"])[ids]
+    else:  # one answer written as 1, 1.0 and True: grouped by Python's dict
+        pick: list[Any] = [None, 1, 1.0, True, "x", 2]
+        answers = [[pick[int(v)] for v in rng.integers(0, len(pick), size=n)] for _ in range(m)]
+    for rule in RULES:
+        for options in RULES[rule]:
+            got = getattr(K, rule)(answers, scores, **options, return_index=True, return_score=True)
+            want = getattr(scorio_aggregate, rule)(answers, scores, **options, return_index=True, return_score=True)
+            assert same(got, want), (style, rule, options)
+    assert same(K.majority_vote(answers, return_index=True), scorio_aggregate.majority_vote(answers, return_index=True))
+    finite = np.where(np.isfinite(scores), scores, 0.5)
+    for threshold in (0.5, 0.3):  # the logit transform on (0, 1) scores
+        unit = np.clip(finite, 0.05, 0.95)
+        got = K.logit_weighted_vote(answers, unit, threshold=threshold, return_index=True)
+        want = scorio_aggregate.logit_weighted_vote(answers, unit, threshold=threshold, return_index=True)
+        assert same(got, want), threshold

@@ -33,7 +33,7 @@ import kscore
 from kscore.leaderboard import Counts, from_cells
 from kscore.leaderboard.stats import default_interval as di
 from tests import coverage_intervals as ci
-from tests.coverage_families import FAMILIES, Family, boards, estimates, truth
+from tests.coverage_families import FAMILIES, HELD_OUT, Family, boards, estimates, truth
 
 #: The most adding one failure may raise the lower bound (the largest seen in
 #: a long search is 0.0054, on boards of three or four questions; the
@@ -106,6 +106,8 @@ def test_leaderboard_equals_the_suites_implementation(name: str, metric: str) ->
         nmax = chunk.n.max(axis=-1).astype(np.float64)
         bounds = (1.0 / (nmax + 2.0), (nmax + 1.0) / (nmax + 2.0))
     u = ci.units(x, chunk.n, chunk.cluster, bounds)
+    if metric == "bayes@N":
+        u = ci.bayes_capped(u, chunk.n)
     ref_lo, ref_hi = ci.envelope(u, 0.95, core="wcc")
     np.testing.assert_allclose(est, u.mean, rtol=0, atol=1e-12)
     np.testing.assert_allclose(lo, ref_lo, rtol=0, atol=1e-9)
@@ -241,3 +243,52 @@ def test_the_interval_moves_no_more_than_the_stated_amount_on_the_suites_boards(
                     worst = max(worst, one_model(c2, int(n[b, mdl, 0]))[1] - base[1])
     assert worst <= MONOTONE_TOL
     assert math.isfinite(worst)
+
+
+@pytest.mark.parametrize("n", [[4] * 10, [1] * 12, [1, 2, 3, 5, 8, 8, 2, 1], [16, 1, 1, 7, 3], [2, 2, 3]])
+def test_bayes_cap_is_the_least_outcomes_the_answers_allow(n: list[int]) -> None:
+    """Bayes@N's cap on ``n*`` (default_interval.bayes_answers) against its
+    definition, by enumeration: over every chance ``p`` of the answers (the
+    same on every question: the least variance a board can have), the
+    effective outcomes ``P (1 - P) / Var`` of the mean of the questions'
+    rescaled posterior means ``(c + 1) / (n + 2)``, ``c ~ Binomial(n, p)``;
+    the cap is its least value (at ``p = 1/2``) and never above it."""
+    N = max(n)
+    lo_b, span = 1.0 / (N + 2), N / (N + 2)
+    ratios = []
+    for p in [0.001, 0.01, 0.1, 0.3, 0.45, 0.5, 0.55, 0.7, 0.9, 0.99, 0.999]:
+        P = var = 0.0
+        for ni in n:
+            pmf = [math.comb(ni, c) * p**c * (1 - p) ** (ni - c) for c in range(ni + 1)]
+            x = [((c + 1) / (ni + 2) - lo_b) / span for c in range(ni + 1)]
+            m1 = sum(w * v for w, v in zip(pmf, x))
+            m2 = sum(w * v * v for w, v in zip(pmf, x))
+            P += m1 / len(n)
+            var += (m2 - m1 * m1) / len(n) ** 2
+        ratios.append(P * (1 - P) / var)
+    q = np.array([float(len(n))])
+    cap = float(di.bayes_answers(q, np.array([float(di.bayes_cost(np.array(n, np.float64), 2).sum())]),
+                                 np.array([float(N)]), 2)[0])
+    assert cap == pytest.approx(min(ratios), rel=1e-9)
+    assert cap == pytest.approx(ratios[5], rel=1e-9)  # at p = 1/2
+    if len(set(n)) == 1:  # every question answered N times: the count of the answers
+        assert cap == pytest.approx(float(sum(n)), rel=1e-12)
+
+
+def test_bayes_cap_reaches_the_leaderboard() -> None:
+    """The leaderboard's Bayes@N interval on a ragged board uses the cap of
+    the answers' information: the suite's array implementation with that cap
+    gives its bounds, and with the count of the answers other (wider) ones."""
+    fam = next(f for f in HELD_OUT if "ragged 1-8" in f.name)
+    chunk = next(boards(fam, 40, seed=4))
+    lo, hi, _ = leaderboard_bounds(fam, chunk.c, chunk.n, chunk.cluster, "bayes@N")
+    x = np.where(chunk.n > 0, estimates("bayes@N", chunk.c, chunk.n), np.nan)
+    nmax = chunk.n.max(axis=-1).astype(np.float64)
+    u = ci.units(x, chunk.n, chunk.cluster, (1.0 / (nmax + 2.0), (nmax + 1.0) / (nmax + 2.0)))
+    capped = ci.bayes_capped(u, chunk.n)
+    assert (capped.samples > u.samples).mean() > 0.9
+    ref_lo, ref_hi = ci.envelope(capped, 0.95, core="wcc")
+    np.testing.assert_allclose(lo, ref_lo, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(hi, ref_hi, rtol=0, atol=1e-9)
+    old_lo, old_hi = ci.envelope(u, 0.95, core="wcc")
+    assert np.nanmean(old_hi - old_lo) > np.nanmean(hi - lo)

@@ -40,7 +40,10 @@ def reference(x: F, cluster: npt.NDArray[np.int64] | None, samples: float, confi
     n, G = m.sum(), len(ids)
     p = S.sum() / n
     r = S - m * p
-    se2 = G / (G - 1) * (r**2).sum() / n**2
+    # The delete-one-unit jackknife of the mean, about the mean (CR3; G / (G - 1) sum r^2 / n^2 where the units
+    # are of one size).
+    loo = np.array([(S.sum() - S[k]) / (n - m[k]) for k in range(G)])
+    se2 = (G - 1) / G * ((loo - p) ** 2).sum()
     n_w = n**2 / (m**2).sum()
     v = p * (1 - p)
     phi_hat = min(max(se2 * n_w / v, 1e-12), 1.0) if v > 0 else 1.0
@@ -139,6 +142,25 @@ def test_posterior_with_clusters_and_ragged_samples() -> None:
     n = rng.integers(1, 9, (1, L, Q))
     p = 1 / (1 + np.exp(-(np.array([-1.0, 0.5, 2.0])[:, None] - rng.normal(0, 1.5, Q)[None, :]
                           - np.repeat(rng.normal(0, 1.0, 6), 10)[None, :])))
+    c = rng.binomial(n, p[None])
+    counts = with_cluster(board_of(c, n), cluster)
+    board = kscore.leaderboard(counts, metrics="pass@1", interval="posterior", cluster="passage", adjust="none")
+    got = values(board, "pass@1")
+    for j in range(L):
+        close(got[f"m{j}"], reference(c[0, j] / n[0, j], cluster, float(n[0, j].sum())))
+
+
+def test_posterior_with_unequal_clusters() -> None:
+    """Clusters of unequal sizes: the standard error is the jackknife's over
+    clusters (a big cluster's residual is shrunk by its own weight in the
+    mean; CR1's G / (G - 1) undid that only for clusters of one size)."""
+    rng = np.random.default_rng(5)
+    sizes = (40, 20, 10, 5, 5, 5, 5, 5, 3, 2)
+    cluster = np.repeat(np.arange(len(sizes)), sizes)
+    Q, L = len(cluster), 3
+    n = np.full((1, L, Q), 4)
+    p = 1 / (1 + np.exp(-(np.array([-1.0, 0.5, 2.0])[:, None] - rng.normal(0, 0.8, Q)[None, :]
+                          - rng.normal(0, 1.2, len(sizes))[cluster][None, :])))
     c = rng.binomial(n, p[None])
     counts = with_cluster(board_of(c, n), cluster)
     board = kscore.leaderboard(counts, metrics="pass@1", interval="posterior", cluster="passage", adjust="none")

@@ -154,3 +154,74 @@ def test_core_count_rejects_bad_arguments() -> None:
     with pytest.raises(ValueError, match="127"):
         _kscore.lattice_count(np.array([[1, 200], [3, 4]], np.uint8), np.array([2, 2]), 1.0, 4.0, 0.0)
     assert _kscore.lattice_tier() in ("avx512vnni", "portable")
+
+
+def _p_values(X: np.ndarray) -> list[float]:
+    """Every pair's two-sided p-value, from its own differences (as _reference)."""
+    L, Q = X.shape
+    out = []
+    for i in range(L):
+        for j in range(i + 1, L):
+            d = X[i] - X[j]
+            mean = d.sum() / Q
+            ss = float(((d - mean) ** 2).sum())
+            if ss > 0:
+                out.append(math.erfc(abs(mean / math.sqrt(ss / (Q * (Q - 1)))) / math.sqrt(2.0)))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_levels_at_pairs_own_p_values(seed: int, on_the_core: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Confidence levels put on pairs' own p-values (alpha = p, and a step
+    either side): those pairs' F sits within rounding of 0, where the core
+    lists them as near and the exact statistics decide: the same ranges as
+    the brute-force reference (where its p and the level are not one
+    rounding apart) and as the numpy tiles."""
+    rng = np.random.default_rng(300 + seed)
+    L, Q = int(rng.integers(20, 60)), int(rng.integers(3, 25))
+    X = _board(rng, L, Q, seed % 4)
+    ps = sorted({p for p in _p_values(X) if 1e-4 < p < 0.5})
+    assert ps
+    for p in [ps[k] for k in rng.choice(len(ps), min(4, len(ps)), replace=False)]:
+        for alpha in (p, float(np.nextafter(p, 1.0)), p * (1 + 1e-12), p * (1 - 1e-12)):
+            confidence = 1.0 - alpha
+            for adjust in ("none", "holm"):
+                got = _sets(X, confidence, adjust)
+                with monkeypatch.context() as m:
+                    m.setattr(ranges_mod, "lattice", lambda X: None)
+                    assert _sets(X, confidence, adjust) == got, (p, alpha, adjust)
+                # (the reference's p of a pair and 1 - confidence may differ by a rounding: compare off the edge)
+                if all(abs(q - (1.0 - confidence)) > 1e-13 * q for q in ps):
+                    assert got[:2] == _reference(X, confidence, adjust), (p, alpha, adjust)
+
+
+def test_the_same_counts_at_every_thread_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The core's count runs its bands on the pool: the same counts and near
+    pairs (and so the same ranges) on 1, 2 and 3 threads, on a board of many
+    models and few sums (panels of one sum and mixed ones, identical models)."""
+    from kscore.leaderboard.runtime import threads
+
+    monkeypatch.setattr(folded_mod, "USE_LATTICE", True)
+    rng = np.random.default_rng(7)
+    X = _board(rng, 3000, 6, 1)
+    C, N = folded_mod.lattice(X)  # type: ignore[misc]
+    order = np.argsort(-C.sum(axis=1, dtype=np.int64), kind="stable")
+    Cs = np.ascontiguousarray(C[order])
+    reach = np.full(len(Cs), len(Cs), np.int64)
+    reach[::5] = np.minimum(np.arange(1, len(Cs) + 1, 5) + 700, len(Cs))
+    Q = X.shape[1]
+    t2 = 1.959963984540054 ** 2
+    runs = []
+    ranges = []
+    try:
+        for n in (1, 2, 3):
+            threads.use(n)
+            w, b, near = _kscore.lattice_count(Cs, reach, (Q - 1 + t2) / Q, t2, 1e-9)
+            runs.append((w.tolist(), b.tolist(), near.tolist()))
+            r = rank_sets(X.copy(), np.ones(X.shape, bool), None, [f"m{i}" for i in range(len(X))], 0.95)
+            ranges.append((r.lo.tolist(), r.hi.tolist()))
+    finally:
+        threads.use(None)
+    assert len(runs[0][2]) > 0 and sum(runs[0][0]) > 0  # (near pairs and significant ones both met)
+    assert runs[0] == runs[1] == runs[2]
+    assert ranges[0] == ranges[1] == ranges[2]

@@ -219,3 +219,21 @@ def test_holm_level_is_the_products_threshold(seed: int) -> None:
         a = holm_level(alpha, k)
         assert a * k >= alpha
         assert float(np.nextafter(a, 0.0)) * k < alpha
+
+
+def test_rank_gives_each_row_its_models_range_in_any_order() -> None:
+    """stats/rank.rank: rows in the sets' order (some rows without the
+    metric between them: no range) and in another order (each row found by
+    its name): every row gets its own model's range, the others None."""
+    from types import SimpleNamespace
+    from typing import cast
+
+    from kscore.leaderboard.stats.ranges import RankSets
+    from kscore.leaderboard.stats.rank import rank
+    from kscore.leaderboard.stats.values import ModelRow
+
+    sets = RankSets(["a", "b", "c"], np.array([1, 1, 3]), np.array([2, 3, 3]), "none", 0.95, 1.0)
+    want = {"a": (1, 2), "b": (1, 3), "c": (3, 3), "x": None, "y": None}
+    for names in (["a", "x", "b", "c", "y"], ["c", "x", "a", "b"], ["y", "b", "a"], ["a", "b", "c"]):
+        rows = cast(list[ModelRow], [SimpleNamespace(model=m, rank=(9, 9)) for m in names])  # (rank reads these two)
+        assert [r.rank for r in rank(rows, sets)] == [want[m] for m in names], names

@@ -855,3 +855,32 @@ def lattice_count(
 
 def lattice_tier() -> str:
     """The instructions lattice_count runs on here: "avx512vnni" or "portable"."""
+
+# agg5: kscore.aggregate's rules in one core pass (rust/kscore-core/src/aggregate/select.rs, kscore-py aggregate.rs)
+__all__ += ["select_rows"]
+
+def select_rows(
+    rule: str,
+    cols: int,
+    scores: npt.NDArray[np.float64] | None = None,
+    answers: npt.NDArray[np.uint8] | None = None,
+    kind: str = "bytes",
+    codes: npt.NDArray[np.int32] | None = None,
+    param: float = 0.0,
+    count: int = 0,
+    weighted: bool = True,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """A selection rule on every row in one pass (grouping, order, weights, count): the answers as
+    (M, N * width) bytes read by ``kind`` or as group ``codes``; the answer and representative
+    columns per row (-1: none) and the rows to replay in Python (a NaN compared)."""
+
+__all__ += ["top_two_counts"]
+
+def top_two_counts(
+    cols: int,
+    answers: npt.NDArray[np.uint8] | None = None,
+    kind: str = "bytes",
+    codes: npt.NDArray[np.int32] | None = None,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Per row, the largest and second largest answer counts (0 where absent), the answers grouped
+    in the same pass (bytes read by ``kind``, or group ``codes``)."""

@@ -12,6 +12,7 @@ appearance" are ties broken by the smaller number.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -20,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._arrays import BoolArray, FloatArray, IntArray
-from .._kscore import group_answers, group_typed
+from .._kscore import group_answers, group_typed, select_rows
 
 #: dtypes grouped by their bytes in the core (equal bytes: equal in Python too).
 _FIXED = "biufU"
@@ -39,17 +40,29 @@ def is_valid(a: Any) -> bool:
 class Pool:
     """A batch of candidate pools with its answer groups: ``codes[r, j]`` numbers
     candidate j's answer among row r's answers in order of first appearance
-    (``-1``: unparsable)."""
+    (``-1``: unparsable). A typed batch keeps its bytes (``raw``, ``kind``) for the
+    core, which groups them inside the fused rules; its codes are made here only
+    when a rule or a replay reads them."""
 
     answers: Any  # (M, N) ndarray: typed (sortable dtype) or object
     scores: FloatArray | None
     single: bool
-    codes: npt.NDArray[np.int32]
+    raw: npt.NDArray[np.uint8] | None  # (M, N * width) bytes of a typed batch
+    kind: str  # how the core reads ``raw`` (group_typed's kind)
+    given: npt.NDArray[np.int32] | None = None  # codes made up front (object arrays)
 
     @property
     def shape(self) -> tuple[int, int]:
-        m, n = self.codes.shape
+        m, n = self.answers.shape
         return int(m), int(n)
+
+    @cached_property
+    def codes(self) -> npt.NDArray[np.int32]:
+        """The group codes (made on first use for a typed batch)."""
+        if self.given is not None:
+            return self.given
+        assert self.raw is not None
+        return group_typed(self.raw, self.shape[1], self.kind)
 
     @cached_property
     def valid(self) -> BoolArray:
@@ -62,6 +75,11 @@ class Pool:
             return None
         a = self.answers[r, j]
         return a.item() if isinstance(a, np.generic) else a
+
+    def take(self, rows: IntArray) -> Pool:
+        """The questions ``rows`` as a pool of their own (codes are row-local)."""
+        s = None if self.scores is None else self.scores[rows]
+        return Pool(self.answers[rows], s, False, None, "", self.codes[rows])
 
 
 def pool(answers: Any, scores: Any = None, *, require_scores: bool = False) -> Pool:
@@ -93,8 +111,45 @@ def pool(answers: Any, scores: Any = None, *, require_scores: bool = False) -> P
             raise ValueError(
                 f"answers and scores must have the same shape; got {z.shape} and {s.shape}."
             )
-    codes = _group_bytes(z) if typed else _group_dict(z)
-    return Pool(z, s, single, codes)
+    if not typed:
+        return Pool(z, s, single, None, "", _group_dict(z))
+    m, n = z.shape
+    kind = "float" if z.dtype.kind == "f" else "text" if z.dtype.kind == "U" else "bytes"
+    if kind != "float" or z.dtype.itemsize in (4, 8):
+        raw = np.ascontiguousarray(z).view(np.uint8).reshape(m, n * z.dtype.itemsize)
+        return Pool(z, s, single, raw, kind)
+    # float16 / long double: the mask and the -0.0 fold in numpy
+    valid = ~np.isnan(z)
+    raw = np.ascontiguousarray(z + 0.0).view(np.uint8).reshape(m, n * z.dtype.itemsize)
+    return Pool(z, s, single, None, "", group_answers(raw, np.ascontiguousarray(valid)))
+
+
+def fused(
+    p: Pool,
+    rule: str,
+    slow: Callable[[Pool], tuple[IntArray, IntArray]],
+    *,
+    param: float = 0.0,
+    count: int = 0,
+    weighted: bool = True,
+) -> tuple[IntArray, IntArray]:
+    """``(answer, representative)`` columns of every question under ``rule``, in one
+    core pass (``_kscore.select_rows``: grouping, order, weights and the count fused);
+    the questions it flags (a NaN compared) go to ``slow``, the rule's step-by-step
+    path, as a pool of their own."""
+    n = p.shape[1]
+    if p.raw is not None:
+        answer, rep, replay = select_rows(
+            rule, n, p.scores, answers=p.raw, kind=p.kind, param=param, count=count, weighted=weighted
+        )
+    else:
+        answer, rep, replay = select_rows(
+            rule, n, p.scores, codes=p.codes, param=param, count=count, weighted=weighted
+        )
+    rows = np.flatnonzero(replay)
+    if rows.size:
+        answer[rows], rep[rows] = slow(p.take(rows))
+    return answer, rep
 
 
 def _as_fixed(z: Any) -> Any:
@@ -115,21 +170,6 @@ def _as_fixed(z: Any) -> Any:
     if kinds == {float}:
         return z.astype(np.float64)
     return None
-
-
-def _group_bytes(z: Any) -> npt.NDArray[np.int32]:
-    """Groups of a fixed-width array, in the core: equal bytes are equal answers
-    (a float's -0.0 is 0.0: they are one answer in Python; NaN and "" unparsable),
-    validity read from the bytes there (no mask or copy made here)."""
-    m, n = z.shape
-    kind = "float" if z.dtype.kind == "f" else "text" if z.dtype.kind == "U" else "bytes"
-    if kind != "float" or z.dtype.itemsize in (4, 8):
-        raw = np.ascontiguousarray(z).view(np.uint8).reshape(m, n * z.dtype.itemsize)
-        return group_typed(raw, n, kind)
-    # float16 / long double: the mask and the -0.0 fold in numpy
-    valid = ~np.isnan(z)
-    raw = np.ascontiguousarray(z + 0.0).view(np.uint8).reshape(m, n * z.dtype.itemsize)
-    return group_answers(raw, np.ascontiguousarray(valid))
 
 
 def _group_dict(z: Any) -> npt.NDArray[np.int32]:

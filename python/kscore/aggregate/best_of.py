@@ -4,14 +4,17 @@ questions at once, with scorio 0.2.3's names, keywords, ties and messages
 
 from __future__ import annotations
 
+import math
+from functools import partial
 from typing import Any
 
 import numpy as np
 
+from .._arrays import IntArray
 from .._kscore import pick_group, rank_weights
 from ._order import by_score
 from ._plurality import EXACT_INT, plurality
-from ._pool import Pool, pack, pool
+from ._pool import Pool, fused, pack, pool
 
 __all__ = ["best_of_n", "majority_of_the_bests", "mob", "best_of_majority"]
 
@@ -26,12 +29,18 @@ def best_of_n(
     """The answer of the highest-scoring valid candidate, ties to the lowest index
     (Cobbe et al., 2021); a score must beat -inf to be chosen, as in scorio."""
     p = pool(answers, scores, require_scores=True)
+    chosen = fused(p, "best_of_n", _best_of_n)
+    return pack(p, chosen, return_index=return_index, return_score=return_score)
+
+
+def _best_of_n(p: Pool) -> tuple[IntArray, IntArray]:
+    """Best-of-N in numpy (the core's flagged rows: it flags none)."""
     assert p.scores is not None
     s = np.where(p.valid & ~np.isnan(p.scores), p.scores, -np.inf)
     best = np.argmax(s, axis=1) if p.shape[1] else np.zeros(p.shape[0], dtype=np.int64)
     beat = s[np.arange(p.shape[0]), best] > -np.inf
     index = np.where(beat, best, -1).astype(np.int64)
-    return pack(p, index, return_index=return_index, return_score=return_score)
+    return index, index
 
 
 def majority_of_the_bests(
@@ -52,6 +61,21 @@ def majority_of_the_bests(
             raise ValueError(f"m must be a positive integer or None; got {m!r}.")
         if int(m) < 1:
             raise ValueError(f"m must be a positive integer or None; got {m!r}.")
+    n = p.shape[1]
+    # the largest power any row can take (its voters, at most n, bound m); n**that
+    # below 2**53: every row's weights sum exactly in f64, in the core
+    power = math.isqrt(n) if m is None else min(int(m), n)
+    slow = partial(_mob, m=m)
+    if n**power < EXACT_INT:
+        chosen = fused(p, "mob", slow, count=0 if m is None else power)
+    else:
+        chosen = slow(p)
+    return pack(p, chosen, return_index=return_index, return_score=return_score)
+
+
+def _mob(p: Pool, m: int | None) -> tuple[IntArray, IntArray]:
+    """Majority-of-the-Bests step by step (order, weights, count, NaN rows in Python)."""
+    assert p.scores is not None
     valid = p.valid
     _, place = by_score(p, valid)
     n = valid.sum(axis=1)
@@ -75,7 +99,7 @@ def majority_of_the_bests(
     # scorio keys each answer by its best-scored member: that is the answer returned.
     for r in np.flatnonzero((np.isnan(p.scores) & valid).any(axis=1)):
         rep[r] = _mob_row(p, int(r), int(mm[r]))
-    return pack(p, rep, return_index=return_index, return_score=return_score)
+    return rep, rep
 
 
 mob = majority_of_the_bests
@@ -132,12 +156,19 @@ def best_of_majority(
             f"aggregate must be 'mean', 'sum', or 'max'; got {aggregate!r}."
         )
     p = pool(answers, scores, require_scores=True)
+    # One core pass: groups, their sizes, rewards and representatives, the gate, the pick.
+    rule = {"mean": "mean", "sum": "sum_reward", "max": "max_reward"}[aggregate]
+    chosen = fused(p, rule, partial(_bom, alpha=alpha, aggregate=aggregate), param=float(alpha))
+    return pack(p, chosen, return_index=return_index, return_score=return_score)
+
+
+def _bom(p: Pool, alpha: float, aggregate: str) -> tuple[IntArray, IntArray]:
+    """Best-of-Majority on the codes (rows with a NaN score replayed in Python)."""
     assert p.scores is not None
-    # One core call: groups' sizes, rewards and representatives, the gate, the pick.
     answer, rep, replay = pick_group(p.codes, p.scores, aggregate, float(alpha))
     for r in np.flatnonzero(replay):
         answer[r], rep[r] = _bom_row(p, int(r), alpha, aggregate)
-    return pack(p, (answer, rep), return_index=return_index, return_score=return_score)
+    return answer, rep
 
 
 def _bom_row(p: Pool, r: int, alpha: float, aggregate: str) -> tuple[int, int]:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .._arrays import BoolArray, FloatArray, IntArray
+from .._kscore import top_two_counts
 from ._leader import leader_probabilities, top_two_probabilities, top_two_probability
 from ._pool import Pool, is_valid, pool
 
@@ -263,12 +264,14 @@ def adaptive_consistency_stop_batch(answers: Any, *, threshold: float = 0.95, re
     """:func:`adaptive_consistency_stop` of every row of ``answers`` (``(M, N)``): an
     ``(M,)`` bool array (and the ``(M,)`` probabilities with ``return_prob``)."""
     _check_threshold(threshold)
-    counts = _answer_counts(answers)
-    if counts.shape[1] > 1:
-        top = -np.partition(-counts, 1, axis=1)[:, :2]
-        v1, v2 = top[:, 0], top[:, 1]
+    # the top two counts of each row in one core pass (grouped there from a typed
+    # array's bytes, or from the pool's codes)
+    p = _batch_pool(answers)
+    n = p.shape[1]
+    if p.raw is not None:
+        v1, v2 = top_two_counts(n, answers=p.raw, kind=p.kind)
     else:
-        v1, v2 = counts[:, 0], np.zeros(len(counts), dtype=np.int64)
+        v1, v2 = top_two_counts(n, codes=p.codes)
     prob = top_two_probabilities(v1, v2)
     return _result(prob >= threshold, prob, return_prob)
 

@@ -9,15 +9,16 @@ tie rules (earliest appearance) and messages are scorio 0.2.3's
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from .._arrays import IntArray
+from .._arrays import FloatArray, IntArray
 from .._kscore import pick_group, rank_weights, score_weights
 from ._order import by_score
 from ._plurality import EXACT_INT, plurality
-from ._pool import Pool, pack, pool
+from ._pool import Pool, fused, pack, pool
 
 __all__ = [
     "majority_vote",
@@ -33,8 +34,12 @@ def majority_vote(answers: Any, *, return_index: bool = False) -> Any:
     """The most frequent valid answer per question (self-consistency; Wang et al., 2023);
     ties to the earliest appearance; ``return_index``: its first occurrence."""
     p = pool(answers)
-    rep = plurality(p, None, p.valid, rep_by_score=False)
-    return pack(p, rep, return_index=return_index)
+    chosen = fused(p, "majority", _majority)
+    return pack(p, chosen, return_index=return_index)
+
+
+def _majority(p: Pool) -> tuple[IntArray, IntArray]:
+    return plurality(p, None, p.valid, rep_by_score=False)
 
 
 def weighted_majority_vote(
@@ -51,10 +56,14 @@ def weighted_majority_vote(
     p = pool(answers, scores, require_scores=True)
     assert p.scores is not None
     if aggregate == "sum":
-        rep = plurality(p, p.scores, p.valid)
+        rep = fused(p, "sum", _sum_vote)
     else:
-        rep = _mean_vote(p)
+        rep = fused(p, "mean", _mean_vote)
     return pack(p, rep, return_index=return_index, return_score=return_score)
+
+
+def _sum_vote(p: Pool) -> tuple[IntArray, IntArray]:
+    return plurality(p, p.scores, p.valid)
 
 
 def _mean_vote(p: Pool) -> tuple[IntArray, IntArray]:
@@ -101,19 +110,25 @@ def softmax_weighted_vote(
     if not (temperature > 0.0):
         raise ValueError(f"temperature must be > 0; got {temperature}.")
     p = pool(answers, scores, require_scores=True)
+    t = float(temperature)
+    chosen = fused(p, "softmax", lambda q: _softmax_vote(q, t), param=t)
+    return pack(p, chosen, return_index=return_index, return_score=return_score)
+
+
+def _softmax_vote(p: Pool, temperature: float) -> tuple[IntArray, IntArray]:
+    """The softmax vote step by step (the weights in the core, then the count)."""
     assert p.scores is not None
     valid = p.valid
     s = p.scores
     # math.exp's numbers (the C library's exp), scorio's to the bit.
-    weights, nan_rows = score_weights(p.codes, s, "softmax", float(temperature))
+    weights, nan_rows = score_weights(p.codes, s, "softmax", temperature)
     for r in np.flatnonzero(nan_rows):
         # Python's max over a NaN is decided by the order it compares in.
         part = [j for j in range(p.shape[1]) if valid[r, j]]
         top = max(float(s[r, j]) for j in part)
         for j in part:
             weights[r, j] = math.exp((float(s[r, j]) - top) / temperature)
-    rep = plurality(p, weights, valid)
-    return pack(p, rep, return_index=return_index, return_score=return_score)
+    return plurality(p, weights, valid)
 
 
 def rank_weighted_vote(
@@ -128,6 +143,18 @@ def rank_weighted_vote(
     if not (p >= 0.0) or p == float("inf"):
         raise ValueError(f"p must be a finite non-negative number; got {p}.")
     pl = pool(answers, scores, require_scores=True)
+    n = pl.shape[1]
+    if float(p).is_integer() and p < 64 and n ** (int(p) + 1) < EXACT_INT:  # exact f64 sums
+        chosen = fused(pl, "borda", lambda q: _rank_vote(q, p), count=int(p))
+    elif not float(p).is_integer():
+        chosen = fused(pl, "borda_real", lambda q: _rank_vote(q, p), param=float(p))
+    else:
+        chosen = _rank_vote(pl, p)
+    return pack(pl, chosen, return_index=return_index, return_score=return_score)
+
+
+def _rank_vote(pl: Pool, p: float) -> tuple[IntArray, IntArray]:
+    """The Borda vote step by step (order, weights, count)."""
     valid = pl.valid
     _, place = by_score(pl, valid)
     weights: Any
@@ -141,8 +168,7 @@ def rank_weighted_vote(
             weights = np.where(valid, n - place, 0).astype(object) ** pe
     else:  # ((n - t) / n) ** p with the C library's pow, as Python's **
         weights = rank_weights(place, valid, "borda_real", float(p))
-    rep = plurality(pl, weights, valid)
-    return pack(pl, rep, return_index=return_index, return_score=return_score)
+    return plurality(pl, weights, valid)
 
 
 def logit_weighted_vote(
@@ -160,14 +186,14 @@ def logit_weighted_vote(
         raise ValueError(f"transform must be 'logit' or 'linear'; got {transform!r}.")
     p = pool(answers, scores, require_scores=True)
     assert p.scores is not None
-    valid = p.valid
     s = p.scores
     if transform == "logit":
         if not (0.0 < threshold < 1.0):
             raise ValueError(
                 f"threshold must be in (0, 1) for transform='logit'; got {threshold}."
             )
-        bad = valid & ~((s > 0.0) & (s < 1.0))
+        out = ~((s > 0.0) & (s < 1.0))
+        bad = out & p.valid if out.any() else out  # the codes only when a score is outside
         if bad.any():
             first = float(s.ravel()[np.flatnonzero(bad)[0]])
             raise ValueError(
@@ -175,11 +201,21 @@ def logit_weighted_vote(
                 f"got {first}. Use transform='linear' for unbounded scores."
             )
         tb = math.log(threshold / (1.0 - threshold))
-        weights, _ = score_weights(p.codes, s, "logit", tb)  # math.log's numbers, as scorio
+        chosen = fused(p, "logit", lambda q: _logit_vote(q, tb), param=tb)
     else:
-        weights = s - threshold
-    rep = plurality(p, weights, valid)
-    return pack(p, rep, return_index=return_index, return_score=return_score)
+        th = float(threshold)
+        chosen = fused(p, "linear", lambda q: plurality(q, _scores(q) - th, q.valid), param=th)
+    return pack(p, chosen, return_index=return_index, return_score=return_score)
+
+
+def _scores(p: Pool) -> FloatArray:
+    assert p.scores is not None
+    return p.scores
+
+
+def _logit_vote(p: Pool, tb: float) -> tuple[IntArray, IntArray]:
+    weights, _ = score_weights(p.codes, _scores(p), "logit", tb)  # math.log's numbers, as scorio
+    return plurality(p, weights, p.valid)
 
 
 def keep_count(keep: Any, n: int) -> int:
@@ -210,6 +246,17 @@ def filtered_vote(
     p = pool(answers, scores, require_scores=True)
     assert p.scores is not None
     keep_count(keep, p.shape[1])
+    slow = partial(_filtered_vote, keep=keep, weighted=weighted)
+    if isinstance(keep, (int, np.integer)):
+        chosen = fused(p, "filtered", slow, count=min(int(keep), p.shape[1]), weighted=weighted)
+    else:
+        chosen = fused(p, "filtered", slow, param=float(keep), weighted=weighted)
+    return pack(p, chosen, return_index=return_index, return_score=return_score)
+
+
+def _filtered_vote(p: Pool, *, keep: Any, weighted: bool) -> tuple[IntArray, IntArray]:
+    """The filtered vote step by step (order, the kept, the count)."""
+    assert p.scores is not None
     valid = p.valid
     seq, place = by_score(p, valid)
     n = valid.sum(axis=1)
@@ -220,5 +267,4 @@ def filtered_vote(
     kept = valid & (place < k[:, None])
     weights = p.scores if weighted else np.ones(p.shape)
     # scorio visits the kept voters best first: sums and "first seen" follow that order.
-    rep = plurality(p, weights, kept, seq=seq)
-    return pack(p, rep, return_index=return_index, return_score=return_score)
+    return plurality(p, weights, kept, seq=seq)

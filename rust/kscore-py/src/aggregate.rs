@@ -300,6 +300,132 @@ pub fn dirichlet_leader<'py>(
     Ok(out.into_pyarray(py))
 }
 
+/// A selection rule of kscore.aggregate on every question in one pass
+/// (kscore_core::aggregate::select): the answers as an (M, N * width) uint8
+/// view of a fixed-width array (`kind` as in [`group_typed`]) or as group
+/// `codes`; `rule` and its parameters: "majority", "sum", "softmax"
+/// (`param`: temperature), "logit" (`param`: the threshold's logit),
+/// "linear" (`param`: threshold), "borda" (`count`: power), "borda_real"
+/// (`param`: power), "filtered" (`count` kept, or `param` a fraction when
+/// `count` is 0; `weighted`), "best_of_n", "mob" (`count`: m, 0 for isqrt),
+/// "mean" / "sum_reward" / "max_reward" (`param`: alpha). Returns the
+/// columns of each question's answer and representative, and the questions
+/// to replay in Python.
+#[pyfunction]
+#[pyo3(signature = (rule, cols, scores = None, answers = None, kind = "bytes", codes = None, param = 0.0, count = 0, weighted = true))]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+pub fn select_rows<'py>(
+    py: Python<'py>,
+    rule: &str,
+    cols: usize,
+    scores: Option<PyReadonlyArray2<'py, f64>>,
+    answers: Option<PyReadonlyArray2<'py, u8>>,
+    kind: &str,
+    codes: Option<PyReadonlyArray2<'py, i32>>,
+    param: f64,
+    count: usize,
+    weighted: bool,
+) -> PyResult<(
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<bool>>,
+)> {
+    use kscore_core::aggregate::{Keep, Reward, Rule};
+    let power = |p: usize| u32::try_from(p).map_err(|_| PyValueError::new_err("the power is too large"));
+    let rule = match rule {
+        "majority" => Rule::Majority,
+        "sum" => Rule::Sum,
+        "softmax" => Rule::Softmax(param),
+        "logit" => Rule::Logit(param),
+        "linear" => Rule::Linear(param),
+        "borda" => Rule::Borda(power(count)?),
+        "borda_real" => Rule::BordaReal(param),
+        "filtered" => Rule::Filtered {
+            keep: if count > 0 {
+                Keep::Count(count)
+            } else {
+                Keep::Fraction(param)
+            },
+            weighted,
+        },
+        "best_of_n" => Rule::BestOfN,
+        "mob" => Rule::Mob((count > 0).then(|| power(count)).transpose()?),
+        "mean" => Rule::Pick(Reward::Mean, param),
+        "sum_reward" => Rule::Pick(Reward::Sum, param),
+        "max_reward" => Rule::Pick(Reward::Max, param),
+        other => return Err(PyValueError::new_err(format!("unknown rule {other:?}"))),
+    };
+    let (a, rows) = batch_answers(&answers, kind, &codes, cols)?;
+    let s = match &scores {
+        Some(s) => {
+            if s.shape() != [rows, cols] {
+                return Err(PyValueError::new_err("scores must have one score per candidate"));
+            }
+            Some(slice(s, "scores")?)
+        }
+        None => None,
+    };
+    let out = enter(py, || kscore_core::aggregate::select(a, s, rows, cols, rule))?;
+    Ok((
+        out.answer.into_pyarray(py),
+        out.rep.into_pyarray(py),
+        out.replay.into_pyarray(py),
+    ))
+}
+
+/// Per question, the largest and second largest answer counts of a typed
+/// batch (an (M, N * width) uint8 view, `kind` as in [`group_typed`]) or of
+/// group `codes`.
+#[pyfunction]
+#[pyo3(signature = (cols, answers = None, kind = "bytes", codes = None))]
+#[allow(clippy::type_complexity)]
+pub fn top_two_counts<'py>(
+    py: Python<'py>,
+    cols: usize,
+    answers: Option<PyReadonlyArray2<'py, u8>>,
+    kind: &str,
+    codes: Option<PyReadonlyArray2<'py, i32>>,
+) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
+    let (a, rows) = batch_answers(&answers, kind, &codes, cols)?;
+    let (v1, v2) = enter(py, || kscore_core::aggregate::top_two_counts(a, rows, cols))?;
+    Ok((v1.into_pyarray(py), v2.into_pyarray(py)))
+}
+
+/// The answers of a batch as the core reads them, and its rows.
+fn batch_answers<'a>(
+    answers: &'a Option<PyReadonlyArray2<'_, u8>>,
+    kind: &str,
+    codes: &'a Option<PyReadonlyArray2<'_, i32>>,
+    cols: usize,
+) -> PyResult<(kscore_core::aggregate::Answers<'a>, usize)> {
+    use kscore_core::aggregate::Answers;
+    match (answers, codes) {
+        (Some(a), None) => {
+            let kind = kscore_core::aggregate::Kind::parse(kind)
+                .ok_or_else(|| PyValueError::new_err(format!("unknown answer kind {kind:?}")))?;
+            let bytes = a.shape()[1];
+            if cols == 0 || bytes % cols != 0 {
+                return Err(PyValueError::new_err("answers must hold whole answers of cols per row"));
+            }
+            Ok((
+                Answers::Typed {
+                    bytes: slice(a, "answers")?,
+                    width: bytes / cols,
+                    kind,
+                },
+                a.shape()[0],
+            ))
+        }
+        (None, Some(c)) => {
+            if c.shape()[1] != cols {
+                return Err(PyValueError::new_err("codes must have cols columns"));
+            }
+            Ok((Answers::Codes(slice(c, "codes")?), c.shape()[0]))
+        }
+        _ => Err(PyValueError::new_err("give answers or codes, not both")),
+    }
+}
+
 /// The kernels added for issue 37's speed pass (one registration line in lib.rs).
 pub fn register_speed(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(order_by_score, m)?)?;
@@ -309,5 +435,7 @@ pub fn register_speed(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(score_weights, m)?)?;
     m.add_function(wrap_pyfunction!(cges_rows, m)?)?;
     m.add_function(wrap_pyfunction!(dirichlet_leader, m)?)?;
+    m.add_function(wrap_pyfunction!(select_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(top_two_counts, m)?)?;
     Ok(())
 }

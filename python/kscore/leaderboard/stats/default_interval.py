@@ -15,8 +15,9 @@ cluster-robust standard error over ``G`` units (clusters, or questions) and
 * ``phi = se^2 n_w / (p (1 - p))``, at most 1 (the variance as a share of
   that worst case; 1 where ``p`` is 0 or 1, where nothing is seen of it);
 * the effective number of outcomes ``n* = min(n_w / phi, samples)`` (Kish's
-  effective sample size, never more than the answers behind it) and
-  successes ``p n*``;
+  effective sample size, never more than the outcomes the answers behind
+  it are worth: their count, for Bayes@N the information they carry,
+  :func:`bayes_answers`) and successes ``p n*``;
 * the Wilson score interval with continuity correction (Newcombe 1998,
   method 4) for ``p n*`` successes of ``n*``: where every unit is 0/1 it is
   the binomial interval with Clopper-Pearson's level near the ends (no dip
@@ -265,6 +266,71 @@ def metric_range(kind: str, w: FloatArray, n_max: IntArray, bounds: tuple[float,
     lo = float(w[0]) + (n_max * shift.min() + shift.sum()) / T
     hi = float(w[0]) + (n_max * shift.max() + shift.sum()) / T
     return lo, hi
+
+
+def bayes_cost(n: FloatArray, categories: int) -> FloatArray:
+    """Per question of ``n`` answers, its share of :func:`bayes_answers`'
+    denominator: ``n / (n + C + 1)^2`` (``C + 1`` = ``categories``), the
+    variance its Bayes@N estimate would have if every answer were a fair
+    coin between the lowest and highest categories, times 4, in units of the
+    per-answer step ``1 / (n + C + 1)``."""
+    T = np.asarray(n, np.float64) + float(categories)
+    out: FloatArray = np.asarray(n, np.float64) / (T * T)
+    return out
+
+
+def bayes_answers(questions: FloatArray, cost: FloatArray, n_max: FloatArray, categories: int) -> FloatArray:
+    """The cap on the effective number of outcomes (module docstring) of
+    Bayes@N: not the count of answers but the information they carry.
+
+    On the metric's rescaled range (:func:`metric_range`: ``N / (N + C +
+    1)`` wide, ``N`` the model's most answers on a question), an answer of a
+    question of ``n`` answers moves its estimate by at most ``s = (N + C +
+    1) / (N (n + C + 1))`` (the posterior mean shrinks it towards the
+    prior's): ``1 / N`` where ``n = N``, 2.4 times that for ``n = 1, N =
+    8``. The answers of ``Q`` questions at chance ``p`` make the mean vary by
+    at least ``p (1 - p) sum_i n_i s_i^2 / Q^2`` (the binomial part alone);
+    the effective number of outcomes that allows, ``P (1 - P) / Var`` with
+    ``P`` the rescaled mean, is least at ``p = 1/2``, where it is ``Q^2 /
+    sum_i n_i s_i^2`` (elsewhere the prior's pseudo-counts keep ``P`` off
+    the ends: ``P (1 - P)`` falls less than ``p (1 - p)``), so that is the
+    cap whatever ``p``:
+    ``(Q N / (N + C + 1))^2 / sum_i n_i / (n_i + C + 1)^2``
+    (``cost``: the sum of :func:`bayes_cost` over the questions). It is
+    the count of answers where every question has ``N`` of them, 5.76 times
+    it where every question has one of ``N = 8`` (the count capped those as
+    if each answer moved the mean by the full ``1 / n``: 1.42 times the
+    t-interval's width on ragged boards of 1-8 answers near 0, where the
+    t-interval holds).
+
+    Examples:
+        >>> float(bayes_answers(np.array([10.0]), 10 * bayes_cost(np.array([4.0]), 2), np.array([4.0]), 2)[0])
+        40.0
+        >>> round(float(bayes_answers(np.array([10.0]), 10 * bayes_cost(np.array([1.0]), 2), np.array([8.0]), 2)[0]), 2)
+        57.6
+    """
+    N = np.asarray(n_max, np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        top = np.asarray(questions, np.float64) * N / (N + float(categories))
+        out: FloatArray = top * top / cost
+    return out
+
+
+def bayes_samples(n_state: IntArray, of_row: npt.NDArray[np.integer], model: IntArray, models: int,
+                  table: npt.NDArray[np.integer] | None, n_max: IntArray, categories: int) -> FloatArray:
+    """Each model's :func:`bayes_answers` from the answers of each state
+    ``n_state`` and its (model, state) ``table`` where at hand, else each
+    row's state ``of_row`` and ``model``."""
+    cost_s = bayes_cost(n_state.astype(np.float64), categories)
+    q: FloatArray
+    cost: FloatArray
+    if table is not None:
+        q = table.sum(axis=1).astype(np.float64)
+        cost = np.asarray(table @ cost_s, np.float64)
+    else:
+        q = np.bincount(model, minlength=models).astype(np.float64)
+        cost = np.bincount(model, weights=cost_s[of_row], minlength=models).astype(np.float64)
+    return bayes_answers(q, cost, n_max.astype(np.float64), categories)
 
 
 def interval_of(x: FloatArray, samples: float, confidence: float = 0.95,

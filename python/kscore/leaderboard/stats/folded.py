@@ -5,7 +5,8 @@ one matrix product per tile instead of every pair's statistics
 On a lattice board (:func:`lattice`: every estimate a count over the same
 samples, as pass@1 of a board where every model has N samples) the count
 runs in the core on integer dot products (rust/kscore-core/src/rank/lattice.rs)
-where the CPU has AVX-512 VNNI: the same decisions."""
+where the CPU has AVX-512 VNNI, each pair decided by two integer comparisons
+against per-difference thresholds: the same decisions."""
 
 from __future__ import annotations
 
@@ -43,7 +44,9 @@ Lattice = tuple[npt.NDArray[np.uint8], int]
 def lattice(X: FloatArray) -> Lattice | None:
     """``X`` (before centring) as counts over one denominator ``N <= 127``
     (``X == C / N`` to the bit, ``0 <= C <= 127``), or None. ``N`` is the
-    smallest that fits the first rows, then checked on all of ``X``."""
+    smallest that fits the first rows, then checked on all of ``X``; None
+    too where the core's 32-bit lanes cannot hold the board's dot products
+    (``2 max(C)^2 Q >= 2^31``: past 66 572 questions at ``N = 127``)."""
     if X.size == 0:
         return None
     head = X[:64].ravel()
@@ -57,6 +60,8 @@ def lattice(X: FloatArray) -> Lattice | None:
         C = np.rint(X * N)
         if not (np.array_equal(C / N, X) and C.min() >= 0 and C.max() <= 127):
             return None
+    if 2 * int(C.max()) ** 2 * X.shape[1] >= 1 << 31:
+        return None
     return C.astype(np.uint8), N
 
 

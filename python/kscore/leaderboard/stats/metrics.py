@@ -34,7 +34,7 @@ from ..._arrays import FloatArray
 from ..._interval import z_value
 from .._issues import Issues
 from .._spec import Metric
-from .default_interval import board_bounds, board_units, metric_range
+from .default_interval import bayes_samples, board_bounds, board_units, metric_range
 from .estimates import bounds_of
 from .intervals import grid_se, group_se, group_se_tabled, segment_se
 from .posterior import population_posterior
@@ -156,7 +156,9 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
                 assert samples is not None
                 r_lo, r_hi = metric_range(metric.kind, w, n_max, (lo_b, hi_b))
                 grid = f is not None and sc.cluster is None and pm.table is not None
-                w_lo, w_hi = board_bounds(None if grid else sc.x[metric.name], m, sc.cluster, L, samples, confidence,
+                cap = samples if metric.kind != "bayes" else bayes_samples(
+                    row_sums(st.cats), st.of_row, m, L, pm.table, n_max, len(w))  # (the information of its answers)
+                w_lo, w_hi = board_bounds(None if grid else sc.x[metric.name], m, sc.cluster, L, cap, confidence,
                                           r_lo, r_hi, f, pm.table)
             # (every model at once, then one Value each: the same floats as Python's min/max per model,
             # np.where written as they choose, NaN included)
@@ -179,7 +181,9 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             r_lo, r_hi = metric_range(metric.kind, w, n_max, (lo_b, hi_b))
             grid = f is not None and sc.cluster is None and pm.table is not None
             units = board_units(None if grid else sc.x[metric.name], m, sc.cluster, L, f, pm.table)
-            mu, sd, p_lo, p_hi = population_posterior(units, samples, confidence, r_lo, r_hi)
+            cap = samples if metric.kind != "bayes" else bayes_samples(
+                row_sums(st.cats), st.of_row, m, L, pm.table, n_max, len(w))  # (the information of its answers)
+            mu, sd, p_lo, p_hi = population_posterior(units, cap, confidence, r_lo, r_hi)
             for j in np.flatnonzero(~bad & present):
                 rows[int(j)].values[metric.name] = Value(float(mean[j]), float(sd[j]), float(p_lo[j]), float(p_hi[j]),
                                                          float(mu[j]))

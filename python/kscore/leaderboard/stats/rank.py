@@ -29,8 +29,20 @@ def rank(rows: list[ModelRow], sets: RankSets) -> list[ModelRow]:
     """Give each model of ``sets`` its rank range: best = 1 + the number of
     models significantly better, worst = the number of models minus the
     number significantly worse (:func:`kscore.leaderboard.stats.ranges.rank_sets`)."""
-    pos = {m: i for i, m in enumerate(sets.models)}
     lo, hi = sets.lo.tolist(), sets.hi.tolist()
+    models = sets.models
+    # (the usual order: the sets' models are the rows' in board order, skipping those without the metric; each
+    # model is one row, so once all are met in order, no other row has a range)
+    k, n = 0, len(models)
+    for r in rows:
+        if k < n and r.model == models[k]:
+            r.rank = (lo[k], hi[k])
+            k += 1
+        else:
+            r.rank = None
+    if k == n:
+        return rows
+    pos = {m: i for i, m in enumerate(models)}
     for r in rows:
         i = pos.get(r.model)
         r.rank = None if i is None else (lo[i], hi[i])

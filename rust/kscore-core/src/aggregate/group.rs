@@ -100,11 +100,130 @@ impl Kind {
     }
 }
 
-/// Group codes of `rows` x `cols` answers of `width` bytes each (C order),
-/// validity read from the bytes by `kind` (no mask, no normalised copy):
-/// the same codes as [`group_rows`] given numpy's `valid` and `-0.0` made `0.0`.
-/// Answers of at most 8 bytes are compared as one integer key.
-pub fn group_typed(answers: &[u8], rows: usize, cols: usize, width: usize, kind: Kind) -> Result<Vec<i32>> {
+/// One row's grouping, with the hash table kept between rows (a thread's
+/// scratch): [`group_typed`] runs it over every row, and the fused rules of
+/// [`super::select`] run it on one row at a time, so the codes of a row are
+/// made and read while they are in cache.
+pub(crate) struct RowGroups {
+    table: Vec<u32>,
+    keys: Vec<u64>,
+    first: Vec<usize>,
+    bits: u32,
+    /// A row of UCS-4 text packed to one byte a character (all below 256).
+    packed: Vec<u8>,
+}
+
+impl RowGroups {
+    pub(crate) fn new(cols: usize) -> RowGroups {
+        let bits = (2 * cols).next_power_of_two().max(2).trailing_zeros();
+        RowGroups {
+            table: vec![u32::MAX; 1 << bits],
+            keys: Vec::with_capacity(cols),
+            first: Vec::with_capacity(cols),
+            bits,
+            packed: Vec::new(),
+        }
+    }
+
+    /// The codes of one row of `width`-byte answers into `out` (`out.len()`
+    /// answers; -1 where unparsable), validity read from the bytes by `kind`.
+    pub(crate) fn group(&mut self, row: &[u8], width: usize, kind: Kind, out: &mut [i32]) {
+        if kind == Kind::Text && width > 8 && width.is_multiple_of(4) && self.pack(row) {
+            // numpy's UCS-4 strings of characters below 256: one byte each (equal
+            // strings, equal bytes; "" all zeros), a quarter of the bytes to hash and
+            // compare, one integer key up to 8 characters
+            let packed = std::mem::take(&mut self.packed);
+            self.group(&packed, width / 4, kind, out);
+            self.packed = packed;
+            return;
+        }
+        self.table.iter_mut().for_each(|s| *s = u32::MAX);
+        let mask = self.table.len() - 1;
+        if width > 8 {
+            self.first.clear();
+            for (j, a) in row.chunks_exact(width).enumerate() {
+                if kind == Kind::Text && a.iter().all(|&b| b == 0) {
+                    out[j] = -1;
+                    continue;
+                }
+                let mut s = (hash(a) as usize) & mask;
+                let g = loop {
+                    let t = self.table[s];
+                    if t == u32::MAX {
+                        self.table[s] = self.first.len() as u32;
+                        self.first.push(j);
+                        break self.first.len() - 1;
+                    }
+                    let f = self.first[t as usize];
+                    if &row[f * width..(f + 1) * width] == a {
+                        break t as usize;
+                    }
+                    s = (s + 1) & mask;
+                };
+                out[j] = g as i32;
+            }
+            return;
+        }
+        self.keys.clear();
+        for (j, a) in row.chunks_exact(width).enumerate() {
+            let Some(k) = key(a, width, kind) else {
+                out[j] = -1;
+                continue;
+            };
+            let mut s = (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize;
+            let g = loop {
+                let t = self.table[s];
+                if t == u32::MAX {
+                    self.table[s] = self.keys.len() as u32;
+                    self.keys.push(k);
+                    break self.keys.len() - 1;
+                }
+                if self.keys[t as usize] == k {
+                    break t as usize;
+                }
+                s = (s + 1) & mask;
+            };
+            out[j] = g as i32;
+        }
+    }
+
+    /// `row` (UCS-4 code units) into `packed`, one byte a character; false
+    /// where a character is 256 or past it.
+    fn pack(&mut self, row: &[u8]) -> bool {
+        self.packed.clear();
+        for c in row.chunks_exact(4) {
+            let u = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            if u > 0xFF {
+                return false;
+            }
+            self.packed.push(u as u8);
+        }
+        true
+    }
+}
+
+/// An answer of at most 8 bytes as one integer key (None: unparsable).
+#[inline]
+fn key(a: &[u8], width: usize, kind: Kind) -> Option<u64> {
+    let mut b = [0u8; 8];
+    b[..width].copy_from_slice(a);
+    let k = u64::from_le_bytes(b);
+    match kind {
+        Kind::Bytes => Some(k),
+        Kind::Text => (k != 0).then_some(k),
+        Kind::Float => {
+            let v = if width == 8 {
+                f64::from_bits(k)
+            } else {
+                f64::from(f32::from_bits(k as u32))
+            };
+            (!v.is_nan()).then(|| (v + 0.0).to_bits())
+        }
+    }
+}
+
+/// Checks of a typed batch shared by [`group_typed`] and the fused rules.
+pub(crate) fn check_typed(answers: &[u8], rows: usize, cols: usize, width: usize, kind: Kind) -> Result<()> {
     if answers.len() != rows * cols * width || width == 0 {
         return Err(Error::value("answers and the shape disagree"));
     }
@@ -114,61 +233,24 @@ pub fn group_typed(answers: &[u8], rows: usize, cols: usize, width: usize, kind:
     if kind == Kind::Float && width != 4 && width != 8 {
         return Err(Error::value("float answers must be 4 or 8 bytes wide"));
     }
-    if width > 8 {
-        let valid: Vec<bool> = answers
-            .chunks_exact(width)
-            .map(|a| kind != Kind::Text || a.iter().any(|&b| b != 0))
-            .collect();
-        return group_rows(answers, &valid, rows, cols, width);
-    }
-    // One u64 key per answer; None: unparsable.
-    let key = |a: &[u8]| -> Option<u64> {
-        let mut b = [0u8; 8];
-        b[..width].copy_from_slice(a);
-        let k = u64::from_le_bytes(b);
-        match kind {
-            Kind::Bytes => Some(k),
-            Kind::Text => (k != 0).then_some(k),
-            Kind::Float => {
-                let v = if width == 8 {
-                    f64::from_bits(k)
-                } else {
-                    f64::from(f32::from_bits(k as u32))
-                };
-                (!v.is_nan()).then(|| (v + 0.0).to_bits())
-            }
-        }
-    };
+    Ok(())
+}
+
+/// Group codes of `rows` x `cols` answers of `width` bytes each (C order),
+/// validity read from the bytes by `kind` (no mask, no normalised copy):
+/// the same codes as [`group_rows`] given numpy's `valid` and `-0.0` made `0.0`.
+/// Answers of at most 8 bytes are compared as one integer key.
+pub fn group_typed(answers: &[u8], rows: usize, cols: usize, width: usize, kind: Kind) -> Result<Vec<i32>> {
+    check_typed(answers, rows, cols, width, kind)?;
     let mut codes = vec![-1_i32; rows * cols];
-    let bits = (2 * cols).next_power_of_two().max(2).trailing_zeros();
-    let slots = 1usize << bits;
     codes
         .par_chunks_mut(cols.max(1))
-        .with_grain(cols * 8 + 20)
+        .with_grain(cols * (8 + width) + 20)
         .enumerate()
         .for_each_init(
-            || (vec![u32::MAX; slots], Vec::<u64>::with_capacity(cols)),
-            |(table, keys), (r, out)| {
-                table.iter_mut().for_each(|s| *s = u32::MAX);
-                keys.clear();
-                let row = &answers[r * cols * width..(r + 1) * cols * width];
-                for (j, a) in row.chunks_exact(width).enumerate() {
-                    let Some(k) = key(a) else { continue };
-                    let mut s = (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
-                    let g = loop {
-                        let t = table[s];
-                        if t == u32::MAX {
-                            table[s] = keys.len() as u32;
-                            keys.push(k);
-                            break keys.len() - 1;
-                        }
-                        if keys[t as usize] == k {
-                            break t as usize;
-                        }
-                        s = (s + 1) & (slots - 1);
-                    };
-                    out[j] = g as i32;
-                }
+            || RowGroups::new(cols),
+            |groups, (r, out)| {
+                groups.group(&answers[r * cols * width..(r + 1) * cols * width], width, kind, out);
             },
         );
     Ok(codes)
@@ -235,6 +317,19 @@ mod tests {
         assert_eq!(group_typed(&a, 1, 4, 4, Kind::Float).unwrap(), vec![0, 1, 1, -1]);
         let t: Vec<u8> = [0u32, 65, 66, 65].iter().flat_map(|v| v.to_le_bytes()).collect();
         assert_eq!(group_typed(&t, 1, 4, 4, Kind::Text).unwrap(), vec![-1, 0, 1, 0]);
+        // UCS-4 text of characters below 256 is packed: the same codes as unpacked
+        let words = ["", "answer 1", "answer 22", "é", "answer 1", "", "Ω", "answer 22"];
+        let width = 9 * 4;
+        let mut t = vec![0u8; words.len() * width];
+        for (i, w) in words.iter().enumerate() {
+            for (k, ch) in w.chars().enumerate() {
+                t[i * width + 4 * k..i * width + 4 * k + 4].copy_from_slice(&(ch as u32).to_le_bytes());
+            }
+        }
+        let valid: Vec<bool> = words.iter().map(|w| !w.is_empty()).collect();
+        let want = group_rows(&t, &valid, 2, 4, width).unwrap();
+        assert_eq!(want, vec![-1, 0, 1, 2, 0, -1, 1, 2]);
+        assert_eq!(group_typed(&t, 2, 4, width, Kind::Text).unwrap(), want);
         // wide strings go through group_rows with the same validity
         let mut w = vec![0u8; 3 * 12];
         w[12] = 65;

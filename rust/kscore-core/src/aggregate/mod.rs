@@ -8,7 +8,9 @@ pub mod confidence;
 pub mod group;
 pub mod leader;
 pub mod order;
+pub mod select;
 pub mod vote;
 
 pub use group::{group_rows, group_typed, Kind};
+pub use select::{select, top_two_counts, Answers, Keep, Rule};
 pub use vote::{pick_group, score_weights, vote, Reward, ScoreWeight, Vote, Votes};

@@ -41,12 +41,215 @@ pub struct Votes {
 
 const NONE: usize = usize::MAX;
 
+/// A group's running total: what one voter adds to it, and the value the
+/// winner is chosen by. `f64` sums weights in visiting order (scorio's
+/// `total[a] += w`, from `0`: every weighted vote), [`Rewards`] keeps a
+/// group's size, score sum and top score ([`pick_group`]).
+pub trait Tally: Copy + Send {
+    /// What one voter brings (its weight, its score, or nothing).
+    type Vote: Copy;
+    /// The tally of a group's first voter.
+    fn first(v: Self::Vote) -> Self;
+    fn add(&mut self, v: Self::Vote);
+}
+
+impl Tally for f64 {
+    type Vote = f64;
+    #[inline]
+    fn first(v: f64) -> f64 {
+        0.0 + v
+    }
+    #[inline]
+    fn add(&mut self, v: f64) {
+        *self += v;
+    }
+}
+
+/// A group's size, sum of scores (in visiting order) and largest score: the
+/// rewards of [`pick_group`].
+#[derive(Clone, Copy, Debug)]
+pub struct Rewards {
+    pub count: u32,
+    pub sum: f64,
+    pub top: f64,
+}
+
+impl Tally for Rewards {
+    type Vote = f64;
+    #[inline]
+    fn first(x: f64) -> Rewards {
+        Rewards {
+            count: 1,
+            sum: 0.0 + x,
+            top: x,
+        }
+    }
+    #[inline]
+    fn add(&mut self, x: f64) {
+        self.count += 1;
+        self.sum += x;
+        if x > self.top {
+            self.top = x;
+        }
+    }
+}
+
+/// One question's groups as its voters are visited: each group's first
+/// column (its answer and tie-break), representative and tally. A thread's
+/// scratch, cleared per question.
+pub(crate) struct Groups<T> {
+    first: Vec<usize>,
+    best: Vec<usize>,
+    tally: Vec<T>,
+    seen: Vec<usize>,
+    /// A NaN score met a representative's comparison.
+    pub(crate) nan: bool,
+}
+
+impl<T: Tally> Groups<T> {
+    pub(crate) fn new(cols: usize, zero: T) -> Groups<T> {
+        Groups {
+            first: vec![NONE; cols],
+            best: vec![NONE; cols],
+            tally: vec![zero; cols],
+            seen: Vec::with_capacity(cols),
+            nan: false,
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        for &g in self.seen.iter() {
+            self.first[g] = NONE;
+        }
+        self.seen.clear();
+        self.nan = false;
+    }
+
+    /// Voter at column `j` (group `g`) casts `v`; with `scores` (the row's),
+    /// the group's representative moves to it on a strictly higher score.
+    #[inline]
+    pub(crate) fn visit(&mut self, g: usize, j: usize, v: T::Vote, scores: Option<&[f64]>) {
+        if self.first[g] == NONE {
+            self.first[g] = j;
+            self.best[g] = j;
+            self.tally[g] = T::first(v);
+            self.seen.push(g);
+            return;
+        }
+        self.tally[g].add(v);
+        if let Some(s) = scores {
+            let (sj, sb) = (s[j], s[self.best[g]]);
+            if sj.is_nan() || sb.is_nan() {
+                self.nan = true;
+            } else if sj > sb {
+                self.best[g] = j;
+            }
+        }
+    }
+
+    /// The group with the largest `value` among those `eligible`, ties to the
+    /// smaller first column: `Ok(None)` where no group is, `Err(())` where a
+    /// value is NaN (Python's `min` then depends on its comparison order).
+    #[inline]
+    pub(crate) fn winner(
+        &self,
+        value: impl Fn(&T) -> f64,
+        eligible: impl Fn(&T) -> bool,
+    ) -> std::result::Result<Option<(usize, usize)>, ()> {
+        let mut win = NONE;
+        let mut win_v = 0.0;
+        for &g in self.seen.iter() {
+            let t = &self.tally[g];
+            if !eligible(t) {
+                continue;
+            }
+            let v = value(t);
+            if v.is_nan() {
+                return Err(());
+            }
+            if win == NONE || v > win_v || (v == win_v && self.first[g] < self.first[win]) {
+                win = g;
+                win_v = v;
+            }
+        }
+        Ok((win != NONE).then(|| (self.first[win], self.best[win])))
+    }
+
+    pub(crate) fn tallies(&self) -> impl Iterator<Item = &T> {
+        self.seen.iter().map(|&g| &self.tally[g])
+    }
+}
+
+/// One question's outcome.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Pick {
+    /// Nobody voted.
+    Nobody,
+    /// The columns of the answer and of its representative.
+    Win(usize, usize),
+    /// A NaN compared: the caller replays the question in Python.
+    Replay,
+}
+
+impl Pick {
+    pub(crate) fn of(w: std::result::Result<Option<(usize, usize)>, ()>, nan: bool) -> Pick {
+        match w {
+            _ if nan => Pick::Replay,
+            Err(()) => Pick::Replay,
+            Ok(None) => Pick::Nobody,
+            Ok(Some((a, r))) => Pick::Win(a, r),
+        }
+    }
+}
+
+/// Every question's [`Pick`] on the pool: `per_row(scratch, r)` with one
+/// scratch per thread (`init`), `row_ns` the cost of a question for the grain.
+pub(crate) fn per_row<S>(
+    rows: usize,
+    row_ns: usize,
+    init: impl Fn() -> S + Sync + Send,
+    per_row: impl Fn(&mut S, usize) -> Result<Pick> + Sync + Send,
+) -> Result<Votes> {
+    let mut answer = vec![-1_i64; rows];
+    let mut rep = vec![-1_i64; rows];
+    let mut replay = vec![false; rows];
+    answer
+        .par_iter_mut()
+        .zip(rep.par_iter_mut())
+        .zip(replay.par_iter_mut())
+        .with_grain(row_ns)
+        .enumerate()
+        .try_for_each_init(init, |scratch, (r, ((answer, rep), replay))| -> Result<()> {
+            match per_row(scratch, r)? {
+                Pick::Nobody => {}
+                Pick::Win(a, b) => {
+                    *answer = a as i64;
+                    *rep = b as i64;
+                }
+                Pick::Replay => *replay = true,
+            }
+            Ok(())
+        })?;
+    Ok(Votes { answer, rep, replay })
+}
+
+/// The checks every walk over row-local group codes makes.
+pub(crate) fn check_codes(codes: &[i32], rows: usize, cols: usize) -> Result<()> {
+    if codes.len() != rows * cols {
+        return Err(Error::value("the codes and the shape disagree"));
+    }
+    if codes.iter().any(|&c| c >= cols as i32) {
+        return Err(Error::value("a group code is outside the row"));
+    }
+    Ok(())
+}
+
 /// Count every question's votes.
 pub fn vote(v: &Vote<'_>) -> Result<Votes> {
     let (rows, cols) = (v.rows, v.cols);
     let n = rows * cols;
-    if v.codes.len() != n
-        || v.part.len() != n
+    check_codes(v.codes, rows, cols)?;
+    if v.part.len() != n
         || v.weights.is_some_and(|w| w.len() != n)
         || v.scores.is_some_and(|s| s.len() != n)
         || v.seq.is_some_and(|s| s.len() != n)
@@ -58,84 +261,32 @@ pub fn vote(v: &Vote<'_>) -> Result<Votes> {
             return Err(Error::value("a visiting order names a column outside the row"));
         }
     }
-    if v.codes.iter().any(|&c| c >= cols as i32) {
-        return Err(Error::value("a group code is outside the row"));
-    }
-    let mut answer = vec![-1_i64; rows];
-    let mut rep = vec![-1_i64; rows];
-    let mut replay = vec![false; rows];
-    answer
-        .par_iter_mut()
-        .zip(rep.par_iter_mut())
-        .zip(replay.par_iter_mut())
-        .with_grain(cols * 12 + 50)
-        .enumerate()
-        .try_for_each_init(
-            || {
-                (
-                    vec![0.0_f64; cols],
-                    vec![NONE; cols],
-                    vec![NONE; cols],
-                    Vec::<usize>::with_capacity(cols),
-                )
-            },
-            |(total, first, best, seen), (r, ((answer, rep), replay))| -> Result<()> {
-                let base = r * cols;
-                for &g in seen.iter() {
-                    first[g] = NONE;
+    per_row(
+        rows,
+        cols * 12 + 50,
+        || Groups::<f64>::new(cols, 0.0),
+        |groups, r| {
+            let base = r * cols;
+            let scores = v.scores.map(|s| &s[base..base + cols]);
+            groups.clear();
+            for t in 0..cols {
+                let j = match v.seq {
+                    Some(seq) => seq[base + t] as usize,
+                    None => t,
+                };
+                let i = base + j;
+                if !v.part[i] {
+                    continue;
                 }
-                seen.clear();
-                let mut nan = false;
-                for t in 0..cols {
-                    let j = match v.seq {
-                        Some(seq) => seq[base + t] as usize,
-                        None => t,
-                    };
-                    let i = base + j;
-                    if !v.part[i] {
-                        continue;
-                    }
-                    let g = v.codes[i];
-                    if g < 0 {
-                        return Err(Error::value("a voter without a valid answer"));
-                    }
-                    let g = g as usize;
-                    if first[g] == NONE {
-                        first[g] = j;
-                        best[g] = j;
-                        total[g] = 0.0;
-                        seen.push(g);
-                    }
-                    total[g] += v.weights.map_or(1.0, |w| w[i]);
-                    if let Some(s) = v.scores {
-                        let (sj, sb) = (s[i], s[base + best[g]]);
-                        if sj.is_nan() || sb.is_nan() {
-                            nan = true;
-                        } else if sj > sb {
-                            best[g] = j;
-                        }
-                    }
+                let g = v.codes[i];
+                if g < 0 {
+                    return Err(Error::value("a voter without a valid answer"));
                 }
-                let mut win = NONE;
-                for &g in seen.iter() {
-                    let tg = total[g];
-                    if tg.is_nan() {
-                        nan = true;
-                        continue;
-                    }
-                    if win == NONE || tg > total[win] || (tg == total[win] && first[g] < first[win]) {
-                        win = g;
-                    }
-                }
-                if win != NONE {
-                    *answer = first[win] as i64;
-                    *rep = best[win] as i64;
-                }
-                *replay = nan;
-                Ok(())
-            },
-        )?;
-    Ok(Votes { answer, rep, replay })
+                groups.visit(g as usize, j, v.weights.map_or(1.0, |w| w[i]), scores);
+            }
+            Ok(Pick::of(groups.winner(|&t| t, |_| true), groups.nan))
+        },
+    )
 }
 
 /// A group's reward in [`pick_group`].
@@ -155,6 +306,37 @@ impl Reward {
             _ => return None,
         })
     }
+
+    #[inline]
+    pub(crate) fn of(self, t: &Rewards) -> f64 {
+        match self {
+            Reward::Sum => t.sum,
+            Reward::Mean => t.sum / f64::from(t.count),
+            Reward::Max => t.top,
+        }
+    }
+}
+
+/// One question of [`pick_group`] on its codes and scores, `groups` the
+/// thread's scratch.
+#[inline]
+pub(crate) fn pick_row(groups: &mut Groups<Rewards>, c: &[i32], s: &[f64], reward: Reward, alpha: f64) -> Pick {
+    groups.clear();
+    let mut valid = 0u32;
+    for j in 0..c.len() {
+        if c[j] < 0 {
+            continue;
+        }
+        if s[j].is_nan() {
+            return Pick::Replay;
+        }
+        valid += 1;
+        groups.visit(c[j] as usize, j, s[j], Some(s));
+    }
+    let nf = f64::from(valid);
+    let gated = groups.tallies().any(|t| f64::from(t.count) / nf >= alpha);
+    let w = groups.winner(|t| reward.of(t), |t| !gated || f64::from(t.count) / nf >= alpha);
+    Pick::of(w, false)
 }
 
 /// scorio's `_row_weighted` (`aggregate="mean"`) and `_row_best_of_majority` for
@@ -173,99 +355,25 @@ pub fn pick_group(
     reward: Reward,
     alpha: f64,
 ) -> Result<Votes> {
-    let n = rows * cols;
-    if codes.len() != n || scores.len() != n {
+    check_codes(codes, rows, cols)?;
+    if scores.len() != rows * cols {
         return Err(Error::value("codes, scores and the shape disagree"));
     }
-    if codes.iter().any(|&c| c >= cols as i32) {
-        return Err(Error::value("a group code is outside the row"));
-    }
-    let mut answer = vec![-1_i64; rows];
-    let mut rep = vec![-1_i64; rows];
-    let mut replay = vec![false; rows];
-    answer
-        .par_iter_mut()
-        .zip(rep.par_iter_mut())
-        .zip(replay.par_iter_mut())
-        .with_grain(cols * 10 + 50)
-        .enumerate()
-        .try_for_each_init(
-            || {
-                (
-                    vec![0usize; cols],
-                    vec![0usize; cols],
-                    vec![0usize; cols],
-                    vec![0.0_f64; cols],
-                    vec![0.0_f64; cols],
-                )
-            },
-            |(first, count, best, sum, top), (r, ((answer, rep), replay))| -> Result<()> {
-                let base = r * cols;
-                let (c, s) = (&codes[base..base + cols], &scores[base..base + cols]);
-                let mut groups = 0usize;
-                let mut valid = 0usize;
-                let mut nan = false;
-                for j in 0..cols {
-                    if c[j] < 0 {
-                        continue;
-                    }
-                    let g = c[j] as usize;
-                    if g > groups {
-                        return Err(Error::value("group codes are not numbered by first appearance"));
-                    }
-                    let x = s[j];
-                    nan |= x.is_nan();
-                    valid += 1;
-                    if g == groups {
-                        groups += 1;
-                        first[g] = j;
-                        count[g] = 1;
-                        best[g] = j;
-                        sum[g] = 0.0 + x;
-                        top[g] = x;
-                        continue;
-                    }
-                    count[g] += 1;
-                    sum[g] += x;
-                    if x > top[g] {
-                        top[g] = x;
-                    }
-                    if x > s[best[g]] {
-                        best[g] = j;
-                    }
-                }
-                if groups == 0 || nan {
-                    *replay = nan;
-                    return Ok(());
-                }
-                let nf = valid as f64;
-                let gated = (0..groups).any(|g| count[g] as f64 / nf >= alpha);
-                let mut win = usize::MAX;
-                let mut win_v = 0.0;
-                for g in 0..groups {
-                    if gated && count[g] as f64 / nf < alpha {
-                        continue;
-                    }
-                    let v = match reward {
-                        Reward::Sum => sum[g],
-                        Reward::Mean => sum[g] / count[g] as f64,
-                        Reward::Max => top[g],
-                    };
-                    if v.is_nan() {
-                        *replay = true;
-                        return Ok(());
-                    }
-                    if win == usize::MAX || v > win_v {
-                        win = g;
-                        win_v = v;
-                    }
-                }
-                *answer = first[win] as i64;
-                *rep = best[win] as i64;
-                Ok(())
-            },
-        )?;
-    Ok(Votes { answer, rep, replay })
+    per_row(
+        rows,
+        cols * 10 + 50,
+        || Groups::new(cols, Rewards::first(0.0)),
+        |groups, r| {
+            let base = r * cols;
+            Ok(pick_row(
+                groups,
+                &codes[base..base + cols],
+                &scores[base..base + cols],
+                reward,
+                alpha,
+            ))
+        },
+    )
 }
 
 /// How a valid candidate's score becomes its vote in [`score_weights`].

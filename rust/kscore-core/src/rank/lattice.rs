@@ -1,35 +1,42 @@
 //! The rank ranges' paired tests on a lattice board: every model's
 //! per-question estimate a count over the same number of samples (`x =
 //! c / N`, `0 <= c <= 127`), so that every pair's test is decided from
-//! integer dot products (docs/leaderboard.md, *Rank ranges*;
+//! integers (docs/leaderboard.md, *Rank ranges*;
 //! python/kscore/leaderboard/stats/folded.py has the statistics).
 //!
 //! With `D = R_i - R_j` (`R` a model's sum of counts), `P` a model's sum of
-//! squared counts and `G_ij` the dot product of two models' counts, the
+//! squared counts, `G_ij` the dot product of two models' counts and `e =
+//! P_i + P_j - 2 G_ij` (the sum of the squared count differences), the
 //! unadjusted test `|t| >= T` of a pair on `n` questions is `F = c D^2 - t2
-//! (P_i + P_j - 2 G_ij) >= 0` (`c = (n - 1 + T^2) / n`, `t2 = T^2`; `F` is
-//! `N^2` times the folded count's quantity). `G` is exact (integers: AVX-512
-//! VNNI's byte dot products where the CPU has them), `F` is formed in single
-//! precision and decided where it is clear of 0 by more than its rounding
-//! can move it (`delta32`, a bound on that rounding, plus the caller's
-//! margin); the rest is formed again exactly in integers and one double
-//! rounding and decided against the caller's margin `delta`: past it by its
-//! sign, within it listed as near (the caller decides those by the exact
-//! statistics). The near pairs are therefore those with `|F| <= delta` in
-//! double precision, whatever the instruction set, thread count or order:
-//! the counts are integers and the near pairs are returned sorted.
+//! e >= 0` (`c = (n - 1 + T^2) / n`, `t2 = T^2`; `F` is `N^2` times the
+//! folded count's quantity). The definition forms `F` in double precision
+//! from the integers `D^2` and `e` and decides it against the caller's
+//! margin `delta`: significant where `F > delta`, near (listed: the caller
+//! decides those by the exact statistics) where `-delta <= F <= delta`.
+//! For a given `|D|` that double is a non-increasing function of the
+//! integer `e` (each rounding is monotone), so each decision is `e <=` a
+//! threshold: `E1(|D|)` (significant) and `E2(|D|)` (near or significant),
+//! found once per `|D|` by bisection on that same double expression. Every
+//! pair is then decided by two integer comparisons: `2 G_ij - P_j >= P_i -
+//! E1` (the dot products by AVX-512 VNNI's byte products where the CPU has
+//! them, the row's counts doubled and `-P_j` the accumulator's start), the
+//! same decisions as the definition whatever the instruction set, thread
+//! count or order (the counts are integers and the near pairs are returned
+//! sorted).
 //!
 //! The caller sorts the models by decreasing sum (so that a row's later
-//! columns are the models it may beat) and gives each row's `reach`: the
-//! first column from which every later model is beaten by a bound, counted
-//! without a product.
+//! columns are the models it may beat, and the models of one sum are
+//! contiguous: a panel of columns of one sum has one threshold per row) and
+//! gives each row's `reach`: the first column from which every later model
+//! is beaten by a bound, counted without a product.
 
 use crate::error::{Error, Result};
 use crate::par::fold_per_thread;
 
 /// Rows of a band: one job of the pool.
-const BAND: usize = 32;
+const BAND: usize = 64;
 /// Rows of the register tile.
+#[cfg_attr(feature = "force-scalar", allow(dead_code))]
 const MR: usize = 4;
 /// Columns of a panel (one AVX-512 vector of 32-bit lanes).
 const NR: usize = 16;
@@ -79,6 +86,12 @@ fn vnni() -> bool {
     }
 }
 
+/// The largest count `q` may have for questions of counts up to `top`:
+/// `2 G - P` and the thresholds must fit 32-bit lanes (`2 top^2 q < 2^31`).
+pub fn fits(q: usize, top: u8) -> bool {
+    2 * (top as u64) * (top as u64) * (q as u64) < (1 << 31)
+}
+
 impl Lattice<'_> {
     fn models(&self) -> usize {
         self.reach.len()
@@ -91,10 +104,11 @@ impl Lattice<'_> {
                 "lattice_count: counts must be models x q (q >= 1), one reach per model",
             ));
         }
-        if self.counts.iter().any(|&x| x > 127) {
+        let top = self.counts.iter().copied().max().unwrap_or(0);
+        if top > 127 {
             return Err(Error::value("lattice_count: counts must lie in 0..=127"));
         }
-        if (127 * 127 * self.q as u64) >= (1 << 31) {
+        if !fits(self.q, top) {
             return Err(Error::value(
                 "lattice_count: too many questions for 32-bit dot products",
             ));
@@ -117,60 +131,64 @@ impl Lattice<'_> {
         }
         Ok(())
     }
+
+    /// The definition's `F` of a pair, in double precision.
+    #[inline]
+    fn f(&self, d: i64, e: i64) -> f64 {
+        self.c * (d * d) as f64 - self.t2 * e as f64
+    }
 }
 
-/// Per-model sums the test reads: `R` (counts), `P` (squared counts), and
-/// the single-precision terms of `F = k2 G + u_i R_j + w_i + w_j`.
+/// Per-model sums and the per-`|D|` thresholds of the decisions.
 struct Terms {
-    r: Vec<i64>,
-    p: Vec<i64>,
-    /// `R_j` as f32, padded with zeros to whole panels.
-    rf: Vec<f32>,
-    /// `c R^2 - t2 P` as f32, padded.
-    wf: Vec<f32>,
-    /// `-2 c R` as f32.
-    uf: Vec<f32>,
-    k2: f32,
-    /// The single-precision decision's margin (its rounding bound plus `delta`).
-    delta32: f32,
+    /// `R` (count sums) and `P` (sums of squared counts).
+    r: Vec<i32>,
+    p: Vec<i32>,
+    /// Per `|D|` (`0..=max R - min R`): the largest `e` decided significant
+    /// (`F > delta`) and near or significant (`F >= -delta`); -1: none.
+    e1: Vec<i32>,
+    e2: Vec<i32>,
+}
+
+/// The largest `e` in `0..=top` with `ok(e)`, -1 if none (`ok` holds on a
+/// prefix: `F` does not increase with `e`).
+fn largest(top: i64, ok: impl Fn(i64) -> bool) -> i32 {
+    if !ok(0) {
+        return -1;
+    }
+    let (mut lo, mut hi) = (0i64, top + 1); // ok(lo), and hi past the last ok (or the end)
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if ok(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo as i32
 }
 
 fn terms(lat: &Lattice<'_>) -> Terms {
-    let (l, q) = (lat.models(), lat.q);
-    let padded = l.div_ceil(NR) * NR;
-    let mut r = vec![0i64; l];
-    let mut p = vec![0i64; l];
-    for (i, row) in lat.counts.chunks_exact(q).enumerate() {
-        r[i] = row.iter().map(|&x| x as i64).sum();
-        p[i] = row.iter().map(|&x| (x as i64) * (x as i64)).sum();
+    let q = lat.q;
+    let mut r = Vec::with_capacity(lat.models());
+    let mut p = Vec::with_capacity(lat.models());
+    for row in lat.counts.chunks_exact(q) {
+        r.push(row.iter().map(|&x| x as i32).sum());
+        p.push(row.iter().map(|&x| (x as i32) * (x as i32)).sum());
     }
-    let a: Vec<f64> = (0..l)
-        .map(|i| lat.c * (r[i] * r[i]) as f64 - lat.t2 * p[i] as f64)
-        .collect();
-    let mut rf = vec![0f32; padded];
-    let mut wf = vec![0f32; padded];
-    for ((x, y), (&ri, &ai)) in rf.iter_mut().zip(wf.iter_mut()).zip(r.iter().zip(&a)) {
-        *x = ri as f32;
-        *y = ai as f32;
-    }
-    let uf = r.iter().map(|&x| (-2.0 * lat.c * x as f64) as f32).collect();
-    // |F|'s terms are at most 2 t2 max P (Cauchy-Schwarz: G_ij <= max P), 2 c max R^2 and 2 max |a|; each of
-    // the at most ten roundings (the terms, the conversion of G, the products and sums) moves F by at most
-    // 2^-24 of their total: 32 of those is a bound with room.
-    let pmax = p.iter().copied().max().unwrap_or(0) as f64;
-    let rmax = r.iter().map(|&x| x.abs()).max().unwrap_or(0) as f64;
-    let amax = a.iter().fold(0f64, |m, &x| m.max(x.abs()));
-    let size = 2.0 * lat.t2 * pmax + 2.0 * lat.c * rmax * rmax + 2.0 * amax;
-    let delta32 = (32.0 * size * f64::from(f32::EPSILON) / 2.0 + 2.0 * lat.delta) * (1.0 + 1e-6);
-    Terms {
-        r,
-        p,
-        rf,
-        wf,
-        uf,
-        k2: (2.0 * lat.t2) as f32,
-        delta32: delta32 as f32,
-    }
+    let rmax = r.iter().copied().max().unwrap_or(0);
+    let rmin = r.iter().copied().min().unwrap_or(0);
+    // (every pair's e is at most P_i + P_j: the counts are nonnegative)
+    let top = 2 * p.iter().copied().max().unwrap_or(0) as i64;
+    let (e1, e2) = (0..=(rmax - rmin) as i64)
+        .map(|d| {
+            (
+                largest(top, |e| lat.f(d, e) > lat.delta),
+                largest(top, |e| lat.f(d, e) >= -lat.delta),
+            )
+        })
+        .unzip();
+    Terms { r, p, e1, e2 }
 }
 
 /// One pool thread's counts (per sorted position) and near pairs.
@@ -201,21 +219,6 @@ impl Acc {
     }
 }
 
-/// A pair the single-precision test left open, decided from its exact
-/// integers: significant (counted), near (listed) or not significant.
-#[inline]
-fn exact(lat: &Lattice<'_>, t: &Terms, acc: &mut Acc, i: usize, j: usize, g: i64) {
-    let d = t.r[i] - t.r[j];
-    let e = t.p[i] + t.p[j] - 2 * g;
-    let f = lat.c * (d * d) as f64 - lat.t2 * e as f64;
-    if f > lat.delta {
-        acc.worse[i] += 1;
-        acc.better[j] += 1;
-    } else if f >= -lat.delta {
-        acc.near.push((i, j));
-    }
-}
-
 /// The counts and near pairs of every pair `i < j < reach_i` (and the
 /// columns from `reach_i` on, beaten by the bound).
 pub fn lattice_count(lat: Lattice<'_>) -> Result<Counted> {
@@ -229,10 +232,10 @@ pub fn lattice_count(lat: Lattice<'_>) -> Result<Counted> {
     let fast = vnni();
     // Read only by the VNNI band, which the portable (force-scalar) build leaves out.
     #[cfg_attr(feature = "force-scalar", allow(unused_variables))]
-    let packed = if fast { pack(&lat) } else { Packed::default() };
+    let packed = if fast { pack(&lat, &t) } else { Packed::default() };
     let bands = l.div_ceil(BAND);
     let pairs_per_band = (BAND * l / 2).max(1);
-    let item_ns = pairs_per_band.saturating_mul(lat.q) / 64 + 1;
+    let item_ns = pairs_per_band.saturating_mul(lat.q) / 128 + 1;
     let acc = fold_per_thread(
         bands,
         item_ns,
@@ -278,7 +281,7 @@ pub fn lattice_count(lat: Lattice<'_>) -> Result<Counted> {
 }
 
 /// Every pair of rows `r0..r1` before its reach, one at a time (the
-/// definition; for CPUs without AVX-512 VNNI).
+/// integer decisions; for CPUs without AVX-512 VNNI).
 fn band_portable(lat: &Lattice<'_>, t: &Terms, acc: &mut Acc, r0: usize, r1: usize) {
     let q = lat.q;
     for i in r0..r1 {
@@ -286,52 +289,97 @@ fn band_portable(lat: &Lattice<'_>, t: &Terms, acc: &mut Acc, r0: usize, r1: usi
         for j in i + 1..lat.reach[i] as usize {
             let cj = &lat.counts[j * q..(j + 1) * q];
             let g: i32 = ci.iter().zip(cj).map(|(&x, &y)| x as i32 * y as i32).sum();
-            let f = t.k2 * g as f32 + t.wf[i];
-            let f = t.uf[i] * t.rf[j] + f;
-            let f = f + t.wf[j];
-            if f > t.delta32 {
+            let e = t.p[i] + t.p[j] - 2 * g;
+            let d = t.r[i].abs_diff(t.r[j]) as usize;
+            if e <= t.e1[d] {
                 acc.worse[i] += 1;
                 acc.better[j] += 1;
-            } else if f >= -t.delta32 {
-                exact(lat, t, acc, i, j, g as i64);
+            } else if e <= t.e2[d] {
+                acc.near.push((i, j));
             }
         }
     }
 }
 
 /// The counts packed for VNNI's byte dot products: each row's counts as
-/// 32-bit words of four (`a`: models x `k4`), and the columns in panels of
-/// `NR` (`b`: per panel, `k4` vectors of `NR` words).
+/// 32-bit words of four (`a`: models x `k4`, rows padded to a whole band),
+/// the columns' counts doubled in panels of `NR` (`b`: per panel, `k4`
+/// vectors of `NR` words), and per column slot `-P_j` (the accumulators' start)
+/// and `R_j`; per panel the one sum of its columns, or -1 where they differ.
 #[derive(Default)]
 #[cfg_attr(feature = "force-scalar", allow(dead_code))]
 struct Packed {
     a: Vec<u32>,
     b: Vec<u32>,
+    pneg: Vec<i32>,
+    rj: Vec<i32>,
+    panel_r: Vec<i32>,
     k4: usize,
 }
 
-fn pack(lat: &Lattice<'_>) -> Packed {
+#[cfg_attr(feature = "force-scalar", allow(dead_code))]
+fn pack(lat: &Lattice<'_>, t: &Terms) -> Packed {
     let (l, q) = (lat.models(), lat.q);
     let k4 = q.div_ceil(4);
     let panels = l.div_ceil(NR);
-    let rows = l.div_ceil(MR) * MR;
+    let rows = l.div_ceil(BAND) * BAND;
     let mut a = vec![0u32; rows * k4];
     let mut b = vec![0u32; panels * k4 * NR];
     for (i, row) in lat.counts.chunks_exact(q).enumerate() {
         for (kk, four) in row.chunks(4).enumerate() {
             let mut w = [0u8; 4];
             w[..four.len()].copy_from_slice(four);
-            let word = u32::from_le_bytes(w);
-            a[i * k4 + kk] = word;
             let (p, jj) = (i / NR, i % NR);
-            b[(p * k4 + kk) * NR + jj] = word;
+            // (the columns doubled, at most 254: VNNI's unsigned operand; the rows its signed one, broadcast)
+            b[(p * k4 + kk) * NR + jj] = u32::from_le_bytes(w.map(|x| 2 * x));
+            a[i * k4 + kk] = u32::from_le_bytes(w);
         }
     }
-    Packed { a, b, k4 }
+    let mut pneg: Vec<i32> = t.p.iter().map(|&x| -x).collect();
+    pneg.resize(panels * NR, 0);
+    // (lanes past the last model read a real sum: their |D| stays within the tables; they are never counted)
+    let mut rj = t.r.clone();
+    rj.resize(panels * NR, t.r[0]);
+    let panel_r =
+        t.r.chunks(NR)
+            .map(|c| if c.iter().all(|&x| x == c[0]) { c[0] } else { -1 })
+            .collect();
+    Packed {
+        a,
+        b,
+        pneg,
+        rj,
+        panel_r,
+        k4,
+    }
 }
 
-/// Rows `r0..r1` against their columns, `MR x NR` pairs at a time: the
-/// dot products by VNNI in 32-bit lanes, `F` in single precision.
+/// The lanes `lo..hi` of the panel that starts at column `j0`.
+#[inline]
+#[cfg_attr(feature = "force-scalar", allow(dead_code))]
+fn lanes(lo: usize, hi: usize, j0: usize) -> u16 {
+    let first = lo.saturating_sub(j0).min(NR);
+    let last = hi.saturating_sub(j0).min(NR);
+    if first >= last {
+        return 0;
+    }
+    ((((1u32 << last) - 1) & !((1u32 << first) - 1)) & 0xffff) as u16
+}
+
+/// Lists the pairs of row `i` and the lanes `bits` of the panel at `j0`.
+#[inline]
+#[cfg_attr(feature = "force-scalar", allow(dead_code))]
+fn near(acc: &mut Acc, i: usize, j0: usize, mut bits: u16) {
+    while bits != 0 {
+        acc.near.push((i, j0 + bits.trailing_zeros() as usize));
+        bits &= bits - 1;
+    }
+}
+
+/// Rows `r0..r1` against their columns: a block of panels at a time (kept
+/// in the first-level cache) for every tile of `MR` rows of the band, each
+/// `MR x NR` pairs' `2 G - P_j` by VNNI in 32-bit lanes, compared with the
+/// rows' thresholds.
 ///
 /// # Safety
 /// The CPU must have AVX-512 F, BW and VNNI.
@@ -343,62 +391,118 @@ fn pack(lat: &Lattice<'_>) -> Packed {
 unsafe fn band_vnni(lat: &Lattice<'_>, t: &Terms, pk: &Packed, acc: &mut Acc, r0: usize, r1: usize) {
     use std::arch::x86_64::*;
     let k4 = pk.k4;
-    let k2 = _mm512_set1_ps(t.k2);
-    let hi32 = _mm512_set1_ps(t.delta32);
-    let lo32 = _mm512_set1_ps(-t.delta32);
-    let one = _mm512_set1_epi32(1);
-    let mut i0 = r0;
-    while i0 < r1 {
-        let rows = (r1 - i0).min(MR);
-        let reach_max = (0..rows).map(|r| lat.reach[i0 + r] as usize).max().unwrap_or(0);
-        let mut p = (i0 + 1) / NR;
-        while p * NR < reach_max {
-            let j0 = p * NR;
-            let mut g = [_mm512_setzero_si512(); MR];
-            let bp = pk.b.as_ptr().add(p * k4 * NR);
-            for kk in 0..k4 {
-                let bv = _mm512_loadu_si512(bp.add(kk * NR) as *const _);
-                for (r, gr) in g.iter_mut().enumerate() {
-                    // (rows past the last model are zeros: packed that way)
-                    let av = _mm512_set1_epi32(pk.a[(i0 + r) * k4 + kk] as i32);
-                    *gr = _mm512_dpbusd_epi32(*gr, av, bv);
-                }
-            }
-            let rj = _mm512_loadu_ps(t.rf.as_ptr().add(j0));
-            let wj = _mm512_loadu_ps(t.wf.as_ptr().add(j0));
-            let mut cols = _mm512_setzero_si512();
-            for (r, gr) in g.iter().enumerate().take(rows) {
-                let i = i0 + r;
-                let (lo, hi) = (i + 1, lat.reach[i] as usize);
-                let first = lo.saturating_sub(j0).min(NR);
-                let last = hi.saturating_sub(j0).min(NR);
-                if first >= last {
-                    continue;
-                }
-                let valid: u16 = ((((1u32 << last) - 1) & !((1u32 << first) - 1)) & 0xffff) as u16;
-                let f = _mm512_fmadd_ps(_mm512_cvtepi32_ps(*gr), k2, _mm512_set1_ps(t.wf[i]));
-                let f = _mm512_fmadd_ps(_mm512_set1_ps(t.uf[i]), rj, f);
-                let f = _mm512_add_ps(f, wj);
-                let sure = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(f, hi32) & valid;
-                let open = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(f, lo32) & valid & !sure;
-                acc.worse[i] += sure.count_ones() as u64;
-                cols = _mm512_mask_add_epi32(cols, sure, cols, one);
-                if open != 0 {
-                    let mut lanes = [0i32; NR];
-                    _mm512_storeu_si512(lanes.as_mut_ptr() as *mut _, *gr);
-                    let mut bits = open;
-                    while bits != 0 {
-                        let jj = bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
-                        exact(lat, t, acc, i, j0 + jj, lanes[jj] as i64);
+    let reach = |i: usize| lat.reach[i] as usize;
+    let first_panel = (r0 + 1) / NR;
+    let end_panel = (r0..r1).map(reach).max().unwrap_or(0).div_ceil(NR);
+    // Panels of a block: some 16 KB of counts.
+    let block = (16384 / (k4 * NR * 4)).clamp(4, 64);
+    let minus1 = _mm512_set1_epi32(-1);
+    let (e1, e2) = (t.e1.as_ptr(), t.e2.as_ptr());
+    let mut c0 = first_panel;
+    while c0 < end_panel {
+        let c1 = (c0 + block).min(end_panel);
+        let mut i0 = r0;
+        while i0 < r1 {
+            let rows = (r1 - i0).min(MR);
+            let reach_hi = (i0..i0 + rows).map(reach).max().unwrap_or(0);
+            let reach_lo = (i0..i0 + rows).map(reach).min().unwrap_or(0);
+            let p0 = c0.max((i0 + 1) / NR);
+            let p1 = c1.min(reach_hi.div_ceil(NR));
+            let mut sums = [_mm512_setzero_si512(); MR];
+            // Each row's thresholds (per lane where a panel's columns have several sums).
+            let mut th1 = [0i32; MR];
+            let mut th2 = [0i32; MR];
+            let mut lane1 = [_mm512_setzero_si512(); MR];
+            let mut lane2 = [_mm512_setzero_si512(); MR];
+            let mut last_r = i32::MIN;
+            // Whether a row's two thresholds differ (a near pair possible: rare, as F = 0 is).
+            let mut split = true;
+            let ap = pk.a.as_ptr().add(i0 * k4);
+            for p in p0..p1 {
+                let j0 = p * NR;
+                let start = _mm512_loadu_si512(pk.pneg.as_ptr().add(j0) as *const _);
+                let mut g = [start; MR];
+                let bp = pk.b.as_ptr().add(p * k4 * NR);
+                for kk in 0..k4 {
+                    let bv = _mm512_loadu_si512(bp.add(kk * NR) as *const _);
+                    for (r, gr) in g.iter_mut().enumerate() {
+                        // (rows past the last model are zeros: packed that way)
+                        let av = _mm512_set1_epi32(*ap.add(r * k4 + kk) as i32);
+                        *gr = _mm512_dpbusd_epi32(*gr, bv, av);
                     }
                 }
+                let pr = *pk.panel_r.get_unchecked(p);
+                let uniform = pr >= 0;
+                if uniform && pr != last_r {
+                    split = false;
+                    for r in 0..rows {
+                        let i = i0 + r;
+                        let d = t.r[i].abs_diff(pr) as usize;
+                        th1[r] = t.p[i] - t.e1[d];
+                        th2[r] = t.p[i] - t.e2[d];
+                        split |= th1[r] != th2[r];
+                    }
+                    last_r = pr;
+                } else if !uniform {
+                    // (columns of several sums: each lane's thresholds from the tables)
+                    let rv = _mm512_loadu_si512(pk.rj.as_ptr().add(j0) as *const _);
+                    for r in 0..rows {
+                        let i = i0 + r;
+                        let d = _mm512_abs_epi32(_mm512_sub_epi32(_mm512_set1_epi32(t.r[i]), rv));
+                        let pi = _mm512_set1_epi32(t.p[i]);
+                        lane1[r] = _mm512_sub_epi32(pi, _mm512_i32gather_epi32::<4>(d, e1));
+                        lane2[r] = _mm512_sub_epi32(pi, _mm512_i32gather_epi32::<4>(d, e2));
+                    }
+                    last_r = i32::MIN;
+                }
+                let mut cols = _mm512_setzero_si512();
+                if uniform && rows == MR && j0 >= i0 + MR && j0 + NR <= reach_lo {
+                    // Every lane of every row is a pair to count: no masks (the common case).
+                    let mut odd: u16 = 0;
+                    for r in 0..MR {
+                        let sure = _mm512_cmpge_epi32_mask(g[r], _mm512_set1_epi32(th1[r]));
+                        sums[r] = _mm512_mask_sub_epi32(sums[r], sure, sums[r], minus1);
+                        cols = _mm512_mask_sub_epi32(cols, sure, cols, minus1);
+                        if split {
+                            // (sure lanes are open too: E1 <= E2)
+                            odd |= _mm512_cmpge_epi32_mask(g[r], _mm512_set1_epi32(th2[r])) ^ sure;
+                        }
+                    }
+                    if odd != 0 {
+                        for (r, gr) in g.iter().enumerate() {
+                            let sure = _mm512_cmpge_epi32_mask(*gr, _mm512_set1_epi32(th1[r]));
+                            let open = _mm512_cmpge_epi32_mask(*gr, _mm512_set1_epi32(th2[r]));
+                            near(acc, i0 + r, j0, open & !sure);
+                        }
+                    }
+                } else {
+                    for r in 0..rows {
+                        let i = i0 + r;
+                        let valid = lanes(i + 1, reach(i), j0);
+                        if valid == 0 {
+                            continue;
+                        }
+                        let (h1, h2) = if uniform {
+                            (_mm512_set1_epi32(th1[r]), _mm512_set1_epi32(th2[r]))
+                        } else {
+                            (lane1[r], lane2[r])
+                        };
+                        let sure = _mm512_mask_cmpge_epi32_mask(valid, g[r], h1);
+                        let open = _mm512_mask_cmpge_epi32_mask(valid, g[r], h2);
+                        sums[r] = _mm512_mask_sub_epi32(sums[r], sure, sums[r], minus1);
+                        cols = _mm512_mask_sub_epi32(cols, sure, cols, minus1);
+                        near(acc, i, j0, open & !sure);
+                    }
+                }
+                let bc = acc.better.as_mut_ptr().add(j0) as *mut __m512i;
+                _mm512_storeu_si512(bc as *mut _, _mm512_add_epi32(_mm512_loadu_si512(bc as *const _), cols));
             }
-            let bc = acc.better.as_mut_ptr().add(j0) as *mut __m512i;
-            _mm512_storeu_si512(bc as *mut _, _mm512_add_epi32(_mm512_loadu_si512(bc as *const _), cols));
-            p += 1;
+            for (r, s) in sums.iter().enumerate().take(rows) {
+                acc.worse[i0 + r] += _mm512_reduce_add_epi32(*s) as u64;
+            }
+            i0 += MR;
         }
-        i0 += MR;
+        c0 = c1;
     }
 }
 
@@ -502,6 +606,99 @@ mod tests {
                 assert_eq!(acc.near, want.near);
             }
         }
+    }
+
+    /// `l` models of `q` random counts in `0..=n` (a few repeated), sorted by
+    /// decreasing sum or not; each row's reach the end, or a random one for
+    /// every fifth row.
+    fn wide(l: usize, q: usize, n: u8, seed: u64, sorted: bool) -> (Vec<u8>, Vec<i64>) {
+        let mut rng = Rng(seed | 1);
+        let mut rows: Vec<Vec<u8>> = (0..l)
+            .map(|_| (0..q).map(|_| (rng.next() % (n as u64 + 1)) as u8).collect())
+            .collect();
+        for i in (3..l).step_by(7) {
+            rows[i] = rows[i - 3].clone(); // (identical models: D = 0, e = 0)
+        }
+        if sorted {
+            rows.sort_by_key(|r| std::cmp::Reverse(r.iter().map(|&x| x as u32).sum::<u32>()));
+        }
+        let reach = (0..l)
+            .map(|i| match i % 5 {
+                0 => (i + 1 + (rng.next() as usize % (l - i))) as i64,
+                _ => l as i64,
+            })
+            .collect();
+        (rows.concat(), reach)
+    }
+
+    /// Boards where many pairs sit on the decisions' edges: `F` exactly 0 or
+    /// exactly `delta` (`c` and `t2` integers), `c` a rounded fraction
+    /// (`F`'s double lands on either side of 0 by rounding alone), models of
+    /// one sum in panels of their own (the thresholds per row) and mixed
+    /// (per lane), unsorted rows, identical models: the same counts and near
+    /// pairs as the definition, at every thread count.
+    #[test]
+    fn decisions_at_their_edges_and_every_thread_count() {
+        let pools: Vec<rayon::ThreadPool> = [1, 2, 3]
+            .iter()
+            .map(|&k| rayon::ThreadPoolBuilder::new().num_threads(k).build().unwrap())
+            .collect();
+        for (l, q, n, sorted, seed) in [
+            (300, 3, 2, true, 11),
+            (517, 5, 1, true, 12),
+            (260, 4, 3, false, 13),
+            (200, 21, 4, true, 14),
+            (90, 2, 127, true, 15),
+        ] {
+            let (counts, reach) = wide(l, q, n, seed, sorted);
+            let nn = q as f64;
+            // (c, t2): integers (F an integer: exactly 0 or exactly delta for many pairs), then the test's own form
+            // with t2 = 4 (c = (q + 3) / q, rounded: F = c D^2 - 4 e at 0 up to a rounding)
+            for (c, t2) in [
+                (1.0, 4.0),
+                (3.0, 1.0),
+                ((nn + 3.0) / nn, 4.0),
+                ((nn - 1.0 + 3.84) / nn, 3.84),
+            ] {
+                for delta in [0.0, 1.0, 2.0, 1e-12] {
+                    let lat = Lattice {
+                        counts: &counts,
+                        q,
+                        reach: &reach,
+                        c,
+                        t2,
+                        delta,
+                    };
+                    let want = naive(&lat);
+                    for pool in &pools {
+                        let got = pool.install(|| lattice_count(lat)).unwrap();
+                        assert_eq!(got, want, "{l} x {q} / {n}, c {c}, t2 {t2}, delta {delta}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn too_many_questions_for_32_bits_are_an_error() {
+        assert!(fits(66_572, 127) && !fits(66_573, 127) && fits(1 << 25, 4) && !fits(1 << 26, 4));
+        let q = 66_573;
+        let counts = vec![127u8; 2 * q];
+        let lat = Lattice {
+            counts: &counts,
+            q,
+            reach: &[2, 2],
+            c: 1.0,
+            t2: 4.0,
+            delta: 0.0,
+        };
+        assert!(lattice_count(lat).is_err());
+        assert!(lattice_count(Lattice {
+            counts: &counts[..2 * (q - 1)],
+            q: q - 1,
+            ..lat
+        })
+        .is_ok());
     }
 
     #[test]

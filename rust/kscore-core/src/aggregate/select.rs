@@ -1,0 +1,527 @@
+//! scorio.aggregate's selection rules in one pass per question: group the
+//! answers, weigh the voters, count, pick. The batch is one call on the
+//! pool; a question's codes, order and weights live in the thread's scratch
+//! (no `(M, N)` array of codes, weights or places is made).
+//!
+//! Each rule gives the numbers of the separate kernels it replaces
+//! ([`super::group_typed`], [`super::order::by_score`],
+//! [`super::order::rank_weights`], [`super::score_weights`], [`super::vote`],
+//! [`super::pick_group`]), which the Python replay paths still use: a
+//! question where a valid score is NaN (or a total is) is flagged, and the
+//! caller replays it as scorio visits it.
+
+use super::group::{check_typed, RowGroups};
+use super::vote::{check_codes, per_row, pick_row, Groups, Pick, Reward, Rewards, Tally, Votes};
+use super::Kind;
+use rayon::prelude::*;
+
+use crate::par::Grain;
+use crate::{Error, Result};
+
+/// The answers of a batch: typed bytes grouped here, or codes grouped before.
+#[derive(Clone, Copy, Debug)]
+pub enum Answers<'a> {
+    /// `rows` x `cols` answers of `width` bytes (C order), validity by `kind`.
+    Typed { bytes: &'a [u8], width: usize, kind: Kind },
+    /// Row-local group codes in order of first appearance (-1: unparsable).
+    Codes(&'a [i32]),
+}
+
+/// How many of a question's voters a filtered vote keeps.
+#[derive(Clone, Copy, Debug)]
+pub enum Keep {
+    /// At most this many.
+    Count(usize),
+    /// `max(1, ceil(f * n - 1e-9))` of `n` (scorio's float steps).
+    Fraction(f64),
+}
+
+/// A selection rule and its parameters (checked by the caller as scorio does).
+#[derive(Clone, Copy, Debug)]
+pub enum Rule {
+    /// One vote each, the representative the first member.
+    Majority,
+    /// Votes weighted by score (`aggregate="sum"`).
+    Sum,
+    /// `exp((s - max) / temperature)`.
+    Softmax(f64),
+    /// `ln(s / (1 - s)) - shift`.
+    Logit(f64),
+    /// `s - threshold`.
+    Linear(f64),
+    /// Borda `(n - t)^p`, exact integers (the caller bounds `n^(p+1)` below 2^53).
+    Borda(u32),
+    /// `((n - t) / n)^p` with the C library's `pow`.
+    BordaReal(f64),
+    /// The top voters by score, weighted by score or by one each, visited best first.
+    Filtered { keep: Keep, weighted: bool },
+    /// The highest valid non-NaN score, ties to the lower column.
+    BestOfN,
+    /// Majority-of-the-Bests, `m` (`None`: `isqrt(n)`); the caller bounds
+    /// `n^m` below 2^53. The answer returned is the winner's representative.
+    Mob(Option<u32>),
+    /// A group reward among the groups of share `>= alpha` (mean vote: `Mean`, 0).
+    Pick(Reward, f64),
+}
+
+impl Rule {
+    fn uses_scores(self) -> bool {
+        !matches!(self, Rule::Majority)
+    }
+}
+
+/// `x`'s bits as an unsigned integer in the order of the values (`-0.0` as
+/// `0.0`; not for NaN): the sort key of [`super::order::by_score`].
+#[inline]
+fn ordered_bits(x: f64) -> u64 {
+    let b = (x + 0.0).to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | (1 << 63)
+    }
+}
+
+/// A thread's scratch: the row's codes, its grouping table, the sort keys,
+/// places (or counts), and the groups of the weighted and reward tallies.
+struct Scratch {
+    codes: Vec<i32>,
+    grouper: RowGroups,
+    keys: Vec<u128>,
+    place: Vec<u32>,
+    sums: Groups<f64>,
+    rewards: Groups<Rewards>,
+}
+
+/// Each question's answer and representative columns under `rule`, and the
+/// questions to replay in Python.
+pub fn select(answers: Answers<'_>, scores: Option<&[f64]>, rows: usize, cols: usize, rule: Rule) -> Result<Votes> {
+    match answers {
+        Answers::Typed { bytes, width, kind } => check_typed(bytes, rows, cols, width, kind)?,
+        Answers::Codes(c) => check_codes(c, rows, cols)?,
+    }
+    if rule.uses_scores() && scores.is_none_or(|s| s.len() != rows * cols) {
+        return Err(Error::value("this rule needs one score per candidate"));
+    }
+    let row_ns = cols
+        * match answers {
+            Answers::Typed { width, .. } => 30 + width,
+            Answers::Codes(_) => 25,
+        };
+    per_row(
+        rows,
+        row_ns + 50,
+        || Scratch {
+            codes: vec![-1; cols],
+            grouper: RowGroups::new(cols),
+            keys: Vec::with_capacity(cols),
+            place: vec![0; cols],
+            sums: Groups::new(cols, 0.0),
+            rewards: Groups::new(cols, Rewards::first(0.0)),
+        },
+        |x, r| {
+            let base = r * cols;
+            match answers {
+                Answers::Typed { bytes, width, kind } => {
+                    let row = &bytes[base * width..(base + cols) * width];
+                    x.grouper.group(row, width, kind, &mut x.codes);
+                }
+                Answers::Codes(c) => x.codes.copy_from_slice(&c[base..base + cols]),
+            }
+            let s = scores.map_or(&[][..], |s| &s[base..base + cols]);
+            Ok(one(x, s, rule))
+        },
+    )
+}
+
+/// One question under `rule` (`s`: its scores, empty for majority).
+fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
+    let c = &x.codes;
+    if let Rule::BestOfN = rule {
+        // numpy's argmax over the valid non-NaN scores (others -inf): the first maximum,
+        // chosen only above -inf.
+        let mut best = None;
+        let mut top = f64::NEG_INFINITY;
+        for j in 0..c.len() {
+            if c[j] >= 0 && s[j] > top {
+                top = s[j];
+                best = Some(j);
+            }
+        }
+        return best.map_or(Pick::Nobody, |j| Pick::Win(j, j));
+    }
+    if let Rule::Majority = rule {
+        // groups are numbered by first appearance: the most votes, ties to the smaller
+        // number, is scorio's winner; its first member is the answer and representative
+        let count = &mut x.place[..];
+        count.iter_mut().for_each(|k| *k = 0);
+        for &g in c.iter() {
+            if g >= 0 {
+                count[g as usize] += 1;
+            }
+        }
+        let (mut win, mut most) = (0, 0);
+        for (g, &k) in count.iter().enumerate() {
+            if k > most {
+                win = g;
+                most = k;
+            }
+        }
+        if most == 0 {
+            return Pick::Nobody;
+        }
+        let j = c.iter().position(|&g| g == win as i32).unwrap_or(0);
+        return Pick::Win(j, j);
+    }
+    // Every other rule reads the valid scores: a NaN among them is Python's to order
+    // (each path below looks for one in the pass it makes anyway).
+    if let Rule::Pick(reward, alpha) = rule {
+        return pick_row(&mut x.rewards, c, s, reward, alpha);
+    }
+    let ranked = matches!(
+        rule,
+        Rule::Borda(_) | Rule::BordaReal(_) | Rule::Filtered { .. } | Rule::Mob(_)
+    );
+    let mut n = 0usize;
+    if ranked {
+        // the voters by descending score, ties to the lower column (scorio's
+        // sorted(key=(-score, j))), as one integer key each
+        x.keys.clear();
+        let mut nan = false;
+        for j in 0..c.len() {
+            if c[j] >= 0 {
+                nan |= s[j].is_nan();
+                x.keys.push((u128::from(!ordered_bits(s[j])) << 64) | j as u128);
+            }
+        }
+        if nan {
+            return Pick::Replay;
+        }
+        n = x.keys.len();
+        x.keys.sort_unstable();
+        for (t, &k) in x.keys.iter().enumerate() {
+            x.place[(k as u64) as usize] = t as u32;
+        }
+    }
+    let g = &mut x.sums;
+    g.clear();
+    if let Rule::Filtered { keep, weighted } = rule {
+        let k = match keep {
+            Keep::Count(k) => k.min(n),
+            Keep::Fraction(f) => ((f * n as f64 - 1e-9).ceil().max(1.0)) as usize,
+        };
+        for &key in x.keys.iter().take(k) {
+            let j = (key as u64) as usize;
+            g.visit(c[j] as usize, j, if weighted { s[j] } else { 1.0 }, Some(s));
+        }
+        return Pick::of(g.winner(|&t| t, |_| true), g.nan);
+    }
+    let nu = n as u64;
+    let place = &x.place;
+    // each rule's weight as its own loop (monomorphised), voters in column order
+    match rule {
+        Rule::Sum => column_vote(g, c, s, |j| s[j]),
+        Rule::Softmax(t) => {
+            let top = (0..c.len())
+                .filter(|&j| c[j] >= 0)
+                .fold(f64::NEG_INFINITY, |m, j| m.max(s[j]));
+            column_vote(g, c, s, |j| ((s[j] - top) / t).exp())
+        }
+        Rule::Logit(shift) => column_vote(g, c, s, |j| (s[j] / (1.0 - s[j])).ln() - shift),
+        Rule::Linear(th) => column_vote(g, c, s, |j| s[j] - th),
+        Rule::Borda(e) => column_vote(g, c, s, |j| (nu - u64::from(place[j])).wrapping_pow(e) as f64),
+        Rule::BordaReal(e) => column_vote(g, c, s, |j| ((nu - u64::from(place[j])) as f64 / nu as f64).powf(e)),
+        Rule::Mob(m) => {
+            let m = m.unwrap_or_else(|| isqrt(nu) as u32).clamp(1, (n as u32).max(1));
+            match column_vote(g, c, s, |j| {
+                let b = nu - u64::from(place[j]);
+                (b.wrapping_pow(m) - (b - 1).wrapping_pow(m)) as f64
+            }) {
+                // MoB returns the answer of the winner's best-scored member
+                Pick::Win(_, rep) => Pick::Win(rep, rep),
+                p => p,
+            }
+        }
+        _ => Pick::Nobody,
+    }
+}
+
+/// The valid voters in column order, each casting `weight(j)`, the
+/// representative by score: scorio's `_plurality` on one question (a NaN
+/// valid score: replayed).
+#[inline]
+fn column_vote(g: &mut Groups<f64>, c: &[i32], s: &[f64], weight: impl Fn(usize) -> f64) -> Pick {
+    let mut nan = false;
+    for j in 0..c.len() {
+        if c[j] >= 0 {
+            nan |= s[j].is_nan();
+            g.visit(c[j] as usize, j, weight(j), Some(s));
+        }
+    }
+    if nan {
+        return Pick::Replay;
+    }
+    Pick::of(g.winner(|&t| t, |_| true), g.nan)
+}
+
+/// Per question, the largest and second largest answer counts (0 where
+/// absent): Adaptive-Consistency's top two, with the answers grouped in the
+/// same pass.
+pub fn top_two_counts(answers: Answers<'_>, rows: usize, cols: usize) -> Result<(Vec<i64>, Vec<i64>)> {
+    match answers {
+        Answers::Typed { bytes, width, kind } => check_typed(bytes, rows, cols, width, kind)?,
+        Answers::Codes(c) => check_codes(c, rows, cols)?,
+    }
+    if cols == 0 {
+        return Ok((vec![0; rows], vec![0; rows]));
+    }
+    let mut v1 = vec![0_i64; rows];
+    let mut v2 = vec![0_i64; rows];
+    v1.par_iter_mut()
+        .zip(v2.par_iter_mut())
+        .with_grain(cols * 30 + 50)
+        .enumerate()
+        .for_each_init(
+            || (vec![-1_i32; cols], RowGroups::new(cols), vec![0_u32; cols]),
+            |(codes, grouper, count), (r, (v1, v2))| {
+                let base = r * cols;
+                match answers {
+                    Answers::Typed { bytes, width, kind } => {
+                        grouper.group(&bytes[base * width..(base + cols) * width], width, kind, codes);
+                    }
+                    Answers::Codes(c) => codes.copy_from_slice(&c[base..base + cols]),
+                }
+                count.iter_mut().for_each(|k| *k = 0);
+                for &g in codes.iter() {
+                    if g >= 0 {
+                        count[g as usize] += 1;
+                    }
+                }
+                let (mut a, mut b) = (0_u32, 0_u32);
+                for &k in count.iter() {
+                    if k > a {
+                        b = a;
+                        a = k;
+                    } else if k > b {
+                        b = k;
+                    }
+                }
+                *v1 = i64::from(a);
+                *v2 = i64::from(b);
+            },
+        );
+    Ok((v1, v2))
+}
+
+/// `floor(sqrt(n))` exactly (Python's `math.isqrt`).
+fn isqrt(n: u64) -> u64 {
+    let mut r = (n as f64).sqrt() as u64;
+    while r * r > n {
+        r -= 1;
+    }
+    while (r + 1) * (r + 1) <= n {
+        r += 1;
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::order::{by_score, rank_weights, RankWeight};
+    use super::super::{group_typed, pick_group, score_weights, vote, ScoreWeight, Vote};
+    use super::*;
+
+    /// A small random batch: int ids (few distinct, so ties are common) and
+    /// scores from a few levels (tied scores), some rows with unparsable floats.
+    fn batch(seed: u64, rows: usize, cols: usize) -> (Vec<f64>, Vec<f64>) {
+        let mut x = seed;
+        let mut next = || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        let answers: Vec<f64> = (0..rows * cols)
+            .map(|_| match next() % 9 {
+                0 => f64::NAN,
+                k => (k % 4) as f64,
+            })
+            .collect();
+        let scores: Vec<f64> = (0..rows * cols).map(|_| (next() % 5) as f64 / 4.0).collect();
+        (answers, scores)
+    }
+
+    fn bytes(a: &[f64]) -> Vec<u8> {
+        a.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+
+    /// The separate kernels' answer for `rule` (what the Python rules did before).
+    fn separate(codes: &[i32], s: &[f64], rows: usize, cols: usize, rule: Rule) -> Votes {
+        let part: Vec<bool> = codes.iter().map(|&c| c >= 0).collect();
+        let order = by_score(s, &part, rows, cols).unwrap();
+        let counts: Vec<i64> = (0..rows)
+            .map(|r| part[r * cols..(r + 1) * cols].iter().filter(|&&p| p).count() as i64)
+            .collect();
+        let plain = |w: Option<&[f64]>, seq: Option<&[i64]>, p: &[bool], sc: Option<&[f64]>| {
+            vote(&Vote {
+                codes,
+                rows,
+                cols,
+                weights: w,
+                part: p,
+                seq,
+                scores: sc,
+            })
+            .unwrap()
+        };
+        match rule {
+            Rule::Majority => plain(None, None, &part, None),
+            Rule::Sum => plain(Some(s), None, &part, Some(s)),
+            Rule::Softmax(t) => {
+                let (w, _) = score_weights(codes, s, rows, cols, ScoreWeight::Softmax(t)).unwrap();
+                plain(Some(&w), None, &part, Some(s))
+            }
+            Rule::Linear(th) => {
+                let w: Vec<f64> = s.iter().map(|x| x - th).collect();
+                plain(Some(&w), None, &part, Some(s))
+            }
+            Rule::Borda(e) => {
+                let w = rank_weights(&order.place, &part, rows, cols, RankWeight::Borda(e)).unwrap();
+                plain(Some(&w), None, &part, Some(s))
+            }
+            Rule::Mob(m) => {
+                let ms: Vec<i64> = counts
+                    .iter()
+                    .map(|&n| i64::from(m.unwrap_or(isqrt(n as u64) as u32)).clamp(1, n.max(1)))
+                    .collect();
+                let w = rank_weights(&order.place, &part, rows, cols, RankWeight::Mob(&ms)).unwrap();
+                let mut v = plain(Some(&w), None, &part, Some(s));
+                v.answer.clone_from(&v.rep);
+                v
+            }
+            Rule::Filtered {
+                keep: Keep::Count(k),
+                weighted,
+            } => {
+                let kept: Vec<bool> = (0..rows * cols)
+                    .map(|i| part[i] && order.place[i] < (k as i64).min(counts[i / cols]))
+                    .collect();
+                let ones = vec![1.0; rows * cols];
+                let w = if weighted { s } else { &ones[..] };
+                plain(Some(w), Some(&order.seq), &kept, Some(s))
+            }
+            Rule::Pick(reward, alpha) => pick_group(codes, s, rows, cols, reward, alpha).unwrap(),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn fused_rules_equal_the_separate_kernels() {
+        let rules = [
+            Rule::Majority,
+            Rule::Sum,
+            Rule::Softmax(0.7),
+            Rule::Linear(0.5),
+            Rule::Borda(2),
+            Rule::Mob(None),
+            Rule::Mob(Some(3)),
+            Rule::Filtered {
+                keep: Keep::Count(3),
+                weighted: true,
+            },
+            Rule::Filtered {
+                keep: Keep::Count(2),
+                weighted: false,
+            },
+            Rule::Pick(Reward::Mean, 0.0),
+            Rule::Pick(Reward::Max, 0.4),
+            Rule::Pick(Reward::Sum, 0.3),
+        ];
+        for seed in 0..40 {
+            let (rows, cols) = (1 + (seed as usize * 7) % 13, 1 + (seed as usize * 5) % 11);
+            let (a, s) = batch(seed, rows, cols);
+            let raw = bytes(&a);
+            let codes = group_typed(&raw, rows, cols, 8, Kind::Float).unwrap();
+            for rule in rules {
+                let want = separate(&codes, &s, rows, cols, rule);
+                for answers in [
+                    Answers::Typed {
+                        bytes: &raw,
+                        width: 8,
+                        kind: Kind::Float,
+                    },
+                    Answers::Codes(&codes),
+                ] {
+                    let got = select(answers, Some(&s), rows, cols, rule).unwrap();
+                    assert_eq!(got.answer, want.answer, "{rule:?} seed {seed}");
+                    assert_eq!(got.rep, want.rep, "{rule:?} seed {seed}");
+                    assert!(!got.replay.iter().any(|&x| x));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn best_of_n_skips_nan_and_needs_more_than_minus_infinity() {
+        let codes = [0, 1, -1, 0, 0, 1];
+        let s = [f64::NAN, 0.5, 0.9, f64::NEG_INFINITY, f64::NEG_INFINITY, f64::NAN];
+        let v = select(Answers::Codes(&codes), Some(&s), 2, 3, Rule::BestOfN).unwrap();
+        assert_eq!(v.answer, vec![1, -1]);
+        assert!(!v.replay[0]);
+    }
+
+    #[test]
+    fn a_nan_score_or_total_is_replayed() {
+        let codes = [0, 1, 0, 1];
+        let s = [f64::NAN, 0.5, f64::INFINITY, f64::NEG_INFINITY];
+        for rule in [Rule::Sum, Rule::Borda(1), Rule::Pick(Reward::Mean, 0.0)] {
+            let v = select(Answers::Codes(&codes), Some(&s), 2, 2, rule).unwrap();
+            assert!(v.replay[0], "{rule:?}");
+        }
+        // inf - inf in the softmax: a NaN weight, a NaN total
+        let codes = [0, 1];
+        let s = [f64::INFINITY, f64::INFINITY];
+        let v = select(Answers::Codes(&codes), Some(&s), 1, 2, Rule::Softmax(1.0)).unwrap();
+        assert!(v.replay[0]);
+        let v = select(Answers::Codes(&[-1, -1]), None, 1, 2, Rule::Majority).unwrap();
+        assert_eq!((v.answer[0], v.replay[0]), (-1, false));
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        assert!(select(Answers::Codes(&[0, 0]), None, 1, 2, Rule::Sum).is_err());
+        assert!(select(Answers::Codes(&[0, 2]), None, 1, 2, Rule::Majority).is_err());
+        let t = Answers::Typed {
+            bytes: &[0; 6],
+            width: 2,
+            kind: Kind::Float,
+        };
+        assert!(select(t, None, 1, 3, Rule::Majority).is_err());
+    }
+
+    #[test]
+    fn top_two_counts_by_brute_force() {
+        for seed in 0..30 {
+            let (rows, cols) = (1 + (seed as usize * 3) % 17, 1 + (seed as usize * 5) % 13);
+            let (a, _) = batch(seed, rows, cols);
+            let codes = group_typed(&bytes(&a), rows, cols, 8, Kind::Float).unwrap();
+            let (v1, v2) = top_two_counts(Answers::Codes(&codes), rows, cols).unwrap();
+            for r in 0..rows {
+                let mut k = vec![0i64; cols];
+                for &g in &codes[r * cols..(r + 1) * cols] {
+                    if g >= 0 {
+                        k[g as usize] += 1;
+                    }
+                }
+                k.sort_unstable_by(|x, y| y.cmp(x));
+                assert_eq!((v1[r], v2[r]), (k[0], if cols > 1 { k[1] } else { 0 }));
+            }
+        }
+    }
+
+    #[test]
+    fn isqrt_is_exact() {
+        for n in 0..5000u64 {
+            let r = isqrt(n);
+            assert!(r * r <= n && (r + 1) * (r + 1) > n);
+        }
+    }
+}
