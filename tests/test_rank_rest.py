@@ -26,6 +26,7 @@ from scorio.rank import voting as scorio_voting
 from scorio.utils import rank_scores as scorio_rank_scores
 
 import kscore.rank as kr
+from kscore import _kscore
 from kscore.rank import _board, _graph, _hodge_rank, _kemeny, _pointwise, _rank_centrality, _serial_rank, _voting
 
 from .conftest import outcome, same_error
@@ -247,15 +248,29 @@ def test_majority_judgment_median_order_is_the_iterative_one() -> None:
 
 
 
-def test_majority_judgment_grades_by_counting_are_numpys_sort() -> None:
+def test_majority_judgment_core_classes_are_numpys_sorted_keys() -> None:
+    """The core's classes (sorted rows from histograms, keys compared as
+    bytes) against numpy's sort, gather and unique of the same keys."""
     rng = np.random.default_rng(37)
-    for L, M, N in [(1, 1, 1), (5, 7, 3), (40, 300, 4), (3, 5, 40), (6, 30, 20), (4, 2, 64)]:
-        for dtype in (np.int64, np.int32, np.uint8):
-            levels = rng.integers(0, N + 1, size=(L, M)).astype(dtype)
+    cases = [(2, 1, 1), (5, 7, 3), (40, 300, 4), (3, 5, 40), (6, 30, 20), (4, 2, 64), (30, 64, 2), (9, 100, 8)]
+    for L, M, N in cases:
+        for spread in (2, N + 1):  # few distinct grades: many ties
+            levels = (rng.integers(0, spread, size=(L, M)) * (N // max(spread - 1, 1))).astype(np.uint8)
             levels[0] = N  # a model with every grade the top one
-            got = _voting._sorted_grades(levels, N)
-            assert got.dtype == levels.dtype
-            assert np.array_equal(got, np.sort(levels, axis=1)), (L, M, N, dtype)
+            levels[-1] = levels[L // 2]  # two models with equal grades
+            got = _kscore.majority_classes(levels, N)
+            assert np.array_equal(got, _voting._classes_by_keys(levels)), (L, M, N, spread)
+    with pytest.raises(ValueError, match="a grade above trials"):
+        _kscore.majority_classes(np.full((2, 3), 5, dtype=np.uint8), 4)
+
+
+def test_majority_judgment_over_255_trials_is_scorios() -> None:
+    # Grades of two bytes: the numpy path.
+    rng = np.random.default_rng(8)
+    R = (rng.random((5, 6, 300)) < rng.uniform(0.2, 0.8, size=(5, 1, 1))).astype(np.int64)
+    R[3] = R[1]
+    check("majority_judgment", R, None)
+
 
 # --- graph and spectral rankers ----------------------------------------------
 

@@ -18,7 +18,8 @@ __all__ = [
     "tailpass_empirical", "tailpass_draw_tails", "tailpass_add_gamma_tails", "inspect_columns", "max_t_block",
     "grid_sums", "segment_sums",
     # rank-rest: scorio.rank's pairwise, voting and graph rankers
-    "rank_board", "schulze_paths", "ranked_pairs_lock", "dominance_levels", "kemeny_search", "markov_stationary",
+    "rank_board", "schulze_paths", "ranked_pairs_lock", "dominance_levels", "majority_classes", "kemeny_search",
+    "markov_stationary",
     # arena
     "BattleBoard", "StyleBoard", "battle_board", "encode_sorted_strings", "encode_strings", "style_board",
     # intervals
@@ -519,6 +520,10 @@ def ranked_pairs_lock(pref: npt.NDArray[np.float64], by_votes: bool) -> npt.NDAr
 
 def dominance_levels(adj: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
     """scorio's topological level scores of a dominance relation."""
+
+def majority_classes(levels: npt.NDArray[np.uint8], trials: int) -> npt.NDArray[np.int64]:
+    """Majority judgment's class of every model (0 the lowest) from its
+    per-question grades."""
 
 def kemeny_search(
     margin: npt.NDArray[np.int64], time_limit: float | None = None

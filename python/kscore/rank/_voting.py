@@ -448,23 +448,18 @@ def _median_order(M: int) -> npt.NDArray[np.intp]:  # noqa: N803
     return order
 
 
-def _sorted_grades(levels: npt.NDArray[Any], trials: int) -> npt.NDArray[Any]:
-    """Each model's grades sorted ascending (``np.sort(levels, axis=1)``).
-
-    By counting (a grade is one of ``trials + 1`` values): one bincount of
-    every model's grades, then each model's sorted row is each value
-    repeated its count times, all rows in one ``np.repeat`` (O(L M), where
-    a sort costs O(L M log M) and comparing every position with every
-    cumulative count O(L M N)).
-    """
-    L, M = levels.shape
-    values = trials + 1
-    if values > M:
-        return np.sort(levels, axis=1)
-    offsets = (np.arange(L, dtype=np.intp) * values)[:, None]
-    counts = np.bincount((levels + offsets).ravel(), minlength=L * values)
-    grade = np.tile(np.arange(values, dtype=levels.dtype), L)
-    return np.repeat(grade, counts).reshape(L, M)
+def _classes_by_keys(levels: npt.NDArray[Any]) -> npt.NDArray[np.intp]:
+    """Majority judgment's classes (0 the lowest) by numpy, for grades wider
+    than a byte (over 255 trials; the core's ``majority_classes`` takes
+    bytes): each model's key is its sorted grades read in the median-removal
+    order, grouped by equal keys."""
+    keys = np.sort(levels, axis=1)[:, _median_order(levels.shape[1])]
+    # Each key as one opaque string of big-endian grades: byte order is the
+    # lexicographic order of the grades (numpy's unique with axis=0 compares
+    # a structured dtype of M fields, 100x slower).
+    rows = np.ascontiguousarray(keys.astype(keys.dtype.newbyteorder(">")))
+    _, group = np.unique(rows.view(np.dtype((np.void, rows.shape[1] * rows.itemsize))).ravel(), return_inverse=True)
+    return np.asarray(group.reshape(-1), dtype=np.intp)
 
 
 def majority_judgment(R: Any, method: RankMethod = "competition", return_scores: bool = False) -> RankResult:  # noqa: N803
@@ -496,13 +491,11 @@ def majority_judgment(R: Any, method: RankMethod = "competition", return_scores:
     board = read_board(R, levels=True)
     levels = board.levels
     assert levels is not None
-    keys = _sorted_grades(levels, board.trials)[:, _median_order(board.questions)]
-    # Each key as one opaque string of big-endian grades: byte order is the
-    # lexicographic order of the grades (numpy's unique with axis=0 compares
-    # a structured dtype of M fields, 100x slower).
-    rows = np.ascontiguousarray(keys.astype(keys.dtype.newbyteorder(">")))
-    _, group = np.unique(rows.view(np.dtype((np.void, rows.shape[1] * rows.itemsize))).ravel(), return_inverse=True)
-    group = group.reshape(-1)
+    if levels.dtype == np.uint8:
+        # The core: each sorted row from its histogram, keys compared as bytes.
+        group = _kscore.majority_classes(levels, board.trials)
+    else:
+        group = _classes_by_keys(levels)
     groups = int(group.max()) + 1
     # Ascending key order: the last group is the best (score L).
     scores = (board.models - (groups - 1 - group)).astype(np.float64)

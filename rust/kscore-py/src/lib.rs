@@ -132,6 +132,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rankers::schulze_paths, m)?)?;
     m.add_function(wrap_pyfunction!(rankers::ranked_pairs_lock, m)?)?;
     m.add_function(wrap_pyfunction!(rankers::dominance_levels, m)?)?;
+    m.add_function(wrap_pyfunction!(rankers::majority_classes, m)?)?;
     m.add_function(wrap_pyfunction!(rankers::kemeny_search, m)?)?;
     m.add_function(wrap_pyfunction!(rankers::markov_stationary, m)?)?;
     // arena (python/kscore/arena/): battles to ratings

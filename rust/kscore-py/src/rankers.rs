@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use kscore_core::rank::kemeny::{kemeny, Outcome, MAX_COMPONENT};
 use kscore_core::rank::markov::stationary;
 use kscore_core::rank::pairs::{greater_counts, read_board, sample_wins, Levels, Want};
-use kscore_core::rank::voting::{level_scores, lock_pairs, strongest_paths};
+use kscore_core::rank::voting::{level_scores, lock_pairs, majority_groups, strongest_paths};
 
 use crate::enter::{enter, enter_long};
 use crate::matrix::{on_view, Outcomes};
@@ -128,6 +128,41 @@ pub fn dominance_levels<'py>(py: Python<'py>, adj: PyReadonlyArray2<'py, bool>) 
     let (a, n) = square_data(&adj, "adj")?;
     let out = enter(py, || Ok(level_scores(&a, n)))?;
     Ok(out.into_pyarray(py))
+}
+
+/// Majority judgment's class of every model (0 the lowest, ascending) from
+/// its per-question grades `levels` (models x questions, each in
+/// `0..=trials`).
+#[pyfunction]
+pub fn majority_classes<'py>(
+    py: Python<'py>,
+    levels: PyReadonlyArray2<'py, u8>,
+    trials: usize,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let view = levels.as_array();
+    let (models, questions) = view.dim();
+    if trials > u8::MAX as usize {
+        return Err(PyValueError::new_err(
+            "majority_classes: grades are bytes (trials <= 255)",
+        ));
+    }
+    let owned;
+    let data: &[u8] = match view.as_slice() {
+        Some(s) => s,
+        None => {
+            owned = view.iter().copied().collect::<Vec<u8>>();
+            &owned
+        }
+    };
+    if data.iter().any(|&g| g as usize > trials) {
+        return Err(PyValueError::new_err("majority_classes: a grade above trials"));
+    }
+    let group = enter(py, || Ok(majority_groups(data, models, questions, trials)))?;
+    Ok(group
+        .into_iter()
+        .map(|g| g as i64)
+        .collect::<Vec<i64>>()
+        .into_pyarray(py))
 }
 
 /// Exact Kemeny-Young on integer margins: `("solved", forced, order)`,

@@ -14,6 +14,8 @@
 //!   with no remaining predecessor, level by level, the first level scoring
 //!   L, the next L - 1, ...; a cycle left over (none for the DAGs above)
 //!   ties the rest.
+//! - `majority_groups`: majority judgment's classes of models from their
+//!   per-question grades (see there).
 
 /// Schulze's strongest-path matrix: p[i, j] = P[i, j] where P[i, j] >
 /// P[j, i], else 0, closed under p[j, k] = max(p[j, k], min(p[j, i], p[i, k])).
@@ -141,6 +143,76 @@ pub fn level_scores(adj: &[bool], n: usize) -> Vec<f64> {
     scores
 }
 
+/// The positions of a sorted list of `m` grades in the order the iterative
+/// lower median removes them: always the last of the lower part or the
+/// first of the upper part.
+pub fn median_order(m: usize) -> Vec<usize> {
+    let mut order = Vec::with_capacity(m);
+    if m == 0 {
+        return order;
+    }
+    let mut lo = (m as isize - 1) / 2;
+    let mut hi = lo + 1;
+    order.push(lo as usize);
+    lo -= 1;
+    for t in (1..m as isize).rev() {
+        if (t - 1) / 2 <= lo {
+            order.push(lo as usize);
+            lo -= 1;
+        } else {
+            order.push(hi as usize);
+            hi += 1;
+        }
+    }
+    order
+}
+
+/// Majority judgment's classes: `levels` (models x questions, row-major,
+/// grades `0..=trials`); each model's key is its grades sorted and read in
+/// the median-removal order (scorio's comparison removes one median grade
+/// from both models until the medians differ: the first key position where
+/// two keys differ), and models are grouped by equal keys. Returns each
+/// model's class, 0 for the lowest key, ascending with the key.
+///
+/// A sorted row is its histogram's runs (no sort), and the keys are
+/// compared as byte strings.
+pub fn majority_groups(levels: &[u8], models: usize, questions: usize, trials: usize) -> Vec<usize> {
+    debug_assert_eq!(levels.len(), models * questions);
+    let order = median_order(questions);
+    let mut keys = vec![0u8; models * questions];
+    let mut sorted = vec![0u8; questions];
+    let mut counts = vec![0usize; trials + 1];
+    for (row, key) in levels
+        .chunks_exact(questions.max(1))
+        .zip(keys.chunks_exact_mut(questions.max(1)))
+    {
+        counts.iter_mut().for_each(|c| *c = 0);
+        for &g in row {
+            counts[(g as usize).min(trials)] += 1;
+        }
+        let mut at = 0;
+        for (g, &c) in counts.iter().enumerate() {
+            sorted[at..at + c].fill(g as u8);
+            at += c;
+        }
+        for (k, &p) in key.iter_mut().zip(&order) {
+            *k = sorted[p];
+        }
+    }
+    let key = |l: usize| &keys[l * questions..(l + 1) * questions];
+    let mut by_key: Vec<usize> = (0..models).collect();
+    by_key.sort_by(|&a, &b| key(a).cmp(key(b)));
+    let mut group = vec![0usize; models];
+    let mut class = 0;
+    for pair in by_key.windows(2) {
+        if key(pair[1]) != key(pair[0]) {
+            class += 1;
+        }
+        group[pair[1]] = class;
+    }
+    group
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,5 +329,83 @@ mod tests {
         // A cycle ties what is left.
         adj[2 * n] = true;
         assert_eq!(level_scores(&adj, n), vec![3.0, 3.0, 3.0, 4.0]);
+    }
+
+    /// scorio's comparison: remove one lower-median grade from both
+    /// histograms until the medians differ (1: a above b).
+    fn scorio_compare(a: &[u8], b: &[u8], trials: usize) -> std::cmp::Ordering {
+        let hist = |row: &[u8]| {
+            let mut h = vec![0usize; trials + 1];
+            row.iter().for_each(|&g| h[g as usize] += 1);
+            h
+        };
+        let median = |h: &[usize], total: usize| {
+            let target = (total - 1) / 2;
+            let mut cum = 0;
+            for (g, &c) in h.iter().enumerate() {
+                cum += c;
+                if cum > target {
+                    return g;
+                }
+            }
+            h.len() - 1
+        };
+        let (mut ha, mut hb) = (hist(a), hist(b));
+        let mut total = a.len();
+        while total > 0 {
+            let (ga, gb) = (median(&ha, total), median(&hb, total));
+            if ga != gb {
+                return ga.cmp(&gb);
+            }
+            ha[ga] -= 1;
+            hb[gb] -= 1;
+            total -= 1;
+        }
+        std::cmp::Ordering::Equal
+    }
+
+    #[test]
+    fn median_order_is_the_iterative_one() {
+        for m in 0..40 {
+            let mut remaining: Vec<usize> = (0..m).collect();
+            let mut expected = vec![];
+            while !remaining.is_empty() {
+                expected.push(remaining.remove((remaining.len() - 1) / 2));
+            }
+            assert_eq!(median_order(m), expected);
+        }
+    }
+
+    #[test]
+    fn majority_groups_order_as_scorios_comparison() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for &(models, questions, trials) in &[(2, 1, 1), (6, 5, 2), (12, 9, 4), (30, 40, 3), (25, 7, 8), (9, 2, 1)] {
+            for round in 0..20 {
+                let levels: Vec<u8> = (0..models * questions)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        // Few distinct values in some rounds: many ties.
+                        let span = if round % 2 == 0 { 2 } else { trials + 1 };
+                        ((x % span as u64) as usize * trials / (span - 1).max(1)) as u8
+                    })
+                    .collect();
+                let group = majority_groups(&levels, models, questions, trials);
+                let row = |l: usize| &levels[l * questions..(l + 1) * questions];
+                for (a, ga) in group.iter().enumerate() {
+                    for (b, gb) in group.iter().enumerate() {
+                        assert_eq!(
+                            ga.cmp(gb),
+                            scorio_compare(row(a), row(b), trials),
+                            "{models} x {questions} x {trials}, models {a} {b}"
+                        );
+                    }
+                }
+                // Classes are 0..k with no gap.
+                let most = group.iter().copied().max().unwrap_or(0);
+                assert!((0..=most).all(|c| group.contains(&c)));
+            }
+        }
     }
 }

@@ -13,7 +13,37 @@ fn board(models: usize, events: usize, seed: u64) -> Vec<Vec<u8>> {
     crate::testutil::random_rows(models, events, seed, |m| 20 + (m as u64 * 13) % 70)
 }
 
-use crate::testutil::pack_rows as pack;
+use crate::testutil::pack_rows;
+
+/// Rows packed as the core reads them (the bytes owned here, `Packed`
+/// borrowing them).
+struct Owned {
+    data: Vec<u8>,
+    models: usize,
+    bytes: usize,
+    events: usize,
+}
+
+impl Owned {
+    fn new(rows: &[Vec<u8>]) -> Owned {
+        let (data, bytes) = pack_rows(rows);
+        Owned {
+            data,
+            models: rows.len(),
+            bytes,
+            events: rows.first().map_or(0, Vec::len),
+        }
+    }
+
+    fn packed(&self) -> Packed<'_> {
+        Packed {
+            data: &self.data,
+            rows: self.models,
+            bytes: self.bytes,
+            events: self.events,
+        }
+    }
+}
 
 fn close(a: &[f64], b: &[f64], rel: f64) {
     for (x, y) in a.iter().zip(b) {
@@ -52,26 +82,15 @@ fn elo_is_scorios_loop() {
     // 9 models: groups shorter than a lane block; 37: full blocks and tails.
     for (models, events, seed) in [(9, 300, 1), (37, 400, 11)] {
         let rows = board(models, events, seed);
-        let (data, bytes) = pack(&rows);
-        let packed = Packed {
-            data: &data,
-            rows: models,
-            bytes,
-            events,
-        };
+        let owned = Owned::new(&rows);
+        let packed = owned.packed();
         for policy in POLICIES {
             let got = elo(packed, 32.0, 1500.0, policy).unwrap();
             close(&got, &scorio_elo(&rows, events, 32.0, 1500.0, policy), 1e-13);
         }
     }
-    let rows = board(9, 300, 1);
-    let (data, bytes) = pack(&rows);
-    let packed = Packed {
-        data: &data,
-        rows: 9,
-        bytes,
-        events: 300,
-    };
+    let owned = Owned::new(&board(9, 300, 1));
+    let packed = owned.packed();
     // Ratings far apart (a K of 1e6): the per-pair path.
     let got = elo(packed, 1e6, 0.0, TiePolicy::Draw).unwrap();
     assert!(got.iter().all(|v| v.is_finite()));
@@ -87,13 +106,8 @@ fn glicko_is_scorios_loop() {
 
 fn glicko_case(models: usize, events: usize, seed: u64) {
     let rows = board(models, events, seed);
-    let (data, bytes) = pack(&rows);
-    let packed = Packed {
-        data: &data,
-        rows: models,
-        bytes,
-        events,
-    };
+    let owned = Owned::new(&rows);
+    let packed = owned.packed();
     let q = 10f64.ln() / 400.0;
     for (policy, c) in [
         (TiePolicy::CorrectDrawOnly, 0.0),
@@ -150,13 +164,8 @@ fn glicko_case(models: usize, events: usize, seed: u64) {
 #[test]
 fn trueskill_moves_winners_up_and_shrinks_sigma() {
     let rows = vec![vec![1u8; 40], vec![0u8; 40], vec![1u8, 0].repeat(20)];
-    let (data, bytes) = pack(&rows);
-    let packed = Packed {
-        data: &data,
-        rows: 3,
-        bytes,
-        events: 40,
-    };
+    let owned = Owned::new(&rows);
+    let packed = owned.packed();
     let p = TrueSkill {
         mu: 25.0,
         sigma: 25.0 / 3.0,
