@@ -5,6 +5,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::enter::enter;
+use crate::matrix::to_pyarray2;
 
 fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray2<'_, T>, name: &str) -> PyResult<&'a [T]> {
     a.as_slice()
@@ -29,8 +30,7 @@ pub fn group_answers<'py>(
     let width = bytes.checked_div(cols).unwrap_or(0);
     let (a, v) = (slice(&answers, "answers")?, slice(&valid, "valid")?);
     let codes = enter(py, || kscore_core::aggregate::group_rows(a, v, rows, cols, width))?;
-    let arr = ndarray::Array2::from_shape_vec((rows, cols), codes).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(arr.into_pyarray(py))
+    to_pyarray2(py, rows, cols, codes)
 }
 
 /// Columns of each question's winning answer and representative, and the
@@ -94,14 +94,8 @@ pub fn order_by_score<'py>(
     }
     let (s, p) = (slice(&scores, "scores")?, slice(&part, "part")?);
     let out = enter(py, || kscore_core::aggregate::order::by_score(s, p, rows, cols))?;
-    let shaped = |v: Vec<i64>| {
-        ndarray::Array2::from_shape_vec((rows, cols), v).map_err(|e| PyValueError::new_err(e.to_string()))
-    };
-    Ok((
-        shaped(out.seq)?.into_pyarray(py),
-        shaped(out.place)?.into_pyarray(py),
-        out.nan.into_pyarray(py),
-    ))
+    let shaped = |v: Vec<i64>| to_pyarray2(py, rows, cols, v);
+    Ok((shaped(out.seq)?, shaped(out.place)?, out.nan.into_pyarray(py)))
 }
 
 /// Row-local group codes of `answers`, an (M, N * width) uint8 view of a
@@ -125,8 +119,7 @@ pub fn group_typed<'py>(
     let codes = enter(py, || {
         kscore_core::aggregate::group_typed(a, rows, cols, bytes / cols, kind)
     })?;
-    let arr = ndarray::Array2::from_shape_vec((rows, cols), codes).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(arr.into_pyarray(py))
+    to_pyarray2(py, rows, cols, codes)
 }
 
 /// scorio's mean vote and Best-of-Majority for every question: columns of each
@@ -203,8 +196,7 @@ pub fn rank_weights<'py>(
     let w = enter(py, || {
         kscore_core::aggregate::order::rank_weights(pl, pa, rows, cols, rule)
     })?;
-    let arr = ndarray::Array2::from_shape_vec((rows, cols), w).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(arr.into_pyarray(py))
+    to_pyarray2(py, rows, cols, w)
 }
 
 /// Each valid candidate's vote from its score: "softmax" (`exp((s - max) /
@@ -231,8 +223,7 @@ pub fn score_weights<'py>(
     }
     let (c, s) = (slice(&codes, "codes")?, slice(&scores, "scores")?);
     let (w, nan) = enter(py, || kscore_core::aggregate::score_weights(c, s, rows, cols, rule))?;
-    let arr = ndarray::Array2::from_shape_vec((rows, cols), w).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok((arr.into_pyarray(py), nan.into_pyarray(py)))
+    Ok((to_pyarray2(py, rows, cols, w)?, nan.into_pyarray(py)))
 }
 
 /// CGES for every question (kscore_core::aggregate::cges): the winner's first

@@ -2,7 +2,6 @@
 //! unique rows for the fit, sandwich, bootstrap and refits on changed
 //! counts (fragility); `StyleBoard` holds battles with style features.
 
-use ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -18,15 +17,14 @@ use kscore_core::battles::ties::{self, TieModel};
 use kscore_core::battles::{aggregate, Battles, Board, Prior};
 
 use crate::enter::enter_long;
+use crate::matrix::to_pyarray2;
 
 type F64Vec<'py> = Bound<'py, PyArray1<f64>>;
 type F64Mat<'py> = Bound<'py, PyArray2<f64>>;
 type U32Vec<'py> = Bound<'py, PyArray1<u32>>;
 
 fn matrix<'py>(py: Python<'py>, v: Vec<f64>, rows: usize, cols: usize) -> PyResult<F64Mat<'py>> {
-    Array2::from_shape_vec((rows, cols), v)
-        .map(|a| a.into_pyarray(py))
-        .map_err(|e| PyValueError::new_err(e.to_string()))
+    to_pyarray2(py, rows, cols, v)
 }
 
 fn ridge_of(ridge: Option<f64>) -> Ridge {

@@ -1,7 +1,7 @@
 //! Setwise Luce-family fits on the events of packed binary rows
 //! (`kscore_core::choice`), for `kscore.rank`'s listwise rankers.
 
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -10,6 +10,7 @@ use kscore_core::pairwise::newton::Options;
 use kscore_core::pairwise::{Fit, Hook};
 
 use crate::enter::enter;
+use crate::matrix::to_pyarray2;
 use crate::pairwise::{packed, prior_of, PairwiseFit, PyHook};
 
 type Summary<'py> = (f64, Bound<'py, PyArray2<f64>>, bool, bool);
@@ -32,8 +33,7 @@ pub fn choice_events<'py>(py: Python<'py>, bits: PyReadonlyArray2<'py, u8>, even
             ev.models,
         ))
     })?;
-    let arr = ndarray::Array2::from_shape_vec((l, l), memberships).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok((kept, arr.into_pyarray(py), composite, davidson))
+    Ok((kept, to_pyarray2(py, l, l, memberships)?, composite, davidson))
 }
 
 /// Fit a setwise likelihood (`kind`: "composite" for Bradley-Terry-Luce,

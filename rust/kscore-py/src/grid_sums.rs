@@ -1,11 +1,12 @@
 //! `grid_sums`: a leaderboard's per-model sums over its grid of states
 //! (kscore_core::grid_sums), for `kscore.leaderboard.stats.intervals`.
 
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::enter::enter;
+use crate::matrix::to_pyarray2;
 
 /// `$body` with `$s` the C-order values of `$grid` (a 2-D uint8 or uint16
 /// array: a grid of states) and `$models`, `$questions` its shape; the
@@ -43,9 +44,7 @@ fn table_of<'a>(table: &'a PyReadonlyArray2<'_, f64>) -> PyResult<(&'a [f64], us
 
 /// The sums as a models x width array.
 fn sums_array(py: Python<'_>, models: usize, width: usize, out: Vec<f64>) -> PyResult<Bound<'_, PyArray2<f64>>> {
-    let arr =
-        ndarray::Array2::from_shape_vec((models, width), out).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(arr.into_pyarray(py))
+    to_pyarray2(py, models, width, out)
 }
 
 /// `out[i, j]`: the sequential sum over model `i`'s questions (in order) of

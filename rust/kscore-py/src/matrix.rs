@@ -125,3 +125,16 @@ macro_rules! on_view {
 }
 
 pub(crate) use on_view;
+
+/// A core result of `rows * cols` values, row-major, as a new numpy array of
+/// that shape: the one way the bindings hand a matrix back.
+pub fn to_pyarray2<T: numpy::Element>(
+    py: Python<'_>,
+    rows: usize,
+    cols: usize,
+    v: Vec<T>,
+) -> PyResult<Bound<'_, PyArray2<T>>> {
+    numpy::ndarray::Array2::from_shape_vec((rows, cols), v)
+        .map(|a| numpy::IntoPyArray::into_pyarray(a, py))
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}

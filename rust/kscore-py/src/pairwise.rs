@@ -14,6 +14,7 @@ use kscore_core::pairwise::{fit, Fit, Hook, Model, Options, Pairs, Param, Prior,
 use kscore_core::Error;
 
 use crate::enter::enter;
+use crate::matrix::to_pyarray2;
 
 /// Packed rows (`numpy.packbits(rows, axis=1)`, C order) of `events` outcomes.
 pub(crate) fn packed<'a>(bits: &'a PyReadonlyArray2<'_, u8>, events: usize) -> PyResult<Packed<'a>> {
@@ -222,8 +223,7 @@ impl PairwiseFit {
 }
 
 fn square(py: Python<'_>, n: usize, data: Vec<f64>) -> PyResult<Bound<'_, PyArray2<f64>>> {
-    let arr = ndarray::Array2::from_shape_vec((n, n), data).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(arr.into_pyarray(py))
+    to_pyarray2(py, n, n, data)
 }
 
 /// The model from its name, the tie rule and the tie parameter (None: fitted).
