@@ -160,6 +160,17 @@ def test_bayesian_mcmc_makes_scorios_chain(seed: int) -> None:
     same("bayesian_mcmc", np.ones((3, 2, 2), dtype=int))
 
 
+def test_bayesian_mcmc_makes_scorios_chain_on_a_larger_board() -> None:
+    """30 models, 200 events: the log-likelihood regrouped by pairs (one
+    ``ln`` each) takes the same accept/reject steps as scorio's terms."""
+    R = board(np.random.default_rng(5), 30, 50, 4)
+    kwargs: dict[str, Any] = {"n_samples": 400, "burnin": 600, "seed": 3}
+    ours = kr.bayesian_mcmc(R, return_scores=True, **kwargs)
+    theirs = sr.bayesian_mcmc(R, return_scores=True, **kwargs)
+    np.testing.assert_array_equal(ours[0], theirs[0])
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=0, atol=1e-12)
+
+
 def test_bayesian_mcmc_blocks_do_not_change_the_chain(monkeypatch: pytest.MonkeyPatch) -> None:
     """Draws made in blocks of 37 iterations give the same chain."""
     R = board(np.random.default_rng(1), 4, 5, 2)

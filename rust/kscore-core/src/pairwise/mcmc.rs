@@ -3,24 +3,39 @@
 //! by the caller's draws (numpy's, in scorio's order: `L` normals and one
 //! uniform per iteration), so the same seed gives the same chain.
 //!
-//! The log-posterior is scorio's sum, term for term and in its order (the
-//! same cut-offs at `|theta_j - theta_i| > 20`, numpy's pairwise sum for
-//! the prior); its `exp` and `ln` are `numeric::expln`'s (within 2 ulp), so
-//! an acceptance could differ from scorio's only when `log u` and the
-//! log-ratio agree to about 1e-13.
-
-use rayon::prelude::*;
+//! The log-likelihood is scorio's `sum_{i != j} W_ij log P(i beats j)`
+//! regrouped by pairs: with `log P(i beats j) = theta_i - ln(e^theta_i +
+//! e^theta_j)`,
+//!
+//! `LL = sum_i theta_i out_i - sum_{i<j} n_ij (m + ln(a_i + a_j))`,
+//!
+//! `out_i = sum_j W_ij`, `n_ij = W_ij + W_ji`, `m = max theta`, `a = e^(theta
+//! - m)`: one `ln` per unordered pair and `L` exps, where scorio's terms
+//! take an `exp` and a `ln1p` per ordered pair. Where the strengths span more than 20, scorio's
+//! cut-offs (`|theta_j - theta_i| > 20`) may apply, and its sum is taken term
+//! for term in its order instead. The regrouped sum rounds differently from
+//! scorio's (by about 1e-16 of the likelihood's size, which is the number of
+//! decisive comparisons), so an acceptance could differ from scorio's only
+//! when `log u` and the log-ratio agree to that.
 
 use crate::numeric::expln::{exp, has_avx2, ln};
-use crate::par;
+
+/// Lanes of the pair sums (fixed: the same bits on every CPU).
+const LANES: usize = 8;
 
 /// The posterior's terms: decisive wins `W[i, j] > 0` in scorio's order
-/// (`i`, then `j`).
+/// (`i`, then `j`), and the regrouped counts.
 pub struct Posterior {
     models: usize,
     first: Vec<u32>,
     second: Vec<u32>,
     wins: Vec<f64>,
+    /// `out_i = sum_j W_ij`.
+    out: Vec<f64>,
+    /// `n_ij = W_ij + W_ji` for `j > i`, row `i` after row `i - 1`.
+    pairs: Vec<f64>,
+    /// `sum_{i<j} n_ij`.
+    total: f64,
     prior_var: f64,
 }
 
@@ -32,6 +47,9 @@ impl Posterior {
             first: vec![],
             second: vec![],
             wins: vec![],
+            out: vec![0.0; models],
+            pairs: Vec::with_capacity(models * models.saturating_sub(1) / 2),
+            total: 0.0,
             prior_var,
         };
         for i in 0..models {
@@ -41,95 +59,129 @@ impl Posterior {
                     post.first.push(i as u32);
                     post.second.push(j as u32);
                     post.wins.push(w);
+                    post.out[i] += w;
+                }
+                if j > i {
+                    let n = w + wins[j * models + i];
+                    post.pairs.push(n);
+                    post.total += n;
                 }
             }
         }
         post
     }
 
-    /// The log-posterior at `theta` (`table`: work space).
+    /// The log-posterior at `theta` (`table`: the strengths' powers, work
+    /// space).
     pub fn log_posterior(&self, theta: &[f64], table: &mut Vec<f64>) -> f64 {
-        // -log P(i beats j) = ln(1 + exp(theta_j - theta_i)) for every
-        // pair, each unordered pair once (row `i` holds the pairs `j > i`,
-        // both ways: contiguous, the loop vectorises), then scorio's sum over
-        // its pairs in its order, with its cut-offs.
-        let l = self.models;
-        table.resize(2 * l * l, 0.0);
-        let (ahead, behind) = table.split_at_mut(l * l);
-        // Rows are independent: in parallel once an iteration is worth a
-        // hand-off to the pool (a row costs about 3 ns per model: a
-        // vectorised `exp` and `ln` for half the opponents).
-        if par::worth_splitting(3 * l * l) {
-            ahead
-                .par_chunks_mut(l.max(1))
-                .zip(behind.par_chunks_mut(l.max(1)))
-                .enumerate()
-                .with_min_len(par::min_len(3 * l))
-                .for_each(|(i, (a, b))| softplus_row(i, theta, a, b));
+        let (lo, hi) = theta
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &t| (lo.min(t), hi.max(t)));
+        let ll = if hi - lo <= 20.0 {
+            table.clear();
+            table.extend(theta.iter().map(|&t| exp(t - hi)));
+            let linear = theta.iter().zip(&self.out).fold(0.0, |s, (t, o)| s + t * o);
+            linear - (hi * self.total + pair_logs(table, &self.pairs))
         } else {
-            for (i, (a, b)) in ahead.chunks_mut(l.max(1)).zip(behind.chunks_mut(l.max(1))).enumerate() {
-                softplus_row(i, theta, a, b);
-            }
-        }
+            self.log_likelihood_terms(theta)
+        };
+        ll + self.log_prior(theta)
+    }
+
+    /// scorio's log-likelihood term for term in its order (its cut-offs at
+    /// `|theta_j - theta_i| > 20`).
+    fn log_likelihood_terms(&self, theta: &[f64]) -> f64 {
         let mut ll = 0.0;
         for ((&i, &j), &w) in self.first.iter().zip(&self.second).zip(&self.wins) {
-            let (i, j) = (i as usize, j as usize);
-            let diff = theta[j] - theta[i];
+            let diff = theta[j as usize] - theta[i as usize];
             let log_p = if diff > 20.0 {
                 -diff
             } else if diff < -20.0 {
                 0.0
-            } else if i < j {
-                -ahead[i * l + j]
             } else {
-                -behind[j * l + i]
+                -ln(1.0 + exp(diff))
             };
             ll += w * log_p;
         }
-        let squares: Vec<f64> = theta.iter().map(|t| t * t).collect();
-        ll + -0.5 * numpy_sum(&squares) / self.prior_var
+        ll
+    }
+
+    /// `-1/2 |theta|^2 / prior_var` with numpy's pairwise sum of the squares.
+    fn log_prior(&self, theta: &[f64]) -> f64 {
+        -0.5 * numpy_sum_squares(theta) / self.prior_var
     }
 }
 
-/// For the opponents `j > i` of row `i`, with `d = theta_j - theta_i`:
-/// `ahead[j] = ln(1 + exp(d))` and `behind[j] = ln(1 + exp(-d))` (the pair
-/// the other way), from one `exp` and `ln` of `-|d|` (clamped at -20, past
-/// which scorio's cut-offs take over): `ln(1 + exp(x)) = ln(1 + exp(-|x|)) +
-/// max(x, 0)`.
-fn softplus_row(i: usize, theta: &[f64], ahead: &mut [f64], behind: &mut [f64]) {
+/// `sum_{i<j} n_ij ln(a_i + a_j)`, each row's pairs in eight lanes (lane `q`
+/// the opponents `j = i + 1 + q mod 8`), the rows' tails in order; the lanes
+/// added in a fixed tree at the end.
+fn pair_logs(a: &[f64], n: &[f64]) -> f64 {
     #[cfg(target_arch = "x86_64")]
     {
+        if crate::ratings::has_avx512() {
+            // SAFETY: the CPU has AVX-512 F and DQ (checked).
+            return unsafe { pair_logs_avx512(a, n) };
+        }
         if has_avx2() {
             // SAFETY: the CPU has AVX2 (checked).
-            return unsafe { softplus_row_avx2(i, theta, ahead, behind) };
+            return unsafe { pair_logs_avx2(a, n) };
         }
     }
-    softplus_row_body(i, theta, ahead, behind)
+    pair_logs_body(a, n)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+unsafe fn pair_logs_avx512(a: &[f64], n: &[f64]) -> f64 {
+    pair_logs_body(a, n)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn softplus_row_avx2(i: usize, theta: &[f64], ahead: &mut [f64], behind: &mut [f64]) {
-    softplus_row_body(i, theta, ahead, behind)
+unsafe fn pair_logs_avx2(a: &[f64], n: &[f64]) -> f64 {
+    pair_logs_body(a, n)
 }
 
 #[inline(always)]
-fn softplus_row_body(i: usize, theta: &[f64], ahead: &mut [f64], behind: &mut [f64]) {
-    let Some(&ti) = theta.get(i) else {
-        return;
-    };
-    let later = &theta[i + 1..];
-    let n = later
-        .len()
-        .min(ahead.len().saturating_sub(i + 1))
-        .min(behind.len().saturating_sub(i + 1));
-    let (ahead, behind) = (&mut ahead[i + 1..i + 1 + n], &mut behind[i + 1..i + 1 + n]);
-    for ((a, b), &tj) in ahead.iter_mut().zip(behind.iter_mut()).zip(&later[..n]) {
-        let d = tj - ti;
-        let base = ln(1.0 + exp((-d.abs()).max(-20.0)));
-        *a = base + d.max(0.0);
-        *b = base + (-d).max(0.0);
+fn pair_logs_body(a: &[f64], n: &[f64]) -> f64 {
+    let l = a.len();
+    let mut lanes = [0.0f64; LANES];
+    let mut tail = 0.0;
+    let mut at = 0;
+    for i in 0..l {
+        let ai = a[i];
+        let later = &a[i + 1..];
+        let Some(row) = n.get(at..at + later.len()) else {
+            break;
+        };
+        at += later.len();
+        let mut an = later.chunks_exact(LANES);
+        let mut nn = row.chunks_exact(LANES);
+        for (ac, nc) in (&mut an).zip(&mut nn) {
+            for q in 0..LANES {
+                lanes[q] += nc[q] * ln(ai + ac[q]);
+            }
+        }
+        for (&aj, &nj) in an.remainder().iter().zip(nn.remainder()) {
+            tail += nj * ln(ai + aj);
+        }
     }
+    let quads = [lanes[0] + lanes[4], lanes[1] + lanes[5], lanes[2] + lanes[6], lanes[3] + lanes[7]];
+    ((quads[0] + quads[1]) + (quads[2] + quads[3])) + tail
+}
+
+/// numpy's pairwise summation of the squares of `theta` (`np.sum(theta ** 2)`),
+/// without a copy for up to 128 models.
+fn numpy_sum_squares(theta: &[f64]) -> f64 {
+    if theta.len() <= 128 {
+        let mut squares = [0.0f64; 128];
+        for (s, t) in squares.iter_mut().zip(theta) {
+            *s = t * t;
+        }
+        return numpy_sum(&squares[..theta.len()]);
+    }
+    let squares: Vec<f64> = theta.iter().map(|t| t * t).collect();
+    numpy_sum(&squares)
 }
 
 /// numpy's pairwise summation of a contiguous float64 array (`np.sum`).
@@ -188,7 +240,7 @@ impl Chain {
     pub fn advance(&mut self, post: &Posterior, z: &[f64], u: &[f64], burnin: u64) {
         let l = post.models;
         let mut proposal = vec![0.0; l];
-        let mut terms = Vec::with_capacity(l * l);
+        let mut terms = Vec::with_capacity(l);
         for (t, &uniform) in u.iter().enumerate() {
             let it = self.iteration;
             for k in 0..l {
@@ -262,6 +314,30 @@ mod tests {
         want += -0.5 * theta.iter().map(|t| t * t).sum::<f64>() / 2.0;
         let got = post.log_posterior(&theta, &mut Vec::new());
         assert!((got - want).abs() <= 1e-13 * want.abs(), "{got} vs {want}");
+    }
+
+    #[test]
+    fn regrouped_log_posterior_is_scorios_sum() {
+        // Strengths within 20 of each other (the regrouped sum), 37 and 100
+        // models (full lane blocks and tails), against scorio's terms from
+        // the C library's exp and ln1p, pair by pair in its order.
+        for l in [2usize, 9, 37, 100] {
+            let theta: Vec<f64> = (0..l).map(|k| ((k * 7919) % 97) as f64 * 0.2 - 9.5).collect();
+            let wins: Vec<f64> = (0..l * l).map(|k| ((k * 31) % 5) as f64 * 100.0).collect();
+            let post = Posterior::new(&wins, l, 2.0);
+            let mut want = 0.0;
+            for i in 0..l {
+                for j in 0..l {
+                    let w = wins[i * l + j];
+                    if i != j && w != 0.0 {
+                        want += w * -(theta[j] - theta[i]).exp().ln_1p();
+                    }
+                }
+            }
+            want += -0.5 * theta.iter().map(|t| t * t).sum::<f64>() / 2.0;
+            let got = post.log_posterior(&theta, &mut Vec::new());
+            assert!((got - want).abs() <= 1e-13 * want.abs(), "{l}: {got} vs {want}");
+        }
     }
 
     #[test]

@@ -23,6 +23,8 @@ use crate::error::Result;
 use crate::numeric::expln::{exp, has_avx2};
 use crate::pairwise::counts::Packed;
 
+#[cfg(target_arch = "x86_64")]
+use super::simd;
 use super::{check_stop, outcomes, TiePolicy};
 
 /// `ln(10) / 400`.
@@ -104,12 +106,80 @@ pub fn elo(rows: Packed, k: f64, initial: f64, policy: TiePolicy) -> Result<Vec<
 fn event_sums(right: &mut Group, wrong: &mut Group, policy: TiePolicy) {
     #[cfg(target_arch = "x86_64")]
     {
+        if super::has_avx512() {
+            // SAFETY: the CPU has AVX-512 F and DQ (checked).
+            return unsafe { event_sums_avx512(right, wrong, policy) };
+        }
         if has_avx2() {
             // SAFETY: the CPU has AVX2 (checked).
             return unsafe { event_sums_avx2(right, wrong, policy) };
         }
     }
     event_sums_body(right, wrong, policy)
+}
+
+/// The event's sums in eight lanes, each share `a_j / (a_i + a_j)` from
+/// `simd::recip8` (within an ulp or two of the division).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn event_sums_avx512(right: &mut Group, wrong: &mut Group, policy: TiePolicy) {
+    for p in 0..right.power.len() {
+        let gain = cross_row8(right.power[p], &wrong.power, &mut wrong.sum);
+        right.sum[p] += gain;
+    }
+    if policy != TiePolicy::Skip {
+        draws8(&right.power, &mut right.sum);
+    }
+    if policy == TiePolicy::Draw {
+        draws8(&wrong.power, &mut wrong.sum);
+    }
+}
+
+/// `cross_row` in eight lanes (the last block's missing lanes add 0).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn cross_row8(ai: f64, a: &[f64], loss: &mut [f64]) -> f64 {
+    use std::arch::x86_64::*;
+    let n = a.len().min(loss.len());
+    let ai8 = _mm512_set1_pd(ai);
+    let mut lanes = _mm512_setzero_pd();
+    let mut j = 0;
+    while j < n {
+        let end = (j + 8).min(n);
+        let aj = simd::load_or(&a[j..end], 0.0);
+        let x = _mm512_mul_pd(aj, simd::recip8(_mm512_add_pd(ai8, aj)));
+        lanes = _mm512_add_pd(lanes, x);
+        let l = simd::load_or(&loss[j..end], 0.0);
+        simd::store_first(&mut loss[j..end], _mm512_sub_pd(l, x));
+        j = end;
+    }
+    simd::sum8(lanes)
+}
+
+/// `draws` in eight lanes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn draws8(a: &[f64], sum: &mut [f64]) {
+    use std::arch::x86_64::*;
+    let n = a.len().min(sum.len());
+    let half = _mm512_set1_pd(0.5);
+    for p in 0..n {
+        let ap = _mm512_set1_pd(a[p]);
+        let mut lanes = _mm512_setzero_pd();
+        let mut q = p + 1;
+        while q < n {
+            let end = (q + 8).min(n);
+            // Missing lanes: a_q = a_p, y = 0.
+            let aq = simd::load_or(&a[q..end], a[p]);
+            let y = _mm512_sub_pd(half, _mm512_mul_pd(ap, simd::recip8(_mm512_add_pd(ap, aq))));
+            let y = _mm512_maskz_mov_pd(simd::first(end - q), y);
+            lanes = _mm512_add_pd(lanes, y);
+            let s = simd::load_or(&sum[q..end], 0.0);
+            simd::store_first(&mut sum[q..end], _mm512_sub_pd(s, y));
+            q = end;
+        }
+        sum[p] += simd::sum8(lanes);
+    }
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -14,6 +14,8 @@
 pub mod elo;
 pub mod glicko;
 pub mod normal;
+#[cfg(target_arch = "x86_64")]
+mod simd;
 #[cfg(test)]
 mod tests;
 pub mod trueskill;
@@ -54,6 +56,20 @@ pub(crate) fn outcomes(rows: &Packed, e: usize, out: &mut [u8]) {
     let (byte, bit) = (e / 8, 7 - (e % 8));
     for (r, o) in out.iter_mut().enumerate() {
         *o = rows.data[r * rows.bytes + byte] >> bit & 1;
+    }
+}
+
+/// Whether the CPU runs AVX-512 (F and DQ): the per-pair loops of the rating
+/// systems and the sampler then run eight lanes wide.
+#[inline]
+pub(crate) fn has_avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512dq")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 

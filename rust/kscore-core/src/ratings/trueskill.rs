@@ -72,30 +72,42 @@ pub fn trueskill(rows: Packed, trials: usize, p: TrueSkill) -> Result<(Vec<f64>,
     let mut sigma = vec![p.sigma; l];
     let mut o = vec![0u8; l];
     let (mut precision, mut natural) = (vec![0.0; l], vec![0.0; l]);
-    // Each match's four site increments, row by row: (i, j > i) at (i * l + j) * 4.
-    let mut sites = vec![0.0; l * l * 4];
+    // Each match's four site increments, row by row: (i, j > i) at (i * l + j) * 4
+    // (the parallel path's; sized on first use).
+    let mut sites = Vec::new();
     let row_ns = 40 * l;
+    let mut groups = Groups::default();
+    let mut start_buf = (vec![0.0; l], vec![0.0; l], vec![0.0; l]);
     for e in 0..rows.events {
         check_stop(e)?;
         outcomes(&rows, e, &mut o);
-        {
+        precision.iter_mut().for_each(|v| *v = 0.0);
+        natural.iter_mut().for_each(|v| *v = 0.0);
+        groups.fill(&o);
+        if par::worth_splitting(groups.matches(p.policy) * MATCH_NS) {
             let (mu, sigma, o) = (&mu, &sigma, &o);
+            sites.resize(l * l * 4, 0.0);
             sites
                 .par_chunks_mut(l * 4)
                 .enumerate()
                 .with_min_len(par::min_len(row_ns))
                 .for_each(|(i, row)| matches_of(i, mu, sigma, o, &p, row));
-        }
-        precision.iter_mut().for_each(|v| *v = 0.0);
-        natural.iter_mut().for_each(|v| *v = 0.0);
-        for i in 0..l {
-            for j in i + 1..l {
-                let site = &sites[(i * l + j) * 4..(i * l + j) * 4 + 4];
-                precision[i] += site[0];
-                natural[i] += site[1];
-                precision[j] += site[2];
-                natural[j] += site[3];
+            for i in 0..l {
+                for j in i + 1..l {
+                    let site = &sites[(i * l + j) * 4..(i * l + j) * 4 + 4];
+                    precision[i] += site[0];
+                    natural[i] += site[1];
+                    precision[j] += site[2];
+                    natural[j] += site[3];
+                }
             }
+        } else {
+            let start = Start::of(&mu, &sigma, &mut start_buf);
+            let mut sums = Sums {
+                precision: &mut precision,
+                natural: &mut natural,
+            };
+            groups.play(&start, &p, &mut sums);
         }
         for k in 0..l {
             let s2 = sigma[k] * sigma[k];
@@ -143,6 +155,138 @@ fn matches_of(i: usize, mu: &[f64], sigma: &[f64], o: &[u8], p: &TrueSkill, row:
             let nv = new_sigma * new_sigma;
             site[2 * slot] = 1.0 / nv - 1.0 / s2;
             site[2 * slot + 1] = m / nv - mu[k] / s2;
+        }
+    }
+}
+
+/// About the nanoseconds of one match (an `erfc`, an `exp`, square roots and
+/// divisions): an event is split over the pool from about 6,700 matches.
+const MATCH_NS: usize = 60;
+
+/// An event's models by outcome, in model order.
+#[derive(Default)]
+struct Groups {
+    right: Vec<usize>,
+    wrong: Vec<usize>,
+}
+
+impl Groups {
+    fn fill(&mut self, o: &[u8]) {
+        self.right.clear();
+        self.wrong.clear();
+        for (k, &ok) in o.iter().enumerate() {
+            if ok == 1 {
+                self.right.push(k);
+            } else {
+                self.wrong.push(k);
+            }
+        }
+    }
+
+    /// The event's matches under `policy`.
+    fn matches(&self, policy: TiePolicy) -> usize {
+        let pairs = |n: usize| n * n.saturating_sub(1) / 2;
+        let mut m = self.right.len() * self.wrong.len();
+        if policy != TiePolicy::Skip {
+            m += pairs(self.right.len());
+        }
+        if policy == TiePolicy::Draw {
+            m += pairs(self.wrong.len());
+        }
+        m
+    }
+
+    /// Every match of the event (right against wrong, then the draws of
+    /// each group), each site added to its two players' sums: the same
+    /// site arithmetic as `matches_of` (the pair's lower index first in
+    /// `c`), the sums in another order.
+    fn play(&self, start: &Start<'_>, p: &TrueSkill, sums: &mut Sums<'_>) {
+        for &w in &self.right {
+            for &x in &self.wrong {
+                decisive(w, x, start, p, sums);
+            }
+        }
+        if p.policy != TiePolicy::Skip {
+            draws(&self.right, start, p, sums);
+        }
+        if p.policy == TiePolicy::Draw {
+            draws(&self.wrong, start, p, sums);
+        }
+    }
+}
+
+/// The event's starting beliefs and, per model, `sigma^2`, `1 / sigma^2`
+/// and `mu / sigma^2` (each computed as `matches_of` computes it).
+struct Start<'a> {
+    mu: &'a [f64],
+    sigma: &'a [f64],
+    s2: &'a [f64],
+    inv: &'a [f64],
+    nat: &'a [f64],
+}
+
+impl<'a> Start<'a> {
+    fn of(mu: &'a [f64], sigma: &'a [f64], buf: &'a mut (Vec<f64>, Vec<f64>, Vec<f64>)) -> Start<'a> {
+        let (s2, inv, nat) = buf;
+        for k in 0..mu.len() {
+            s2[k] = sigma[k] * sigma[k];
+            inv[k] = 1.0 / s2[k];
+            nat[k] = mu[k] / s2[k];
+        }
+        Start {
+            mu,
+            sigma,
+            s2,
+            inv,
+            nat,
+        }
+    }
+}
+
+/// The event's running sums of precision and natural-mean increments.
+struct Sums<'a> {
+    precision: &'a mut [f64],
+    natural: &'a mut [f64],
+}
+
+impl Sums<'_> {
+    /// Player `k`'s site: its mean `m` after the match and the factor `w`.
+    #[inline(always)]
+    fn add(&mut self, k: usize, m: f64, w: f64, c2: f64, start: &Start<'_>) {
+        let s2 = start.s2[k];
+        let new_sigma = start.sigma[k] * (1.0 - (s2 / c2) * w).max(1e-12).sqrt();
+        let nv = new_sigma * new_sigma;
+        self.precision[k] += 1.0 / nv - start.inv[k];
+        self.natural[k] += m / nv - start.nat[k];
+    }
+}
+
+/// `winner` beat `loser`.
+#[inline(always)]
+fn decisive(winner: usize, loser: usize, start: &Start<'_>, p: &TrueSkill, sums: &mut Sums<'_>) {
+    let (lo, hi) = if winner < loser { (winner, loser) } else { (loser, winner) };
+    let c = (2.0 * p.beta * p.beta + start.s2[lo] + start.s2[hi]).sqrt();
+    let epsilon = p.draw_margin / c;
+    let (v, w) = win_corrections((start.mu[winner] - start.mu[loser]) / c, epsilon);
+    let mw = start.mu[winner] + (start.s2[winner] / c) * v;
+    let ml = start.mu[loser] - (start.s2[loser] / c) * v;
+    let c2 = c * c;
+    sums.add(winner, mw, w, c2, start);
+    sums.add(loser, ml, w, c2, start);
+}
+
+/// Draws between every two models of a group (in model order).
+fn draws(group: &[usize], start: &Start<'_>, p: &TrueSkill, sums: &mut Sums<'_>) {
+    for (a, &i) in group.iter().enumerate() {
+        for &j in &group[a + 1..] {
+            let c = (2.0 * p.beta * p.beta + start.s2[i] + start.s2[j]).sqrt();
+            let epsilon = p.draw_margin / c;
+            let (v, w) = draw_corrections((start.mu[i] - start.mu[j]) / c, epsilon);
+            let mi = start.mu[i] + (start.s2[i] / c) * v;
+            let mj = start.mu[j] - (start.s2[j] / c) * v;
+            let c2 = c * c;
+            sums.add(i, mi, w, c2, start);
+            sums.add(j, mj, w, c2, start);
         }
     }
 }

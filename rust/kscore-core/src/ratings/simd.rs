@@ -1,0 +1,139 @@
+//! Eight-lane AVX-512 pieces of the per-pair loops (Glicko's expectations,
+//! Elo's shares): `exp` as `numeric::expln`'s (the same reduction and
+//! polynomial, the scaling by `vscalefpd`) and the reciprocal from
+//! `vrcp14pd` refined by two Newton steps (relative error 2^-14, then 2^-28,
+//! then below 2^-53 before the last rounding: within an ulp or two of the
+//! division, at a fraction of `vdivpd`'s cost, which bounds these loops).
+//!
+//! Every function here must be called from code compiled with AVX-512 F
+//! (and DQ): the callers check `super::has_avx512` once.
+
+#![cfg(target_arch = "x86_64")]
+
+use std::arch::x86_64::*;
+
+const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
+const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
+
+/// `exp(x)` lane by lane for `x` in `[-746, 700]` (clamped there; callers
+/// keep the result finite so that its reciprocal is).
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn exp8(x: __m512d) -> __m512d {
+    let x = _mm512_min_pd(_mm512_max_pd(x, _mm512_set1_pd(-746.0)), _mm512_set1_pd(700.0));
+    // k = round(x / ln 2), r = x - k ln 2 in two parts (|r| <= ln2/2).
+    let k = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm512_mul_pd(
+        x,
+        _mm512_set1_pd(std::f64::consts::LOG2_E),
+    ));
+    let r = _mm512_fnmadd_pd(k, _mm512_set1_pd(LN2_HI), x);
+    let r = _mm512_fnmadd_pd(k, _mm512_set1_pd(LN2_LO), r);
+    let mut p = _mm512_set1_pd(1.0 / 6_227_020_800.0);
+    for c in [
+        1.0 / 479_001_600.0,
+        1.0 / 39_916_800.0,
+        1.0 / 3_628_800.0,
+        1.0 / 362_880.0,
+        1.0 / 40_320.0,
+        1.0 / 5_040.0,
+        1.0 / 720.0,
+        1.0 / 120.0,
+        1.0 / 24.0,
+        1.0 / 6.0,
+        0.5,
+    ] {
+        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(c));
+    }
+    // 1 + r + r^2 p
+    let p = _mm512_fmadd_pd(_mm512_mul_pd(p, r), r, r);
+    let p = _mm512_add_pd(_mm512_set1_pd(1.0), p);
+    _mm512_scalef_pd(p, k)
+}
+
+/// `1 / d` lane by lane for finite positive normal `d`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn recip8(d: __m512d) -> __m512d {
+    let one = _mm512_set1_pd(1.0);
+    let mut y = _mm512_rcp14_pd(d);
+    for _ in 0..2 {
+        let e = _mm512_fnmadd_pd(d, y, one); // 1 - d y
+        y = _mm512_fmadd_pd(y, e, y);
+    }
+    y
+}
+
+/// The mask of the first `n` lanes (`n <= 8`).
+#[inline]
+pub(crate) fn first(n: usize) -> __mmask8 {
+    ((1u16 << n.min(8)) - 1) as __mmask8
+}
+
+/// `n <= 8` values from `a` into the low lanes, `fill` elsewhere.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn load_or(a: &[f64], fill: f64) -> __m512d {
+    let n = a.len().min(8);
+    // SAFETY: the mask covers the first `n` lanes, all inside `a`.
+    unsafe { _mm512_mask_loadu_pd(_mm512_set1_pd(fill), first(n), a.as_ptr()) }
+}
+
+/// The low `min(8, a.len())` lanes of `v` into `a`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn store_first(a: &mut [f64], v: __m512d) {
+    let n = a.len().min(8);
+    // SAFETY: the mask covers the first `n` lanes, all inside `a`.
+    unsafe { _mm512_mask_storeu_pd(a.as_mut_ptr(), first(n), v) }
+}
+
+/// The sum of the eight lanes in a fixed order.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn sum8(v: __m512d) -> f64 {
+    let mut a = [0.0f64; 8];
+    // SAFETY: `a` holds eight doubles.
+    unsafe { _mm512_storeu_pd(a.as_mut_ptr(), v) };
+    ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exp8_and_recip8_against_the_library() {
+        if !super::super::has_avx512() {
+            return;
+        }
+        let mut state = 0x1234_5678_9abc_def1u64;
+        let mut worst = (0.0f64, 0.0f64);
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let u = (state >> 11) as f64 / (1u64 << 53) as f64;
+            let x: Vec<f64> = (0..8).map(|q| (u - 0.5) * 1400.0 / (1.0 + q as f64 * 9.0)).collect();
+            let mut e = [0.0; 8];
+            let mut r = [0.0; 8];
+            // SAFETY: AVX-512 F checked above.
+            unsafe {
+                let v = _mm512_loadu_pd(x.as_ptr());
+                _mm512_storeu_pd(e.as_mut_ptr(), exp8(v));
+                let d = _mm512_add_pd(_mm512_set1_pd(1.0), exp8(v));
+                _mm512_storeu_pd(r.as_mut_ptr(), recip8(d));
+            }
+            for q in 0..8 {
+                let want = x[q].exp();
+                if want > 1e-300 && want < 1e300 {
+                    worst.0 = worst.0.max((e[q] / want - 1.0).abs());
+                }
+                let d = 1.0 + x[q].min(700.0).exp();
+                if d < 1e300 {
+                    worst.1 = worst.1.max((r[q] * d - 1.0).abs());
+                }
+            }
+        }
+        assert!(worst.0 < 4e-16 && worst.1 < 4e-16, "{worst:?}");
+    }
+}
