@@ -14,7 +14,8 @@ Every call runs in a child process (fork), so that a slow scorio call can be
 killed at ``--limit`` seconds and each side's peak memory is its own. Each
 side's figure is the median of up to ``--repeat`` calls (kscore: at least
 21), fewer where the calls use up ``--budget`` seconds (the number of calls
-is printed); kscore makes one untimed call first. A scorio name that does not finish within the
+is printed); kscore makes one untimed call first; scorio's CPU times are
+printed beside its walls too. A scorio name that does not finish within the
 limit is reported as "over N s". The load average is printed at the start
 and end of every row (this machine is shared).
 
@@ -166,7 +167,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average (1/5/15 min) at start: {load()}")
     extra = " before (calls) / cpu | before / kscore |" if args.before else ""
-    print(f"| name | size | kscore (calls) / cpu | kscore peak RSS |{extra} scorio (calls) | scorio / kscore | load |")
+    print(f"| name | size | kscore (calls) / cpu | kscore peak RSS |{extra} scorio (calls) / cpu | scorio / kscore (wall, cpu) | load |")
     print("|---|---|---|---|---|---|---|" + ("---|---|" if args.before else ""))
     for size in args.sizes.split(","):
         L, M, N = SIZES[size]
@@ -188,12 +189,13 @@ def main() -> None:
             if args.kscore_only or (size in KSCORE_ONLY and not args.scorio_all):
                 cells += ["-", "-"]
             else:
-                status, theirs, _, _ = measure("scorio", name, size, args.repeat, args.budget, args.limit)
+                status, theirs, their_cpu, _ = measure("scorio", name, size, args.repeat, args.budget, args.limit)
                 if status == "timeout":
                     cells += [f"over {args.limit:.0f} s", f"over {args.limit / mine:,.0f}x"]
                 elif status == "ok":
-                    med = statistics.median(theirs)
-                    cells += [f"{fmt(med)} ({len(theirs)})", f"{med / mine:,.0f}x"]
+                    med, med_cpu = statistics.median(theirs), statistics.median(their_cpu)
+                    ratio = f"{med / mine:,.0f}x, cpu {med_cpu / statistics.median(cpu):,.0f}x"
+                    cells += [f"{fmt(med)} ({len(theirs)}) / {fmt(med_cpu)}", ratio]
                 else:
                     cells += [status, "-"]
             print(f"| {name} | {L} x {M} x {N} | " + " | ".join(cells) + f" | {load()} |", flush=True)

@@ -114,25 +114,20 @@ impl Posterior {
 
 /// `sum_{i<j} n_ij ln(a_i + a_j)`, each row's pairs in eight lanes (lane `q`
 /// the opponents `j = i + 1 + q mod 8`), the rows' tails in order; the lanes
-/// added in a fixed tree at the end.
+/// added in a fixed tree at the end. With AVX-512, `simd::pair_logs8` (the
+/// tails in the lanes too, `ln` from `simd::ln8`: within an ulp or two).
 fn pair_logs(a: &[f64], n: &[f64]) -> f64 {
     #[cfg(target_arch = "x86_64")]
     {
         if crate::ratings::has_avx512() {
             // SAFETY: the CPU has AVX-512 F and DQ (checked).
-            return unsafe { pair_logs_avx512(a, n) };
+            return unsafe { crate::ratings::simd::pair_logs8(a, n) };
         }
         if has_avx2() {
             // SAFETY: the CPU has AVX2 (checked).
             return unsafe { pair_logs_avx2(a, n) };
         }
     }
-    pair_logs_body(a, n)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512dq")]
-unsafe fn pair_logs_avx512(a: &[f64], n: &[f64]) -> f64 {
     pair_logs_body(a, n)
 }
 

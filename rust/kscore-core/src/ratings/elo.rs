@@ -63,22 +63,20 @@ pub fn elo(rows: Packed, k: f64, initial: f64, policy: TiePolicy) -> Result<Vec<
     let mut rating = vec![initial; l];
     let mut o = vec![0u8; l];
     let mut delta = vec![0.0; l];
+    let mut power = vec![0.0; l];
     let (mut right, mut wrong) = (Group::default(), Group::default());
     for e in 0..rows.events {
         check_stop(e)?;
         outcomes(&rows, e, &mut o);
         let top = rating.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let mut direct = false;
         right.clear();
         wrong.clear();
+        let direct = powers(&rating, top, &mut power);
         for j in 0..l {
-            let x = SCALE * (rating[j] - top);
-            direct |= x < TINY;
-            let a = exp(x);
             if o[j] == 1 {
-                right.push(j, a);
+                right.push(j, power[j]);
             } else {
-                wrong.push(j, a);
+                wrong.push(j, power[j]);
             }
         }
         if direct {
@@ -99,6 +97,37 @@ pub fn elo(rows: Packed, k: f64, initial: f64, policy: TiePolicy) -> Result<Vec<
     }
     watch.check()?;
     Ok(rating)
+}
+
+/// Every model's power `10^((r - top) / 400)` into `power` (a plain map over
+/// the models: it vectorises), and whether a power is below the range of
+/// the per-model form.
+fn powers(rating: &[f64], top: f64, power: &mut [f64]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_avx2() {
+            // SAFETY: the CPU has AVX2 (checked).
+            return unsafe { powers_avx2(rating, top, power) };
+        }
+    }
+    powers_body(rating, top, power)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn powers_avx2(rating: &[f64], top: f64, power: &mut [f64]) -> bool {
+    powers_body(rating, top, power)
+}
+
+#[inline(always)]
+fn powers_body(rating: &[f64], top: f64, power: &mut [f64]) -> bool {
+    let mut direct = false;
+    for (p, &r) in power.iter_mut().zip(rating) {
+        let x = SCALE * (r - top);
+        direct |= x < TINY;
+        *p = exp(x);
+    }
+    direct
 }
 
 /// Every model's `sum_j (S_ij - E_ij)` over the event's matches, into the

@@ -15,7 +15,7 @@ pub mod elo;
 pub mod glicko;
 pub mod normal;
 #[cfg(target_arch = "x86_64")]
-mod simd;
+pub(crate) mod simd;
 #[cfg(test)]
 mod tests;
 pub mod trueskill;

@@ -50,6 +50,33 @@ pub(crate) fn exp8(x: __m512d) -> __m512d {
     _mm512_scalef_pd(p, k)
 }
 
+/// `ln(x)` lane by lane for positive normal finite `x`: `numeric::expln::ln`'s
+/// reduction and series (`x = 2^e m`, `s = (m - 1) / (m + 1)`,
+/// `ln m = 2 atanh s`), with `m` in `[3/4, 3/2)` from `vgetmantpd` and `s`'s
+/// division by `recip8`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn ln8(x: __m512d) -> __m512d {
+    let one = _mm512_set1_pd(1.0);
+    let m = _mm512_getmant_pd::<_MM_MANT_NORM_P75_1P5, _MM_MANT_SIGN_ZERO>(x);
+    // getexp gives floor(log2 x); where m < 1 the mantissa was halved
+    // (x = 2^(e + 1) m).
+    let e = _mm512_getexp_pd(x);
+    let e = _mm512_mask_add_pd(e, _mm512_cmp_pd_mask::<_CMP_LT_OQ>(m, one), e, one);
+    let f = _mm512_sub_pd(m, one);
+    let s = _mm512_mul_pd(f, recip8(_mm512_add_pd(_mm512_set1_pd(2.0), f)));
+    let s2 = _mm512_mul_pd(s, s);
+    let mut q = _mm512_set1_pd(1.0 / 23.0);
+    for c in [21.0, 19.0, 17.0, 15.0, 13.0, 11.0, 9.0, 7.0, 5.0, 3.0] {
+        q = _mm512_fmadd_pd(q, s2, _mm512_set1_pd(1.0 / c));
+    }
+    let hfsq = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.5), f), f);
+    // f - (hfsq - s (hfsq + 2 s2 q))
+    let inner = _mm512_fmadd_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), s2), q, hfsq);
+    let lnm = _mm512_sub_pd(f, _mm512_fnmadd_pd(s, inner, hfsq));
+    _mm512_fmadd_pd(e, _mm512_set1_pd(LN2_HI), _mm512_fmadd_pd(e, _mm512_set1_pd(LN2_LO), lnm))
+}
+
 /// `1 / d` lane by lane for finite positive normal `d`.
 #[inline]
 #[target_feature(enable = "avx512f")]
@@ -85,6 +112,31 @@ pub(crate) fn store_first(a: &mut [f64], v: __m512d) {
     let n = a.len().min(8);
     // SAFETY: the mask covers the first `n` lanes, all inside `a`.
     unsafe { _mm512_mask_storeu_pd(a.as_mut_ptr(), first(n), v) }
+}
+
+/// `sum_{i<j} n_ij ln(a_i + a_j)` over the rows of `n` (row `i`: the pairs
+/// `j > i`), eight lanes (a row's last block padded with `n = 0`, `a = 1`).
+#[target_feature(enable = "avx512f,avx512dq")]
+pub(crate) fn pair_logs8(a: &[f64], n: &[f64]) -> f64 {
+    let mut lanes = _mm512_setzero_pd();
+    let mut at = 0;
+    for i in 0..a.len() {
+        let ai = _mm512_set1_pd(a[i]);
+        let later = &a[i + 1..];
+        let Some(row) = n.get(at..at + later.len()) else {
+            break;
+        };
+        at += later.len();
+        let mut j = 0;
+        while j < later.len() {
+            let end = (j + 8).min(later.len());
+            let aj = load_or(&later[j..end], 1.0);
+            let nj = load_or(&row[j..end], 0.0);
+            lanes = _mm512_fmadd_pd(nj, ln8(_mm512_add_pd(ai, aj)), lanes);
+            j = end;
+        }
+    }
+    sum8(lanes)
 }
 
 /// The sum of the eight lanes in a fixed order.
@@ -135,5 +187,33 @@ mod tests {
             }
         }
         assert!(worst.0 < 4e-16 && worst.1 < 4e-16, "{worst:?}");
+    }
+
+    #[test]
+    fn ln8_against_the_library() {
+        if !super::super::has_avx512() {
+            return;
+        }
+        let mut state = 0x0bad_5eed_1234_5679u64;
+        let mut worst = 0.0f64;
+        for _ in 0..20_000 {
+            let mut x = [0.0f64; 8];
+            for (q, v) in x.iter_mut().enumerate() {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let u = (state >> 11) as f64 / (1u64 << 53) as f64;
+                // (0, 2] as the sampler's sums, and far out.
+                *v = if q < 6 { 2.0 * u + 1e-9 } else { (u * 1400.0 - 700.0).exp() };
+            }
+            let mut out = [0.0f64; 8];
+            // SAFETY: AVX-512 F checked above.
+            unsafe { _mm512_storeu_pd(out.as_mut_ptr(), ln8(_mm512_loadu_pd(x.as_ptr()))) };
+            for q in 0..8 {
+                let want = x[q].ln();
+                worst = worst.max((out[q] - want).abs() / want.abs().max(1.0));
+            }
+        }
+        assert!(worst < 4e-16, "{worst}");
     }
 }
