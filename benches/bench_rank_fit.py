@@ -167,7 +167,8 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average (1/5/15 min) at start: {load()}")
     extra = " before (calls) / cpu | before / kscore |" if args.before else ""
-    print(f"| name | size | kscore (calls) / cpu | kscore peak RSS |{extra} scorio (calls) / cpu | scorio / kscore (wall, cpu) | load |")
+    scorio_cells = " scorio (calls) / cpu | scorio / kscore (wall, cpu) |"
+    print(f"| name | size | kscore (calls) / cpu | kscore peak RSS |{extra}{scorio_cells} load |")
     print("|---|---|---|---|---|---|---|" + ("---|---|" if args.before else ""))
     for size in args.sizes.split(","):
         L, M, N = SIZES[size]

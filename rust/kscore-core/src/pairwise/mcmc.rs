@@ -74,9 +74,9 @@ impl Posterior {
     /// The log-posterior at `theta` (`table`: the strengths' powers, work
     /// space).
     pub fn log_posterior(&self, theta: &[f64], table: &mut Vec<f64>) -> f64 {
-        let (lo, hi) = theta
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &t| (lo.min(t), hi.max(t)));
+        let (lo, hi) = theta.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &t| {
+            (lo.min(t), hi.max(t))
+        });
         let ll = if hi - lo <= 20.0 {
             table.clear();
             table.extend(theta.iter().map(|&t| exp(t - hi)));
@@ -161,7 +161,12 @@ fn pair_logs_body(a: &[f64], n: &[f64]) -> f64 {
             tail += nj * ln(ai + aj);
         }
     }
-    let quads = [lanes[0] + lanes[4], lanes[1] + lanes[5], lanes[2] + lanes[6], lanes[3] + lanes[7]];
+    let quads = [
+        lanes[0] + lanes[4],
+        lanes[1] + lanes[5],
+        lanes[2] + lanes[6],
+        lanes[3] + lanes[7],
+    ];
     ((quads[0] + quads[1]) + (quads[2] + quads[3])) + tail
 }
 

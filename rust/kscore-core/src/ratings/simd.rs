@@ -74,7 +74,11 @@ pub(crate) fn ln8(x: __m512d) -> __m512d {
     // f - (hfsq - s (hfsq + 2 s2 q))
     let inner = _mm512_fmadd_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), s2), q, hfsq);
     let lnm = _mm512_sub_pd(f, _mm512_fnmadd_pd(s, inner, hfsq));
-    _mm512_fmadd_pd(e, _mm512_set1_pd(LN2_HI), _mm512_fmadd_pd(e, _mm512_set1_pd(LN2_LO), lnm))
+    _mm512_fmadd_pd(
+        e,
+        _mm512_set1_pd(LN2_HI),
+        _mm512_fmadd_pd(e, _mm512_set1_pd(LN2_LO), lnm),
+    )
 }
 
 /// `1 / d` lane by lane for finite positive normal `d`.
@@ -204,7 +208,11 @@ mod tests {
                 state ^= state << 17;
                 let u = (state >> 11) as f64 / (1u64 << 53) as f64;
                 // (0, 2] as the sampler's sums, and far out.
-                *v = if q < 6 { 2.0 * u + 1e-9 } else { (u * 1400.0 - 700.0).exp() };
+                *v = if q < 6 {
+                    2.0 * u + 1e-9
+                } else {
+                    (u * 1400.0 - 700.0).exp()
+                };
             }
             let mut out = [0.0f64; 8];
             // SAFETY: AVX-512 F checked above.

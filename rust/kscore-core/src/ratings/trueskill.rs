@@ -264,7 +264,11 @@ impl Sums<'_> {
 /// `winner` beat `loser`.
 #[inline(always)]
 fn decisive(winner: usize, loser: usize, start: &Start<'_>, p: &TrueSkill, sums: &mut Sums<'_>) {
-    let (lo, hi) = if winner < loser { (winner, loser) } else { (loser, winner) };
+    let (lo, hi) = if winner < loser {
+        (winner, loser)
+    } else {
+        (loser, winner)
+    };
     let c = (2.0 * p.beta * p.beta + start.s2[lo] + start.s2[hi]).sqrt();
     let epsilon = p.draw_margin / c;
     let (v, w) = win_corrections((start.mu[winner] - start.mu[loser]) / c, epsilon);
