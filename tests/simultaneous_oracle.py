@@ -3,9 +3,11 @@ simultaneous rank sets, kept verbatim as the test oracle of
 kscore.leaderboard.stats.simultaneous: every pair's ``|t|`` significant at
 ``alpha`` held and sorted (Holm's ``p_crit`` by scanning them), one sweep of
 the blocks per step of the step-down, the maxima over draws by a numpy loop
-per row. It uses the package's blocks (``Pairs``) and small helpers, as the
-replaced code did, so that both see the same standard errors. Not used by
-the package."""
+per row. It uses the package's blocks (``Pairs``) and small helpers, as
+the replaced code did, so that both see the same standard errors. Not used
+by the package. Its one change since (issue 36): up to 2 000 models the
+step-down runs to its end (it stopped at a step rejecting under a tenth of
+the pairs left)."""
 
 from __future__ import annotations
 
@@ -104,9 +106,10 @@ def step_down(pairs: Pairs, alpha: float, m: int, u_sig: FloatArray) -> float | 
         # than one test's: Monte Carlo noise neither widens beyond Holm nor rejects beyond p < alpha.
         c = max(min(c, z_value(1.0 - alpha / (m - done))), floor)
         now = int(np.count_nonzero(t_sig > c))
-        # Stopping early is valid (fewer rejections); a step that removed under a tenth of the
-        # family would lower the next critical value little, at the cost of another pass.
-        if now == m or now - done < max(1, (m - done) // 10):
+        # Up to 2 000 models (simultaneous.STEP_DOWN_MAX, issue 36) to the end: a step that rejects
+        # nothing new. Past it, stopping early (valid: fewer rejections): a step that removed under a
+        # tenth of the family would lower the next critical value little, at the cost of another pass.
+        if now == m or now - done < (1 if pairs.L <= 2000 else max(1, (m - done) // 10)):
             return c if now else None
         c_prev, done = c, now
 

@@ -31,7 +31,12 @@ step:
 
 Sweeps on a board where most pairs differ: the first (maxima over all
 pairs, the histogram), one per further step of the procedure, and the
-last, which counts the ranks.
+last, which counts the ranks. Up to :data:`STEP_DOWN_MAX` models the
+step-down runs to its end, a step that rejects nothing new (issue 36: the
+narrowest joint sets of the procedures simulated in docs/rankings.md, *Rank
+sets, by simulation*; 2-4 sweeps on boards of 1 000-2 000 models); past it
+a step that rejects under a tenth of the pairs left ends it, and the sets
+carry a note saying so (:func:`_stops`).
 
 With missing questions (no clusters) each pair is compared on the
 questions both have, as everywhere on the board, and its bootstrap
@@ -90,6 +95,10 @@ FULL_MAX = 30_000
 #: questions`` (1 000 models x 100 questions: 3-30 s on the shared 2-core
 #: machine, as its load goes) Holm's ranges stand in.
 PARTIAL_MAX = 1000 * 1000 * 100
+#: Up to this many models the step-down runs to its end (each step a sweep
+#: of every pair); past it a step that rejects under a tenth of the pairs
+#: left ends it (:func:`_stops`; ranges possibly wider, said in a note).
+STEP_DOWN_MAX = 2_000
 
 
 def refusal(pairs: Pairs) -> str:
@@ -118,10 +127,13 @@ def refusal(pairs: Pairs) -> str:
 class Sets:
     """What the procedure decided: Holm's ``level`` (significant where
     ``erfc(u) < level``; None: no pair) and the max-t critical value
-    ``t_crit`` (significant where ``|t| > t_crit``; None: no pair)."""
+    ``t_crit`` (significant where ``|t| > t_crit``; None: no pair);
+    ``note``: past :data:`STEP_DOWN_MAX` models, a line saying that the
+    step-down may have stopped before its end."""
 
     level: float | None
     t_crit: float | None
+    note: str = ""
 
 
 class Sketch:
@@ -334,12 +346,14 @@ def _sweep(pairs: Pairs, u_star: float, alpha: float, draws: _Draws | _PartialDr
     return _Sweep(mx, above, below, tested)
 
 
-def _stops(now: int, done: int, m: int) -> bool:
+def _stops(now: int, done: int, m: int, to_end: bool) -> bool:
     """The step-down's stopping rule: every pair rejected, or a step that
-    removed under a tenth of the family left (stopping early is valid:
-    fewer rejections; another step would lower the critical value little,
-    at the cost of another sweep)."""
-    return now == m or now - done < max(1, (m - done) // 10)
+    rejected nothing new (the end of the procedure); past
+    :data:`STEP_DOWN_MAX` models (``to_end`` false), a step that removed
+    under a tenth of the family left (stopping early is valid: fewer
+    rejections; another step would lower the critical value little, at the
+    cost of another sweep of every pair)."""
+    return now == m or now - done < (1 if to_end else max(1, (m - done) // 10))
 
 
 def simultaneous(pairs: Pairs, alpha: float, u_star: float) -> Sets:
@@ -374,6 +388,7 @@ def simultaneous(pairs: Pairs, alpha: float, u_star: float) -> Sets:
         c = float(np.sort(mx)[k])
         return max(min(c, z_value(1.0 - alpha / (m - done))), floor)
 
+    to_end = L <= STEP_DOWN_MAX
     sketch = Sketch(u_star)
     first = _sweep(pairs, u_star, alpha, draws, math.inf, None, None, sketch)
     m = first.tested
@@ -385,7 +400,7 @@ def simultaneous(pairs: Pairs, alpha: float, u_star: float) -> Sets:
     t_crit: float | None
     while True:
         lo, hi = sketch.bounds(_above(c))
-        go = done + max(1, (m - done) // 10)  # (a step that rejects fewer pairs than this stops)
+        go = done + (1 if to_end else max(1, (m - done) // 10))  # (a step that rejects fewer pairs than this stops)
         all_stop = hi < go or lo == m or go > m - 1
         if all_stop and (lo > 0 or hi == 0):
             t_crit = c if lo > 0 else None  # (every count within the bounds stops, with the same answer)
@@ -396,7 +411,7 @@ def simultaneous(pairs: Pairs, alpha: float, u_star: float) -> Sets:
         if holm.pending is not None:
             holm.exact(got.below)
         now = got.above
-        if _stops(now, done, m):
+        if _stops(now, done, m, to_end):
             t_crit = c if now else None
             break
         assert got.mx is not None
@@ -404,7 +419,11 @@ def simultaneous(pairs: Pairs, alpha: float, u_star: float) -> Sets:
     while holm.pending is not None:  # (rare: Holm's count left open by the bounds and every sweep above)
         holm.exact(_sweep(pairs, u_star, alpha, None, math.inf, None, holm.pending).below)
     level = holm.level if holm.R > 0 else None
-    return Sets(level, t_crit)
+    note = "" if to_end else (
+        f"simultaneous rank sets on over {STEP_DOWN_MAX:,} models: the step-down max-t ends at a step that rejects "
+        "under a tenth of the pairs left (a sweep of every pair a step), not at its end: ranges possibly a little "
+        "wider")
+    return Sets(level, t_crit, note)
 
 
 def count_ranks(pairs: Pairs, sets: Sets, u_star: float, alpha: float, better: IntArray,
