@@ -5,7 +5,7 @@ kscore.leaderboard.stats.simultaneous: every pair's ``|t|`` significant at
 the blocks per step of the step-down, the maxima over draws by a numpy loop
 per row. It uses the package's blocks (``Pairs``) and small helpers, as
 the replaced code did, so that both see the same standard errors. Not used
-by the package. Its one change since (issue 36): up to 2 000 models the
+by the package. Its one change since (issue 36): up to 10 000 models the
 step-down runs to its end (it stopped at a step rejecting under a tenth of
 the pairs left)."""
 
@@ -16,6 +16,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from kscore.leaderboard.stats import simultaneous as _sim
 from kscore.leaderboard.stats.pair_tests import count_block, holm_crit, u_of, u_threshold, unadjusted
 from kscore.leaderboard.stats.pairs import Pairs
 from kscore.leaderboard.stats.ranges import RankSets, _holm_p
@@ -106,10 +107,10 @@ def step_down(pairs: Pairs, alpha: float, m: int, u_sig: FloatArray) -> float | 
         # than one test's: Monte Carlo noise neither widens beyond Holm nor rejects beyond p < alpha.
         c = max(min(c, z_value(1.0 - alpha / (m - done))), floor)
         now = int(np.count_nonzero(t_sig > c))
-        # Up to 2 000 models (simultaneous.STEP_DOWN_MAX, issue 36) to the end: a step that rejects
+        # Up to 10 000 models (simultaneous.STEP_DOWN_MAX, issue 36) to the end: a step that rejects
         # nothing new. Past it, stopping early (valid: fewer rejections): a step that removed under a
         # tenth of the family would lower the next critical value little, at the cost of another pass.
-        if now == m or now - done < (1 if pairs.L <= 2000 else max(1, (m - done) // 10)):
+        if now == m or now - done < (1 if pairs.L <= _sim.STEP_DOWN_MAX else max(1, (m - done) // 10)):
             return c if now else None
         c_prev, done = c, now
 

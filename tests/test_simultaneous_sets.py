@@ -5,7 +5,8 @@ same ranges, on random full grids up to 2 000 models (near-ties, duplicated
 models, clusters, several confidence levels), also with the histogram made
 so coarse that nearly every count needs its exact sweep, and past 2 000
 models (where the old code was not run on the board: Holm's ranges stood
-in). The histogram's bounds hold the exact counts; the kernel's maxima are
+in), with the step-down run to its end (issue 36) and stopped early past
+``STEP_DOWN_MAX``. The histogram's bounds hold the exact counts; the kernel's maxima are
 the numpy loop's."""
 
 from __future__ import annotations
@@ -83,8 +84,11 @@ def test_equal_up_to_2000_models(L: int, Q: int, kind: int) -> None:
     _same(X, W, cl, 0.95)
 
 
-def test_equal_past_2000_models() -> None:
-    # The old code, run here on a board it would have handed to Holm.
+@pytest.mark.parametrize("step_down_max", [10_000, 2_000])
+def test_equal_past_2000_models(step_down_max: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The old code, run here on a board it would have handed to Holm; with the step-down
+    # to its end, and (STEP_DOWN_MAX lowered) stopped at a step rejecting under a tenth.
+    monkeypatch.setattr(sim, "STEP_DOWN_MAX", step_down_max)
     rng = np.random.default_rng(26)
     X, W, cl = _board(rng, 2300, 25, 1.0, 1)
     _same(X, W, cl, 0.95)

@@ -34,9 +34,11 @@ pairs, the histogram), one per further step of the procedure, and the
 last, which counts the ranks. Up to :data:`STEP_DOWN_MAX` models the
 step-down runs to its end, a step that rejects nothing new (issue 36: the
 narrowest joint sets of the procedures simulated in docs/rankings.md, *Rank
-sets, by simulation*; 2-4 sweeps on boards of 1 000-2 000 models); past it
-a step that rejects under a tenth of the pairs left ends it, and the sets
-carry a note saying so (:func:`_stops`).
+sets, by simulation*; 2-4 sweeps on boards of 1 000-10 000 models, 0-2
+more than the early stop below: 1.1-1.5x its CPU); past it, where a sweep
+costs some 9 times the 10 000-model one, a step that rejects under a tenth
+of the pairs left ends it, and the sets carry a note saying so
+(:func:`_stops`).
 
 With missing questions (no clusters) each pair is compared on the
 questions both have, as everywhere on the board, and its bootstrap
@@ -96,9 +98,10 @@ FULL_MAX = 30_000
 #: machine, as its load goes) Holm's ranges stand in.
 PARTIAL_MAX = 1000 * 1000 * 100
 #: Up to this many models the step-down runs to its end (each step a sweep
-#: of every pair); past it a step that rejects under a tenth of the pairs
-#: left ends it (:func:`_stops`; ranges possibly wider, said in a note).
-STEP_DOWN_MAX = 2_000
+#: of every pair: some 4-5 s of CPU at 10 000 models on the shared 2-core
+#: machine); past it a step that rejects under a tenth of the pairs left
+#: ends it (:func:`_stops`; ranges possibly wider, said in a note).
+STEP_DOWN_MAX = 10_000
 
 
 def refusal(pairs: Pairs) -> str:
