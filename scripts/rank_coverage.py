@@ -172,7 +172,7 @@ def marginal_sets(diff: np.ndarray, se: np.ndarray, E: np.ndarray, scale: float,
 NAMES = ["none", "holm", "simultaneous", "maxt", "csranks", "marginal"]
 
 
-def run(fam: RankFamily, boards: int, seed: int = 1, names: list[str] = NAMES, save: str = "") -> dict[
+def run(fam: RankFamily, boards: int, seed: int = 1, names: list[str] = NAMES, save: str = "", first: int = 0) -> dict[
         str, tuple[float, float, float, float, float]]:
     true = true_ranks(fam)
     rng = np.random.default_rng(seed)
@@ -185,10 +185,15 @@ def run(fam: RankFamily, boards: int, seed: int = 1, names: list[str] = NAMES, s
     width = {a: [] for a in names}
     best = {a: [] for a in names}
     a = np.asarray(fam.ability)
-    for _ in range(boards):
+    units = fam.questions // fam.cluster if fam.cluster else fam.questions
+    for b in range(first + boards):
         d = difficulty(rng, fam.questions, fam.cluster)
         p = 1 / (1 + np.exp(-(a[:, None] - d[None, :])))
         X = rng.binomial(fam.samples, p) / fam.samples
+        if b < first:  # (a later share of the boards: the draws of the ones before, discarded)
+            for _ in [x for x in ("maxt", "csranks", "marginal") if x in names]:
+                rng_draws.standard_normal((units, 1000))
+            continue
         order = np.argsort(-X.mean(axis=1), kind="stable")
         Xo = X[order]
         t = true[order]
@@ -211,8 +216,10 @@ def run(fam: RankFamily, boards: int, seed: int = 1, names: list[str] = NAMES, s
             best[name].append(int(np.sum(lo == 1)))
     if save:
         Path(save).mkdir(parents=True, exist_ok=True)
-        arrays = {f"{k}_{name}": np.asarray(v[name]) for k, v in (("joint", joint), ("width", width)) for name in names}
-        np.savez(Path(save) / f"{slug(fam.name)}.{'-'.join(names)}.npz", **arrays)
+        kinds = (("joint", joint), ("width", width), ("marginal", marg), ("best", best))
+        arrays = {f"{k}_{name}": np.asarray(v[name]) for k, v in kinds for name in names}
+        part = f".from{first:05d}" if first else ""
+        np.savez(Path(save) / f"{slug(fam.name)}.{'-'.join(names)}{part}.npz", **arrays)
     out = {}
     for name in names:
         j = np.asarray(joint[name], float)
@@ -229,16 +236,21 @@ def paired(save: str) -> None:
     """Each procedure's mean width against Holm's, board by board, from the
     files of ``--save`` (procedures run apart on the same boards)."""
     for fam in FAMILIES:
-        per: dict[str, dict[str, np.ndarray]] = {"joint": {}, "width": {}}
-        for f in sorted(Path(save).glob(f"{slug(fam.name)}.*.npz")):
+        parts: dict[tuple[str, str], list[tuple[int, np.ndarray]]] = {}
+        for f in Path(save).glob(f"{slug(fam.name)}.*.npz"):
+            first = int(f.name.split(".from")[1].split(".")[0]) if ".from" in f.name else 0  # (a later share)
             with np.load(f) as z:
                 for key in z.files:
                     kind, name = key.split("_", 1)
-                    per[kind][name] = z[key]
+                    parts.setdefault((kind, name), []).append((first, z[key]))
+        per: dict[str, dict[str, np.ndarray]] = {"joint": {}, "width": {}, "marginal": {}, "best": {}}
+        for (kind, name), got in parts.items():
+            per[kind][name] = np.concatenate([x for _, x in sorted(got, key=lambda t: t[0])])
         if "holm" not in per["width"]:
             continue
         h = per["width"]["holm"]
-        print(f"{fam.name} ({len(h)} boards): Holm's mean width {h.mean():.4f}")
+        print(f"{fam.name} ({len(h)} boards): Holm's mean width {h.mean():.4f}, joint "
+              f"{100 * per['joint']['holm'].mean():.1f}%")
         for name, w in per["width"].items():
             if name == "holm" or len(w) != len(h):
                 continue
@@ -257,6 +269,7 @@ def main() -> None:
     ap.add_argument("--methods", default=",".join(NAMES), help="procedures to run (default: all)")
     ap.add_argument("--save", default="", help="write each family's per-board coverage and widths here")
     ap.add_argument("--paired", default="", help="compare the widths saved here with Holm's, board by board")
+    ap.add_argument("--first", type=int, default=0, help="start at this board (a later share of a family's boards)")
     args = ap.parse_args()
     if args.paired:
         paired(args.paired)
@@ -270,7 +283,7 @@ def main() -> None:
         if args.only and args.only not in fam.name:
             continue
         t0 = time.time()
-        res = run(fam, args.boards, names=names, save=args.save)
+        res = run(fam, args.boards, names=names, save=args.save, first=args.first)
         cells = [f"{100 * r[0]:.1f}±{100 * r[1]:.1f} / {100 * r[2]:.1f} / {r[3]:.2f} / {r[4]:.1f}"
                  for r in (res[n] for n in names)]
         print(f"| {fam.name} | " + " | ".join(cells) + " |", flush=True)
