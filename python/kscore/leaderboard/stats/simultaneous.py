@@ -32,13 +32,13 @@ step:
 Sweeps on a board where most pairs differ: the first (maxima over all
 pairs, the histogram), one per further step of the procedure, and the
 last, which counts the ranks. Up to :data:`STEP_DOWN_MAX` models the
-step-down runs to its end, a step that rejects nothing new (issue 36: the
-narrowest joint sets of the procedures simulated in docs/rankings.md, *Rank
-sets, by simulation*; 2-4 sweeps on boards of 1 000-10 000 models, 0-2
-more than the early stop below: 1.1-1.5x its CPU); past it, where a sweep
-costs some 9 times the 10 000-model one, a step that rejects under a tenth
-of the pairs left ends it, and the sets carry a note saying so
-(:func:`_stops`).
+step-down runs to its end, a step that rejects nothing new, with more
+multiplier draws (:func:`draws_for`; issue 36: with them the sets are
+within 0.3-0.6% of the width of the step-down max-t computed apart, 3-4%
+below Holm's on 30 models, docs/rankings.md, *Rank sets, by simulation*);
+past it, where to the end cost up to twice the early stop's CPU on a board
+of 10 000 near-tied models, a step that rejects under a tenth of the pairs
+left ends it, and the sets carry a note saying so (:func:`_stops`).
 
 With missing questions (no clusters) each pair is compared on the
 questions both have, as everywhere on the board, and its bootstrap
@@ -75,6 +75,17 @@ from .pairs import Pairs
 #: critical value, not level.
 DRAWS = 250
 SEED = 20261125
+#: On a full grid a board of fewer than :data:`DRAWS_MODELS` models gets more
+#: draws, ``DRAWS (DRAWS_MODELS / L)^2`` up to :data:`MAX_DRAWS` (a sweep
+#: costs at most what a ``DRAWS_MODELS``-model board's does) and to
+#: :data:`UNIT_DRAWS` over its units (the multipliers, units x draws, at most
+#: 20 MB): with 250 the critical value's Monte Carlo error (some 0.07 on a
+#: 30-model board, from the same draws on every board) made the sets wider
+#: than the procedure's own (issue 36: docs/rankings.md, *Rank sets, by
+#: simulation*).
+MAX_DRAWS = 10_000
+DRAWS_MODELS = 2000
+UNIT_DRAWS = 2_500_000
 #: Bins of the histogram of ``u``: the top ``64 - SHIFT`` bits of the
 #: double (sign, exponent, 52 - SHIFT bits of mantissa): 2^(52 - SHIFT) bins
 #: an octave.
@@ -98,10 +109,24 @@ FULL_MAX = 30_000
 #: machine, as its load goes) Holm's ranges stand in.
 PARTIAL_MAX = 1000 * 1000 * 100
 #: Up to this many models the step-down runs to its end (each step a sweep
-#: of every pair: some 4-5 s of CPU at 10 000 models on the shared 2-core
-#: machine); past it a step that rejects under a tenth of the pairs left
-#: ends it (:func:`_stops`; ranges possibly wider, said in a note).
-STEP_DOWN_MAX = 10_000
+#: of every pair); past it a step that rejects under a tenth of the pairs
+#: left ends it (:func:`_stops`; ranges possibly wider, said in a note): on
+#: a board of 10 000 near-tied models (benches/bench_models.py's) running to
+#: the end took 2.0x the CPU of the early stop (22.0 s against 11.1 s).
+STEP_DOWN_MAX = 2_000
+
+
+def draws_for(models: int, units: int) -> int:
+    """The multiplier draws of a full grid of ``models`` models and
+    ``units`` units (questions, or clusters): :data:`DRAWS` from
+    :data:`DRAWS_MODELS` models or :data:`UNIT_DRAWS` / :data:`DRAWS`
+    units on, more on smaller boards (up to :data:`MAX_DRAWS`).
+
+    >>> draws_for(30, 30), draws_for(30, 300), draws_for(1000, 300), draws_for(10_000, 100), draws_for(30, 10**5)
+    (10000, 8333, 1000, 250, 250)
+    """
+    more = min(MAX_DRAWS, DRAWS * (DRAWS_MODELS / max(models, 1)) ** 2, UNIT_DRAWS / max(units, 1))
+    return int(max(DRAWS, more))
 
 
 def refusal(pairs: Pairs) -> str:
@@ -238,7 +263,8 @@ class _Draws:
     def __init__(self, pairs: Pairs) -> None:
         E, scale = _scale(pairs)
         rng = np.random.default_rng(SEED)
-        self.Z = np.ascontiguousarray((E @ rng.standard_normal((E.shape[1], DRAWS)) * scale).astype(np.float32))
+        g = rng.standard_normal((E.shape[1], draws_for(pairs.L, E.shape[1])))
+        self.Z = np.ascontiguousarray((E @ g * scale).astype(np.float32))
 
     def jobs(self, a: int, b: int, diff: FloatArray, se: FloatArray, t: FloatArray,
              c_prev: float) -> list[Callable[[], npt.NDArray[np.floating]]]:
@@ -383,7 +409,8 @@ def simultaneous(pairs: Pairs, alpha: float, u_star: float) -> Sets:
         return Sets(None, None)
     draws = _Draws(pairs) if pairs.full else _PartialDraws(pairs)
     floor = float(np.nextafter(u_star * math.sqrt(2.0), 0.0))  # (one two-sided test's critical |t|)
-    k = min(DRAWS, math.ceil((1.0 - alpha) * (DRAWS + 1))) - 1
+    n_draws = draws.Z.shape[1] if isinstance(draws, _Draws) else DRAWS
+    k = min(n_draws, math.ceil((1.0 - alpha) * (n_draws + 1))) - 1
 
     def crit(mx: npt.NDArray[np.floating], done: int) -> float:
         # Bonferroni's bound of the max-t quantile for the pairs left (2-sided), and no lower than
