@@ -34,8 +34,9 @@ pairs, the histogram), one per further step of the procedure, and the
 last, which counts the ranks. Up to :data:`STEP_DOWN_MAX` models the
 step-down runs to its end, a step that rejects nothing new, with more
 multiplier draws (:func:`draws_for`; issue 36: with them the sets are
-within 0.3-0.6% of the width of the step-down max-t computed apart, 3-4%
-below Holm's on 30 models, docs/rankings.md, *Rank sets, by simulation*);
+within 0.3% of the width of the step-down max-t computed apart with fresh
+draws, 2.0-3.8% below Holm's on 30 models, docs/rankings.md, *Rank sets,
+by simulation*);
 past it, where to the end cost up to twice the early stop's CPU on a board
 of 10 000 near-tied models, a step that rejects under a tenth of the pairs
 left ends it, and the sets carry a note saying so (:func:`_stops`).
