@@ -92,8 +92,7 @@ const DIRECT: usize = 256;
 struct Scratch {
     codes: Vec<i32>,
     grouper: RowGroups,
-    keys: Vec<u128>,
-    place: Vec<u32>,
+    rank: Ranker,
     count: Vec<u32>,
     first: Vec<u32>,
     seen: Vec<u32>,
@@ -123,8 +122,14 @@ pub fn select(answers: Answers<'_>, scores: Option<&[f64]>, rows: usize, cols: u
         || Scratch {
             codes: vec![-1; cols],
             grouper: RowGroups::new(cols),
-            keys: Vec::with_capacity(cols),
-            place: vec![0; cols],
+            rank: Ranker {
+                keys: Vec::with_capacity(cols),
+                place: vec![0; cols],
+                seq: vec![0; cols],
+                vals: Vec::with_capacity(cols),
+                cols_of: Vec::with_capacity(cols),
+                counted: vec![0; cols.min(COUNTED)],
+            },
             count: vec![0; cap],
             first: vec![0; cap],
             seen: Vec::with_capacity(cols),
@@ -213,19 +218,7 @@ fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
     );
     let mut n = 0usize;
     if ranked {
-        // the voters by descending score, ties to the lower column (scorio's
-        // sorted(key=(-score, j))), as one integer key each
-        x.keys.clear();
-        for j in 0..c.len() {
-            if c[j] >= 0 {
-                x.keys.push((u128::from(!ordered_bits(s[j])) << 64) | j as u128);
-            }
-        }
-        n = x.keys.len();
-        x.keys.sort_unstable();
-        for (t, &k) in x.keys.iter().enumerate() {
-            x.place[(k as u64) as usize] = t as u32;
-        }
+        n = x.rank.rank(c, s);
     }
     let g = &mut x.sums;
     g.clear();
@@ -234,14 +227,14 @@ fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
             Keep::Count(k) => k.min(n),
             Keep::Fraction(f) => ((f * n as f64 - 1e-9).ceil().max(1.0)) as usize,
         };
-        for &key in x.keys.iter().take(k) {
-            let j = (key as u64) as usize;
+        for &j in x.rank.seq[..n].iter().take(k) {
+            let j = j as usize;
             g.visit_scored(c[j] as usize, j, if weighted { s[j] } else { 1.0 }, s[j]);
         }
         return Pick::of(g.winner(|&t| t, |_| true), false);
     }
     let nu = n as u64;
-    let place = &x.place;
+    let place = &x.rank.place;
     // each rule's weight as its own loop (monomorphised), voters in column order
     match rule {
         Rule::Sum => column_vote(g, c, s, |j| s[j]),
@@ -267,6 +260,107 @@ fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
             }
         }
         _ => Pick::Nobody,
+    }
+}
+
+/// Questions of at most this many valid voters are ranked by counting (every
+/// pair compared, in vector lanes), larger ones by a sort.
+const COUNTED: usize = 128;
+
+/// A thread's scratch for ranking a question's voters by score.
+struct Ranker {
+    keys: Vec<u128>,
+    /// Each column's place (0 the best), valid columns only.
+    place: Vec<u32>,
+    /// The valid columns best first.
+    seq: Vec<u32>,
+    vals: Vec<f64>,
+    cols_of: Vec<u32>,
+    counted: Vec<u32>,
+}
+
+impl Ranker {
+    /// The places of a question's valid voters (0 the best) by descending
+    /// score, ties to the lower column (scorio's `sorted(key=(-score, j))`),
+    /// in `place` by column and `seq` best first; returns how many voted. No
+    /// valid score is NaN here.
+    fn rank(&mut self, c: &[i32], s: &[f64]) -> usize {
+        self.vals.clear();
+        self.cols_of.clear();
+        for j in 0..c.len() {
+            if c[j] >= 0 {
+                self.vals.push(s[j]);
+                self.cols_of.push(j as u32);
+            }
+        }
+        let n = self.vals.len();
+        if n <= COUNTED {
+            let placed = &mut self.counted[..n];
+            places_by_count(&self.vals, placed);
+            for (&j, &t) in self.cols_of.iter().zip(placed.iter()) {
+                self.place[j as usize] = t;
+                self.seq[t as usize] = j;
+            }
+            return n;
+        }
+        // one integer key each: the score's bits descending, then the column
+        self.keys.clear();
+        for (&v, &j) in self.vals.iter().zip(self.cols_of.iter()) {
+            self.keys.push((u128::from(!ordered_bits(v)) << 64) | u128::from(j));
+        }
+        self.keys.sort_unstable();
+        for (t, &k) in self.keys.iter().enumerate() {
+            let j = k as u64 as u32;
+            self.place[j as usize] = t as u32;
+            self.seq[t] = j;
+        }
+        n
+    }
+}
+
+/// Each voter's place among `v` (at most [`COUNTED`], no NaN): how many
+/// score higher, plus, where scores tie, how many equal ones come before it.
+/// Equal scores (`-0.0` and `0.0` too) are the only way two counts of the
+/// first kind collide, so the second pass runs only where they do.
+fn places_by_count(v: &[f64], out: &mut [u32]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            unsafe { places_avx2(v, out) };
+            return;
+        }
+    }
+    places_body(v, out);
+}
+
+/// [`places_body`] compiled for AVX2 (four comparisons an instruction).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn places_avx2(v: &[f64], out: &mut [u32]) {
+    places_body(v, out);
+}
+
+#[inline(always)]
+fn places_body(v: &[f64], out: &mut [u32]) {
+    for (o, &x) in out.iter_mut().zip(v) {
+        *o = v.iter().map(|&u| u64::from(u > x)).sum::<u64>() as u32;
+    }
+    let mut taken = 0_u128;
+    let mut tied = false;
+    for &t in out.iter() {
+        let bit = 1_u128 << t;
+        tied |= taken & bit != 0;
+        taken |= bit;
+    }
+    if tied {
+        for (i, o) in out.iter_mut().enumerate() {
+            let x = v[i];
+            *o += v[..i].iter().map(|&u| u64::from(u == x)).sum::<u64>() as u32;
+        }
     }
 }
 
@@ -558,6 +652,105 @@ mod tests {
                 assert_eq!((v1, v2), top_two_counts(Answers::Codes(&codes), rows, cols).unwrap());
             }
         }
+    }
+
+    /// The rank rules on questions below, at and past [`COUNTED`] voters (ranked by
+    /// counting, then by a sort), with tied and distinct scores, `-0.0` beside `0.0`
+    /// and infinities: the separate kernels' numbers (numpy-style key sort).
+    #[test]
+    fn ranking_by_count_or_sort_equals_the_key_order() {
+        let rules = [
+            Rule::Borda(1),
+            Rule::BordaReal(0.5),
+            Rule::Mob(Some(3)),
+            Rule::Filtered {
+                keep: Keep::Count(7),
+                weighted: true,
+            },
+            Rule::Filtered {
+                keep: Keep::Fraction(0.3),
+                weighted: false,
+            },
+        ];
+        for (seed, cols) in [(1_u64, 127), (2, 128), (3, 129), (4, 300), (5, 64), (6, 2)] {
+            let rows = 6;
+            let (a, mut s) = batch(seed, rows, cols);
+            for (i, v) in s.iter_mut().enumerate() {
+                match (i + seed as usize) % 11 {
+                    0 => *v = -0.0,
+                    1 => *v = 0.0,
+                    2 => *v = f64::INFINITY,
+                    3 => *v = f64::NEG_INFINITY,
+                    // distinct scores in the even rows, five levels in the odd ones
+                    _ if (i / cols) % 2 == 0 => *v = (i as f64 * 0.618_033_988_7).fract(),
+                    _ => {}
+                }
+            }
+            let codes = group_typed(&bytes(&a), rows, cols, 8, Kind::Float).unwrap();
+            for rule in rules {
+                let want = match rule {
+                    Rule::BordaReal(e) => {
+                        let part: Vec<bool> = codes.iter().map(|&c| c >= 0).collect();
+                        let order = by_score(&s, &part, rows, cols).unwrap();
+                        let w = rank_weights(&order.place, &part, rows, cols, RankWeight::BordaReal(e)).unwrap();
+                        vote(&Vote {
+                            codes: &codes,
+                            rows,
+                            cols,
+                            weights: Some(&w),
+                            part: &part,
+                            seq: None,
+                            scores: Some(&s),
+                        })
+                        .unwrap()
+                    }
+                    Rule::Filtered {
+                        keep: Keep::Fraction(f),
+                        weighted,
+                    } => {
+                        let part: Vec<bool> = codes.iter().map(|&c| c >= 0).collect();
+                        let order = by_score(&s, &part, rows, cols).unwrap();
+                        let kept: Vec<bool> = (0..rows * cols)
+                            .map(|i| {
+                                let n = part[i / cols * cols..(i / cols + 1) * cols]
+                                    .iter()
+                                    .filter(|&&p| p)
+                                    .count();
+                                let k = ((f * n as f64 - 1e-9).ceil().max(1.0)) as i64;
+                                part[i] && order.place[i] < k
+                            })
+                            .collect();
+                        let ones = vec![1.0; rows * cols];
+                        vote(&Vote {
+                            codes: &codes,
+                            rows,
+                            cols,
+                            weights: Some(if weighted { &s } else { &ones }),
+                            part: &kept,
+                            seq: Some(&order.seq),
+                            scores: Some(&s),
+                        })
+                        .unwrap()
+                    }
+                    _ => separate(&codes, &s, rows, cols, rule),
+                };
+                let got = select(Answers::Codes(&codes), Some(&s), rows, cols, rule).unwrap();
+                assert_eq!(got.answer, want.answer, "{rule:?} cols {cols}");
+                assert_eq!(got.rep, want.rep, "{rule:?} cols {cols}");
+            }
+        }
+    }
+
+    #[test]
+    fn filtered_vote_of_a_question_without_voters_after_one_with() {
+        let codes = [0, 1, 0, -1, -1, -1];
+        let s = [0.5, 0.9, 0.1, 0.3, 0.2, 0.1];
+        let rule = Rule::Filtered {
+            keep: Keep::Fraction(0.5),
+            weighted: true,
+        };
+        let v = select(Answers::Codes(&codes), Some(&s), 2, 3, rule).unwrap();
+        assert_eq!((v.answer, v.rep, v.replay), (vec![1, -1], vec![1, -1], vec![false, false]));
     }
 
     #[test]
