@@ -750,7 +750,10 @@ mod tests {
             weighted: true,
         };
         let v = select(Answers::Codes(&codes), Some(&s), 2, 3, rule).unwrap();
-        assert_eq!((v.answer, v.rep, v.replay), (vec![1, -1], vec![1, -1], vec![false, false]));
+        assert_eq!(
+            (v.answer, v.rep, v.replay),
+            (vec![1, -1], vec![1, -1], vec![false, false])
+        );
     }
 
     #[test]
