@@ -187,6 +187,24 @@ impl RowGroups {
         }
     }
 
+    /// Integer answers (`Kind::Bytes`, at most 8 bytes) whose values, read as
+    /// unsigned, are all below `cap`: each answer's value as its code (equal
+    /// values, equal codes; not numbered by first appearance) and true, with
+    /// no hashing. False (and `out` part written) for other rows.
+    pub(crate) fn direct(row: &[u8], width: usize, kind: Kind, cap: usize, out: &mut [i32]) -> bool {
+        if kind != Kind::Bytes {
+            return false;
+        }
+        let cap = cap.min(i32::MAX as usize) as u64;
+        match width {
+            8 => direct_w::<8>(row, cap, out),
+            4 => direct_w::<4>(row, cap, out),
+            2 => direct_w::<2>(row, cap, out),
+            1 => direct_w::<1>(row, cap, out),
+            _ => false,
+        }
+    }
+
     /// `row` (UCS-4 code units) into `packed`, one byte a character; false
     /// where a character is 256 or past it.
     fn pack(&mut self, row: &[u8]) -> bool {
@@ -199,6 +217,39 @@ impl RowGroups {
             self.packed.push(u as u8);
         }
         true
+    }
+}
+
+/// [`RowGroups::direct`] for answers of `W` bytes.
+#[inline]
+fn direct_w<const W: usize>(row: &[u8], cap: u64, out: &mut [i32]) -> bool {
+    let mut all = true;
+    for (a, o) in row.chunks_exact(W).zip(out.iter_mut()) {
+        let mut b = [0u8; 8];
+        b[..W].copy_from_slice(a);
+        let k = u64::from_le_bytes(b);
+        all &= k < cap;
+        *o = k as i32;
+    }
+    all
+}
+
+/// Whether each answer of a row is parsable (0) or not (-1), from its bytes
+/// by `kind` (the grouping's rule, no groups made): all the Best-of-N needs.
+pub(crate) fn validity(row: &[u8], width: usize, kind: Kind, out: &mut [i32]) {
+    for (a, o) in row.chunks_exact(width).zip(out.iter_mut()) {
+        let ok = match kind {
+            Kind::Bytes => true,
+            Kind::Text => a.iter().any(|&b| b != 0),
+            Kind::Float => {
+                !(if width == 8 {
+                    f64::from_le_bytes([a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]]).is_nan()
+                } else {
+                    f32::from_le_bytes([a[0], a[1], a[2], a[3]]).is_nan()
+                })
+            }
+        };
+        *o = if ok { 0 } else { -1 };
     }
 }
 

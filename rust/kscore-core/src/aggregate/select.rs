@@ -10,7 +10,7 @@
 //! question where a valid score is NaN (or a total is) is flagged, and the
 //! caller replays it as scorio visits it.
 
-use super::group::{check_typed, RowGroups};
+use super::group::{check_typed, validity, RowGroups};
 use super::vote::{check_codes, per_row, pick_row, Groups, Pick, Reward, Rewards, Tally, Votes};
 use super::Kind;
 use rayon::prelude::*;
@@ -82,13 +82,20 @@ fn ordered_bits(x: f64) -> u64 {
     }
 }
 
+/// Integer answers below this (or below the row's length, if larger) are
+/// their own group index: the usual small ids are counted without hashing.
+const DIRECT: usize = 256;
+
 /// A thread's scratch: the row's codes, its grouping table, the sort keys,
-/// places (or counts), and the groups of the weighted and reward tallies.
+/// places, the majority's counts, and the groups of the weighted and reward
+/// tallies (`cap` = max(cols, [`DIRECT`]) slots: a code is below it).
 struct Scratch {
     codes: Vec<i32>,
     grouper: RowGroups,
-    keys: Vec<u128>,
-    place: Vec<u32>,
+    rank: Ranker,
+    count: Vec<u32>,
+    first: Vec<u32>,
+    seen: Vec<u32>,
     sums: Groups<f64>,
     rewards: Groups<Rewards>,
 }
@@ -108,23 +115,38 @@ pub fn select(answers: Answers<'_>, scores: Option<&[f64]>, rows: usize, cols: u
             Answers::Typed { width, .. } => 30 + width,
             Answers::Codes(_) => 25,
         };
+    let cap = cols.max(DIRECT);
     per_row(
         rows,
         row_ns + 50,
         || Scratch {
             codes: vec![-1; cols],
             grouper: RowGroups::new(cols),
-            keys: Vec::with_capacity(cols),
-            place: vec![0; cols],
-            sums: Groups::new(cols, 0.0),
-            rewards: Groups::new(cols, Rewards::first(0.0)),
+            rank: Ranker {
+                keys: Vec::with_capacity(cols),
+                place: vec![0; cols],
+                seq: vec![0; cols],
+                vals: Vec::with_capacity(cols),
+                cols_of: Vec::with_capacity(cols),
+                counted: vec![0; cols.min(COUNTED)],
+            },
+            count: vec![0; cap],
+            first: vec![0; cap],
+            seen: Vec::with_capacity(cols),
+            sums: Groups::new(cap, 0.0),
+            rewards: Groups::new(cap, Rewards::first(0.0)),
         },
         |x, r| {
             let base = r * cols;
             match answers {
                 Answers::Typed { bytes, width, kind } => {
                     let row = &bytes[base * width..(base + cols) * width];
-                    x.grouper.group(row, width, kind, &mut x.codes);
+                    if let Rule::BestOfN = rule {
+                        // who is valid is all the Best-of-N reads
+                        validity(row, width, kind, &mut x.codes);
+                    } else if !RowGroups::direct(row, width, kind, cap, &mut x.codes) {
+                        x.grouper.group(row, width, kind, &mut x.codes);
+                    }
                 }
                 Answers::Codes(c) => x.codes.copy_from_slice(&c[base..base + cols]),
             }
@@ -151,32 +173,44 @@ fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
         return best.map_or(Pick::Nobody, |j| Pick::Win(j, j));
     }
     if let Rule::Majority = rule {
-        // groups are numbered by first appearance: the most votes, ties to the smaller
-        // number, is scorio's winner; its first member is the answer and representative
-        let count = &mut x.place[..];
-        count.iter_mut().for_each(|k| *k = 0);
-        for &g in c.iter() {
+        // each group's count and first column, the groups in order of first
+        // appearance: the most votes, ties to the earlier first column, is scorio's
+        // winner; its first member is the answer and representative
+        for (j, &g) in c.iter().enumerate() {
             if g >= 0 {
-                count[g as usize] += 1;
+                let k = &mut x.count[g as usize];
+                if *k == 0 {
+                    x.first[g as usize] = j as u32;
+                    x.seen.push(g as u32);
+                }
+                *k += 1;
             }
         }
-        let (mut win, mut most) = (0, 0);
-        for (g, &k) in count.iter().enumerate() {
+        let Some(&top) = x.seen.first() else {
+            return Pick::Nobody;
+        };
+        let (mut win, mut most) = (top as usize, 0);
+        for &g in x.seen.iter() {
+            let k = std::mem::take(&mut x.count[g as usize]);
             if k > most {
-                win = g;
+                win = g as usize;
                 most = k;
             }
         }
-        if most == 0 {
-            return Pick::Nobody;
-        }
-        let j = c.iter().position(|&g| g == win as i32).unwrap_or(0);
+        x.seen.clear();
+        let j = x.first[win] as usize;
         return Pick::Win(j, j);
     }
-    // Every other rule reads the valid scores: a NaN among them is Python's to order
-    // (each path below looks for one in the pass it makes anyway).
     if let Rule::Pick(reward, alpha) = rule {
         return pick_row(&mut x.rewards, c, s, reward, alpha);
+    }
+    // Every other rule reads the valid scores: a NaN among them is Python's to
+    // order, so such a question is replayed; past this check no score is NaN.
+    if c.iter()
+        .zip(s)
+        .fold(false, |nan, (&g, &v)| nan | (g >= 0 && v.is_nan()))
+    {
+        return Pick::Replay;
     }
     let ranked = matches!(
         rule,
@@ -184,24 +218,7 @@ fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
     );
     let mut n = 0usize;
     if ranked {
-        // the voters by descending score, ties to the lower column (scorio's
-        // sorted(key=(-score, j))), as one integer key each
-        x.keys.clear();
-        let mut nan = false;
-        for j in 0..c.len() {
-            if c[j] >= 0 {
-                nan |= s[j].is_nan();
-                x.keys.push((u128::from(!ordered_bits(s[j])) << 64) | j as u128);
-            }
-        }
-        if nan {
-            return Pick::Replay;
-        }
-        n = x.keys.len();
-        x.keys.sort_unstable();
-        for (t, &k) in x.keys.iter().enumerate() {
-            x.place[(k as u64) as usize] = t as u32;
-        }
+        n = x.rank.rank(c, s);
     }
     let g = &mut x.sums;
     g.clear();
@@ -210,14 +227,14 @@ fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
             Keep::Count(k) => k.min(n),
             Keep::Fraction(f) => ((f * n as f64 - 1e-9).ceil().max(1.0)) as usize,
         };
-        for &key in x.keys.iter().take(k) {
-            let j = (key as u64) as usize;
-            g.visit(c[j] as usize, j, if weighted { s[j] } else { 1.0 }, Some(s));
+        for &j in x.rank.seq[..n].iter().take(k) {
+            let j = j as usize;
+            g.visit_scored(c[j] as usize, j, if weighted { s[j] } else { 1.0 }, s[j]);
         }
-        return Pick::of(g.winner(|&t| t, |_| true), g.nan);
+        return Pick::of(g.winner(|&t| t, |_| true), false);
     }
     let nu = n as u64;
-    let place = &x.place;
+    let place = &x.rank.place;
     // each rule's weight as its own loop (monomorphised), voters in column order
     match rule {
         Rule::Sum => column_vote(g, c, s, |j| s[j]),
@@ -246,22 +263,118 @@ fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
     }
 }
 
-/// The valid voters in column order, each casting `weight(j)`, the
-/// representative by score: scorio's `_plurality` on one question (a NaN
-/// valid score: replayed).
-#[inline]
-fn column_vote(g: &mut Groups<f64>, c: &[i32], s: &[f64], weight: impl Fn(usize) -> f64) -> Pick {
-    let mut nan = false;
-    for j in 0..c.len() {
-        if c[j] >= 0 {
-            nan |= s[j].is_nan();
-            g.visit(c[j] as usize, j, weight(j), Some(s));
+/// Questions of at most this many valid voters are ranked by counting (every
+/// pair compared, in vector lanes), larger ones by a sort.
+const COUNTED: usize = 128;
+
+/// A thread's scratch for ranking a question's voters by score.
+struct Ranker {
+    keys: Vec<u128>,
+    /// Each column's place (0 the best), valid columns only.
+    place: Vec<u32>,
+    /// The valid columns best first.
+    seq: Vec<u32>,
+    vals: Vec<f64>,
+    cols_of: Vec<u32>,
+    counted: Vec<u32>,
+}
+
+impl Ranker {
+    /// The places of a question's valid voters (0 the best) by descending
+    /// score, ties to the lower column (scorio's `sorted(key=(-score, j))`),
+    /// in `place` by column and `seq` best first; returns how many voted. No
+    /// valid score is NaN here.
+    fn rank(&mut self, c: &[i32], s: &[f64]) -> usize {
+        self.vals.clear();
+        self.cols_of.clear();
+        for j in 0..c.len() {
+            if c[j] >= 0 {
+                self.vals.push(s[j]);
+                self.cols_of.push(j as u32);
+            }
+        }
+        let n = self.vals.len();
+        if n <= COUNTED {
+            let placed = &mut self.counted[..n];
+            places_by_count(&self.vals, placed);
+            for (&j, &t) in self.cols_of.iter().zip(placed.iter()) {
+                self.place[j as usize] = t;
+                self.seq[t as usize] = j;
+            }
+            return n;
+        }
+        // one integer key each: the score's bits descending, then the column
+        self.keys.clear();
+        for (&v, &j) in self.vals.iter().zip(self.cols_of.iter()) {
+            self.keys.push((u128::from(!ordered_bits(v)) << 64) | u128::from(j));
+        }
+        self.keys.sort_unstable();
+        for (t, &k) in self.keys.iter().enumerate() {
+            let j = k as u64 as u32;
+            self.place[j as usize] = t as u32;
+            self.seq[t] = j;
+        }
+        n
+    }
+}
+
+/// Each voter's place among `v` (at most [`COUNTED`], no NaN): how many
+/// score higher, plus, where scores tie, how many equal ones come before it.
+/// Equal scores (`-0.0` and `0.0` too) are the only way two counts of the
+/// first kind collide, so the second pass runs only where they do.
+fn places_by_count(v: &[f64], out: &mut [u32]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            unsafe { places_avx2(v, out) };
+            return;
         }
     }
-    if nan {
-        return Pick::Replay;
+    places_body(v, out);
+}
+
+/// [`places_body`] compiled for AVX2 (four comparisons an instruction).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn places_avx2(v: &[f64], out: &mut [u32]) {
+    places_body(v, out);
+}
+
+#[inline(always)]
+fn places_body(v: &[f64], out: &mut [u32]) {
+    for (o, &x) in out.iter_mut().zip(v) {
+        *o = v.iter().map(|&u| u64::from(u > x)).sum::<u64>() as u32;
     }
-    Pick::of(g.winner(|&t| t, |_| true), g.nan)
+    let mut taken = 0_u128;
+    let mut tied = false;
+    for &t in out.iter() {
+        let bit = 1_u128 << t;
+        tied |= taken & bit != 0;
+        taken |= bit;
+    }
+    if tied {
+        for (i, o) in out.iter_mut().enumerate() {
+            let x = v[i];
+            *o += v[..i].iter().map(|&u| u64::from(u == x)).sum::<u64>() as u32;
+        }
+    }
+}
+
+/// The valid voters in column order, each casting `weight(j)`, the
+/// representative by score: scorio's `_plurality` on one question (no valid
+/// score is NaN here; a NaN total is replayed).
+#[inline]
+fn column_vote(g: &mut Groups<f64>, c: &[i32], s: &[f64], weight: impl Fn(usize) -> f64) -> Pick {
+    for j in 0..c.len() {
+        if c[j] >= 0 {
+            g.visit_scored(c[j] as usize, j, weight(j), s[j]);
+        }
+    }
+    Pick::of(g.winner(|&t| t, |_| true), false)
 }
 
 /// Per question, the largest and second largest answer counts (0 where
@@ -275,6 +388,7 @@ pub fn top_two_counts(answers: Answers<'_>, rows: usize, cols: usize) -> Result<
     if cols == 0 {
         return Ok((vec![0; rows], vec![0; rows]));
     }
+    let cap = cols.max(DIRECT);
     let mut v1 = vec![0_i64; rows];
     let mut v2 = vec![0_i64; rows];
     v1.par_iter_mut()
@@ -282,23 +396,37 @@ pub fn top_two_counts(answers: Answers<'_>, rows: usize, cols: usize) -> Result<
         .with_grain(cols * 30 + 50)
         .enumerate()
         .for_each_init(
-            || (vec![-1_i32; cols], RowGroups::new(cols), vec![0_u32; cols]),
-            |(codes, grouper, count), (r, (v1, v2))| {
+            || {
+                (
+                    vec![-1_i32; cols],
+                    RowGroups::new(cols),
+                    vec![0_u32; cap],
+                    Vec::with_capacity(cols),
+                )
+            },
+            |(codes, grouper, count, seen), (r, (v1, v2))| {
                 let base = r * cols;
                 match answers {
                     Answers::Typed { bytes, width, kind } => {
-                        grouper.group(&bytes[base * width..(base + cols) * width], width, kind, codes);
+                        let row = &bytes[base * width..(base + cols) * width];
+                        if !RowGroups::direct(row, width, kind, cap, codes) {
+                            grouper.group(row, width, kind, codes);
+                        }
                     }
                     Answers::Codes(c) => codes.copy_from_slice(&c[base..base + cols]),
                 }
-                count.iter_mut().for_each(|k| *k = 0);
                 for &g in codes.iter() {
                     if g >= 0 {
-                        count[g as usize] += 1;
+                        let k = &mut count[g as usize];
+                        if *k == 0 {
+                            seen.push(g as usize);
+                        }
+                        *k += 1;
                     }
                 }
                 let (mut a, mut b) = (0_u32, 0_u32);
-                for &k in count.iter() {
+                for &g in seen.iter() {
+                    let k = std::mem::take(&mut count[g]);
                     if k > a {
                         b = a;
                         a = k;
@@ -306,6 +434,7 @@ pub fn top_two_counts(answers: Answers<'_>, rows: usize, cols: usize) -> Result<
                         b = k;
                     }
                 }
+                seen.clear();
                 *v1 = i64::from(a);
                 *v2 = i64::from(b);
             },
@@ -457,6 +586,174 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Integer ids of every width, in rows whose values are all small (counted
+    /// by value, no hashing), rows with one large or negative id (hashed) and
+    /// rows mixing both: every rule equals the separate kernels on the codes
+    /// numbered by first appearance, with tied scores and tied counts.
+    #[test]
+    fn integer_ids_counted_by_value_equal_the_codes() {
+        let rules = [
+            Rule::Majority,
+            Rule::Sum,
+            Rule::Softmax(0.7),
+            Rule::Linear(0.5),
+            Rule::Borda(1),
+            Rule::Borda(3),
+            Rule::Mob(None),
+            Rule::Mob(Some(2)),
+            Rule::Filtered {
+                keep: Keep::Count(4),
+                weighted: true,
+            },
+            Rule::BestOfN,
+            Rule::Pick(Reward::Mean, 0.0),
+            Rule::Pick(Reward::Max, 0.3),
+        ];
+        for seed in 0..60_u64 {
+            let (rows, cols) = (1 + (seed as usize * 7) % 23, 1 + (seed as usize * 5) % 70);
+            let (_, s) = batch(seed, rows, cols);
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            let ids: Vec<i64> = (0..rows * cols)
+                .map(|i| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let small = (x % 4) as i64 * [1, 3, 85, 63][seed as usize % 4];
+                    match (i / cols + seed as usize) % 5 {
+                        // a large id (hashed row), a negative one (its bytes are large)
+                        0 if x % 7 == 0 => 255 + (x % 3) as i64,
+                        1 if x % 5 == 0 => -1 - (x % 2) as i64,
+                        2 => 1 << 40,
+                        _ => small,
+                    }
+                })
+                .collect();
+            for width in [8, 4, 2, 1] {
+                let raw: Vec<u8> = ids.iter().flat_map(|&v| v.to_le_bytes()[..width].to_vec()).collect();
+                let codes = group_typed(&raw, rows, cols, width, Kind::Bytes).unwrap();
+                let typed = Answers::Typed {
+                    bytes: &raw,
+                    width,
+                    kind: Kind::Bytes,
+                };
+                for rule in rules {
+                    let want = match rule {
+                        Rule::BestOfN => select(Answers::Codes(&codes), Some(&s), rows, cols, rule).unwrap(),
+                        _ => separate(&codes, &s, rows, cols, rule),
+                    };
+                    let got = select(typed, Some(&s), rows, cols, rule).unwrap();
+                    assert_eq!(got.answer, want.answer, "{rule:?} seed {seed} width {width}");
+                    assert_eq!(got.rep, want.rep, "{rule:?} seed {seed} width {width}");
+                    assert_eq!(got.replay, want.replay, "{rule:?} seed {seed} width {width}");
+                }
+                let (v1, v2) = top_two_counts(typed, rows, cols).unwrap();
+                assert_eq!((v1, v2), top_two_counts(Answers::Codes(&codes), rows, cols).unwrap());
+            }
+        }
+    }
+
+    /// The rank rules on questions below, at and past [`COUNTED`] voters (ranked by
+    /// counting, then by a sort), with tied and distinct scores, `-0.0` beside `0.0`
+    /// and infinities: the separate kernels' numbers (numpy-style key sort).
+    #[test]
+    fn ranking_by_count_or_sort_equals_the_key_order() {
+        let rules = [
+            Rule::Borda(1),
+            Rule::BordaReal(0.5),
+            Rule::Mob(Some(3)),
+            Rule::Filtered {
+                keep: Keep::Count(7),
+                weighted: true,
+            },
+            Rule::Filtered {
+                keep: Keep::Fraction(0.3),
+                weighted: false,
+            },
+        ];
+        for (seed, cols) in [(1_u64, 127), (2, 128), (3, 129), (4, 300), (5, 64), (6, 2)] {
+            let rows = 6;
+            let (a, mut s) = batch(seed, rows, cols);
+            for (i, v) in s.iter_mut().enumerate() {
+                match (i + seed as usize) % 11 {
+                    0 => *v = -0.0,
+                    1 => *v = 0.0,
+                    2 => *v = f64::INFINITY,
+                    3 => *v = f64::NEG_INFINITY,
+                    // distinct scores in the even rows, five levels in the odd ones
+                    _ if (i / cols) % 2 == 0 => *v = (i as f64 * 0.618_033_988_7).fract(),
+                    _ => {}
+                }
+            }
+            let codes = group_typed(&bytes(&a), rows, cols, 8, Kind::Float).unwrap();
+            for rule in rules {
+                let want = match rule {
+                    Rule::BordaReal(e) => {
+                        let part: Vec<bool> = codes.iter().map(|&c| c >= 0).collect();
+                        let order = by_score(&s, &part, rows, cols).unwrap();
+                        let w = rank_weights(&order.place, &part, rows, cols, RankWeight::BordaReal(e)).unwrap();
+                        vote(&Vote {
+                            codes: &codes,
+                            rows,
+                            cols,
+                            weights: Some(&w),
+                            part: &part,
+                            seq: None,
+                            scores: Some(&s),
+                        })
+                        .unwrap()
+                    }
+                    Rule::Filtered {
+                        keep: Keep::Fraction(f),
+                        weighted,
+                    } => {
+                        let part: Vec<bool> = codes.iter().map(|&c| c >= 0).collect();
+                        let order = by_score(&s, &part, rows, cols).unwrap();
+                        let kept: Vec<bool> = (0..rows * cols)
+                            .map(|i| {
+                                let n = part[i / cols * cols..(i / cols + 1) * cols]
+                                    .iter()
+                                    .filter(|&&p| p)
+                                    .count();
+                                let k = ((f * n as f64 - 1e-9).ceil().max(1.0)) as i64;
+                                part[i] && order.place[i] < k
+                            })
+                            .collect();
+                        let ones = vec![1.0; rows * cols];
+                        vote(&Vote {
+                            codes: &codes,
+                            rows,
+                            cols,
+                            weights: Some(if weighted { &s } else { &ones }),
+                            part: &kept,
+                            seq: Some(&order.seq),
+                            scores: Some(&s),
+                        })
+                        .unwrap()
+                    }
+                    _ => separate(&codes, &s, rows, cols, rule),
+                };
+                let got = select(Answers::Codes(&codes), Some(&s), rows, cols, rule).unwrap();
+                assert_eq!(got.answer, want.answer, "{rule:?} cols {cols}");
+                assert_eq!(got.rep, want.rep, "{rule:?} cols {cols}");
+            }
+        }
+    }
+
+    #[test]
+    fn filtered_vote_of_a_question_without_voters_after_one_with() {
+        let codes = [0, 1, 0, -1, -1, -1];
+        let s = [0.5, 0.9, 0.1, 0.3, 0.2, 0.1];
+        let rule = Rule::Filtered {
+            keep: Keep::Fraction(0.5),
+            weighted: true,
+        };
+        let v = select(Answers::Codes(&codes), Some(&s), 2, 3, rule).unwrap();
+        assert_eq!(
+            (v.answer, v.rep, v.replay),
+            (vec![1, -1], vec![1, -1], vec![false, false])
+        );
     }
 
     #[test]

@@ -94,32 +94,49 @@ impl Tally for Rewards {
     }
 }
 
+/// One group of a question: its first column (answer and tie-break), its
+/// representative and that member's score, and its tally.
+#[derive(Clone, Copy, Debug)]
+struct Slot<T> {
+    first: usize,
+    best: usize,
+    best_s: f64,
+    tally: T,
+}
+
 /// One question's groups as its voters are visited: each group's first
-/// column (its answer and tie-break), representative and tally. A thread's
-/// scratch, cleared per question.
+/// column (its answer and tie-break), representative and tally, side by side
+/// in one slot (one cache line read a visit). A thread's scratch, cleared per
+/// question; group indices are any numbers below the capacity (codes in order
+/// of first appearance, or small integer answers themselves): ties go by the
+/// first column, never by the index.
 pub(crate) struct Groups<T> {
-    first: Vec<usize>,
-    best: Vec<usize>,
-    tally: Vec<T>,
+    slots: Vec<Slot<T>>,
     seen: Vec<usize>,
     /// A NaN score met a representative's comparison.
     pub(crate) nan: bool,
 }
 
 impl<T: Tally> Groups<T> {
-    pub(crate) fn new(cols: usize, zero: T) -> Groups<T> {
+    pub(crate) fn new(cap: usize, zero: T) -> Groups<T> {
         Groups {
-            first: vec![NONE; cols],
-            best: vec![NONE; cols],
-            tally: vec![zero; cols],
-            seen: Vec::with_capacity(cols),
+            slots: vec![
+                Slot {
+                    first: NONE,
+                    best: NONE,
+                    best_s: 0.0,
+                    tally: zero,
+                };
+                cap
+            ],
+            seen: Vec::with_capacity(cap),
             nan: false,
         }
     }
 
     pub(crate) fn clear(&mut self) {
         for &g in self.seen.iter() {
-            self.first[g] = NONE;
+            self.slots[g].first = NONE;
         }
         self.seen.clear();
         self.nan = false;
@@ -129,21 +146,45 @@ impl<T: Tally> Groups<T> {
     /// the group's representative moves to it on a strictly higher score.
     #[inline]
     pub(crate) fn visit(&mut self, g: usize, j: usize, v: T::Vote, scores: Option<&[f64]>) {
-        if self.first[g] == NONE {
-            self.first[g] = j;
-            self.best[g] = j;
-            self.tally[g] = T::first(v);
+        let slot = &mut self.slots[g];
+        if slot.first == NONE {
+            slot.first = j;
+            slot.best = j;
+            slot.tally = T::first(v);
             self.seen.push(g);
             return;
         }
-        self.tally[g].add(v);
+        slot.tally.add(v);
         if let Some(s) = scores {
-            let (sj, sb) = (s[j], s[self.best[g]]);
+            let (sj, sb) = (s[j], s[slot.best]);
             if sj.is_nan() || sb.is_nan() {
                 self.nan = true;
             } else if sj > sb {
-                self.best[g] = j;
+                slot.best = j;
             }
+        }
+    }
+
+    /// [`Groups::visit`] with the voter's score `sj`, where the caller has
+    /// checked that no valid score of the question is NaN (the representative's
+    /// score is kept in its slot: no second read of the row).
+    #[inline]
+    pub(crate) fn visit_scored(&mut self, g: usize, j: usize, v: T::Vote, sj: f64) {
+        let slot = &mut self.slots[g];
+        if slot.first == NONE {
+            *slot = Slot {
+                first: j,
+                best: j,
+                best_s: sj,
+                tally: T::first(v),
+            };
+            self.seen.push(g);
+            return;
+        }
+        slot.tally.add(v);
+        if sj > slot.best_s {
+            slot.best = j;
+            slot.best_s = sj;
         }
     }
 
@@ -159,7 +200,7 @@ impl<T: Tally> Groups<T> {
         let mut win = NONE;
         let mut win_v = 0.0;
         for &g in self.seen.iter() {
-            let t = &self.tally[g];
+            let t = &self.slots[g].tally;
             if !eligible(t) {
                 continue;
             }
@@ -167,16 +208,16 @@ impl<T: Tally> Groups<T> {
             if v.is_nan() {
                 return Err(());
             }
-            if win == NONE || v > win_v || (v == win_v && self.first[g] < self.first[win]) {
+            if win == NONE || v > win_v || (v == win_v && self.slots[g].first < self.slots[win].first) {
                 win = g;
                 win_v = v;
             }
         }
-        Ok((win != NONE).then(|| (self.first[win], self.best[win])))
+        Ok((win != NONE).then(|| (self.slots[win].first, self.slots[win].best)))
     }
 
     pub(crate) fn tallies(&self) -> impl Iterator<Item = &T> {
-        self.seen.iter().map(|&g| &self.tally[g])
+        self.seen.iter().map(|&g| &self.slots[g].tally)
     }
 }
 
@@ -331,7 +372,8 @@ pub(crate) fn pick_row(groups: &mut Groups<Rewards>, c: &[i32], s: &[f64], rewar
             return Pick::Replay;
         }
         valid += 1;
-        groups.visit(c[j] as usize, j, s[j], Some(s));
+        // no NaN among the scores visited so far (each is checked above)
+        groups.visit_scored(c[j] as usize, j, s[j], s[j]);
     }
     let nf = f64::from(valid);
     let gated = groups.tallies().any(|t| f64::from(t.count) / nf >= alpha);
