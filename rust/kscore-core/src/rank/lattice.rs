@@ -73,53 +73,13 @@ pub struct Counted {
     pub near: Vec<(usize, usize)>,
 }
 
-/// Which instructions the count runs on here: `"amx-int8"` (AMX's byte
-/// tiles make the dot products, AVX-512 decides them), `"avx512vnni"` or
-/// `"portable"`.
+/// Which instructions the count runs on here: `"avx512vnni"` or `"portable"`.
 pub fn tier() -> &'static str {
-    match (vnni(), amx()) {
-        (true, true) => "amx-int8",
-        (true, false) => "avx512vnni",
-        _ => "portable",
+    if vnni() {
+        "avx512vnni"
+    } else {
+        "portable"
     }
-}
-
-/// Whether AMX's byte tiles can be used here: the CPU has AMX-TILE and
-/// AMX-INT8, the OS saves their state (XCR0) and grants this process the
-/// tile data (Linux's `arch_prctl(ARCH_REQ_XCOMP_PERM)`, asked once).
-fn amx() -> bool {
-    #[cfg(all(target_arch = "x86_64", target_os = "linux", not(feature = "force-scalar")))]
-    {
-        static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        // SAFETY: cpuid and xgetbv (OSXSAVE checked first) only read; the syscall only asks a permission.
-        *OK.get_or_init(|| unsafe { amx_permitted() })
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_os = "linux", not(feature = "force-scalar"))))]
-    {
-        false
-    }
-}
-
-#[cfg(all(target_arch = "x86_64", target_os = "linux", not(feature = "force-scalar")))]
-unsafe fn amx_permitted() -> bool {
-    use std::arch::asm;
-    use std::arch::x86_64::__cpuid_count;
-    let leaf7 = __cpuid_count(7, 0);
-    let leaf1 = __cpuid_count(1, 0);
-    // (AMX-TILE, AMX-INT8; OSXSAVE before xgetbv)
-    if leaf7.edx & (3 << 24) != 3 << 24 || leaf1.ecx & (1 << 27) == 0 {
-        return false;
-    }
-    let (xcr0, _): (u32, u32);
-    asm!("xgetbv", in("ecx") 0u32, out("eax") xcr0, out("edx") _, options(nomem, nostack));
-    if xcr0 & (3 << 17) != 3 << 17 {
-        return false; // (the OS does not save the tiles' state)
-    }
-    // arch_prctl(ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18): 0 when granted.
-    let mut rax: i64 = 158;
-    asm!("syscall", inout("rax") rax, in("rdi") 0x1023i64, in("rsi") 18i64, out("rcx") _, out("r11") _,
-         options(nostack));
-    rax == 0
 }
 
 fn vnni() -> bool {
@@ -345,14 +305,6 @@ impl Acc {
 /// The counts and near pairs of every pair `i < j < reach_i` (and the
 /// columns from `reach_i` on, beaten by the bound).
 pub fn lattice_count(lat: Lattice<'_>) -> Result<Counted> {
-    let fast = vnni();
-    count_on(lat, fast, fast && amx())
-}
-
-/// [`lattice_count`] on the VNNI bands or the portable ones, the VNNI
-/// bands' products by AMX's tiles or not (the same counts: tests run each).
-#[cfg_attr(feature = "force-scalar", allow(unused_variables))]
-fn count_on(lat: Lattice<'_>, fast: bool, tiles: bool) -> Result<Counted> {
     lat.check()?;
     let l = lat.models();
     if l == 0 {
@@ -360,6 +312,7 @@ fn count_on(lat: Lattice<'_>, fast: bool, tiles: bool) -> Result<Counted> {
     }
     let t = terms(&lat);
     let padded = l.div_ceil(NR) * NR;
+    let fast = vnni();
     // Read only by the VNNI band, which the portable (force-scalar) build leaves out.
     #[cfg_attr(feature = "force-scalar", allow(unused_variables))]
     let packed = if fast { pack(&lat, &t) } else { Packed::default() };
@@ -377,7 +330,7 @@ fn count_on(lat: Lattice<'_>, fast: bool, tiles: bool) -> Result<Counted> {
                 #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
                 // SAFETY: `vnni()` said the CPU has AVX-512 F, BW and VNNI.
                 unsafe {
-                    band_vnni(&lat, &t, &packed, acc, r0, r1, tiles)
+                    band_vnni(&lat, &t, &packed, acc, r0, r1)
                 };
             } else {
                 band_portable(&lat, &t, acc, r0, r1);
@@ -519,22 +472,15 @@ fn near(acc: &mut Acc, i: usize, j0: usize, mut bits: u16) {
 /// `rust-version` is 1.89 for them.
 #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-unsafe fn band_vnni(lat: &Lattice<'_>, t: &Terms, pk: &Packed, acc: &mut Acc, r0: usize, r1: usize, tiles: bool) {
+unsafe fn band_vnni(lat: &Lattice<'_>, t: &Terms, pk: &Packed, acc: &mut Acc, r0: usize, r1: usize) {
     use std::arch::x86_64::*;
     let k4 = pk.k4;
     let reach = |i: usize| lat.reach[i] as usize;
     let begin = |i: usize| t.begin[i];
     let first_panel = (r0..r1).map(begin).min().unwrap_or(r0 + 1) / NR;
     let end_panel = (r0..r1).map(reach).max().unwrap_or(0).div_ceil(NR);
-    // Panels of a block: some 16 KB of counts (with AMX, at most 32: their products, 1 KB each, in `made`).
-    let tiles = tiles && k4 <= TILE_K4;
-    let block = (16384 / (k4 * NR * 4)).clamp(4, if tiles { 32 } else { 64 });
-    // AMX: each group of 16 rows' products with the block's panels, a 16 x 16 tile per panel.
-    let mut made: Vec<i32> = if tiles { vec![0; block * NR * NR] } else { Vec::new() };
-    let (mut group, mut group_p0) = (usize::MAX, 0usize);
-    if tiles {
-        tile_config(k4);
-    }
+    // Panels of a block: some 16 KB of counts.
+    let block = (16384 / (k4 * NR * 4)).clamp(4, 64);
     let minus1 = _mm512_set1_epi32(-1);
     let (e1, e2) = (t.e1.as_ptr(), t.e2.as_ptr());
     let mut c0 = first_panel;
@@ -543,14 +489,6 @@ unsafe fn band_vnni(lat: &Lattice<'_>, t: &Terms, pk: &Packed, acc: &mut Acc, r0
         let mut i0 = r0;
         while i0 < r1 {
             let rows = (r1 - i0).min(MR);
-            if tiles && (i0 - r0) % NR == 0 {
-                // (the panels any of the group's row tiles reads; the band's rows are padded with zeros)
-                let g1 = (i0 + NR).min(r1);
-                let q0 = c0.max((i0..g1).map(begin).min().unwrap_or(0) / NR);
-                let q1 = c1.min((i0..g1).map(reach).max().unwrap_or(0).div_ceil(NR));
-                tile_products(pk, i0, q0, q1, made.as_mut_ptr());
-                (group, group_p0) = (i0, q0);
-            }
             let reach_hi = (i0..i0 + rows).map(reach).max().unwrap_or(0);
             let reach_lo = (i0..i0 + rows).map(reach).min().unwrap_or(0);
             let begin_lo = (i0..i0 + rows).map(begin).min().unwrap_or(0);
@@ -569,25 +507,15 @@ unsafe fn band_vnni(lat: &Lattice<'_>, t: &Terms, pk: &Packed, acc: &mut Acc, r0
             let ap = pk.a.as_ptr().add(i0 * k4);
             for p in p0..p1 {
                 let j0 = p * NR;
-                let mut g;
-                if tiles {
-                    // (row i0 + r of the group's tile for panel p)
-                    let at = made.as_ptr().add((p - group_p0) * NR * NR + (i0 - group) * NR);
-                    g = [_mm512_setzero_si512(); MR];
+                let start = _mm512_loadu_si512(pk.pneg.as_ptr().add(j0) as *const _);
+                let mut g = [start; MR];
+                let bp = pk.b.as_ptr().add(p * k4 * NR);
+                for kk in 0..k4 {
+                    let bv = _mm512_loadu_si512(bp.add(kk * NR) as *const _);
                     for (r, gr) in g.iter_mut().enumerate() {
-                        *gr = _mm512_loadu_si512(at.add(r * NR) as *const _);
-                    }
-                } else {
-                    let start = _mm512_loadu_si512(pk.pneg.as_ptr().add(j0) as *const _);
-                    g = [start; MR];
-                    let bp = pk.b.as_ptr().add(p * k4 * NR);
-                    for kk in 0..k4 {
-                        let bv = _mm512_loadu_si512(bp.add(kk * NR) as *const _);
-                        for (r, gr) in g.iter_mut().enumerate() {
-                            // (rows past the last model are zeros: packed that way)
-                            let av = _mm512_set1_epi32(*ap.add(r * k4 + kk) as i32);
-                            *gr = _mm512_dpbusd_epi32(*gr, bv, av);
-                        }
+                        // (rows past the last model are zeros: packed that way)
+                        let av = _mm512_set1_epi32(*ap.add(r * k4 + kk) as i32);
+                        *gr = _mm512_dpbusd_epi32(*gr, bv, av);
                     }
                 }
                 let pr = *pk.panel_r.get_unchecked(p);
@@ -663,67 +591,6 @@ unsafe fn band_vnni(lat: &Lattice<'_>, t: &Terms, pk: &Packed, acc: &mut Acc, r0
         }
         c0 = c1;
     }
-    if tiles {
-        std::arch::asm!("tilerelease", options(nostack, nomem));
-    }
-}
-
-/// The most quads of questions AMX's tiles take here (64 bytes a row: 64 questions).
-const TILE_K4: usize = 16;
-
-/// AMX's tile configuration for `k4` quads: `tmm0` the 16 rows' counts
-/// (`4 k4` bytes each), `tmm1` a panel's doubled counts (`k4` rows of 16
-/// words), `tmm2` the 16 x 16 products.
-///
-/// # Safety
-/// [`amx`] must have said yes (this thread loads a configuration).
-#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
-unsafe fn tile_config(k4: usize) {
-    #[repr(C, align(64))]
-    struct Config {
-        palette: u8,
-        start: u8,
-        reserved: [u8; 14],
-        colsb: [u16; 16],
-        rows: [u8; 16],
-    }
-    let mut cfg = Config {
-        palette: 1,
-        start: 0,
-        reserved: [0; 14],
-        colsb: [0; 16],
-        rows: [0; 16],
-    };
-    (cfg.rows[0], cfg.colsb[0]) = (NR as u8, (4 * k4) as u16);
-    (cfg.rows[1], cfg.colsb[1]) = (k4 as u8, (4 * NR) as u16);
-    (cfg.rows[2], cfg.colsb[2]) = (NR as u8, (4 * NR) as u16);
-    std::arch::asm!("ldtilecfg [{0}]", in(reg) &cfg, options(nostack, readonly));
-}
-
-/// `2 G - P_j` of rows `i0..i0 + 16` and the columns of panels `q0..q1`,
-/// a 16 x 16 tile of 32-bit words per panel from `out` on (AMX: the tile
-/// starts at the panel's `-P_j` in every row, then `tdpbuud` adds the
-/// rows' counts times the columns' doubled counts, both unsigned).
-///
-/// # Safety
-/// [`tile_config`] was loaded on this thread for `pk.k4`; rows `i0..i0 +
-/// 16` are packed (bands are padded); `out` holds `(q1 - q0) * 256` words.
-#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
-unsafe fn tile_products(pk: &Packed, i0: usize, q0: usize, q1: usize, out: *mut i32) {
-    use std::arch::asm;
-    let k4 = pk.k4;
-    asm!("tileloadd tmm0, [{0} + {1}*1]", in(reg) pk.a.as_ptr().add(i0 * k4), in(reg) 4 * k4,
-         options(nostack, readonly));
-    for p in q0..q1 {
-        // (stride 0: the panel's 16 words of -P_j in every row)
-        asm!("tileloadd tmm2, [{0} + {1}*1]", in(reg) pk.pneg.as_ptr().add(p * NR), in(reg) 0usize,
-             options(nostack, readonly));
-        asm!("tileloadd tmm1, [{0} + {1}*1]", in(reg) pk.b.as_ptr().add(p * k4 * NR), in(reg) 4 * NR,
-             options(nostack, readonly));
-        asm!("tdpbuud tmm2, tmm0, tmm1", options(nostack, nomem));
-        asm!("tilestored [{0} + {1}*1], tmm2", in(reg) out.add((p - q0) * NR * NR), in(reg) 4 * NR,
-             options(nostack));
-    }
 }
 
 #[cfg(test)]
@@ -739,18 +606,6 @@ mod tests {
             self.0 ^= self.0 << 17;
             self.0
         }
-    }
-
-    /// The count on every path this CPU has: portable, VNNI, VNNI with AMX's products.
-    fn every_path(lat: Lattice<'_>) -> Vec<(&'static str, Counted)> {
-        let mut out = vec![("portable", count_on(lat, false, false).unwrap())];
-        if vnni() {
-            out.push(("avx512vnni", count_on(lat, true, false).unwrap()));
-            if amx() {
-                out.push(("amx-int8", count_on(lat, true, true).unwrap()));
-            }
-        }
-        out
     }
 
     /// The definition, pair by pair, in exact integers and one double rounding.
@@ -813,8 +668,6 @@ mod tests {
             (70, 9, 1, 4),
             (133, 50, 8, 5),
             (64, 7, 127, 6),
-            (150, 64, 3, 7),
-            (90, 65, 3, 8),
         ] {
             let (counts, reach) = board(l, q, n, seed);
             let nn = q as f64;
@@ -830,9 +683,6 @@ mod tests {
                 };
                 let want = naive(&lat);
                 assert_eq!(lattice_count(lat).unwrap(), want, "{l} x {q} / {n}, delta {delta}");
-                for (path, got) in every_path(lat) {
-                    assert_eq!(got, want, "{path}: {l} x {q} / {n}, delta {delta}");
-                }
                 // The portable band, whatever this CPU has.
                 let t = terms(&lat);
                 let mut acc = Acc::new(l.div_ceil(NR) * NR);
@@ -911,9 +761,6 @@ mod tests {
                     for pool in &pools {
                         let got = pool.install(|| lattice_count(lat)).unwrap();
                         assert_eq!(got, want, "{l} x {q} / {n}, c {c}, t2 {t2}, delta {delta}");
-                        for (path, got) in pool.install(|| every_path(lat)) {
-                            assert_eq!(got, want, "{path}: {l} x {q} / {n}, c {c}, t2 {t2}, delta {delta}");
-                        }
                     }
                 }
             }
@@ -942,10 +789,7 @@ mod tests {
         let skipped: usize = t.begin.iter().enumerate().map(|(i, &b)| b - (i + 1)).sum();
         assert!(skipped > 400 * 399 / 2 / 20, "{skipped}");
         assert!(!t.same.is_empty());
-        let want = naive(&lat);
-        for (path, got) in every_path(lat) {
-            assert_eq!(got, want, "{path}");
-        }
+        assert_eq!(lattice_count(lat).unwrap(), naive(&lat));
     }
 
     #[test]
