@@ -8,6 +8,15 @@ mean share of models whose range holds their rank (marginal), the mean width
 ``hi - lo`` and the mean number of models that could be #1.
 
     PYTHONPATH=python python scripts/rank_coverage.py [--boards 1000] [--only TEXT] [--methods none,holm,...]
+        [--save DIR]
+
+The boards of a family are the same whatever ``--methods`` (the prototypes'
+multiplier draws come from a generator of their own), so procedures run
+apart can be compared board by board: ``--save DIR`` writes each family's
+per-board coverage and widths (``DIR/<family>.<methods>.npz``), and
+``--paired DIR`` prints each procedure's mean width against Holm's from
+those files, the mean of the per-board differences with its Monte Carlo
+error.
 
 Procedures: kscore's ``--adjust none`` (each pair at 5%), ``holm`` and
 ``simultaneous`` (kscore.leaderboard.stats.ranges), and prototypes computed
@@ -163,10 +172,11 @@ def marginal_sets(diff: np.ndarray, se: np.ndarray, E: np.ndarray, scale: float,
 NAMES = ["none", "holm", "simultaneous", "maxt", "csranks", "marginal"]
 
 
-def run(fam: RankFamily, boards: int, seed: int = 1, names: list[str] = NAMES) -> dict[
+def run(fam: RankFamily, boards: int, seed: int = 1, names: list[str] = NAMES, save: str = "", first: int = 0) -> dict[
         str, tuple[float, float, float, float, float]]:
     true = true_ranks(fam)
     rng = np.random.default_rng(seed)
+    rng_draws = np.random.default_rng([seed, 1])  # (the prototypes': the boards do not depend on them)
     L = len(fam.ability)
     models = [str(i) for i in range(L)]
     cluster = np.repeat(np.arange(fam.questions // fam.cluster), fam.cluster) if fam.cluster else None
@@ -175,10 +185,15 @@ def run(fam: RankFamily, boards: int, seed: int = 1, names: list[str] = NAMES) -
     width = {a: [] for a in names}
     best = {a: [] for a in names}
     a = np.asarray(fam.ability)
-    for _ in range(boards):
+    units = fam.questions // fam.cluster if fam.cluster else fam.questions
+    for b in range(first + boards):
         d = difficulty(rng, fam.questions, fam.cluster)
         p = 1 / (1 + np.exp(-(a[:, None] - d[None, :])))
         X = rng.binomial(fam.samples, p) / fam.samples
+        if b < first:  # (a later share of the boards: the draws of the ones before, discarded)
+            for _ in [x for x in ("maxt", "csranks", "marginal") if x in names]:
+                rng_draws.standard_normal((units, 1000))
+            continue
         order = np.argsort(-X.mean(axis=1), kind="stable")
         Xo = X[order]
         t = true[order]
@@ -189,16 +204,22 @@ def run(fam: RankFamily, boards: int, seed: int = 1, names: list[str] = NAMES) -
         if {"maxt", "csranks", "marginal"} & set(names):  # (the prototypes, in numpy: slow on 30 models)
             diff, se, E, scale = pair_stats(Xo, cluster)
             for name, ordered in [x for x in (("maxt", False), ("csranks", True)) if x[0] in names]:
-                b = maxt(diff, se, E, scale, 0.05, rng, ordered=ordered)
+                b = maxt(diff, se, E, scale, 0.05, rng_draws, ordered=ordered)
                 got[name] = (1 + b.sum(axis=0), L - b.sum(axis=1))
             if "marginal" in names:
-                got["marginal"] = marginal_sets(diff, se, E, scale, 0.05, rng)
+                got["marginal"] = marginal_sets(diff, se, E, scale, 0.05, rng_draws)
         for name, (lo, hi) in got.items():
             ok = (lo <= t) & (t <= hi)
             joint[name].append(bool(ok.all()))
             marg[name].append(float(ok.mean()))
             width[name].append(float(np.mean(hi - lo)))
             best[name].append(int(np.sum(lo == 1)))
+    if save:
+        Path(save).mkdir(parents=True, exist_ok=True)
+        kinds = (("joint", joint), ("width", width), ("marginal", marg), ("best", best))
+        arrays = {f"{k}_{name}": np.asarray(v[name]) for k, v in kinds for name in names}
+        part = f".from{first:05d}" if first else ""
+        np.savez(Path(save) / f"{slug(fam.name)}.{'-'.join(names)}{part}.npz", **arrays)
     out = {}
     for name in names:
         j = np.asarray(joint[name], float)
@@ -207,12 +228,52 @@ def run(fam: RankFamily, boards: int, seed: int = 1, names: list[str] = NAMES) -
     return out
 
 
+def slug(name: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in name).strip("_")
+
+
+def paired(save: str) -> None:
+    """Each procedure's mean width against Holm's, board by board, from the
+    files of ``--save`` (procedures run apart on the same boards)."""
+    for fam in FAMILIES:
+        parts: dict[tuple[str, str], list[tuple[int, np.ndarray]]] = {}
+        for f in Path(save).glob(f"{slug(fam.name)}.*.npz"):
+            first = int(f.name.split(".from")[1].split(".")[0]) if ".from" in f.name else 0  # (a later share)
+            with np.load(f) as z:
+                for key in z.files:
+                    kind, name = key.split("_", 1)
+                    parts.setdefault((kind, name), []).append((first, z[key]))
+        per: dict[str, dict[str, np.ndarray]] = {"joint": {}, "width": {}, "marginal": {}, "best": {}}
+        for (kind, name), got in parts.items():
+            per[kind][name] = np.concatenate([x for _, x in sorted(got, key=lambda t: t[0])])
+        if "holm" not in per["width"]:
+            continue
+        h = per["width"]["holm"]
+        print(f"{fam.name} ({len(h)} boards): Holm's mean width {h.mean():.4f}, joint "
+              f"{100 * per['joint']['holm'].mean():.1f}%")
+        for name, w in per["width"].items():
+            if name == "holm" or len(w) != len(h):
+                continue
+            d = w - h
+            j = per["joint"][name].astype(float)
+            print(f"  {name}: joint {100 * j.mean():.1f}±{100 * np.sqrt(j.mean() * (1 - j.mean()) / len(j)):.1f}%, "
+                  f"width {w.mean():.4f}, minus Holm's {d.mean():+.4f}±{d.std(ddof=1) / np.sqrt(len(d)):.4f} "
+                  f"({100 * d.mean() / h.mean():+.2f}%), narrower on {np.mean(d < 0):.1%} of boards, "
+                  f"wider on {np.mean(d > 0):.1%}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--boards", type=int, default=1000)
     ap.add_argument("--only", default="")
     ap.add_argument("--methods", default=",".join(NAMES), help="procedures to run (default: all)")
+    ap.add_argument("--save", default="", help="write each family's per-board coverage and widths here")
+    ap.add_argument("--paired", default="", help="compare the widths saved here with Holm's, board by board")
+    ap.add_argument("--first", type=int, default=0, help="start at this board (a later share of a family's boards)")
     args = ap.parse_args()
+    if args.paired:
+        paired(args.paired)
+        return
     print(f"Rank ranges at 95%, {args.boards} boards per family: joint coverage (MC error) / marginal coverage / "
           "mean width (hi - lo) / models that could be #1.\n")
     names = [x for x in NAMES if x in args.methods.split(",")]
@@ -222,7 +283,7 @@ def main() -> None:
         if args.only and args.only not in fam.name:
             continue
         t0 = time.time()
-        res = run(fam, args.boards, names=names)
+        res = run(fam, args.boards, names=names, save=args.save, first=args.first)
         cells = [f"{100 * r[0]:.1f}±{100 * r[1]:.1f} / {100 * r[2]:.1f} / {r[3]:.2f} / {r[4]:.1f}"
                  for r in (res[n] for n in names)]
         print(f"| {fam.name} | " + " | ".join(cells) + " |", flush=True)

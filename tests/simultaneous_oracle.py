@@ -3,9 +3,11 @@ simultaneous rank sets, kept verbatim as the test oracle of
 kscore.leaderboard.stats.simultaneous: every pair's ``|t|`` significant at
 ``alpha`` held and sorted (Holm's ``p_crit`` by scanning them), one sweep of
 the blocks per step of the step-down, the maxima over draws by a numpy loop
-per row. It uses the package's blocks (``Pairs``) and small helpers, as the
-replaced code did, so that both see the same standard errors. Not used by
-the package."""
+per row. It uses the package's blocks (``Pairs``) and small helpers, as
+the replaced code did, so that both see the same standard errors. Not used
+by the package. Its changes since (issue 36): up to 2 000 models the
+step-down runs to its end (it stopped at a step rejecting under a tenth of
+the pairs left), and the draws are simultaneous.draws_for's."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from kscore.leaderboard.stats import simultaneous as _sim
 from kscore.leaderboard.stats.pair_tests import count_block, holm_crit, u_of, u_threshold, unadjusted
 from kscore.leaderboard.stats.pairs import Pairs
 from kscore.leaderboard.stats.ranges import RankSets, _holm_p
@@ -92,21 +95,23 @@ def step_down(pairs: Pairs, alpha: float, m: int, u_sig: FloatArray) -> float | 
         return None  # (no testable pair: every standard error needs two questions / clusters)
     E, scale = _scale(pairs)
     rng = np.random.default_rng(SEED)
-    Z = (E @ rng.standard_normal((E.shape[1], DRAWS)) * scale).astype(np.float32)  # models x draws
+    draws = _sim.draws_for(pairs.L, E.shape[1])  # (issue 36: more draws on smaller boards)
+    Z = (E @ rng.standard_normal((E.shape[1], draws)) * scale).astype(np.float32)  # models x draws
     t_sig = u_sig * math.sqrt(2.0)  # the |t| of the pairs with p < alpha
     floor = float(np.nextafter(pairs_floor(alpha), 0.0))
     c_prev, done = math.inf, 0  # the family: the pairs with |t| <= c_prev (``done`` rejected)
     while True:
         mx = _max_t(pairs, Z, c_prev)
-        k = min(DRAWS, math.ceil((1.0 - alpha) * (DRAWS + 1))) - 1
+        k = min(draws, math.ceil((1.0 - alpha) * (draws + 1))) - 1
         c = float(np.sort(mx)[k])
         # Bonferroni's bound of the max-t quantile for the pairs left (2-sided), and no lower
         # than one test's: Monte Carlo noise neither widens beyond Holm nor rejects beyond p < alpha.
         c = max(min(c, z_value(1.0 - alpha / (m - done))), floor)
         now = int(np.count_nonzero(t_sig > c))
-        # Stopping early is valid (fewer rejections); a step that removed under a tenth of the
-        # family would lower the next critical value little, at the cost of another pass.
-        if now == m or now - done < max(1, (m - done) // 10):
+        # Up to 2 000 models (simultaneous.STEP_DOWN_MAX, issue 36) to the end: a step that rejects
+        # nothing new. Past it, stopping early (valid: fewer rejections): a step that removed under a
+        # tenth of the family would lower the next critical value little, at the cost of another pass.
+        if now == m or now - done < (1 if pairs.L <= _sim.STEP_DOWN_MAX else max(1, (m - done) // 10)):
             return c if now else None
         c_prev, done = c, now
 

@@ -292,3 +292,68 @@ def test_bayes_cap_reaches_the_leaderboard() -> None:
     np.testing.assert_allclose(hi, ref_hi, rtol=0, atol=1e-9)
     old_lo, old_hi = ci.envelope(u, 0.95, core="wcc")
     assert np.nanmean(old_hi - old_lo) > np.nanmean(hi - lo)
+
+
+def _bounds_of(counts: Counts, metric: str, interval: str) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    board = kscore.leaderboard(counts, metrics=metric, interval=interval, adjust="none")
+    lo, hi = np.full(len(counts.models), np.nan), np.full(len(counts.models), np.nan)
+    for r in board.rows:
+        v = r.values[metric]
+        if v is not None:
+            lo[int(r.model[1:])], hi[int(r.model[1:])] = v.lo, v.hi
+    return lo, hi
+
+
+@pytest.mark.parametrize("interval", ["questions", "posterior", "answers"])
+def test_one_cap_for_every_interval(interval: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default interval, ``interval="posterior"`` and
+    ``interval="answers"`` cap Bayes@N's effective outcomes with one
+    function (default_interval.answers_cap), whose value is the cap of the
+    definition (tests/coverage_intervals.py's ``bayes_capped``, written apart):
+    on a ragged board (1-8 answers a question) above the count of the
+    answers, and on a board where every question has its N answers the
+    count itself, exactly. Swapping the function for the count moves the
+    ragged board's intervals and leaves the full board's bit for bit."""
+    from kscore.leaderboard.stats import answers as answers_mod
+    from kscore.leaderboard.stats import metrics as metrics_mod
+
+    calls: list[tuple[str, npt.NDArray[np.float64], npt.NDArray[np.float64]]] = []
+
+    def spy(kind: str, samples: npt.NDArray[np.float64], *args: object) -> npt.NDArray[np.float64]:
+        out = di.answers_cap(kind, samples, *args)  # type: ignore[arg-type]
+        calls.append((kind, samples.copy(), out.copy()))
+        return out
+
+    def count(kind: str, samples: npt.NDArray[np.float64], *args: object) -> npt.NDArray[np.float64]:
+        return samples
+
+    module = answers_mod if interval == "answers" else metrics_mod
+    ragged = next(boards(next(f for f in HELD_OUT if "ragged 1-8" in f.name), 30, seed=5))
+    full_fam = family("8 models x 40 questions, heterogeneous")
+    full = next(boards(full_fam, 30, seed=6))
+    for chunk, is_full in ((ragged, False), (full, True)):
+        counts = board_of(chunk.c, chunk.n)
+        calls.clear()
+        monkeypatch.setattr(module, "answers_cap", spy)
+        lo, hi = _bounds_of(counts, "bayes@N", interval)
+        monkeypatch.setattr(module, "answers_cap", count)
+        lo_n, hi_n = _bounds_of(counts, "bayes@N", interval)
+        monkeypatch.undo()
+        assert [k for k, _, _ in calls] == ["bayes"]
+        _, samples, cap = calls[0]
+        B, L, Q = chunk.c.shape
+        nn = np.where(chunk.n > 0, chunk.n, 0).reshape(B * L, Q).astype(np.float64)
+        x = np.where(nn > 0, 0.5, np.nan)
+        u = ci.units(x.reshape(B, L, Q), chunk.n, None, (0.0, 1.0))
+        want = ci.bayes_capped(u, chunk.n).samples.reshape(-1)
+        assert np.array_equal(samples, nn.sum(axis=1))
+        if is_full:
+            assert (chunk.n == chunk.n.max()).all()
+            assert np.array_equal(cap, samples)  # (the count, exactly)
+            np.testing.assert_allclose(want, samples, rtol=1e-12)
+            assert np.array_equal(lo, lo_n, equal_nan=True) and np.array_equal(hi, hi_n, equal_nan=True)
+        else:
+            np.testing.assert_allclose(cap, want, rtol=1e-12)
+            assert (cap > samples).mean() > 0.9
+            moved = ~np.isclose(hi - lo, hi_n - lo_n, rtol=1e-9, atol=0)
+            assert moved.mean() > 0.2

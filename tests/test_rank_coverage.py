@@ -5,8 +5,9 @@ share of boards where every model's rank range holds its true rank (the
 order of the models' means over the population of questions, computed
 once from 400 000 questions). Two populations: independent questions, and
 questions in clusters of 10 sharing a difficulty (ranked with their
-clusters: ``cluster``). The simultaneous sets must hold at least 93% at
-95% over 200 boards each, and be no wider on average than Holm's; the
+clusters: ``cluster``). The simultaneous sets must hold at least 95% at
+95% over 200 boards each, and be narrower on average than Holm's (issue 36,
+item 4: the step-down max-t run to its end); the
 unadjusted ranges (each pair at 95%) are reported beside them. A normal
 test (some 20 s here): it runs in CI's pytest run.
 
@@ -69,6 +70,6 @@ def test_simultaneous_rank_sets_hold_jointly(clustered: bool) -> None:
     print(f"\n{'clustered' if clustered else 'independent'} questions, {BOARDS} boards: "
           + "; ".join(f"{a}: coverage {c:.1%}, mean width {w:.2f}" for a, (c, w) in got.items()))
     coverage, width = got["simultaneous"]
-    assert coverage >= 0.93
-    assert width <= got["holm"][1] + 1e-12
+    assert coverage >= 0.95
+    assert width < got["holm"][1]
     assert got["holm"][0] >= 0.93

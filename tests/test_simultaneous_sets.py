@@ -5,7 +5,8 @@ same ranges, on random full grids up to 2 000 models (near-ties, duplicated
 models, clusters, several confidence levels), also with the histogram made
 so coarse that nearly every count needs its exact sweep, and past 2 000
 models (where the old code was not run on the board: Holm's ranges stood
-in). The histogram's bounds hold the exact counts; the kernel's maxima are
+in), with the step-down run to its end (issue 36) and stopped early past
+``STEP_DOWN_MAX``. The histogram's bounds hold the exact counts; the kernel's maxima are
 the numpy loop's."""
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ def _same(X: np.ndarray, W: np.ndarray, cl: np.ndarray | None, confidence: float
     models = [f"m{i}" for i in range(len(X))]
     got = rank_sets(X.copy(), W, cl, models, confidence, "simultaneous")
     old = oracle.rank_sets(X.copy(), W, cl, models, confidence)
-    assert got.adjust == "simultaneous" and not got.note
+    assert got.adjust == "simultaneous"
+    # (past STEP_DOWN_MAX models the step-down ends early, and --verbose says so)
+    assert ("ends at a step that rejects under a tenth" in got.note) == (len(X) > sim.STEP_DOWN_MAX)
     assert (got.t_crit, got.p_crit) == (old.t_crit, old.p_crit)
     assert got.lo.tolist() == old.lo.tolist() and got.hi.tolist() == old.hi.tolist()
     assert got.could_be_best == old.could_be_best
@@ -81,8 +84,11 @@ def test_equal_up_to_2000_models(L: int, Q: int, kind: int) -> None:
     _same(X, W, cl, 0.95)
 
 
-def test_equal_past_2000_models() -> None:
-    # The old code, run here on a board it would have handed to Holm.
+@pytest.mark.parametrize("step_down_max", [10_000, 2_000])
+def test_equal_past_2000_models(step_down_max: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The old code, run here on a board it would have handed to Holm; with the step-down
+    # to its end, and (STEP_DOWN_MAX lowered) stopped at a step rejecting under a tenth.
+    monkeypatch.setattr(sim, "STEP_DOWN_MAX", step_down_max)
     rng = np.random.default_rng(26)
     X, W, cl = _board(rng, 2300, 25, 1.0, 1)
     _same(X, W, cl, 0.95)
@@ -129,7 +135,7 @@ def _reference_partial(X: np.ndarray, W: np.ndarray, confidence: float) -> tuple
         mx = np.max([tstar[s] for s in fam], axis=0) if fam else np.zeros(sim.DRAWS)
         c = max(min(float(np.sort(mx)[k]), z_value(1 - alpha / (m - done))), floor)
         now = int(np.count_nonzero((p < alpha) & (tabs_a > c)))
-        if now == m or now - done < max(1, (m - done) // 10):
+        if now == m or now == done:  # (to the end: a step that rejects nothing new; issue 36)
             t_crit = c if now else None
             break
         c_prev, done = c, now
@@ -300,3 +306,22 @@ def test_coverage_with_missing_questions() -> None:
         f"{a}: coverage {hits[a] / BOARDS:.1%}, mean width {width[a]:.2f}" for a in hits))
     assert hits["simultaneous"] / BOARDS >= 0.93
     assert width["simultaneous"] <= width["holm"] + 1e-12
+
+
+def test_past_the_step_down_cap_the_board_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Past STEP_DOWN_MAX models the step-down ends at a step rejecting under a tenth of the
+    # pairs left (as before issue 36) and the board's notes (printed unless --quiet) say so.
+    from kscore.leaderboard import from_cells
+
+    rng = np.random.default_rng(8)
+    X, _, _ = _board(rng, 12, 30, 1.0, 1)
+    m, q = np.nonzero(np.ones_like(X, bool))
+    k = (X[m, q] * 4).astype(np.int64)
+    counts = from_cells([f"m{i}" for i in range(12)], [f"q{j}" for j in range(30)], m.astype(np.int64),
+                        q.astype(np.int64), np.stack([4 - k, k], axis=1))
+    import kscore
+
+    assert not any("step-down" in n for n in kscore.leaderboard(counts, adjust="simultaneous").notes)
+    monkeypatch.setattr(sim, "STEP_DOWN_MAX", 11)
+    notes = kscore.leaderboard(counts, adjust="simultaneous").notes
+    assert any("over 11 models: the step-down max-t ends at a step that rejects under a tenth" in n for n in notes)

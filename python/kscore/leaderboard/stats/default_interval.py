@@ -317,20 +317,46 @@ def bayes_answers(questions: FloatArray, cost: FloatArray, n_max: FloatArray, ca
 
 
 def bayes_samples(n_state: IntArray, of_row: npt.NDArray[np.integer], model: IntArray, models: int,
-                  table: npt.NDArray[np.integer] | None, n_max: IntArray, categories: int) -> FloatArray:
+                  table: npt.NDArray[np.integer] | None, n_max: IntArray, categories: int,
+                  answers: FloatArray | None = None) -> FloatArray:
     """Each model's :func:`bayes_answers` from the answers of each state
     ``n_state`` and its (model, state) ``table`` where at hand, else each
-    row's state ``of_row`` and ``model``."""
-    cost_s = bayes_cost(n_state.astype(np.float64), categories)
+    row's state ``of_row`` and ``model``. Where every question of a model has
+    its ``N`` answers the value is the count of its answers (``answers``,
+    counted here if not given), exactly: the formula's value there, which
+    its rounding can miss by an ulp."""
+    n_s = n_state.astype(np.float64)
+    cost_s = bayes_cost(n_s, categories)
     q: FloatArray
     cost: FloatArray
     if table is not None:
         q = table.sum(axis=1).astype(np.float64)
         cost = np.asarray(table @ cost_s, np.float64)
+        if answers is None:
+            answers = np.asarray(table @ n_s, np.float64)
     else:
         q = np.bincount(model, minlength=models).astype(np.float64)
         cost = np.bincount(model, weights=cost_s[of_row], minlength=models).astype(np.float64)
-    return bayes_answers(q, cost, n_max.astype(np.float64), categories)
+        if answers is None:
+            answers = np.bincount(model, weights=n_s[of_row], minlength=models).astype(np.float64)
+    N = n_max.astype(np.float64)
+    out: FloatArray = np.where(answers == q * N, answers, bayes_answers(q, cost, N, categories))
+    return out
+
+
+def answers_cap(kind: str, samples: FloatArray, n_state: IntArray, of_row: npt.NDArray[np.integer], model: IntArray,
+                models: int, table: npt.NDArray[np.integer] | None, n_max: IntArray, categories: int) -> FloatArray:
+    """The cap on each model's effective number of outcomes, the one of every
+    interval that has one (the default, ``interval="posterior"`` and
+    ``interval="answers"``): the count of its answers ``samples``, and for
+    Bayes@N (``kind == "bayes"``) the information they carry,
+    :func:`bayes_samples` (its arguments: the answers of each state
+    ``n_state``, each row's state ``of_row`` and ``model``, the (model,
+    state) ``table`` where at hand, each model's most answers on a question
+    ``n_max``, and the metric's ``categories``)."""
+    if kind != "bayes":
+        return samples
+    return bayes_samples(n_state, of_row, model, models, table, n_max, categories, samples)
 
 
 def interval_of(x: FloatArray, samples: float, confidence: float = 0.95,

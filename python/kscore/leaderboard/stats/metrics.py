@@ -31,7 +31,7 @@ from ..._arrays import FloatArray
 from ..._interval import z_value
 from .._issues import Issues
 from .._spec import Metric
-from .default_interval import bayes_samples, board_bounds, board_units, metric_range
+from .default_interval import answers_cap, board_bounds, board_units, metric_range
 from .estimates import bounds_of
 from .intervals import grid_se, group_se, group_se_tabled, segment_se
 from .posterior import population_posterior
@@ -145,8 +145,8 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
                 assert samples is not None
                 r_lo, r_hi = metric_range(metric.kind, w, n_max, (lo_b, hi_b))
                 grid = f is not None and sc.cluster is None and pm.table is not None
-                cap = samples if metric.kind != "bayes" else bayes_samples(
-                    row_sums(st.cats), st.of_row, m, L, pm.table, n_max, len(w))  # (the information of its answers)
+                cap = answers_cap(metric.kind, samples, row_sums(st.cats), st.of_row, m, L, pm.table, n_max,
+                                  len(w))  # (for Bayes@N the information of its answers)
                 w_lo, w_hi = board_bounds(None if grid else sc.x[metric.name], m, sc.cluster, L, cap, confidence,
                                           r_lo, r_hi, f, pm.table)
             # (every model at once, into the columns: the same floats as Python's min/max per model,
@@ -169,8 +169,8 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
             r_lo, r_hi = metric_range(metric.kind, w, n_max, (lo_b, hi_b))
             grid = f is not None and sc.cluster is None and pm.table is not None
             units = board_units(None if grid else sc.x[metric.name], m, sc.cluster, L, f, pm.table)
-            cap = samples if metric.kind != "bayes" else bayes_samples(
-                row_sums(st.cats), st.of_row, m, L, pm.table, n_max, len(w))  # (the information of its answers)
+            cap = answers_cap(metric.kind, samples, row_sums(st.cats), st.of_row, m, L, pm.table, n_max,
+                              len(w))  # (for Bayes@N the information of its answers)
             mu, sd, p_lo, p_hi = population_posterior(units, cap, confidence, r_lo, r_hi)
             js = np.flatnonzero(~bad & present)
             col.posterior_mean = pm_col = np.full(L, np.nan)

@@ -156,6 +156,7 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
         sets = simultaneous(pairs, alpha, u_star)
         p_crit = count_ranks(pairs, sets, u_star, alpha, better, worse)
         t_crit = sets.t_crit
+        note = sets.note  # (past simultaneous.STEP_DOWN_MAX models: where the step-down ends)
     elif used == "none":
         for a, b, diff, _, t in pairs.blocks():
             count_block(better, worse, a, b, unadjusted(u_of(t), u_star, alpha), diff)
