@@ -113,11 +113,13 @@ print(len(t["n"]))
 """
 
 
-def timed(cmd: list[str], env: dict[str, str], limit_gb: float) -> tuple[float, float, str, float]:
+def timed(cmd: list[str], env: dict[str, str], limit_gb: float) -> tuple[float, float, str, dict[str, float]]:
     """Wall seconds and peak RSS (GB) of ``cmd`` in a fresh process under
     ``/usr/bin/time -v`` and an address-space limit of ``limit_gb``, the
-    last line of its stderr on failure, and the CPU seconds of the
-    ``pairs`` row of a ``--profile`` table on its stderr (nan: none)."""
+    last line of its stderr on failure, and CPU seconds: ``cpu`` (user +
+    system of the whole process, start-up included) and, from a
+    ``--profile`` table on its stderr, ``count`` (its reading rows: setup,
+    read + count, merge, name, checks) and ``pairs`` (missing: none)."""
     limit = f"ulimit -v {int(limit_gb * 1024 * 1024)}; "
     shell = limit + "exec /usr/bin/time -v " + " ".join(f"'{c}'" for c in cmd)
     t0 = time.perf_counter()
@@ -127,8 +129,20 @@ def timed(cmd: list[str], env: dict[str, str], limit_gb: float) -> tuple[float, 
     rss = int(m.group(1)) / 1024 / 1024 if m else float("nan")
     lines = [x for x in run.stderr.splitlines() if x.strip() and not x.startswith("\t")]
     status = "ok" if run.returncode == 0 else f"exit {run.returncode}: {(lines or ['?'])[-1][:80]}"
-    p = re.search(r"^pairs +[0-9.]+ +([0-9.]+)", run.stderr, re.M)
-    return wall, rss, status, float(p.group(1)) if p else float("nan")
+    cpu: dict[str, float] = {}
+    times = [re.search(rf"{k} time \(seconds\): ([0-9.]+)", run.stderr) for k in ("User", "System")]
+    if all(times):
+        cpu["cpu"] = sum(float(t.group(1)) for t in times if t)
+    rows = {r.group(1).strip(): float(r.group(2))
+            for r in re.finditer(r"^([a-z][a-z +()']*?) +[0-9.]+ +([0-9.]+) +\S+ +\S+$", run.stderr, re.M)}
+    if "pairs" in rows:
+        cpu["pairs"] = rows["pairs"]
+        cpu["count"] = sum(rows.get(k, 0.0) for k in COUNT_ROWS)
+    return wall, rss, status, cpu
+
+
+#: The profile's rows of the reading and counting (the count phase compared with DuckDB's query).
+COUNT_ROWS = ("read (setup)", "read + count", "merge", "name", "read (checks)")
 
 
 def main() -> None:
@@ -144,7 +158,7 @@ def main() -> None:
                                                 "'--adjust holm;--adjust simultaneous'")
     ap.add_argument("--threads", default="", help="thread counts, e.g. 1,2 (kscore --threads, DuckDB SET threads)")
     ap.add_argument("--before", default="", help="an older tree's python/ folder (absolute), run in the same rounds")
-    ap.add_argument("--profile", action="store_true", help="add the profile's pairs CPU seconds")
+    ap.add_argument("--profile", action="store_true", help="add the profile's count and pairs CPU seconds")
     ap.add_argument("--rounds", type=int, default=1, help="rounds (medians printed)")
     args = ap.parse_args()
     root = Path(args.dir)
@@ -155,8 +169,8 @@ def main() -> None:
         trees.insert(0, ("before", dict(env, PYTHONPATH=args.before)))
     counts: list[int | None] = [int(x) for x in args.threads.split(",")] if args.threads else [None]
     print(f"load average at start: {os.getloadavg()[0]:.2f}", flush=True)
-    print("| board | what | threads | seconds | ratio to DuckDB | pairs CPU s | peak RSS GB | output | status |\n"
-          "|---|---|---|---|---|---|---|---|---|", flush=True)
+    print("| board | what | threads | seconds | ratio to DuckDB | CPU s | CPU ratio | count CPU s | pairs CPU s | "
+          "peak RSS GB | output | status |\n|---|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
     for spec in args.boards.split(","):
         models, questions = (int(x) for x in spec.split("x"))
         path = root / f"board_{models}x{questions}x{args.samples}.parquet"
@@ -166,12 +180,13 @@ def main() -> None:
         runs: list[tuple[str, list[str]]] = [(fmt, []) for fmt in args.formats.split(",")]
         runs += [("csv", flags.split()) for flags in args.extra.split(";") if flags.strip()]
         # (one row per job; each round runs every job once, interleaved, so load moves them alike)
-        jobs: dict[tuple[str, str, str], list[tuple[float, float, str, float, str]]] = {}
+        jobs: dict[tuple[str, str, str], list[tuple[float, float, str, dict[str, float], str]]] = {}
         for _ in range(args.rounds):
             for n in counts:
                 th = "" if n is None else str(n)
-                wall, rss, status, _ = timed([args.python, "-c", DUCKDB, str(path), str(n or 0)], env, args.limit_gb)
-                jobs.setdefault(("DuckDB GROUP BY", th, ""), []).append((wall, rss, status, float("nan"), ""))
+                wall, rss, status, cpu = timed([args.python, "-c", DUCKDB, str(path), str(n or 0)], env,
+                                               args.limit_gb)
+                jobs.setdefault(("DuckDB GROUP BY", th, ""), []).append((wall, rss, status, cpu, ""))
                 for name, tree_env in trees:
                     for fmt, flags in runs:
                         out = root / f"out_{models}x{questions}.{ {'table': 'txt'}.get(fmt, fmt) }"
@@ -182,23 +197,30 @@ def main() -> None:
                         cmd += ["--profile"] if args.profile else []
                         if fmt == "table":  # the terminal table, printed to a file by the shell's redirection
                             cmd = ["bash", "-c", " ".join(cmd) + f" > {out}"]
-                        wall, rss, status, pairs = timed(cmd, tree_env, args.limit_gb)
+                        wall, rss, status, cpu = timed(cmd, tree_env, args.limit_gb)
                         size = f"{out.stat().st_size / 1e6:.1f} MB" if out.exists() and status == "ok" else ""
                         what = f"{name} {fmt}" + (" " + " ".join(flags) if flags else "")
-                        jobs.setdefault((what, th, "duck"), []).append((wall, rss, status, pairs, size))
+                        jobs.setdefault((what, th, "duck"), []).append((wall, rss, status, cpu, size))
                         if out.exists():
                             out.unlink()
-        duck = {th: float(np.median([r[0] for r in rows])) for (what, th, _), rows in jobs.items()
-                if what.startswith("DuckDB")}
+
+        def med(rows: list[tuple[float, float, str, dict[str, float], str]], key: str) -> float:
+            got = [r[3][key] for r in rows if key in r[3]]
+            return float(np.median(got)) if got else float("nan")
+
+        duck = {th: (float(np.median([r[0] for r in rows])), med(rows, "cpu"))
+                for (what, th, _), rows in jobs.items() if what.startswith("DuckDB")}
         for (what, th, kind), rows in jobs.items():
             wall = float(np.median([r[0] for r in rows]))
             rss = float(np.median([r[1] for r in rows]))
-            pairs = float(np.median([r[3] for r in rows]))
+            cpu, count, pairs = (med(rows, k) for k in ("cpu", "count", "pairs"))
             status = next((r[2] for r in rows if r[2] != "ok"), "ok")
-            ratio = f"{wall / duck[th]:.2f}x" if kind else ""
-            cpu = "" if np.isnan(pairs) else f"{pairs:.3f}"
-            print(f"| {label} | {what} | {th or 'default'} | {wall:.2f} | {ratio} | {cpu} | {rss:.2f} | "
-                  f"{rows[-1][4]} | {status} |", flush=True)
+            ratio = f"{wall / duck[th][0]:.2f}x" if kind else ""
+            cpu_ratio = f"{cpu / duck[th][1]:.2f}x" if kind else ""
+            cells = ["" if np.isnan(x) else f"{x:.3f}" for x in (cpu, count, pairs)]
+            print(f"| {label} | {what} | {th or 'default'} | {wall:.2f} | {ratio} | {cells[0]} | {cpu_ratio} | "
+                  f"{cells[1]} | {cells[2]} | {rss:.2f} | {rows[-1][4]} | {status} |", flush=True)
+        print(f"(load average after this board: {os.getloadavg()[0]:.2f})", flush=True)
     print(f"load average at end: {os.getloadavg()[0]:.2f}", flush=True)
 
 
