@@ -323,7 +323,7 @@ def _condensed(name: str, regions: list[tuple[int, int]], width: int, shared: in
     if kept is None:
         return None
     # (:func:`_render`'s text as slices of the name and literals, made once per layout and words kept)
-    return "".join([p if type(p) is str else name[p[0]:p[1]] for p in _pieces(lengths, seps, starts, kept)])
+    return "".join([p if isinstance(p, str) else name[p[0]:p[1]] for p in _pieces(lengths, seps, starts, kept)])
 
 
 @lru_cache(maxsize=1 << 16)
