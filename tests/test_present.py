@@ -173,3 +173,36 @@ def test_two_hundred_long_similar_names(width: int) -> None:
         assert f"{sizes[i % 5]}-" in short or f"-{sizes[i % 5]}" in short, short
         assert f"v{i // 5}…" in short or f"v{i // 5}-" in short, short
         assert "2026" not in short and "very-long" not in short, short
+
+
+# A name's words are split once per template (its ASCII digits as 0) and condensed as slices of it
+# (kscore.present.names._layout/_pieces): the same text as splitting the name itself and rendering its words.
+_SWEEP_CHARS = st.sampled_from(list("ab09.5-_/:@+ .x7"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(_SWEEP_CHARS, min_size=1, max_size=30), st.integers(4, 30), st.integers(0, 6))
+def test_template_layout_matches_the_names_own_words(name: str, width: int, shared: int) -> None:
+    from kscore.present import names as nm
+
+    words, seps, starts = nm._words(name)
+    assert nm._shape(name) == (tuple(map(len, words)), tuple(starts))
+    for regions in ([(0, 0)], [(len(words) - 1, len(words) - 1)], [(0, 0), (len(words) // 2, len(words) - 1)]):
+        kept = nm._kept_words(tuple(map(len, words)), tuple(seps), tuple(regions), width, shared)
+        want = None if kept is None else nm._render(words, seps, set(kept))
+        assert nm._condensed(name, regions, width, shared) == want
+
+
+def test_neighbour_regions_of_many_sweep_names() -> None:
+    # Past ALL_PAIRS names each is compared with its neighbours (measured once per two pairs):
+    # the regions of a pair of names that differ in one word hold that word.
+    from kscore.present import names as nm
+
+    names = sorted({f"sweep-{i % 7}/qwen-7b-lr{i % 3}e-6-seed{i % 5}-step{i:05d}" for i in range(3000)})
+    found = nm._neighbour_regions(names)
+    assert set(found) == set(names)
+    for name in names[:50]:
+        assert found[name] and all(0 <= a <= b < len(nm._words(name)[0]) for a, b in found[name])
+    # Two names differing only in the step: the step (the last word) is where they differ.
+    pair = nm._neighbour_regions(["a-b-step00001", "a-b-step00002"] + [f"z{i}-q" for i in range(3)])
+    assert pair["a-b-step00001"] == [(2, 2)]

@@ -3,11 +3,17 @@
 
 from __future__ import annotations
 
+from collections import deque
+from itertools import compress, repeat
+from operator import attrgetter
+
 import numpy as np
 
 from .._spec import Metric
 from .ranges import RankSets
 from .values import ModelRow, table_of
+
+_MODEL = attrgetter("model")
 
 
 def sort_rows(rows: list[ModelRow], sort: Metric) -> list[ModelRow]:
@@ -29,8 +35,8 @@ def scored_models(rows: list[ModelRow], sort: Metric) -> list[str]:
     """The models that have the sort metric, in board order."""
     found = table_of(rows)
     if found is not None and sort.name in found[0].columns and sort.name not in found[0].held:
-        missing = found[0].columns[sort.name].missing[found[1]].tolist()
-        return [r.model for r, gone in zip(rows, missing) if not gone]
+        have = (~found[0].columns[sort.name].missing[found[1]]).tolist()
+        return list(compress(map(_MODEL, rows), have))  # (picked in C: no Python step per row)
     return [r.model for r in rows if r.values.get(sort.name) is not None]
 
 
@@ -45,8 +51,8 @@ def _column_order(rows: list[ModelRow], key: str) -> list[int] | None:
     missing, est = c.missing[at], c.estimate[at]
     if np.isnan(est[~missing]).any():
         return None
-    models = [r.model for r in rows]
-    if any(x.endswith("\0") for x in models):  # (numpy's strings drop trailing NULs)
+    models = list(map(_MODEL, rows))
+    if any(map(str.endswith, models, repeat("\0"))):  # (numpy's strings drop trailing NULs)
         return None
     names = np.array(models)
     order: list[int] = np.lexsort((names, np.where(missing, 0.0, -est), missing)).tolist()
@@ -59,6 +65,11 @@ def rank(rows: list[ModelRow], sets: RankSets) -> list[ModelRow]:
     number significantly worse (:func:`kscore.leaderboard.stats.ranges.rank_sets`)."""
     lo, hi = sets.lo.tolist(), sets.hi.tolist()
     models = sets.models
+    if len(models) == len(rows) and list(map(_MODEL, rows)) == models:
+        # (every row has the metric, in the sets' order: each row its range, set by one map in C, no
+        # per-row Python; a board of 100 000 models spent 0.4 s in the loop below)
+        deque(map(setattr, rows, repeat("rank"), zip(lo, hi)), maxlen=0)
+        return rows
     # (the usual order: the sets' models are the rows' in board order, skipping those without the metric; each
     # model is one row, so once all are met in order, no other row has a range)
     k, n = 0, len(models)

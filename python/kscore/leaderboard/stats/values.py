@@ -167,10 +167,10 @@ def table_of(rows: list[ModelRow]) -> tuple[ModelTable, IntArray] | None:
     if not rows:
         return None
     values = list(map(_VALUES, rows))
-    if not all(type(v) is RowValues for v in values):
+    if set(map(type, values)) != {RowValues}:  # (sets made in C: no generator step per row)
         return None
     table = values[0]._table
-    if any(t is not table for t in map(_TABLE, values)):
+    if len(set(map(id, map(_TABLE, values)))) != 1:
         return None
     return table, np.fromiter(map(_INDEX, values), np.int64, len(values))
 

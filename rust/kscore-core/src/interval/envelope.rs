@@ -16,8 +16,11 @@
 //! bound per unit that is not already at the end; a stop is checked every
 //! `CHECK` of them.
 
+use rayon::prelude::*;
+
 use crate::cancel;
 use crate::error::{Error, Result};
+use crate::par::Grain;
 
 /// Bounds between checks for a stop.
 const CHECK: usize = 1 << 16;
@@ -146,43 +149,66 @@ pub fn envelope(models: Models<'_>, runs: Runs<'_>, z: f64, upper: bool) -> Resu
             "the offsets must be nondecreasing and at most the runs' number",
         ));
     }
-    let mut out = Vec::with_capacity(l);
-    let mut done = 0usize;
-    for i in 0..l {
-        let (n, g, n_w, samples, t4) = (models.n[i], models.g[i], models.n_w[i], models.samples[i], models.t4[i]);
-        let (t1, t2, t3) = (models.t1[i], models.t2[i], models.t3[i]);
-        let at = |a1: f64, a2: f64, a3: f64| {
-            let mu = ((t1 + a1) / n).clamp(0.0, 1.0);
-            let ss = ((t2 + a2) - 2.0 * mu * (t3 + a3) + mu * mu * t4).max(0.0);
-            bound(mu, ss, g, n, n_w, samples, z, upper)
-        };
-        let mut best = at(0.0, 0.0, 0.0);
-        let (mut a1, mut a2, mut a3) = (0.0, 0.0, 0.0);
-        for r in models.offsets[i]..models.offsets[i + 1] {
-            let (s, m, c) = (runs.s[r], runs.m[r], runs.c[r]);
-            let top = if upper { 0.0 } else { m };
-            let (d1, d2, d3) = (top - s, top * top - s * s, (top - s) * m);
-            if d1 == 0.0 {
-                continue; // (units already at the end: moving them changes nothing)
+    // Models are independent: blocks of them on the pool's threads, their
+    // bounds joined in model order (the same values at any thread count).
+    let blocks = l.div_ceil(BLOCK);
+    let block_ns = BLOCK * (u / l.max(1) + 1) * CANDIDATE_NS * 8;
+    let parts: Vec<Vec<f64>> = (0..blocks)
+        .into_par_iter()
+        .with_grain(block_ns)
+        .map(|b| {
+            let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(l));
+            let mut out = Vec::with_capacity(hi - lo);
+            let mut done = 0usize;
+            for i in lo..hi {
+                out.push(model_envelope(&models, &runs, i, z, upper, &mut done));
+                if done >= CHECK {
+                    cancel::check()?;
+                    done = 0;
+                }
             }
-            let count = c.max(0.0) as usize;
-            for j in moves(count) {
-                let jf = j as f64;
-                let b = at(a1 + jf * d1, a2 + jf * d2, a3 + jf * d3);
-                best = if upper { best.max(b) } else { best.min(b) };
-                done += 1;
-            }
-            if done >= CHECK {
-                cancel::check()?;
-                done = 0;
-            }
-            a1 += c * d1;
-            a2 += c * d2;
-            a3 += c * d3;
+            Ok(out)
+        })
+        .collect::<Result<_>>()?;
+    Ok(parts.concat())
+}
+
+/// Models per piece of [`envelope`]'s work.
+const BLOCK: usize = 512;
+/// Single-core nanoseconds of one candidate bound (a Wilson bound: a square
+/// root and a few divisions).
+const CANDIDATE_NS: usize = 20;
+
+/// Model `i`'s envelope (`done`: counts the bounds computed).
+fn model_envelope(models: &Models<'_>, runs: &Runs<'_>, i: usize, z: f64, upper: bool, done: &mut usize) -> f64 {
+    let (n, g, n_w, samples, t4) = (models.n[i], models.g[i], models.n_w[i], models.samples[i], models.t4[i]);
+    let (t1, t2, t3) = (models.t1[i], models.t2[i], models.t3[i]);
+    let at = |a1: f64, a2: f64, a3: f64| {
+        let mu = ((t1 + a1) / n).clamp(0.0, 1.0);
+        let ss = ((t2 + a2) - 2.0 * mu * (t3 + a3) + mu * mu * t4).max(0.0);
+        bound(mu, ss, g, n, n_w, samples, z, upper)
+    };
+    let mut best = at(0.0, 0.0, 0.0);
+    let (mut a1, mut a2, mut a3) = (0.0, 0.0, 0.0);
+    for r in models.offsets[i]..models.offsets[i + 1] {
+        let (s, m, c) = (runs.s[r], runs.m[r], runs.c[r]);
+        let top = if upper { 0.0 } else { m };
+        let (d1, d2, d3) = (top - s, top * top - s * s, (top - s) * m);
+        if d1 == 0.0 {
+            continue; // (units already at the end: moving them changes nothing)
         }
-        out.push(best);
+        let count = c.max(0.0) as usize;
+        for j in moves(count) {
+            let jf = j as f64;
+            let b = at(a1 + jf * d1, a2 + jf * d2, a3 + jf * d3);
+            best = if upper { best.max(b) } else { best.min(b) };
+            *done += 1;
+        }
+        a1 += c * d1;
+        a2 += c * d2;
+        a3 += c * d3;
     }
-    Ok(out)
+    best
 }
 
 #[cfg(test)]
@@ -247,6 +273,52 @@ mod tests {
         assert_eq!(*m.last().unwrap(), 100_000);
         assert!(m.len() < 200 && m.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(moves(0).count(), 0);
+    }
+
+    #[test]
+    fn models_in_many_blocks_are_each_their_own_envelope() {
+        // 3 blocks and a part, split on the pool (a grain of 1 ns): each model's bound is the one it has alone.
+        let l = 3 * BLOCK + 7;
+        let mut offsets = vec![0usize];
+        let (mut s, mut m, mut c) = (Vec::new(), Vec::new(), Vec::new());
+        let mut sums = vec![Vec::new(); 8];
+        for i in 0..l {
+            let units = 1 + i % 4;
+            let (mut t1, mut t2, mut t3, mut t4, mut n, mut g) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+            for k in 0..units {
+                let (si, ci) = (((i * 7 + k * 3) % 11) as f64 / 10.0, (1 + (i + k) % 5) as f64);
+                s.push(si);
+                m.push(1.0);
+                c.push(ci);
+                (t1, t2, t3, t4, n, g) = (t1 + ci * si, t2 + ci * si * si, t3 + ci * si, t4 + ci, n + ci, g + ci);
+            }
+            offsets.push(s.len());
+            for (v, x) in sums.iter_mut().zip([n, g, t1, t2, t3, t4, n * n / t4, 4.0 * n]) {
+                v.push(x);
+            }
+        }
+        let models = Models {
+            offsets: &offsets,
+            n: &sums[0],
+            g: &sums[1],
+            t1: &sums[2],
+            t2: &sums[3],
+            t3: &sums[4],
+            t4: &sums[5],
+            n_w: &sums[6],
+            samples: &sums[7],
+        };
+        let runs = Runs { s: &s, m: &m, c: &c };
+        let old = crate::par::set_grain(1);
+        let got = [false, true].map(|upper| envelope(models, runs, 1.96, upper).unwrap());
+        crate::par::set_grain(old);
+        for (upper, got) in [false, true].into_iter().zip(got) {
+            assert_eq!(got.len(), l);
+            for (i, x) in got.iter().enumerate() {
+                let alone = model_envelope(&models, &runs, i, 1.96, upper, &mut 0);
+                assert_eq!(x.to_bits(), alone.to_bits(), "model {i}");
+            }
+        }
     }
 
     #[test]
