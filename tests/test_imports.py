@@ -37,7 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kscore._kscore",),  # the compiled core (stub: _kscore.pyi)
     # leaves: the array types, shared maths, version checks, the shipped sample
     ("kscore._arrays", "kscore._special", "kscore._dirichlet", "kscore._versions", "kscore.data",
-     "kscore._interrupt"),  # (_interrupt: Ctrl-C while the kscore command starts up)
+     "kscore._interrupt", "kscore._gc"),  # (_interrupt: Ctrl-C while the kscore command starts up)
     ("kscore._inputs", "kscore._interval"),  # input checks and the normal interval, shared by every room
     # the scorio drop-ins; counts in; tools' files read
     ("kscore.eval", "kscore.counts", "kscore.formats", "kscore.aggregate"),

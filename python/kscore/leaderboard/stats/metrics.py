@@ -22,15 +22,13 @@ either
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from itertools import repeat
 
 import numpy as np
 import numpy.typing as npt
 
 from ..._arrays import FloatArray
+from ..._gc import paused_collection
 from ..._interval import z_value
 from .._issues import Issues
 from .._spec import Metric
@@ -77,23 +75,6 @@ def _clamp(x: FloatArray, lo: float, hi: float) -> FloatArray:
     return out
 
 
-@contextmanager
-def _no_collection() -> Iterator[None]:
-    """The cyclic garbage collector paused while the rows are made: 100 000
-    models' rows are 200 000 objects, none of them garbage, and every 700
-    made started a collection, the older generations' (every object of the
-    run) in their turn: 0.2-0.6 s CPU of the statistics at 100 000 models
-    (measured: compute() 1.1-1.65 s with them, 0.76-0.99 s without), for
-    nothing."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
-
-
 def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float, interval: str,
             issues: Issues | None = None) -> list[ModelRow]:
     """Every model's row: estimates and intervals of every metric, all models
@@ -136,7 +117,7 @@ def compute(sc: Scores, metrics: list[Metric], w: FloatArray, confidence: float,
     # (every model's row made by maps in C, its values a view of the columns: no Value made here)
     at = models.tolist()
     table = ModelTable({})
-    with _no_collection():
+    with paused_collection():
         rows = list(map(ModelRow, map(counts.models.__getitem__, at),
                         *(v[models].astype(np.int64).tolist() for v in (q_count, n_min, n_max)),
                         np.asarray(acc, np.float64)[models].tolist(), map(RowValues, repeat(table), at)))
