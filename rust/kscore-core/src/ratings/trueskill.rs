@@ -247,36 +247,45 @@ impl Sums<'_> {
     }
 }
 
-/// `winner` beat `loser`.
+/// One match of `first` against `second` (the winner first where there is
+/// one): `corrections` gives `(v, w)` from the mean difference and the draw
+/// margin, both over `c`. `c` sums the variances in model order, whichever
+/// plays first, as scorio does.
 #[inline(always)]
-fn decisive(winner: usize, loser: usize, start: &Start<'_>, p: &TrueSkill, sums: &mut Sums<'_>) {
-    let (lo, hi) = if winner < loser {
-        (winner, loser)
+fn one_match<F: Fn(f64, f64) -> (f64, f64)>(
+    first: usize,
+    second: usize,
+    corrections: F,
+    start: &Start<'_>,
+    p: &TrueSkill,
+    sums: &mut Sums<'_>,
+) {
+    let (lo, hi) = if first < second {
+        (first, second)
     } else {
-        (loser, winner)
+        (second, first)
     };
     let c = (2.0 * p.beta * p.beta + start.s2[lo] + start.s2[hi]).sqrt();
     let epsilon = p.draw_margin / c;
-    let (v, w) = win_corrections((start.mu[winner] - start.mu[loser]) / c, epsilon);
-    let mw = start.mu[winner] + (start.s2[winner] / c) * v;
-    let ml = start.mu[loser] - (start.s2[loser] / c) * v;
+    let (v, w) = corrections((start.mu[first] - start.mu[second]) / c, epsilon);
+    let m_first = start.mu[first] + (start.s2[first] / c) * v;
+    let m_second = start.mu[second] - (start.s2[second] / c) * v;
     let c2 = c * c;
-    sums.add(winner, mw, w, c2, start);
-    sums.add(loser, ml, w, c2, start);
+    sums.add(first, m_first, w, c2, start);
+    sums.add(second, m_second, w, c2, start);
+}
+
+/// `winner` beat `loser`.
+#[inline(always)]
+fn decisive(winner: usize, loser: usize, start: &Start<'_>, p: &TrueSkill, sums: &mut Sums<'_>) {
+    one_match(winner, loser, win_corrections, start, p, sums);
 }
 
 /// Draws between every two models of a group (in model order).
 fn draws(group: &[usize], start: &Start<'_>, p: &TrueSkill, sums: &mut Sums<'_>) {
     for (a, &i) in group.iter().enumerate() {
         for &j in &group[a + 1..] {
-            let c = (2.0 * p.beta * p.beta + start.s2[i] + start.s2[j]).sqrt();
-            let epsilon = p.draw_margin / c;
-            let (v, w) = draw_corrections((start.mu[i] - start.mu[j]) / c, epsilon);
-            let mi = start.mu[i] + (start.s2[i] / c) * v;
-            let mj = start.mu[j] - (start.s2[j] / c) * v;
-            let c2 = c * c;
-            sums.add(i, mi, w, c2, start);
-            sums.add(j, mj, w, c2, start);
+            one_match(i, j, draw_corrections, start, p, sums);
         }
     }
 }
