@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from .signals import default_sigint
+
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="needs POSIX signals")
 
 # Each call takes about 10 s or more on this 2-core machine (blocked FFT
@@ -77,7 +79,7 @@ def test_sigint_stops_a_long_call(name: str) -> None:
     code = CHILD.replace("CALL", LONG_CALLS[name])
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env)
+                            text=True, env=env, preexec_fn=default_sigint)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
@@ -152,7 +154,8 @@ def _interrupt_run(board: Path, folder: Path, phase: str, delay: float,
     env = dict(os.environ, KSCORE_PHASES="1", TMPDIR=str(tmp), PYTHONUNBUFFERED="1")
     cmd = [sys.executable, "-m", "kscore", "leaderboard", str(board), "--wide", "-o", str(out),
            "--plot", str(plot), "--quiet", *(["--memory-limit", "1GB"] if limit else [])]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=default_sigint)
     try:
         assert proc.stderr is not None
         seen = []

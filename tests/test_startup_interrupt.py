@@ -19,19 +19,16 @@ from pathlib import Path
 
 import pytest
 
+from .signals import default_sigint
+
 pytestmark = pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/PID/maps (Linux)")
 
 KSCORE = Path(sys.executable).parent / "kscore"
 
 
-def _default_sigint() -> None:
-    # A child of a background job inherits SIGINT ignored; a terminal's has the default.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _interrupt_when_mapped(argv: list[str], library: str) -> subprocess.CompletedProcess[str]:
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_default_sigint)
+                            preexec_fn=default_sigint)
     maps = Path(f"/proc/{proc.pid}/maps")
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
@@ -67,6 +64,6 @@ def test_a_library_user_keeps_its_ctrl_c() -> None:
     code = ("import signal, kscore\n"
             "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          preexec_fn=_default_sigint, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+                          preexec_fn=default_sigint, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "True"
