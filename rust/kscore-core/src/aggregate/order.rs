@@ -70,7 +70,7 @@ pub fn by_score(scores: &[f64], part: &[bool], rows: usize, cols: usize) -> Resu
 /// `x`'s bits as an unsigned integer in the order of the values (`-0.0` as
 /// `0.0`; not for NaN).
 #[inline]
-fn ordered_bits(x: f64) -> u64 {
+pub(super) fn ordered_bits(x: f64) -> u64 {
     let b = (x + 0.0).to_bits();
     if b >> 63 == 1 {
         !b

@@ -11,6 +11,8 @@
 //! caller replays it as scorio visits it.
 
 use super::group::{check_typed, validity, RowGroups};
+// The sort key of `order::by_score`: the rank rules here order scores as it does.
+use super::order::ordered_bits;
 use super::vote::{check_codes, per_row, pick_row, Groups, Pick, Reward, Rewards, Tally, Votes};
 use super::Kind;
 use rayon::prelude::*;
@@ -67,18 +69,6 @@ pub enum Rule {
 impl Rule {
     fn uses_scores(self) -> bool {
         !matches!(self, Rule::Majority)
-    }
-}
-
-/// `x`'s bits as an unsigned integer in the order of the values (`-0.0` as
-/// `0.0`; not for NaN): the sort key of [`super::order::by_score`].
-#[inline]
-fn ordered_bits(x: f64) -> u64 {
-    let b = (x + 0.0).to_bits();
-    if b >> 63 == 1 {
-        !b
-    } else {
-        b | (1 << 63)
     }
 }
 
