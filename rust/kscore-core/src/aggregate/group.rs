@@ -276,7 +276,7 @@ fn latin1(row: &[u8]) -> bool {
     for i in 0..row.len() / 8 {
         high |= word::<8>(row, 8 * i);
     }
-    if row.len() % 8 != 0 {
+    if !row.len().is_multiple_of(8) {
         high |= word::<4>(row, row.len() - 4);
     }
     // the three high bytes of each little-endian 4-byte word

@@ -214,7 +214,7 @@ mod tests {
             let codes: Vec<i32> = (0..rows * cols)
                 .map(|i| {
                     let x = (seed.rotate_left(i as u32 % 64) ^ (i as u64).wrapping_mul(0x9E37_79B9)) >> 7;
-                    if x % 11 == 0 {
+                    if x.is_multiple_of(11) {
                         -1
                     } else {
                         // a code names one of the row's columns (below cols)
