@@ -263,7 +263,7 @@ def _command_board(lb: Leaderboard, needs: Collection[str], top: int | None, pai
     if "page" in needs:
         _page(board, s)
     if "table" in needs:
-        board.table = lb.columns(groups=lb.by is not None, top=top)
+        board.table = lb.columns(groups=lb.by is not None, top=top, arrays=True)  # (metrics: float64 arrays)
     if "json" in needs:
         board.about = {"kscore": __version__, "source": lb.source, "weights": lb.weights,
                        "confidence": lb.confidence, "interval": lb.interval, "interval_meaning": board.words.meaning,
