@@ -242,7 +242,7 @@ def _command_board(lb: Leaderboard, needs: Collection[str], top: int | None, pai
     s = shown(lb, show_for(needs, top, pairwise, plan))
     if not {"rows", "page", "curves"} & set(needs):  # (the typed columns alone: no cells to make)
         rows = lb.rows if top is None else lb.rows[:top]
-        board = Board(f"kscore leaderboard: {lb.source}", [r.model for r in rows], [r.rank for r in rows], [],
+        board = Board(f"kscore leaderboard: {lb.source}", list(map(_MODEL, rows)), list(map(_RANK, rows)), [],
                       warnings=lb.warnings)
     else:
         board = _rows(lb, top)
