@@ -344,6 +344,30 @@ def test_sorted_from_the_columns_as_by_the_key() -> None:
         assert models == [r.model for r in rows if r.values.get(metric.name) is not None]
 
 
+def test_sorted_with_ties_as_by_the_key() -> None:
+    """sort_rows on rows in name order (their positions break ties) and
+    permuted (the names do): Python's sort of (has it, -estimate, name),
+    models with equal estimates in name order."""
+    import pandas as pd
+
+    from kscore.leaderboard.stats.rank import sort_rows
+
+    rows = [(f"m{m:02d}", q, s, int((q + s + m // 4) % 3 == 0)) for m in range(24) for q in range(6) for s in range(2)]
+    lb = kscore.leaderboard(pd.DataFrame(rows, columns=["model", "question", "sample", "correct"]), metrics="pass@1")
+    name = lb.sort.name
+
+    def key(r: Any) -> tuple[int, float, str]:
+        x = r.values.get(name)
+        return (0, -x.estimate, r.model) if x is not None else (1, 0.0, r.model)
+
+    by_name = sorted(lb.rows, key=lambda r: r.model)
+    rng = np.random.default_rng(8)
+    for given in (by_name, [by_name[j] for j in rng.permutation(len(by_name))]):
+        got = sort_rows(given, lb.sort)
+        assert [r.model for r in got] == [r.model for r in sorted(given, key=key)]
+    assert len({r.values[name].estimate for r in lb.rows}) < len(lb.rows) // 2  # (ties decided by the names)
+
+
 def test_estimates_are_the_estimates() -> None:
     """present/model.py Estimates: the Estimate of each entry, slices, equality."""
     est = Estimates([0.5, None, 0.25], [0.4, 0.1, None], [0.6, 0.9, None], None, [0.55, None, None])

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections import deque
 from itertools import compress, repeat
-from operator import attrgetter, eq, itemgetter
+from operator import attrgetter, eq, itemgetter, le
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .._spec import Metric
 from .ranges import RankSets
@@ -53,9 +55,12 @@ def _column_order(rows: list[ModelRow], key: str) -> list[int] | None:
     if np.isnan(est[~missing]).any():
         return None
     models = list(map(_MODEL, rows))
-    if any(map(str.endswith, models, repeat("\0"))):  # (numpy's strings drop trailing NULs)
+    if all(map(le, models, models[1:])):  # (names in order, as compute() makes the rows: positions order them alike)
+        names: npt.NDArray[Any] = np.arange(len(models))
+    elif any(map(str.endswith, models, repeat("\0"))):  # (numpy's strings drop trailing NULs)
         return None
-    names = np.array(models)
+    else:
+        names = np.array(models)
     order: list[int] = np.lexsort((names, np.where(missing, 0.0, -est), missing)).tolist()
     return order
 
