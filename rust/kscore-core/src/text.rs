@@ -380,6 +380,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::excessive_precision)] // (an exact decimal tie among the values: the double itself)
     fn repeated_floats_are_their_repr() {
         // (the memo of a piece: values repeated, colliding in its slots, -0.0 beside 0.0, NaN empty)
         let mut f: Vec<f64> = Vec::new();
