@@ -212,6 +212,56 @@ def test_columns_are_the_rows(kw: dict[str, Any]) -> None:
     assert repr(got) == repr(want)  # (NaN where NaN, None where None)
 
 
+def _with_subjects() -> Any:
+    """A board with a ``subject`` column (``by``), a model missing questions."""
+    import pandas as pd
+
+    rng = np.random.default_rng(6)
+    rows = [(f"m{m}", q, s, int(rng.random() < 0.2 + 0.1 * m), ["a", "b", "c"][q % 3])
+            for m in range(6) for q in range(30 if m else 20) for s in range(4)]
+    return pd.DataFrame(rows, columns=["model", "question", "sample", "correct", "subject"])
+
+
+@pytest.mark.parametrize("kw", [{}, {"interval": "posterior"}, {"metrics": "pass@1,pass@32,cons@n,bayes@N"},
+                                {"by": "subject"}])
+def test_columns_as_arrays_are_the_lists(kw: dict[str, Any]) -> None:
+    """columns(arrays=True) (the command's CSV: metrics as float64 arrays
+    read from the board's columns) holds the lists' numbers, NaN where they
+    have None, and the CSV written of either is the same text; a value
+    held by a row (assigned through it) is read from it."""
+    lb = kscore.leaderboard(_with_subjects() if "by" in kw else _sample(), **kw)
+    for _ in range(2):
+        lists, arrays = lb.columns(groups=True), lb.columns(groups=True, arrays=True)
+        assert list(arrays) == list(lists)
+        for key, want in lists.items():
+            got = arrays[key]
+            if isinstance(got, np.ndarray):
+                assert got.dtype == np.float64 and len(got) == len(want)
+                assert repr(got.tolist()) == repr([math.nan if x is None else x for x in want])
+            else:
+                assert repr(got) == repr(want)
+        assert any(isinstance(v, np.ndarray) for v in arrays.values())
+        csv = render_csv(Board("t", [], [], [], table=arrays))
+        assert csv == render_csv(Board("t", [], [], [], table=lists)) == _reference_csv(lists)
+        lb.rows[1].values[lb.metrics[0].name] = Value(0.5, 0.25, 0.125, 0.75)  # (then read from the row)
+
+
+def test_rank_labels_are_rank_label() -> None:
+    """stats/rank.py rank_labels (maps and one choice over arrays) against
+    rank_label of each row: single ranks, ranges, None."""
+    from kscore.leaderboard.api import ModelRow, rank_label
+    from kscore.leaderboard.stats.rank import rank_labels
+
+    rng = np.random.default_rng(4)
+    lo = rng.integers(1, 2000, 5000)
+    hi = lo + rng.integers(0, 3, 5000) * rng.integers(0, 300, 5000)
+    ranks: list[Any] = list(zip(lo.tolist(), hi.tolist()))
+    for given in (ranks, [(3, 3)] * 10, [(1, 2)] * 10, [], [None, *ranks[:50]], ranks[:50] + [None]):
+        rows = [ModelRow("m", 1, 1, 1, 0.5, {}, r) for r in given]
+        assert rank_labels(given) == [rank_label(r) for r in rows]
+    assert {"1", "1-2"} <= set(rank_labels([(1, 1), (1, 2)]))
+
+
 def _read_by_row(lb: Any) -> dict[str, list[Any]]:
     """The metrics' columns read a row and a Value at a time."""
     suffixes = ["", "_sigma", "_lo", "_hi"] + (["_posterior_mean"] if lb.interval == "posterior" else [])
@@ -292,6 +342,30 @@ def test_sorted_from_the_columns_as_by_the_key() -> None:
         models = scored_models(rows, metric)
         assert [r.model for r in got] == [r.model for r in sorted(rows, key=key)]
         assert models == [r.model for r in rows if r.values.get(metric.name) is not None]
+
+
+def test_sorted_with_ties_as_by_the_key() -> None:
+    """sort_rows on rows in name order (their positions break ties) and
+    permuted (the names do): Python's sort of (has it, -estimate, name),
+    models with equal estimates in name order."""
+    import pandas as pd
+
+    from kscore.leaderboard.stats.rank import sort_rows
+
+    rows = [(f"m{m:02d}", q, s, int((q + s + m // 4) % 3 == 0)) for m in range(24) for q in range(6) for s in range(2)]
+    lb = kscore.leaderboard(pd.DataFrame(rows, columns=["model", "question", "sample", "correct"]), metrics="pass@1")
+    name = lb.sort.name
+
+    def key(r: Any) -> tuple[int, float, str]:
+        x = r.values.get(name)
+        return (0, -x.estimate, r.model) if x is not None else (1, 0.0, r.model)
+
+    by_name = sorted(lb.rows, key=lambda r: r.model)
+    rng = np.random.default_rng(8)
+    for given in (by_name, [by_name[j] for j in rng.permutation(len(by_name))]):
+        got = sort_rows(given, lb.sort)
+        assert [r.model for r in got] == [r.model for r in sorted(given, key=key)]
+    assert len({r.values[name].estimate for r in lb.rows}) < len(lb.rows) // 2  # (ties decided by the names)
 
 
 def test_estimates_are_the_estimates() -> None:

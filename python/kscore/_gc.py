@@ -26,3 +26,18 @@ def paused_collection() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+@contextmanager
+def frozen() -> Iterator[None]:
+    """Every object made so far left out of the collector's walks inside the
+    block (``gc.freeze``: none of it is garbage while a command writes what
+    it computed), put back after it unless something froze objects before
+    (theirs are kept so)."""
+    before = gc.get_freeze_count()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        if not before:
+            gc.unfreeze()

@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import _interrupt
+from .._gc import frozen
 from ..leaderboard.api import Show
 from ..present.console import Stderr as _Stderr
 from ..present.console import progress_console
-from ..present.formats import BY_NAME, from_suffix, names, pair_format, target
+from ..present.formats import BY_NAME, Format, from_suffix, names, pair_format, target
 from ..present.from_leaderboard import (
     command_board,
     comparison_report,
@@ -284,8 +285,6 @@ def _report(args: argparse.Namespace, err: Any, board: Any) -> None:
 def leaderboard(args: argparse.Namespace) -> int:
     """The command: kscore.leaderboard() does the work, kscore.present
     renders it (everything shown computed first), this writes it."""
-    from ..leaderboard.api import pair_rows, pairs_kind, phase
-
     err = _Stderr()
     if args.top is not None and args.top < 1:
         raise CliError("--top must be at least 1")
@@ -305,6 +304,15 @@ def leaderboard(args: argparse.Namespace) -> int:
         return _strict_fail(err, lb.warnings)
     t_total = time.perf_counter() - t0
     _report(args, err, lb)
+    with frozen():  # (the board out of the cyclic collector's walks while it is written: kscore/_gc.py)
+        return _write_board(args, err, lb, fmt, needs, pairwise, plots, t_total)
+
+
+def _write_board(args: argparse.Namespace, err: Any, lb: Any, fmt: Format, needs: frozenset[str],
+                 pairwise: tuple[str, int | None], plots: dict[str, str], t_total: float) -> int:
+    """The command's outputs of the board ``lb``."""
+    from ..leaderboard.api import pair_rows, pairs_kind, phase
+
     phase("writing")
     try:
         board = command_board(lb, needs, top=args.top, pairwise=pairwise, plan=args.plan)

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._gc import paused_collection
 from ._counts import Counts
 from ._issues import Issues, LeaderboardError
 from ._options import check, read_options
@@ -46,30 +47,31 @@ def _coverage(counts: Counts, pm: PerModel, issues: Issues) -> None:
     q_seen = _questions_seen(counts, pm)
     n_q = int(q_seen.sum())
     missing: list[str] = []
-    short = 0  # (models missing questions: the first 10 named, with examples, the rest counted)
+    # (the models short of questions and the ragged ones found over arrays: a board of 100 000 models
+    # spent 0.1-0.15 s in a loop over every model; only the first 10 short ones are described)
+    present = np.flatnonzero(per_model)
+    lacks = present[per_model[present] < n_q]
+    short = len(lacks)
     ordered: bool | None = None
-    for m in np.flatnonzero(per_model):
+    for m in lacks[:10]:
         name = counts.models[int(m)]
-        if per_model[m] < n_q:
-            short += 1
-        if per_model[m] < n_q and short <= 10:
-            if ordered is None:  # (rows ordered by model, as the engine keeps them: a model's rows by bisection)
-                ordered = pm.starts is not None or bool(np.all(counts.model[1:] >= counts.model[:-1]))
-            if ordered:
-                a, b = (pm.starts[m], pm.starts[m + 1]) if pm.starts is not None else \
-                    np.searchsorted(counts.model, [m, m + 1])
-                its = counts.question[a:b]
-            else:
-                its = counts.question[counts.model == m]
-            has = np.zeros(len(counts.questions), bool)
-            has[its] = True
-            lacking = sorted(counts.questions[int(q)] for q in np.flatnonzero(q_seen & ~has))
-            eg = ", ".join(f"'{q}'" for q in lacking[:3])
-            missing.append(f"model '{name}' has no results for {len(lacking)} of {n_q} questions (e.g. {eg}); "
-                           f"its metrics use the {per_model[m]} it has")
-        if lo[m] != hi[m]:
-            issues.note(f"model '{name}' has {lo[m]} to {hi[m]} samples per question; its metrics use each "
-                        "question's own count (exact)")
+        if ordered is None:  # (rows ordered by model, as the engine keeps them: a model's rows by bisection)
+            ordered = pm.starts is not None or bool(np.all(counts.model[1:] >= counts.model[:-1]))
+        if ordered:
+            a, b = (pm.starts[m], pm.starts[m + 1]) if pm.starts is not None else \
+                np.searchsorted(counts.model, [m, m + 1])
+            its = counts.question[a:b]
+        else:
+            its = counts.question[counts.model == m]
+        has = np.zeros(len(counts.questions), bool)
+        has[its] = True
+        lacking = sorted(counts.questions[int(q)] for q in np.flatnonzero(q_seen & ~has))
+        eg = ", ".join(f"'{q}'" for q in lacking[:3])
+        missing.append(f"model '{name}' has no results for {len(lacking)} of {n_q} questions (e.g. {eg}); "
+                       f"its metrics use the {per_model[m]} it has")
+    for m in present[lo[present] != hi[present]]:
+        issues.note(f"model '{counts.models[int(m)]}' has {lo[m]} to {hi[m]} samples per question; its metrics use "
+                    "each question's own count (exact)")
     for line in missing:
         issues.warn(line)
     if short > 10:
@@ -271,7 +273,15 @@ def _codes(values: Sequence[str | None], index: npt.NDArray[np.int64]) -> npt.ND
 
 def _board(sc: Scores, chosen: list[Metric], sort_by: Metric, w: npt.NDArray[np.float64], confidence: float,
            interval: str, adjust: str, issues: Issues, label: str) -> Leaderboard:
-    """One board from per-question scores: values, sorting, paired rank ranges."""
+    """One board from per-question scores: values, sorting, paired rank ranges
+    (the cyclic collector paused: at 100 000 models its collections walked
+    the rows made here again and again, 0.2-0.6 s per phase; kscore/_gc.py)."""
+    with paused_collection():
+        return _made_board(sc, chosen, sort_by, w, confidence, interval, adjust, issues, label)
+
+
+def _made_board(sc: Scores, chosen: list[Metric], sort_by: Metric, w: npt.NDArray[np.float64], confidence: float,
+                interval: str, adjust: str, issues: Issues, label: str) -> Leaderboard:
     counts = sc.counts
     profile.mark("metrics")
     rows = sort_rows(compute(sc, chosen, w, confidence, interval, issues), sort_by)

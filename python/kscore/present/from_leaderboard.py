@@ -242,7 +242,7 @@ def _command_board(lb: Leaderboard, needs: Collection[str], top: int | None, pai
     s = shown(lb, show_for(needs, top, pairwise, plan))
     if not {"rows", "page", "curves"} & set(needs):  # (the typed columns alone: no cells to make)
         rows = lb.rows if top is None else lb.rows[:top]
-        board = Board(f"kscore leaderboard: {lb.source}", [r.model for r in rows], [r.rank for r in rows], [],
+        board = Board(f"kscore leaderboard: {lb.source}", list(map(_MODEL, rows)), list(map(_RANK, rows)), [],
                       warnings=lb.warnings)
     else:
         board = _rows(lb, top)
@@ -263,7 +263,7 @@ def _command_board(lb: Leaderboard, needs: Collection[str], top: int | None, pai
     if "page" in needs:
         _page(board, s)
     if "table" in needs:
-        board.table = lb.columns(groups=lb.by is not None, top=top)
+        board.table = lb.columns(groups=lb.by is not None, top=top, arrays=True)  # (metrics: float64 arrays)
     if "json" in needs:
         board.about = {"kscore": __version__, "source": lb.source, "weights": lb.weights,
                        "confidence": lb.confidence, "interval": lb.interval, "interval_meaning": board.words.meaning,

@@ -178,7 +178,8 @@ class Board:
     What only the command's outputs show (:mod:`kscore.present.formats`):
     ``words`` their sentences; ``table`` the rows as typed columns, the
     board's subsets after it under a leading ``group`` column (CSV, Arrow,
-    pandas, polars); for the JSON, ``about`` (facts written first: the
+    pandas, polars), a list per column or, for the command's metrics, a
+    float64 array (NaN where the list has None); for the JSON, ``about`` (facts written first: the
     source, the interval, ...), ``totals`` (before the rows: questions,
     samples), ``extras`` (after them: plan, pairs, ...), ``by`` (the column
     of the subsets) and ``group`` (a subset's value of it), ``warnings``."""
@@ -202,7 +203,7 @@ class Board:
     #: The pairwise matrix covers the first this many models (all: None).
     matrix_models: int | None = None
     words: Words = field(default_factory=Words)
-    table: dict[str, list[Any]] | None = None
+    table: dict[str, Any] | None = None
     about: dict[str, Any] = field(default_factory=dict)
     totals: dict[str, Any] = field(default_factory=dict)
     extras: dict[str, Any] = field(default_factory=dict)

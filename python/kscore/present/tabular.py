@@ -51,12 +51,16 @@ def _cells(values: list[Any]) -> list[str]:
 _NO_INT = -(2**63)
 
 
-def _typed(values: list[Any]) -> Any:
+def _typed(values: Any) -> Any:
     """A column for :func:`kscore._kscore.csv_lines`, the fields of
     :func:`_cells`: a float64 array where every value is a float or None
     (repr in Rust, None and NaN empty), an int64 array where every value
     is an int (not a bool) or None and fits, else the fields themselves;
-    text quoted only where some value must be (one scan of the column)."""
+    text quoted only where some value must be (one scan of the column);
+    a float64 array as it is (NaN empty: the command's metric columns,
+    kscore.leaderboard's ``columns(arrays=True)``)."""
+    if isinstance(values, np.ndarray) and values.dtype == np.float64 and values.ndim == 1:
+        return np.ascontiguousarray(values)
     kinds = set(map(type, values))
     kinds.discard(type(None))
     if kinds == {float}:

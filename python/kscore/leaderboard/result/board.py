@@ -8,15 +8,17 @@ from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from typing import Any
 
+import numpy as np
+
 from .._counts import Counts
 from .._issues import LeaderboardError
 from .._spec import Metric, resolve_sort
 from ..stats.compare import Comparison, Pairwise, compare, pairwise
 from ..stats.plan import Plan, check_power, plan
 from ..stats.ranges import RankSets
-from ..stats.rank import rank_label, scored_models
+from ..stats.rank import rank_labels, scored_models
 from ..stats.scores import Scores
-from ..stats.values import ModelRow, column, table_of
+from ..stats.values import ModelRow, column, float_column, table_of
 from .show import Shown
 
 #: The ``group`` of the overall board in tables with ``by`` groups.
@@ -137,7 +139,7 @@ class Leaderboard:
         check_power(power)
         return plan(self, self._metric(metric), power)
 
-    def columns(self, groups: bool = False, top: int | None = None) -> dict[str, list[Any]]:
+    def columns(self, groups: bool = False, top: int | None = None, arrays: bool = False) -> dict[str, Any]:
         """One list per column: rank, rank_lo, rank_hi, model, questions,
         samples_min, samples_max, accuracy, then for each metric ``<m>`` (the
         estimate), ``<m>_sigma``, ``<m>_lo``, ``<m>_hi`` (the ``interval``'s
@@ -145,20 +147,26 @@ class Leaderboard:
         ``<m>_posterior_mean`` (None where not computed). ``groups=True``
         with a ``by`` column: a leading ``group`` column, the overall board
         (``(all)``) then each group's. ``top``: the first ``top`` models of
-        each (the command's CSV is this table, kscore.present.tabular)."""
+        each (the command's CSV is this table, kscore.present.tabular).
+        ``arrays``: each metric's columns as float64 arrays, NaN where the
+        list has None (the CSV writes both as an empty field), read from the
+        board's columns without a Python float per value where no row holds
+        values of its own (else lists)."""
         if groups and self.by is not None:
             boards = [self, *self.groups]
-            parts = [b.columns(top=top) for b in boards]
-            out: dict[str, list[Any]] = {"group": [ALL if b.group is None else b.group
-                                                   for b, p in zip(boards, parts) for _ in p["model"]]}
+            parts = [b.columns(top=top, arrays=arrays) for b in boards]
+            out: dict[str, Any] = {"group": [ALL if b.group is None else b.group
+                                             for b, p in zip(boards, parts) for _ in p["model"]]}
             for key in parts[0]:
-                out[key] = [v for p in parts for v in p[key]]
+                got = [p[key] for p in parts]
+                out[key] = np.concatenate(got) if all(isinstance(g, np.ndarray) for g in got) else \
+                    [v for g in got for v in (_as_list(g) if isinstance(g, np.ndarray) else g)]
             return out
         rs = self.rows if top is None else self.rows[:top]
         # (a column at a time: attribute reads mapped in C over the rows, no per-row Python)
         ranks = list(map(_RANK, rs))
-        cols: dict[str, list[Any]] = {
-            "rank": list(map(rank_label, rs)),
+        cols: dict[str, Any] = {
+            "rank": rank_labels(ranks),
             "rank_lo": [None if r is None else r[0] for r in ranks] if None in ranks else list(map(_FIRST, ranks)),
             "rank_hi": [None if r is None else r[1] for r in ranks] if None in ranks else list(map(_SECOND, ranks)),
             "model": list(map(_MODEL, rs)),
@@ -172,7 +180,8 @@ class Leaderboard:
         for m in self.metrics:
             name = m.name  # (a property: computed at each use)
             for f in fields:
-                cols[name + ("" if f == "estimate" else "_" + f)] = column(rs, found, name, f)
+                cols[name + ("" if f == "estimate" else "_" + f)] = \
+                    (float_column if arrays else column)(rs, found, name, f)
         return cols
 
     def value_columns(self, fields: tuple[str, ...] = ("estimate", "sigma", "lo", "hi"),
@@ -203,3 +212,12 @@ class Leaderboard:
         import polars as pl
 
         return pl.DataFrame(self.columns(groups), strict=False)
+
+
+def _as_list(a: Any) -> list[Any]:
+    """A float column of :meth:`Leaderboard.columns` ``(arrays=True)`` as a
+    list, NaN as None (where groups' columns mix arrays and lists)."""
+    out: list[Any] = a.tolist()
+    for j in np.flatnonzero(np.isnan(a)).tolist():
+        out[j] = None
+    return out

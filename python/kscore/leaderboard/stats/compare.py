@@ -12,6 +12,7 @@ beside the raw p-value."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -113,8 +114,8 @@ def dense(sc: Scores, name: str, models: list[str]) -> tuple[FloatArray, npt.NDA
     if f is not None and starts is not None and sc.states is not None and len(c.model) >= RUN * len(c.models):
         return _from_runs(c, f, sc.states.of_row, starts, models, sc.cluster)
     x = sc.x[name]
-    pos = {m: i for i, m in enumerate(models)}
-    row_of = np.array([pos.get(m, -1) for m in c.models], np.int64)
+    pos = dict(zip(models, range(len(models))))  # (dicts and lists made by maps in C: 100 000s of models)
+    row_of = np.array(list(map(pos.get, c.models, repeat(-1))), np.int64)
     some_nan = bool(np.isnan(f).any()) if f is not None else bool(np.isnan(x).any())
     full = None if some_nan else _full_grid(c, x, row_of, sc.cluster, sc.per_model().grid is not None)
     if full is not None:
@@ -144,14 +145,14 @@ def _from_grid(c: Counts, f: FloatArray, grid: npt.NDArray[np.integer[Any]], mod
     model's state per question) and no estimate is NaN: each row is its
     model's states looked up in ``f`` (the estimate per state), without the
     estimates of every row (the values :func:`_full_grid` places)."""
-    code = {m: i for i, m in enumerate(c.models)}
+    code = dict(zip(c.models, range(len(c.models))))
     Q = grid.shape[1]
     core = getattr(_kscore, "gather_rows", None)
     if core is not None and grid.dtype.itemsize <= 2 and grid.flags.c_contiguous and len(f):
         # The same lookups on the core's pool (``take``'s clip included).
         with profile.phase("pairs (estimates)", threads="all"):
             X: FloatArray = core(grid.view(np.uint8 if grid.dtype.itemsize == 1 else np.uint16),
-                                 [code[m] for m in models], np.ascontiguousarray(f, np.float64))
+                                 list(map(code.__getitem__, models)), np.ascontiguousarray(f, np.float64))
     else:
         X = np.empty((len(models), Q))
         for r, m in enumerate(models):
@@ -170,8 +171,8 @@ def _from_runs(c: Counts, f: FloatArray, of_row: npt.NDArray[np.integer[Any]], s
     ordered by model) and ``f`` is the estimate per state: the same cells
     placed a model at a time from its states, without the estimates of
     every row or index arrays as long as the rows."""
-    code = {m: i for i, m in enumerate(c.models)}
-    rows = [code[m] for m in models]
+    code = dict(zip(c.models, range(len(c.models))))
+    rows = list(map(code.__getitem__, models))
     good = ~np.isnan(f)
     some_nan = not bool(good.all())
     used = np.zeros(len(c.questions), bool)

@@ -187,13 +187,15 @@ def bounds(units: Units, samples: FloatArray, confidence: float, lo_b: FloatArra
         n_w = n * n / T4
     core = getattr(_kscore, "interval_envelope", None)
     out = []
+    y = S / m
+    offsets, sums = None, None
     for upper in (False, True):
-        y = S / m
         order = np.lexsort((y if upper else -y, mdl))  # by model, best (worst) unit first
         om, oS, osz, oc = mdl[order], S[order], m[order], c[order]
         if core is not None:  # the compiled kernel (kscore-core's interval::envelope): the same bounds
-            offsets = np.searchsorted(om, np.arange(L + 1)).astype(np.int64)
-            sums = [np.ascontiguousarray(a, np.float64) for a in (n, G, T1, T2, T3, T4, n_w, samples)]
+            if offsets is None:  # (the same for both orders: each model's units are one run in either)
+                offsets = np.searchsorted(om, np.arange(L + 1)).astype(np.int64)
+                sums = [np.ascontiguousarray(a, np.float64) for a in (n, G, T1, T2, T3, T4, n_w, samples)]
             out.append(core(offsets, sums, np.ascontiguousarray(oS), np.ascontiguousarray(osz),
                             np.ascontiguousarray(oc), z, upper))
             continue

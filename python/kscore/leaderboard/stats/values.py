@@ -200,3 +200,20 @@ def column(rows: list[ModelRow], found: tuple[ModelTable, IntArray] | None, name
         return out
     get = attrgetter(field)
     return [None if v is None else get(v) for v in (r.values.get(name) for r in rows)]
+
+
+def float_column(rows: list[ModelRow], found: tuple[ModelTable, IntArray] | None, name: str,
+                 field: str) -> FloatArray | list[Any]:
+    """:func:`column` as a float64 array, NaN where it has None, taken from
+    the columns without a Python float per value; :func:`column`'s list
+    where some row holds values of its own or the rows have no columns."""
+    if found is None or name not in found[0].columns or name in found[0].held:
+        return column(rows, found, name, field)
+    table, at = found
+    c = table.columns[name]
+    arr = getattr(c, field)
+    if arr is None:
+        return np.full(len(at), np.nan)
+    out: FloatArray = np.asarray(arr, np.float64)[at]
+    out[c.missing[at]] = np.nan
+    return out
