@@ -128,9 +128,7 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
             }
         }
         outcomes(&rows, e, &mut o);
-        for j in 0..l {
-            g[j] = 1.0 / (1.0 + (3.0 * (Q * Q) * (rd[j] * rd[j])) / (PI * PI)).sqrt();
-        }
+        per_model(lanes, || g_of(&rd, &mut g));
         for (side, field) in fields.iter_mut().enumerate() {
             field.fill(side as u8, &o, &rating, &g, p.policy);
         }
@@ -160,29 +158,60 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
                 sums[i] = s;
             }
         }
-        for i in 0..l {
+        for (i, s) in sums.iter_mut().enumerate() {
             let field = &fields[o[i] as usize];
             // Opponents other than itself: none, no update.
             if field.len - field.place[i].is_some() as usize == 0 {
-                continue;
+                *s = (f64::NAN, 0.0);
             }
-            let (denom, delta) = sums[i];
-            if !(denom > 0.0 && denom.is_finite()) {
-                continue;
-            }
-            let d2 = 1.0 / ((Q * Q) * denom);
-            let inv_var = 1.0 / (rd[i] * rd[i]) + 1.0 / d2;
-            if !(inv_var > 0.0 && inv_var.is_finite()) {
-                continue;
-            }
-            // Both from the event's starting values: rows later in the loop
-            // read only `rating`/`rd` of their own index.
-            rd[i] = (1.0 / inv_var).sqrt().clamp(1e-12, p.rd_max);
-            rating[i] += (Q / inv_var) * delta;
         }
+        per_model(lanes, || update(&sums, &mut rating, &mut rd, p.rd_max));
     }
     watch.check()?;
     Ok((rating, rd))
+}
+
+/// `f` (a loop over the models) compiled for AVX-512 where the CPU has it:
+/// the same operations (divisions and square roots are exact in any width),
+/// eight models a step.
+#[inline(always)]
+fn per_model<F: FnMut()>(lanes: bool, mut f: F) {
+    #[cfg(target_arch = "x86_64")]
+    if lanes {
+        #[target_feature(enable = "avx512f,avx512dq")]
+        fn wide<F: FnMut()>(f: &mut F) {
+            f()
+        }
+        // SAFETY: the CPU has AVX-512 F and DQ (checked by the caller).
+        unsafe { wide(&mut f) };
+        return;
+    }
+    let _ = lanes;
+    f()
+}
+
+/// `g(RD) = 1 / sqrt(1 + 3 q^2 RD^2 / pi^2)` of every model.
+#[inline(always)]
+fn g_of(rd: &[f64], g: &mut [f64]) {
+    for (gj, &r) in g.iter_mut().zip(rd) {
+        *gj = 1.0 / (1.0 + (3.0 * (Q * Q) * (r * r)) / (PI * PI)).sqrt();
+    }
+}
+
+/// Each model's rating and deviation from its row's sums (`NaN`: no
+/// opponent, no update; nor where a sum or the new precision is not
+/// positive and finite), branch-free so that it runs in lanes.
+#[inline(always)]
+fn update(sums: &[(f64, f64)], rating: &mut [f64], rd: &mut [f64], rd_max: f64) {
+    for ((&(denom, delta), r), d) in sums.iter().zip(rating.iter_mut()).zip(rd.iter_mut()) {
+        let d2 = 1.0 / ((Q * Q) * denom);
+        let inv_var = 1.0 / (*d * *d) + 1.0 / d2;
+        let ok = denom > 0.0 && denom.is_finite() && inv_var > 0.0 && inv_var.is_finite();
+        let new_rd = (1.0 / inv_var).sqrt().clamp(1e-12, rd_max);
+        let new_r = *r + (Q / inv_var) * delta;
+        *d = if ok { new_rd } else { *d };
+        *r = if ok { new_r } else { *r };
+    }
 }
 
 /// The sums of the rows `idx` (at most `TOGETHER`, all of `field`'s side)

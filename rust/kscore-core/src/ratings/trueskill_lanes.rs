@@ -89,7 +89,11 @@ impl Lanes {
         let floor = _mm512_set1_pd(1e-12);
         for &w in right {
             let (mw, s2w) = (_mm512_set1_pd(b.mu[w]), _mm512_set1_pd(b.s2[w]));
-            let (invw, natw, iw) = (_mm512_set1_pd(b.inv[w]), _mm512_set1_pd(b.nat[w]), _mm512_set1_pd(w as f64));
+            let (invw, natw, iw) = (
+                _mm512_set1_pd(b.inv[w]),
+                _mm512_set1_pd(b.nat[w]),
+                _mm512_set1_pd(w as f64),
+            );
             let (mut acc_p, mut acc_n) = (_mm512_setzero_pd(), _mm512_setzero_pd());
             let mut at = 0;
             while at < n {
