@@ -156,7 +156,7 @@ fn continue_event(
         sigma[k] = (1.0 / post).sqrt();
         mu[k] = nat / post;
     }
-    if questions > 0 && (e + 1) % questions == 0 {
+    if questions > 0 && (e + 1).is_multiple_of(questions) {
         for v in sigma.iter_mut() {
             *v = (*v * *v + p.tau * p.tau).sqrt();
         }
