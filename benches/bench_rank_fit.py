@@ -166,7 +166,7 @@ def main() -> None:
     parser.add_argument("--before", default="", help="DIR holding another build's kscore package")
     args = parser.parse_args()
     print(f"load average (1/5/15 min) at start: {load()}")
-    extra = " before (calls) / cpu | before / kscore |" if args.before else ""
+    extra = " before (calls) / cpu | before / kscore (wall, cpu) |" if args.before else ""
     scorio_cells = " scorio (calls) / cpu | scorio / kscore (wall, cpu) |"
     print(f"| name | size | kscore (calls) / cpu | kscore peak RSS |{extra}{scorio_cells} load |")
     print("|---|---|---|---|---|---|---|" + ("---|---|" if args.before else ""))
@@ -184,7 +184,8 @@ def main() -> None:
                 status, old, old_cpu, _ = measure(args.before, name, size, args.repeat, args.budget, args.limit)
                 if status == "ok":
                     prior = statistics.median(old)
-                    cells += [f"{fmt(prior)} ({len(old)}) / {fmt(statistics.median(old_cpu))}", f"{prior / mine:.2f}x"]
+                    ratio = f"{prior / mine:.2f}x, cpu {statistics.median(old_cpu) / statistics.median(cpu):.2f}x"
+                    cells += [f"{fmt(prior)} ({len(old)}) / {fmt(statistics.median(old_cpu))}", ratio]
                 else:
                     cells += [status, "-"]
             if args.kscore_only or (size in KSCORE_ONLY and not args.scorio_all):

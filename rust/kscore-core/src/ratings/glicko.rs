@@ -32,39 +32,73 @@ pub struct Glicko {
 }
 
 /// The opponents a right (side 1) or wrong (side 0) model plays in an
-/// event, in model order: their ratings, `g`, the score against each, a
-/// weight (1, or 0 for the row's own entry while it sums) and each model's
-/// place in the list.
+/// event, in model order (padded with zeros to whole blocks of eight):
+/// their ratings, `g`, `g^2`, the exponent's factors `a = -q g` and
+/// `b = q g r` (`E = 1 / (1 + exp(a r_i + b))`), the score against each,
+/// and each model's place in the list.
 #[derive(Clone, Default)]
 struct Field {
+    len: usize,
     rating: Vec<f64>,
     g: Vec<f64>,
+    g2: Vec<f64>,
+    a: Vec<f64>,
+    b: Vec<f64>,
     score: Vec<f64>,
-    weight: Vec<f64>,
     place: Vec<Option<usize>>,
+    /// The models on this side (whose rows sum over this field).
+    rows: Vec<usize>,
 }
 
 impl Field {
     fn fill(&mut self, side: u8, o: &[u8], rating: &[f64], g: &[f64], policy: TiePolicy) {
-        self.rating.clear();
-        self.g.clear();
-        self.score.clear();
-        self.weight.clear();
+        for v in [
+            &mut self.rating,
+            &mut self.g,
+            &mut self.g2,
+            &mut self.a,
+            &mut self.b,
+            &mut self.score,
+        ] {
+            v.clear();
+        }
         self.place.clear();
+        self.rows.clear();
         for (j, &oj) in o.iter().enumerate() {
+            if oj == side {
+                self.rows.push(j);
+            }
             match policy.score(side, oj) {
                 Some(s) => {
                     self.place.push(Some(self.rating.len()));
                     self.rating.push(rating[j]);
                     self.g.push(g[j]);
+                    self.g2.push(g[j] * g[j]);
+                    self.a.push(-Q * g[j]);
+                    self.b.push(Q * g[j] * rating[j]);
                     self.score.push(s);
-                    self.weight.push(1.0);
                 }
                 None => self.place.push(None),
             }
         }
+        self.len = self.rating.len();
+        let padded = self.len.div_ceil(8) * 8;
+        for v in [
+            &mut self.rating,
+            &mut self.g,
+            &mut self.g2,
+            &mut self.a,
+            &mut self.b,
+            &mut self.score,
+        ] {
+            v.resize(padded, 0.0);
+        }
     }
 }
+
+/// Rows summed together on AVX-512 (sharing the loads of the field's
+/// blocks; four independent chains of `exp` and reciprocal in flight).
+const TOGETHER: usize = 4;
 
 /// Final ratings and deviations (scorio's `glicko`).
 ///
@@ -79,10 +113,13 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
     let mut o = vec![0u8; l];
     let mut g = vec![0.0; l];
     let mut fields = [Field::default(), Field::default()];
-    let (mut new_rating, mut new_rd) = (vec![0.0; l], vec![0.0; l]);
-    // A row costs about 4 ns per opponent (one vectorised `exp`).
-    let row_ns = 4 * l;
-    let mut scratch = vec![0.0; l];
+    // Per row: `sum g^2 E (1 - E)` and `sum g (s - E)`.
+    let mut sums = vec![(0.0, 0.0); l];
+    let mut side_sums: Vec<(f64, f64)> = Vec::with_capacity(l);
+    let lanes = super::has_avx512();
+    // A row costs about 1 ns per opponent in lanes (4 on the portable path).
+    let row_ns = if lanes { l } else { 4 * l };
+    let mut scratch = vec![0.0; l.div_ceil(8) * 8];
     for e in 0..rows.events {
         check_stop(e)?;
         if p.c > 0.0 {
@@ -91,141 +128,195 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
             }
         }
         outcomes(&rows, e, &mut o);
-        for j in 0..l {
-            g[j] = 1.0 / (1.0 + (3.0 * (Q * Q) * (rd[j] * rd[j])) / (PI * PI)).sqrt();
-        }
+        per_model(lanes, || g_of(&rd, &mut g));
         for (side, field) in fields.iter_mut().enumerate() {
             field.fill(side as u8, &o, &rating, &g, p.policy);
         }
-        {
-            let (rating, rd, o) = (&rating, &rd, &o);
-            // Each row from the event's starting values only: rows run in
-            // parallel when an event is worth splitting (a hand-off to the
-            // pool per event costs more than a small field's event), each
-            // with its own copy of the fields (its own match against itself
-            // zeroed while it sums).
-            let body = |(f, e): &mut ([Field; 2], Vec<f64>), (i, (nr, nd)): (usize, (&mut f64, &mut f64))| {
-                *nr = rating[i];
-                *nd = rd[i];
-                let field = &mut f[o[i] as usize];
-                let own = field.place[i];
-                // Opponents other than itself: none, no update.
-                if field.rating.len() - own.is_some() as usize == 0 {
-                    return;
-                }
-                if let Some(k) = own {
-                    field.weight[k] = 0.0;
-                }
-                let (denom, delta) = row(rating[i], &field.rating, &field.g, &field.score, &field.weight, e);
-                if let Some(k) = own {
-                    field.weight[k] = 1.0;
-                }
-                if !(denom > 0.0 && denom.is_finite()) {
-                    return;
-                }
-                let d2 = 1.0 / ((Q * Q) * denom);
-                let inv_var = 1.0 / (rd[i] * rd[i]) + 1.0 / d2;
-                if !(inv_var > 0.0 && inv_var.is_finite()) {
-                    return;
-                }
-                *nd = (1.0 / inv_var).sqrt().clamp(1e-12, p.rd_max);
-                *nr = rating[i] + (Q / inv_var) * delta;
+        // Each row from the event's starting values only, the rows of a side
+        // in pieces of `TOGETHER`; the pieces run in parallel when an event
+        // is worth splitting (a hand-off to the pool per event costs more
+        // than a small field's event).
+        for field in &fields {
+            let rows_of = &field.rows;
+            side_sums.clear();
+            side_sums.resize(rows_of.len(), (0.0, 0.0));
+            let piece = |(out, idx): (&mut [(f64, f64)], &[usize]), e: &mut Vec<f64>| {
+                piece_sums(idx, &rating, field, lanes, out, e);
             };
-            if par::worth_splitting(l * row_ns) {
-                new_rating
-                    .par_iter_mut()
-                    .zip(new_rd.par_iter_mut())
-                    .enumerate()
-                    .with_min_len(par::min_len(row_ns))
-                    .for_each_init(|| (fields.clone(), vec![0.0; l]), body);
+            if par::worth_splitting(rows_of.len() * row_ns) {
+                side_sums
+                    .par_chunks_mut(TOGETHER)
+                    .zip(rows_of.par_chunks(TOGETHER))
+                    .with_min_len(par::min_len(row_ns * TOGETHER))
+                    .for_each_init(|| vec![0.0; scratch.len()], |e, item| piece(item, e));
             } else {
-                let mut local = (std::mem::take(&mut fields), std::mem::take(&mut scratch));
-                new_rating
-                    .iter_mut()
-                    .zip(new_rd.iter_mut())
-                    .enumerate()
-                    .for_each(|item| body(&mut local, item));
-                (fields, scratch) = local;
+                for item in side_sums.chunks_mut(TOGETHER).zip(rows_of.chunks(TOGETHER)) {
+                    piece(item, &mut scratch);
+                }
+            }
+            for (&i, &s) in rows_of.iter().zip(&side_sums) {
+                sums[i] = s;
             }
         }
-        std::mem::swap(&mut rating, &mut new_rating);
-        std::mem::swap(&mut rd, &mut new_rd);
+        for (i, s) in sums.iter_mut().enumerate() {
+            let field = &fields[o[i] as usize];
+            // Opponents other than itself: none, no update.
+            if field.len - field.place[i].is_some() as usize == 0 {
+                *s = (f64::NAN, 0.0);
+            }
+        }
+        per_model(lanes, || update(&sums, &mut rating, &mut rd, p.rd_max));
     }
     watch.check()?;
     Ok((rating, rd))
 }
 
-/// `(sum_j w_j g_j^2 E_j (1 - E_j), sum_j w_j g_j (s_j - E_j))` for a model
-/// rated `ri`, `E_j = 1 / (1 + exp(-q g_j (ri - r_j)))` (into `e`), summed
-/// in four lanes (lane `q` the opponents `j = q mod 4`).
-fn row(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64], e: &mut [f64]) -> (f64, f64) {
+/// `f` (a loop over the models) compiled for AVX-512 where the CPU has it:
+/// the same operations (divisions and square roots are exact in any width),
+/// eight models a step.
+#[inline(always)]
+fn per_model<F: FnMut()>(lanes: bool, mut f: F) {
     #[cfg(target_arch = "x86_64")]
-    {
-        if super::has_avx512() {
-            // SAFETY: the CPU has AVX-512 F and DQ (checked).
-            return unsafe { row_avx512(ri, rating, g, s, w) };
+    if lanes {
+        #[target_feature(enable = "avx512f,avx512dq")]
+        fn wide<F: FnMut()>(f: &mut F) {
+            f()
         }
-        if has_avx2() {
-            // SAFETY: the CPU has AVX2 (checked).
-            return unsafe { row_avx2(ri, rating, g, s, w, e) };
-        }
+        // SAFETY: the CPU has AVX-512 F and DQ (checked by the caller).
+        unsafe { wide(&mut f) };
+        return;
     }
-    row_body(ri, rating, g, s, w, e)
+    let _ = lanes;
+    f()
 }
 
-/// The row in eight lanes, one pass (lane `q` the opponents `j = q mod 8`;
-/// the last block's missing lanes weigh 0): `exp` and the reciprocal of
-/// `1 + exp` from `simd`, within an ulp or two of the portable row's.
+/// `g(RD) = 1 / sqrt(1 + 3 q^2 RD^2 / pi^2)` of every model.
+#[inline(always)]
+fn g_of(rd: &[f64], g: &mut [f64]) {
+    for (gj, &r) in g.iter_mut().zip(rd) {
+        *gj = 1.0 / (1.0 + (3.0 * (Q * Q) * (r * r)) / (PI * PI)).sqrt();
+    }
+}
+
+/// Each model's rating and deviation from its row's sums (`NaN`: no
+/// opponent, no update; nor where a sum or the new precision is not
+/// positive and finite), branch-free so that it runs in lanes.
+#[inline(always)]
+fn update(sums: &[(f64, f64)], rating: &mut [f64], rd: &mut [f64], rd_max: f64) {
+    for ((&(denom, delta), r), d) in sums.iter().zip(rating.iter_mut()).zip(rd.iter_mut()) {
+        let d2 = 1.0 / ((Q * Q) * denom);
+        let inv_var = 1.0 / (*d * *d) + 1.0 / d2;
+        let ok = denom > 0.0 && denom.is_finite() && inv_var > 0.0 && inv_var.is_finite();
+        let new_rd = (1.0 / inv_var).sqrt().clamp(1e-12, rd_max);
+        let new_r = *r + (Q / inv_var) * delta;
+        *d = if ok { new_rd } else { *d };
+        *r = if ok { new_r } else { *r };
+    }
+}
+
+/// The sums of the rows `idx` (at most `TOGETHER`, all of `field`'s side)
+/// into `out`.
+fn piece_sums(idx: &[usize], rating: &[f64], field: &Field, lanes: bool, out: &mut [(f64, f64)], e: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if lanes {
+        if idx.len() == TOGETHER {
+            let ri = [0, 1, 2, 3].map(|q| rating[idx[q]]);
+            let own = [0, 1, 2, 3].map(|q| field.place[idx[q]]);
+            // SAFETY: the CPU has AVX-512 F and DQ (checked by the caller).
+            let s = unsafe { rows_avx512::<TOGETHER>(ri, own, field) };
+            out.copy_from_slice(&s);
+        } else {
+            for (q, &i) in idx.iter().enumerate() {
+                // SAFETY: as above.
+                out[q] = unsafe { rows_avx512::<1>([rating[i]], [field.place[i]], field) }[0];
+            }
+        }
+        return;
+    }
+    let _ = lanes;
+    for (q, &i) in idx.iter().enumerate() {
+        out[q] = row(rating[i], field.place[i], field, e);
+    }
+}
+
+/// `(sum_j g_j^2 E_j (1 - E_j), sum_j g_j (s_j - E_j))` over the field but
+/// the row's own entry, for a model rated `ri`,
+/// `E_j = 1 / (1 + exp(-q g_j (ri - r_j)))` (into `e`), summed in four
+/// lanes (lane `q` the opponents `j = q mod 4`).
+fn row(ri: f64, own: Option<usize>, f: &Field, e: &mut [f64]) -> (f64, f64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_avx2() {
+            // SAFETY: the CPU has AVX2 (checked).
+            return unsafe { row_avx2(ri, own, f, e) };
+        }
+    }
+    row_body(ri, own, f, e)
+}
+
+/// The rows `ri` in eight lanes, one pass over the field's blocks (lane `q`
+/// the opponents `j = q mod 8`; a row's own entry and the last block's pad
+/// masked off): `x = a_j ri + b_j` by one `fma`, `exp` and the reciprocal
+/// of `1 + exp` from `simd` (within an ulp or two of the portable row's),
+/// `E (1 - E)` as `E - E^2` by one `fnmadd`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq")]
-fn row_avx512(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64]) -> (f64, f64) {
+fn rows_avx512<const R: usize>(ri: [f64; R], own: [Option<usize>; R], f: &Field) -> [(f64, f64); R] {
     use std::arch::x86_64::*;
-    let n = rating.len().min(g.len()).min(s.len()).min(w.len());
+    let n = f.len;
     let one = _mm512_set1_pd(1.0);
-    let ri8 = _mm512_set1_pd(ri);
-    let mq = _mm512_set1_pd(-Q);
-    let (mut den, mut del) = (_mm512_setzero_pd(), _mm512_setzero_pd());
+    let r8 = ri.map(|r| _mm512_set1_pd(r));
+    let mut den = [_mm512_setzero_pd(); R];
+    let mut del = [_mm512_setzero_pd(); R];
     let mut j = 0;
     while j < n {
-        let end = (j + 8).min(n);
-        let r = simd::load_or(&rating[j..end], ri);
-        let gj = simd::load_or(&g[j..end], 0.0);
-        let sj = simd::load_or(&s[j..end], 0.0);
-        let wj = simd::load_or(&w[j..end], 0.0);
-        let x = _mm512_mul_pd(_mm512_mul_pd(mq, gj), _mm512_sub_pd(ri8, r));
-        let e = simd::recip8(_mm512_add_pd(one, simd::exp8(x)));
-        let g2 = _mm512_mul_pd(gj, gj);
-        let v = _mm512_mul_pd(_mm512_mul_pd(g2, e), _mm512_sub_pd(one, e));
-        den = _mm512_fmadd_pd(wj, v, den);
-        del = _mm512_fmadd_pd(wj, _mm512_mul_pd(gj, _mm512_sub_pd(sj, e)), del);
-        j = end;
+        let live = simd::first(n - j);
+        // SAFETY: the field's arrays are padded to whole blocks of eight.
+        let load = |v: &[f64]| unsafe { _mm512_loadu_pd(v.as_ptr().add(j)) };
+        let (a, b, g, g2, s) = (load(&f.a), load(&f.b), load(&f.g), load(&f.g2), load(&f.score));
+        for q in 0..R {
+            let mut k = live;
+            if let Some(o) = own[q] {
+                if o >= j && o < j + 8 {
+                    k &= !(1u8 << (o - j));
+                }
+            }
+            let x = _mm512_fmadd_pd(a, r8[q], b);
+            let ex = simd::recip8(_mm512_add_pd(one, simd::exp8(x)));
+            let v = _mm512_fnmadd_pd(ex, ex, ex);
+            den[q] = _mm512_mask3_fmadd_pd(g2, v, den[q], k);
+            del[q] = _mm512_mask3_fmadd_pd(g, _mm512_sub_pd(s, ex), del[q], k);
+        }
+        j += 8;
     }
-    (simd::sum8(den), simd::sum8(del))
+    std::array::from_fn(|q| (simd::sum8(den[q]), simd::sum8(del[q])))
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn row_avx2(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64], e: &mut [f64]) -> (f64, f64) {
-    row_body(ri, rating, g, s, w, e)
+unsafe fn row_avx2(ri: f64, own: Option<usize>, f: &Field, e: &mut [f64]) -> (f64, f64) {
+    row_body(ri, own, f, e)
 }
 
 #[inline(always)]
-fn row_body(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64], e: &mut [f64]) -> (f64, f64) {
+fn row_body(ri: f64, own: Option<usize>, f: &Field, e: &mut [f64]) -> (f64, f64) {
+    let n = f.len;
+    let (rating, g, s) = (&f.rating[..n], &f.g[..n], &f.score[..n]);
+    let e = &mut e[..n];
     // The expectations first, a plain map over the opponents (it
-    // vectorises: `exp` is straight-line arithmetic), then the sums.
+    // vectorises: `exp` is straight-line arithmetic), then the sums; the
+    // row's own entry weighs 0.
     for ((o, &r), &gj) in e.iter_mut().zip(rating).zip(g) {
         *o = 1.0 / (1.0 + exp(-Q * gj * (ri - r)));
     }
-    let n = rating.len().min(e.len());
+    let own = own.unwrap_or(usize::MAX);
+    let w = |j: usize| (j != own) as u8 as f64;
     let (mut den, mut del) = ([0.0f64; 4], [0.0f64; 4]);
-    let chunks = e
-        .chunks_exact(4)
-        .zip(g.chunks_exact(4))
-        .zip(s.chunks_exact(4).zip(w.chunks_exact(4)));
-    for ((ec, gc), (sc, wc)) in chunks {
+    for c in 0..n / 4 {
         for q in 0..4 {
-            den[q] += wc[q] * (gc[q] * gc[q] * ec[q] * (1.0 - ec[q]));
-            del[q] += wc[q] * (gc[q] * (sc[q] - ec[q]));
+            let j = 4 * c + q;
+            den[q] += w(j) * (g[j] * g[j] * e[j] * (1.0 - e[j]));
+            del[q] += w(j) * (g[j] * (s[j] - e[j]));
         }
     }
     let (mut d0, mut d1) = (
@@ -233,8 +324,8 @@ fn row_body(ri: f64, rating: &[f64], g: &[f64], s: &[f64], w: &[f64], e: &mut [f
         (del[0] + del[1]) + (del[2] + del[3]),
     );
     for j in n - n % 4..n {
-        d0 += w[j] * (g[j] * g[j] * e[j] * (1.0 - e[j]));
-        d1 += w[j] * (g[j] * (s[j] - e[j]));
+        d0 += w(j) * (g[j] * g[j] * e[j] * (1.0 - e[j]));
+        d1 += w(j) * (g[j] * (s[j] - e[j]));
     }
     (d0, d1)
 }

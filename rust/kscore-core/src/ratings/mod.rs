@@ -12,6 +12,8 @@
 //! order, with per-model powers (`10^(r/400)`) instead of per-pair ones.
 
 pub mod elo;
+#[cfg(target_arch = "x86_64")]
+mod erfcx_table;
 pub mod glicko;
 pub mod normal;
 #[cfg(target_arch = "x86_64")]
@@ -19,6 +21,8 @@ pub(crate) mod simd;
 #[cfg(test)]
 mod tests;
 pub mod trueskill;
+#[cfg(target_arch = "x86_64")]
+mod trueskill_lanes;
 
 use crate::cancel;
 use crate::error::Result;

@@ -185,3 +185,83 @@ fn trueskill_moves_winners_up_and_shrinks_sigma() {
     let (mu2, _) = trueskill(packed, 2, draws).unwrap();
     assert!(mu2.iter().all(|v| v.is_finite()));
 }
+
+/// scorio's `trueskill` loop transcribed: every pair `i < j` of an event in
+/// order, its site from the event's starting beliefs, summed per model.
+fn scorio_trueskill(rows: &[Vec<u8>], events: usize, trials: usize, p: TrueSkill) -> (Vec<f64>, Vec<f64>) {
+    use super::trueskill::{draw_corrections, win_corrections};
+    let l = rows.len();
+    let questions = events / trials;
+    let (mut mu, mut sigma) = (vec![p.mu; l], vec![p.sigma; l]);
+    for e in 0..events {
+        let (mut prec, mut nat) = (vec![0.0; l], vec![0.0; l]);
+        for i in 0..l {
+            for j in i + 1..l {
+                let Some(s) = p.policy.score(rows[i][e], rows[j][e]) else {
+                    continue;
+                };
+                let (si2, sj2) = (sigma[i] * sigma[i], sigma[j] * sigma[j]);
+                let c = (2.0 * p.beta * p.beta + si2 + sj2).sqrt();
+                let eps = p.draw_margin / c;
+                let (mi, mj, w) = if s == 0.5 {
+                    let (v, w) = draw_corrections((mu[i] - mu[j]) / c, eps);
+                    (mu[i] + si2 / c * v, mu[j] - sj2 / c * v, w)
+                } else if s == 1.0 {
+                    let (v, w) = win_corrections((mu[i] - mu[j]) / c, eps);
+                    (mu[i] + si2 / c * v, mu[j] - sj2 / c * v, w)
+                } else {
+                    let (v, w) = win_corrections((mu[j] - mu[i]) / c, eps);
+                    (mu[i] - si2 / c * v, mu[j] + sj2 / c * v, w)
+                };
+                for (k, m, s2) in [(i, mi, si2), (j, mj, sj2)] {
+                    let ns = sigma[k] * (1.0 - s2 / (c * c) * w).max(1e-12).sqrt();
+                    prec[k] += 1.0 / (ns * ns) - 1.0 / s2;
+                    nat[k] += m / (ns * ns) - mu[k] / s2;
+                }
+            }
+        }
+        for k in 0..l {
+            let s2 = sigma[k] * sigma[k];
+            let post = 1.0 / s2 + prec[k];
+            let n = mu[k] / s2 + nat[k];
+            sigma[k] = (1.0 / post).sqrt();
+            mu[k] = n / post;
+        }
+        if (e + 1) % questions == 0 {
+            sigma.iter_mut().for_each(|v| *v = (*v * *v + p.tau * p.tau).sqrt());
+        }
+    }
+    (mu, sigma)
+}
+
+#[test]
+fn trueskill_is_scorios_loop() {
+    // 7 and 37 models (loser blocks of eight with tails; on AVX-512 the
+    // decisive matches run in lanes), every policy, a draw margin, and
+    // ratings pulled far apart (a small beta: upsets past 10 sigma take
+    // scorio's asymptotic series lane by lane).
+    for (models, events, seed) in [(7, 240, 3), (37, 160, 13)] {
+        let rows = board(models, events, seed);
+        let owned = Owned::new(&rows);
+        let packed = owned.packed();
+        for (policy, margin, beta) in [
+            (TiePolicy::Skip, 0.0, 25.0 / 6.0),
+            (TiePolicy::Draw, 0.7, 25.0 / 6.0),
+            (TiePolicy::CorrectDrawOnly, 0.05, 2.0),
+            (TiePolicy::Skip, 0.0, 0.05),
+        ] {
+            let p = TrueSkill {
+                mu: 25.0,
+                sigma: 25.0 / 3.0,
+                beta,
+                tau: 25.0 / 300.0,
+                draw_margin: margin,
+                policy,
+            };
+            let (mu, sigma) = trueskill(packed, 4, p).unwrap();
+            let (want_mu, want_sigma) = scorio_trueskill(&rows, events, 4, p);
+            close(&mu, &want_mu, 1e-12);
+            close(&sigma, &want_sigma, 1e-12);
+        }
+    }
+}

@@ -75,17 +75,22 @@ pub fn trueskill(rows: Packed, trials: usize, p: TrueSkill) -> Result<(Vec<f64>,
     // Each match's four site increments, row by row: (i, j > i) at (i * l + j) * 4
     // (the parallel path's; sized on first use).
     let mut sites = Vec::new();
-    let row_ns = 40 * l;
+    // A row's matches: about 40 ns each on the scalar path, 4 ns in lanes.
+    let lanes = super::has_avx512();
+    let row_ns = if lanes { 4 * l } else { 40 * l };
     let mut groups = Groups::default();
+    #[cfg(target_arch = "x86_64")]
+    let mut buffers = super::trueskill_lanes::Lanes::default();
     let mut start_buf = (vec![0.0; l], vec![0.0; l], vec![0.0; l]);
     for e in 0..rows.events {
         check_stop(e)?;
         outcomes(&rows, e, &mut o);
         precision.iter_mut().for_each(|v| *v = 0.0);
         natural.iter_mut().for_each(|v| *v = 0.0);
-        // The rows split over the pool where they split before (from about 71
-        // models: at 100 models under load the split's wall time was 2.6x
-        // shorter than one thread's); below, one pass over the playing pairs.
+        // The rows split over the pool from about 71 models on the scalar
+        // path (at 100 models under load the split's wall time was 2.6x
+        // shorter than one thread's), about 225 in lanes; below, one pass
+        // over the playing pairs.
         if l > par::min_len(row_ns) {
             let (mu, sigma, o) = (&mu, &sigma, &o);
             sites.resize(l * l * 4, 0.0);
@@ -110,23 +115,52 @@ pub fn trueskill(rows: Packed, trials: usize, p: TrueSkill) -> Result<(Vec<f64>,
                 precision: &mut precision,
                 natural: &mut natural,
             };
+            #[cfg(target_arch = "x86_64")]
+            if lanes && !groups.right.is_empty() && !groups.wrong.is_empty() {
+                let beliefs = super::trueskill_lanes::Beliefs {
+                    mu: start.mu,
+                    s2: start.s2,
+                    inv: start.inv,
+                    nat: start.nat,
+                };
+                // SAFETY: the CPU runs AVX-512 F and DQ (checked).
+                unsafe { buffers.decisive(&groups.right, &groups.wrong, &beliefs, &p, sums.precision, sums.natural) };
+                groups.play_draws(&start, &p, &mut sums);
+            } else {
+                groups.play(&start, &p, &mut sums);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
             groups.play(&start, &p, &mut sums);
         }
-        for k in 0..l {
-            let s2 = sigma[k] * sigma[k];
-            let post = 1.0 / s2 + precision[k];
-            let nat = mu[k] / s2 + natural[k];
-            sigma[k] = (1.0 / post).sqrt();
-            mu[k] = nat / post;
-        }
-        if questions > 0 && (e + 1) % questions == 0 {
-            for v in sigma.iter_mut() {
-                *v = (*v * *v + p.tau * p.tau).sqrt();
-            }
-        }
+        continue_event(&mut mu, &mut sigma, &precision, &natural, questions, e, &p);
     }
     watch.check()?;
     Ok((mu, sigma))
+}
+
+/// The event's sites into the beliefs, and after a trial's last question
+/// each `sigma^2` grown by `tau^2`.
+fn continue_event(
+    mu: &mut [f64],
+    sigma: &mut [f64],
+    precision: &[f64],
+    natural: &[f64],
+    questions: usize,
+    e: usize,
+    p: &TrueSkill,
+) {
+    for k in 0..mu.len() {
+        let s2 = sigma[k] * sigma[k];
+        let post = 1.0 / s2 + precision[k];
+        let nat = mu[k] / s2 + natural[k];
+        sigma[k] = (1.0 / post).sqrt();
+        mu[k] = nat / post;
+    }
+    if questions > 0 && (e + 1).is_multiple_of(questions) {
+        for v in sigma.iter_mut() {
+            *v = (*v * *v + p.tau * p.tau).sqrt();
+        }
+    }
 }
 
 /// Row `i`'s matches `(i, j > i)` of one event: each pair's increments of
@@ -192,6 +226,11 @@ impl Groups {
                 decisive(w, x, start, p, sums);
             }
         }
+        self.play_draws(start, p, sums);
+    }
+
+    /// The draws of each group (as the policy has them).
+    fn play_draws(&self, start: &Start<'_>, p: &TrueSkill, sums: &mut Sums<'_>) {
         if p.policy != TiePolicy::Skip {
             draws(&self.right, start, p, sums);
         }
