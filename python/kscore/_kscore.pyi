@@ -884,3 +884,10 @@ def top_two_counts(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Per row, the largest and second largest answer counts (0 where absent), the answers grouped
     in the same pass (bytes read by ``kind``, or group ``codes``)."""
+
+# luce7: inverse_difficulty in one core pass (rust/kscore-core/src/rank/pairs.rs, kscore-py rankers.rs)
+__all__ += ["inverse_difficulty_scores"]
+
+def inverse_difficulty_scores(r: npt.NDArray[Any], trials: int, low: float, high: float) -> npt.NDArray[np.float64]:
+    """scorio's inverse_difficulty scores of a binary models x (questions * trials) matrix, in one
+    pass over it (the weights from the solve rates clipped to ``[low, high]``)."""
