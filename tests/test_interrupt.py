@@ -248,3 +248,34 @@ def test_an_error_raised_while_handling_ctrl_c_is_an_interrupt() -> None:
         drawing()
     assert _after_interrupt(caught.value)
     assert not _after_interrupt(ValueError("plain"))
+
+
+# DuckDB's module is imported where a read starts; a KeyboardInterrupt raised inside its initialisation
+# (nanobind's C++) aborted the process ("Critical nanobind error", status -6) when Ctrl-C came a tenth of a
+# second into a run on a loaded machine. The import now holds Ctrl-C and delivers it after.
+HELD_IMPORT = """
+import os, signal, sys
+from kscore.leaderboard.read.source import duckdb_module
+assert "duckdb" not in sys.modules
+
+class SignalOnFind:  # a real SIGINT each time the import system looks up one of duckdb's modules
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "duckdb":
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, SignalOnFind())
+try:
+    duckdb_module()
+    print("not interrupted")
+except KeyboardInterrupt:
+    print("interrupted after the import:", "duckdb" in sys.modules)
+print(sys.modules["duckdb"].connect().sql("select 42").fetchall())
+"""
+
+
+def test_ctrl_c_while_duckdb_initialises_comes_after_it() -> None:
+    done = subprocess.run([sys.executable, "-c", HELD_IMPORT], capture_output=True, text=True, timeout=120,
+                          preexec_fn=default_sigint)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "interrupted after the import: True\n[(42,)]\n", (done.stdout, done.stderr)

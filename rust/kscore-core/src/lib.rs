@@ -29,6 +29,8 @@
 pub mod aggregate;
 pub mod battles;
 pub mod cancel;
+#[cfg(test)]
+mod cancel_test;
 pub mod categorical;
 pub mod choice;
 pub mod error;

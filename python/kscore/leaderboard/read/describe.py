@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .._issues import LeaderboardError
 from .diagnose_read import error_line, explain_read_error, json_line
-from .source import Source
+from .source import Source, duckdb_module
 
 #: Arrow types of a Parquet footer's columns (pyarrow's reading of the
 #: footer) as DuckDB names them when it reads the file; a column of any
@@ -66,8 +66,7 @@ def describe_checked(src: Source) -> list[tuple[str, str]]:
     found = footer_columns(src)
     if found is not None:
         return found
-    import duckdb  # (optional and heavy: imported where a read starts)
-
+    duckdb = duckdb_module()
     try:
         columns = describe(src)
     except duckdb.Error as exc:

@@ -21,7 +21,7 @@ from .._issues import LeaderboardError
 from .arrow import int_column
 from .diagnose_read import error_line, explain_read_error
 from .interrupt import interruptible
-from .source import Source
+from .source import Source, duckdb_module
 from .sql import RowSql
 
 
@@ -124,7 +124,7 @@ _BATCH = 1 << 22
 
 def run_checked(source: Source, sql: str, filename: bool = False, row_number: bool = False) -> Any:
     """The query's result as a pyarrow Table; DuckDB errors as one line naming the source."""
-    import duckdb  # (optional and heavy: imported where a read starts)
+    duckdb = duckdb_module()
 
     def work() -> Any:
         rel = source.run(sql, filename, row_number)

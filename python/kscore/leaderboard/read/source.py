@@ -25,7 +25,7 @@ from .._issues import LeaderboardError
 from ..runtime import threads
 from .compressed import check_whole, open_binary
 from .context import ReadContext
-from .interrupt import interruptible
+from .interrupt import held_sigint, interruptible
 from .sql import literal
 
 FORMATS = ("csv", "tsv", "jsonl", "parquet", "npy", "npz")
@@ -36,9 +36,12 @@ _COMPRESSED = (".gz", ".zst", ".bz2", ".lz4")
 VIEW = "kscore_source"
 
 
-def _duckdb() -> Any:
+def duckdb_module() -> Any:
+    """The ``duckdb`` module, imported on the first read (optional and heavy),
+    with Ctrl-C held while it initialises (:func:`.interrupt.held_sigint`)."""
     try:
-        import duckdb  # (optional and heavy: imported where a read starts)
+        with held_sigint():
+            import duckdb  # (optional and heavy: imported where a read starts)
     except ImportError as exc:  # pragma: no cover - the cli extra installs it
         raise LeaderboardError("reading results needs duckdb: pip install 'kscore[cli]'") from exc
     return duckdb
@@ -151,7 +154,7 @@ class Source:
         the error as before."""
         if self.kind not in ("csv", "tsv") or self.con is None or len(self.files) != 1 or self.sniffed is not None:
             return
-        duckdb = _duckdb()
+        duckdb = duckdb_module()
         try:
             sql = ("SELECT NewLineDelimiter, Comment, SkipRows, HasHeader, Columns, DateFormat, TimestampFormat "
                    f"FROM sniff_csv({literal(str(self.files[0]))}, {self._dialect()})")
@@ -263,7 +266,7 @@ def open_source(source: object, input_format: str | None, context: ReadContext |
             if problem is not None:
                 raise LeaderboardError(problem)
         return Source(text, kind, files, glob_text=pattern, delimiter=delimiter, context=context)
-    duckdb = _duckdb()
+    duckdb = duckdb_module()
     if isinstance(source, duckdb.DuckDBPyRelation):
         return Source("DuckDB relation", "table", relation=source, context=context)
     table = _as_arrow_or_frame(source)
@@ -275,7 +278,7 @@ def open_connection(settings: Sequence[str] = ()) -> Any:
     """A new DuckDB connection with the progress bar's state on (for
     runtime/progress.py) and ``settings`` run on it (its threads, memory
     limit and spill folder: :class:`ReadContext`)."""
-    con = _duckdb().connect()
+    con = duckdb_module().connect()
     # query_progress() (the progress display) needs the progress bar on; its
     # own printing stays off.
     con.execute("SET enable_progress_bar = true; SET enable_progress_bar_print = false")

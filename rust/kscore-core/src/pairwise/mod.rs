@@ -20,13 +20,16 @@
 //! A fit only reads its inputs and allocates its own work space: calls are
 //! independent and can run on many threads at once (bootstrap rounds).
 //!
-//! ```
+//! ```text
 //! use kscore_core::pairwise::{fit, Model, Options, Pairs, Prior, Ties};
 //! // 0 beat 1 three times and lost once: theta_0 - theta_1 = ln 3.
 //! let pairs = Pairs { i: &[0], j: &[1], win_i: &[3.0], win_j: &[1.0], tie: &[0.0] };
 //! let f = fit(2, &pairs, Model::BradleyTerry(Ties::Ignore), &Prior::None, &Options::default()).unwrap();
 //! assert!((f.theta[0] - f.theta[1] - 3f64.ln()).abs() < 1e-14);
 //! ```
+//!
+//! (This example is the unit test `tests::doc_example`: the crate runs no
+//! doc-tests, which would need a second release build of the library.)
 
 pub mod counts;
 pub mod dense;

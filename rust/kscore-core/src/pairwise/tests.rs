@@ -6,6 +6,28 @@
 use super::*;
 use crate::error::Result;
 
+#[test]
+fn doc_example() {
+    // The module docs' example: 0 beat 1 three times and lost once, so
+    // theta_0 - theta_1 = ln 3.
+    let pairs = Pairs {
+        i: &[0],
+        j: &[1],
+        win_i: &[3.0],
+        win_j: &[1.0],
+        tie: &[0.0],
+    };
+    let f = fit(
+        2,
+        &pairs,
+        Model::BradleyTerry(Ties::Ignore),
+        &Prior::None,
+        &Options::default(),
+    )
+    .unwrap();
+    assert!((f.theta[0] - f.theta[1] - 3f64.ln()).abs() < 1e-14);
+}
+
 /// A small random tournament: every pair, counts 0..=max each.
 #[derive(Default)]
 struct Table {

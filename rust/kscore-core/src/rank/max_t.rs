@@ -69,7 +69,7 @@ impl Block<'_> {
 
 /// Raise `mx` (one entry per draw) to the block's maxima (module docs).
 ///
-/// ```
+/// ```text
 /// use kscore_core::rank::max_t::{max_t, Block};
 /// // Three models, two draws; pairs (0, 1) and (0, 2) with 1 / se = 2 and 0.5.
 /// let z = [0.0f32, 1.0, 1.0, 0.5, 4.0, -1.0];
@@ -78,6 +78,9 @@ impl Block<'_> {
 /// max_t(Block { z: &z, draws: 2, inv: &inv, rows: 1, cols: 3, row0: 0, col0: 0 }, &mut mx).unwrap();
 /// assert_eq!(mx, [2.0, 1.0]);
 /// ```
+///
+/// (This example is the unit test `doc_example`: the crate runs no doc-tests,
+/// which would need a second release build of the library.)
 pub fn max_t(block: Block<'_>, mx: &mut [f32]) -> Result<()> {
     block.check(mx)?;
     if block.rows == 0 || block.cols == 0 {
@@ -219,6 +222,28 @@ fn avx2() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn doc_example() {
+        // Three models, two draws; pairs (0, 1) and (0, 2) with 1 / se = 2 and 0.5.
+        let z = [0.0f32, 1.0, 1.0, 0.5, 4.0, -1.0];
+        let inv = [0.0f32, 2.0, 0.5];
+        let mut mx = [0.0f32; 2];
+        max_t(
+            Block {
+                z: &z,
+                draws: 2,
+                inv: &inv,
+                rows: 1,
+                cols: 3,
+                row0: 0,
+                col0: 0,
+            },
+            &mut mx,
+        )
+        .unwrap();
+        assert_eq!(mx, [2.0, 1.0]);
+    }
 
     /// The numpy loop's definition, pair by pair.
     fn naive(b: &Block<'_>, mx: &mut [f32]) {

@@ -1,20 +1,29 @@
 //! `cancel`: a held stop makes the long kernels skip their work and report
 //! `Interrupted`; released, the same calls give the same bits as before.
-//! One test function: a stop is process-wide, so nothing else in this test
-//! binary may run kernels at the same time (unit tests live in another one).
+//!
+//! A stop is process-wide, so nothing else may run kernels while the test
+//! holds one: the test re-runs this test binary in a child process with only
+//! itself selected (`--exact`), and the child runs the body. (It was an
+//! integration test of its own; a unit test saves the release build of the
+//! library that every integration test links, about a minute of each CI run.)
 
+use std::process::Command;
 use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use kscore_core::cancel::{self, Stop, Watch};
-use kscore_core::finite::credit::Credit;
-use kscore_core::finite::curve::{state_curves, Family};
-use kscore_core::finite::expectation::histogram_values;
-use kscore_core::intake::histogram::Histogram;
-use kscore_core::metric::Metric;
-use kscore_core::posterior::credit_moments::{joint, posterior};
-use kscore_core::Error;
+use crate::cancel::{self, Stop, Watch};
+use crate::finite::credit::Credit;
+use crate::finite::curve::{state_curves, Family};
+use crate::finite::expectation::histogram_values;
+use crate::intake::histogram::Histogram;
+use crate::metric::Metric;
+use crate::posterior::credit_moments::{joint, posterior};
+use crate::Error;
+
+/// Set in the child process, which runs the body.
+const CHILD: &str = "KSCORE_CANCEL_TEST_CHILD";
+const NAME: &str = "cancel_test::held_stops_interrupt_and_released_ones_leave_no_trace";
 
 fn bank() -> Histogram {
     let n = 64;
@@ -25,6 +34,24 @@ fn bank() -> Histogram {
 
 #[test]
 fn held_stops_interrupt_and_released_ones_leave_no_trace() {
+    if std::env::var_os(CHILD).is_some() {
+        body();
+        return;
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let out = Command::new(exe)
+        .args([NAME, "--exact", "--test-threads=1", "--nocapture"])
+        .env(CHILD, "1")
+        .output()
+        .expect("the test binary runs again");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "child failed:\n{stdout}\n{stderr}");
+    // Exactly this test ran in the child (a renamed test would select none).
+    assert!(stdout.contains("test result: ok. 1 passed"), "{stdout}");
+}
+
+fn body() {
     let hist = bank();
     let (mg, auc) = (Credit::mg(40), Credit::auc(300));
     let states: Vec<(u64, u64)> = hist.values.iter().map(|&c| (hist.n, c)).collect();
