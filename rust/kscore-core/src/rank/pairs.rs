@@ -811,15 +811,12 @@ mod tests {
                 })
                 .collect();
             let total: f64 = w.iter().sum();
-            for i in 0..models {
+            assert_eq!(got.len(), models);
+            for (i, &g) in got.iter().enumerate() {
                 let want = (0..questions)
                     .map(|m| k(i, m) / trials as f64 * w[m] / total)
                     .sum::<f64>();
-                assert!(
-                    (got[i] - want).abs() <= 1e-14 * want.abs().max(1e-300),
-                    "{i}: {} {want}",
-                    got[i]
-                );
+                assert!((g - want).abs() <= 1e-14 * want.abs().max(1e-300), "{i}: {g} {want}");
             }
         }
         let r = matrix(3, 8, 1);
