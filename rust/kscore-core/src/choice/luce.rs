@@ -167,14 +167,29 @@ impl Composite<'_> {
                 // The losers' total strength S, a = sum_W 1/z and b = sum_W 1/z^2 (z = pi_i + S).
                 let s: f64 = losers.iter().map(|&j| pi[j as usize]).sum();
                 let (mut sa, mut sb) = (0.0, 0.0);
+                // sum_W log(1 + S / pi_i) as the log of the factors' product:
+                // one `ln` per set (or per 1e200 of product) instead of one
+                // `ln_1p` per winner, a third of the fit's time; a factor
+                // past 1e100 is taken alone. (The rounding of `1 + S / pi_i`
+                // costs an absolute 1e-16 a winner, as the sum of logs did.)
+                let (mut logs, mut product) = (0.0, 1.0f64);
                 for &i in winners {
                     let pv = pi[i as usize];
-                    // log(pi_i + S) - log pi_i
-                    part.value += c * (s / pv).ln_1p();
+                    let ratio = s / pv;
+                    if ratio > 1e100 {
+                        logs += ratio.ln_1p();
+                    } else {
+                        product *= 1.0 + ratio;
+                        if product > 1e200 {
+                            logs += product.ln();
+                            product = 1.0;
+                        }
+                    }
                     let z = pv + s;
                     sa += 1.0 / z;
                     sb += 1.0 / (z * z);
                 }
+                part.value += c * (logs + product.ln());
                 if !want {
                     continue;
                 }
