@@ -6,10 +6,10 @@ load average printed beside. Also one question (N candidates), where scorio's
 per-call cost dominates. Every kscore result is checked equal to scorio's first.
 
 Usage: ``python benches/bench_aggregate.py [--questions 10000] [--candidates 64] [--repeat 5]
-[--before DIR] [--only RULE,...] [--clock wall|cpu]``; ``--before DIR``: also time an earlier
-build in the same run, its package copied as ``DIR/kscore_before`` (the python/kscore folder of
-that commit with its compiled ``_kscore`` module beside; every import inside the package is
-relative).
+[--before DIR] [--only RULE,...] [--clock wall|cpu|both]``; ``both``: wall and CPU medians of
+the same calls; ``--before DIR``: also time an earlier build in the same run, its package copied
+as ``DIR/kscore_before`` (the python/kscore folder of that commit with its compiled ``_kscore``
+module beside; every import inside the package is relative).
 """
 
 from __future__ import annotations
@@ -56,6 +56,17 @@ def median_s(f: Callable[[], Any], repeat: int) -> float:
     return statistics.median(times)
 
 
+def medians_both(f: Callable[[], Any], repeat: int) -> tuple[float, float]:
+    """Medians of wall time and of CPU time (all threads) over the same ``repeat`` calls."""
+    wall, cpu = [], []
+    for _ in range(repeat):
+        w0, c0 = time.perf_counter(), time.process_time()
+        f()
+        wall.append(time.perf_counter() - w0)
+        cpu.append(time.process_time() - c0)
+    return statistics.median(wall), statistics.median(cpu)
+
+
 def before_module(path: str | None) -> Any:
     """``kscore_before.aggregate`` from ``path`` (an earlier build), or None."""
     if path is None:
@@ -75,7 +86,7 @@ def main() -> None:
     ap.add_argument("--no-lists", action="store_true", help="skip the list-of-str inputs")
     ap.add_argument("--only", default=None, help="comma-separated rules to run (default: all)")
     ap.add_argument("--no-single", action="store_true", help="skip the one-question timings")
-    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="cpu: all threads' CPU time")
+    ap.add_argument("--clock", choices=["wall", "cpu", "both"], default="wall", help="cpu: all threads' CPU time")
     args = ap.parse_args()
     global CLOCK
     CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
@@ -89,7 +100,15 @@ def main() -> None:
     if not args.no_lists:
         inputs["lists"] = strings.tolist()
     print(f"{m} questions x {n} candidates, {args.answers} answers, {args.clock} clock; load average {os.getloadavg()}")
-    print("| rule | answers | scorio ms | before ms | kscore ms | speed-up | before's |\n|---|---|---|---|---|---|---|")
+    if args.clock == "both":
+        print(
+            "| rule | answers | scorio ms | before ms | kscore ms | speed-up | before's "
+            "| scorio CPU ms | before CPU ms | kscore CPU ms | CPU speed-up | before's |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    else:
+        print("| rule | answers | scorio ms | before ms | kscore ms | speed-up | before's |")
+        print("|---|---|---|---|---|---|---|")
     rules = RULES if args.only is None else [r for r in RULES if r[0] in args.only.split(",")]
     for name, options in rules:
         mine, theirs = getattr(aggregate, name), getattr(scorio_aggregate, name)
@@ -97,6 +116,21 @@ def main() -> None:
             call = (answers,) if name == "majority_vote" else (answers, scores)
             got, want = mine(*call, **options, return_index=True), theirs(*call, **options, return_index=True)
             assert list(got[1]) == list(want[1]) and list(got[0]) == list(want[0]), (name, label)
+            if args.clock == "both":
+                sw, sc = medians_both(partial(theirs, *call, **options), args.scorio_repeat)
+                bw, bc = (
+                    medians_both(partial(getattr(old, name), *call, **options), args.repeat)
+                    if old
+                    else (float("nan"), float("nan"))
+                )
+                kw, kc = medians_both(partial(mine, *call, **options), args.repeat)
+                print(
+                    f"| {name} | {label} | {sw * 1e3:.1f} | {bw * 1e3:.1f} | {kw * 1e3:.1f} | {sw / kw:.0f}x "
+                    f"| {sw / bw:.0f}x | {sc * 1e3:.1f} | {bc * 1e3:.1f} | {kc * 1e3:.1f} "
+                    f"| {sc / kc:.0f}x | {sc / bc:.0f}x |",
+                    flush=True,
+                )
+                continue
             s = median_s(partial(theirs, *call, **options), args.scorio_repeat)
             b = median_s(partial(getattr(old, name), *call, **options), args.repeat) if old else float("nan")
             k = median_s(partial(mine, *call, **options), args.repeat)

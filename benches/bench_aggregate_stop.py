@@ -30,13 +30,18 @@ from scorio import aggregate as S
 
 from kscore import aggregate as K
 
+#: CPU-time medians (all threads, ``time.process_time``) of the last ``median_s`` call, beside its wall.
+LAST_CPU: list[float] = [float("nan")]
+
 
 def median_s(f: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    times, out = [], None
+    times, cpu, out = [], [], None
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         out = f()
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    LAST_CPU[0] = statistics.median(cpu)
     return statistics.median(times), out
 
 
@@ -81,8 +86,11 @@ def main() -> None:
     cal = {A: A.fit_kde_vote_calibration(cal_scores, cal_correct) for A in (K, old) if A is not None}
     theirs_cal = S.fit_kde_vote_calibration(cal_scores, cal_correct)
     print(f"# {m} questions x {n} answers ({k} distinct), load average {os.getloadavg()}")
-    print("| rule | scorio | before | kscore | speed-up | before's | checked |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "| rule | scorio | before | kscore | speed-up | before's | checked "
+        "| CPU: scorio / before / kscore | CPU speed-up |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
 
     def row(
         name: str, mine: Callable[[Any], Any], theirs: Callable[[], Any], check: Callable[[Any, Any], bool]
@@ -90,14 +98,18 @@ def main() -> None:
         if args.only is not None and args.only not in name:
             return
         t_theirs, want = median_s(theirs, args.scorio_repeat)
-        t_before = float("nan")
+        c_theirs = LAST_CPU[0]
+        t_before = c_before = float("nan")
         if old is not None:  # the same call on the earlier build
             t_before, _ = median_s(lambda: mine(old), args.repeat)
+            c_before = LAST_CPU[0]
         t_mine, got = median_s(lambda: mine(K), args.repeat)
+        c_mine = LAST_CPU[0]
         ok = check(got, want)
         print(
             f"| {name} | {t_theirs * 1e3:,.0f} ms | {t_before * 1e3:,.1f} ms | {t_mine * 1e3:,.1f} ms "
-            f"| {t_theirs / t_mine:,.0f}x | {t_theirs / t_before:,.0f}x | {ok} |",
+            f"| {t_theirs / t_mine:,.0f}x | {t_theirs / t_before:,.0f}x | {ok} "
+            f"| {c_theirs * 1e3:,.0f} / {c_before * 1e3:,.1f} / {c_mine * 1e3:,.1f} ms | {c_theirs / c_mine:,.0f}x |",
             flush=True,
         )
 

@@ -28,7 +28,8 @@ pair-draws: leave the 100k board out)::
 round, with kscore's ratio to DuckDB; ``--before DIR`` runs an older tree's
 package too (``PYTHONPATH=DIR``, its ``python/`` folder, an absolute path) in
 the same rounds; ``--profile`` adds the profile's CPU seconds of the rank
-ranges (the ``pairs`` phase); ``--rounds`` repeats everything and prints
+ranges (the ``pairs`` phase) and the wall and CPU seconds of the pairs and
+of the naming of the cells (``name``); ``--rounds`` repeats everything and prints
 medians. No timing is asserted; the table is printed (docs/leaderboard.md,
 *Speed*; docs/threads.md, *Many models*)::
 
@@ -133,11 +134,15 @@ def timed(cmd: list[str], env: dict[str, str], limit_gb: float) -> tuple[float, 
     times = [re.search(rf"{k} time \(seconds\): ([0-9.]+)", run.stderr) for k in ("User", "System")]
     if all(times):
         cpu["cpu"] = sum(float(t.group(1)) for t in times if t)
-    rows = {r.group(1).strip(): float(r.group(2))
-            for r in re.finditer(r"^([a-z][a-z +()']*?) +[0-9.]+ +([0-9.]+) +\S+ +\S+$", run.stderr, re.M)}
+    found = {r.group(1).strip(): (float(r.group(2)), float(r.group(3)))
+             for r in re.finditer(r"^([a-z][a-z +()']*?) +([0-9.]+) +([0-9.]+) +\S+ +\S+$", run.stderr, re.M)}
+    rows = {k: v[1] for k, v in found.items()}
     if "pairs" in rows:
         cpu["pairs"] = rows["pairs"]
         cpu["count"] = sum(rows.get(k, 0.0) for k in COUNT_ROWS)
+        for k in ("pairs", "name"):  # (the phases of issue 39 item 4's many models: wall and CPU)
+            if k in found:
+                cpu[f"{k} wall"], cpu[f"{k} cpu"] = found[k]
     return wall, rss, status, cpu
 
 
@@ -170,7 +175,8 @@ def main() -> None:
     counts: list[int | None] = [int(x) for x in args.threads.split(",")] if args.threads else [None]
     print(f"load average at start: {os.getloadavg()[0]:.2f}", flush=True)
     print("| board | what | threads | seconds | ratio to DuckDB | CPU s | CPU ratio | count CPU s | pairs CPU s | "
-          "peak RSS GB | output | status |\n|---|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
+          "pairs wall / CPU s | name wall / CPU s | peak RSS GB | output | status |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
     for spec in args.boards.split(","):
         models, questions = (int(x) for x in spec.split("x"))
         path = root / f"board_{models}x{questions}x{args.samples}.parquet"
@@ -218,8 +224,11 @@ def main() -> None:
             ratio = f"{wall / duck[th][0]:.2f}x" if kind else ""
             cpu_ratio = f"{cpu / duck[th][1]:.2f}x" if kind else ""
             cells = ["" if np.isnan(x) else f"{x:.3f}" for x in (cpu, count, pairs)]
+            phases = ["" if np.isnan(med(rows, f"{k} wall")) else
+                      f"{med(rows, f'{k} wall'):.3f} / {med(rows, f'{k} cpu'):.3f}" for k in ("pairs", "name")]
             print(f"| {label} | {what} | {th or 'default'} | {wall:.2f} | {ratio} | {cells[0]} | {cpu_ratio} | "
-                  f"{cells[1]} | {cells[2]} | {rss:.2f} | {rows[-1][4]} | {status} |", flush=True)
+                  f"{cells[1]} | {cells[2]} | {phases[0]} | {phases[1]} | {rss:.2f} | {rows[-1][4]} | {status} |",
+                  flush=True)
         print(f"(load average after this board: {os.getloadavg()[0]:.2f})", flush=True)
     print(f"load average at end: {os.getloadavg()[0]:.2f}", flush=True)
 

@@ -280,3 +280,28 @@ def test_fused_batch_with_replayed_rows(style: str) -> None:
         got = K.logit_weighted_vote(answers, unit, threshold=threshold, return_index=True)
         want = scorio_aggregate.logit_weighted_vote(answers, unit, threshold=threshold, return_index=True)
         assert same(got, want), threshold
+
+
+@pytest.mark.parametrize("chars", range(1, 11))
+def test_string_arrays_of_every_length(chars: int) -> None:
+    """numpy string arrays of 1 to 10 characters (up to 8: one integer key read from the
+    UCS-4 words; past 8 or with a character past 255: hashed bytes), few distinct
+    strings sharing prefixes, "" unparsable, tied and NaN scores: every rule's
+    selection, index and score equal scorio's."""
+    rng = np.random.default_rng(100 + chars)
+    alphabet = ["a", "b", "é", "ÿ"] + (["Ω", "😀"] if chars % 3 == 0 else [])
+    words = [""] + ["".join(rng.choice(alphabet, size=int(rng.integers(1, chars + 1)))) for _ in range(5)]
+    words += [words[1][:-1] or "a", words[2] + "a" if len(words[2]) < chars else words[2]]
+    for _ in range(3):
+        m, n = int(rng.integers(1, 30)), int(rng.integers(1, 24))
+        answers = np.array(words)[rng.integers(0, len(words), size=(m, n))].astype(f"U{chars}")
+        scores = np.round(rng.random((m, n)), 1)
+        if rng.random() < 0.5:
+            scores[rng.random((m, n)) < 0.1] = np.nan
+        for rule in RULES:
+            for options in RULES[rule]:
+                got = getattr(K, rule)(answers, scores, **options, return_index=True, return_score=True)
+                want = getattr(scorio_aggregate, rule)(answers, scores, **options, return_index=True, return_score=True)
+                assert same(got, want), (chars, rule, options)
+        got = K.majority_vote(answers, return_index=True)
+        assert same(got, scorio_aggregate.majority_vote(answers, return_index=True)), chars

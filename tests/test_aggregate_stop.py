@@ -584,3 +584,47 @@ def test_esc_batch_typed_arrays(kind: str) -> None:
         assert got.tolist() == [S.esc_stop(list(r)) for r in arr]
         assert got.tolist() == [S.esc_stop(r) for r in arr.tolist()]
         assert got.tolist() == K.esc_stop_batch(arr.astype(object)).tolist()
+
+
+def test_core_top_two_probability_is_pythons_to_the_bit() -> None:
+    """The core's integer sum in 128 bits (every pair with v1 + v2 + 1 <= 127) gives
+    the same f64 as the Python integer sum divided once (top_two_probability), and
+    the pairs past that range come back from Python (large counts: scorio's to 1e-12)."""
+    from kscore.aggregate._leader import top_two_probabilities, top_two_probability
+
+    v1, v2 = np.meshgrid(np.arange(128), np.arange(128), indexing="ij")
+    keep = v1 >= v2
+    a, b = v1[keep].astype(np.int64), v2[keep].astype(np.int64)
+    got = top_two_probabilities(a, b)
+    want = [top_two_probability.__wrapped__(int(x), int(y)) for x, y in zip(a, b)]
+    assert got.tolist() == want  # bit for bit, including the pairs past 127 (Python's)
+    big = np.array([[3000, 2000], [60, 0], [63, 63], [64, 63]])
+    got = top_two_probabilities(big[:, 0], big[:, 1])
+    for (x, y), g in zip(big.tolist(), got.tolist()):
+        want_s = S.adaptive_consistency_stop(["A"] * x + ["B"] * y, return_prob=True)[1]
+        assert abs(g - want_s) <= 1e-12
+
+
+@pytest.mark.parametrize("n", [1, 7, 64, 124, 125, 130])
+def test_stop_points_in_the_core_and_past_it(n: int) -> None:
+    """The online replay in the core (N <= 124) and past its range (N = 125, 130: the
+    numpy path): per row the first prefix whose top-two probability reaches the
+    threshold, against the one-question rule called on every prefix (scorio's on
+    the first rows), on ids, str arrays and lists with unparsable answers."""
+    rng = np.random.default_rng(n)
+    m = 12
+    top = rng.uniform(0.2, 1.0, size=m)
+    ids = np.where(rng.random((m, n)) < top[:, None], 1, rng.integers(0, 5, size=(m, n)))
+    strings = np.array(["", "A", "B", "C", "D"])[ids]
+    rows = [[None if a == "" else str(a) for a in row] for row in strings]
+    for threshold in (0.95, 0.6, 0.999):
+        want = [replay(K.adaptive_consistency_stop, row, threshold) for row in rows]
+        for answers in (strings, rows, ids + 7):
+            used, stopped = K.adaptive_consistency_stop_points(answers, threshold=threshold)
+            assert used.dtype == np.int64 and stopped.dtype == bool
+            if answers is not strings and answers is not rows:  # ids: every answer valid
+                want_ids = [replay(K.adaptive_consistency_stop, row.tolist(), threshold) for row in ids]
+                assert [(int(u), bool(s)) for u, s in zip(used, stopped)] == want_ids
+            else:
+                assert [(int(u), bool(s)) for u, s in zip(used, stopped)] == want
+        assert want[:2] == [replay(S.adaptive_consistency_stop, row, threshold) for row in rows[:2]]

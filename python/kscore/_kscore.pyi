@@ -885,6 +885,23 @@ def top_two_counts(
     """Per row, the largest and second largest answer counts (0 where absent), the answers grouped
     in the same pass (bytes read by ``kind``, or group ``codes``)."""
 
+# vote7: Adaptive-Consistency's top-two criterion in the core (core aggregate/stop.rs, kscore-py aggregate.rs)
+__all__ += ["top_two_betas", "top_two_replay"]
+
+def top_two_betas(v1: npt.NDArray[np.int64], v2: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """``1 - I_{1/2}(v1 + 1, v2 + 1)`` of each pair exactly (an integer sum rounded once); NaN where
+    ``v1 + v2 + 1 > 127`` or a count is negative (the caller's to make)."""
+
+def top_two_replay(
+    cols: int,
+    threshold: float,
+    answers: npt.NDArray[np.uint8] | None = None,
+    kind: str = "bytes",
+    codes: npt.NDArray[np.int32] | None = None,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]] | None:
+    """The online top-two rule replayed on every row in sampling order: (samples drawn, stopped) per
+    row; None where ``cols > 124`` (past the exact range: replay in Python)."""
+
 # luce7: inverse_difficulty in one core pass (rust/kscore-core/src/rank/pairs.rs, kscore-py rankers.rs)
 __all__ += ["inverse_difficulty_scores"]
 

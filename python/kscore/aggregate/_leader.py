@@ -32,7 +32,7 @@ from functools import lru_cache
 import numpy as np
 
 from .._arrays import FloatArray, IntArray
-from .._kscore import dirichlet_leader
+from .._kscore import dirichlet_leader, top_two_betas
 from .._special import betaincc
 
 #: Panels x Gauss-Legendre nodes per panel of the fixed rule.
@@ -74,14 +74,22 @@ def top_two_probability(v1: int, v2: int) -> float:
 
 
 def top_two_probabilities(v1: IntArray, v2: IntArray) -> FloatArray:
-    """:func:`top_two_probability` of every (v1, v2) pair, each distinct pair once."""
+    """:func:`top_two_probability` of every (v1, v2) pair: in the core where
+    ``v1 + v2 + 1 <= 127`` (the same integer sum in 128 bits, rounded once: the same
+    bits, rust/kscore-core/src/aggregate/stop.rs), the rest here, each distinct pair once."""
     if v1.size == 0:
         return np.zeros(0)
-    base = int(max(v1.max(), v2.max())) + 1
-    keys, inverse = np.unique(v1.astype(np.int64) * base + v2, return_inverse=True)
-    values = np.array([top_two_probability(int(key // base), int(key % base)) for key in keys], dtype=float)
-    out: FloatArray = values[inverse.ravel()]
-    return out
+    out: FloatArray = top_two_betas(
+        np.ascontiguousarray(v1, dtype=np.int64).ravel(), np.ascontiguousarray(v2, dtype=np.int64).ravel()
+    )
+    rest = np.flatnonzero(np.isnan(out))
+    if rest.size:
+        a, b = v1.ravel()[rest], v2.ravel()[rest]
+        base = int(max(a.max(), b.max())) + 1
+        keys, inverse = np.unique(a.astype(np.int64) * base + b, return_inverse=True)
+        values = np.array([top_two_probability(int(key // base), int(key % base)) for key in keys], dtype=float)
+        out[rest] = values[inverse.ravel()]
+    return out.reshape(np.shape(v1))
 
 
 def leader_probabilities(counts: IntArray, leader: IntArray) -> FloatArray:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .._arrays import BoolArray, FloatArray, IntArray
-from .._kscore import top_two_counts
+from .._kscore import top_two_counts, top_two_replay
 from ._leader import leader_probabilities, top_two_probabilities, top_two_probability
 from ._pool import Pool, is_valid, pool
 
@@ -317,6 +317,15 @@ def adaptive_consistency_stop_points(
     _check_threshold(threshold)
     p = _batch_pool(answers)
     m, n = p.shape
+    if not dirichlet:
+        # the whole replay in one core pass (counts, top two, the exact probability of
+        # each prefix, the first stop); None past its exact range (N > 124): below
+        if p.raw is not None:
+            done = top_two_replay(n, float(threshold), answers=p.raw, kind=p.kind)
+        else:
+            done = top_two_replay(n, float(threshold), codes=p.codes)
+        if done is not None:
+            return done
     rows = np.arange(m)
     counts = np.zeros((m, n + 1), dtype=np.int32)  # column n: the invalid samples' sink
     g = int(p.codes.max(initial=-1)) + 1  # the most answers of a row

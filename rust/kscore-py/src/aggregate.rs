@@ -382,6 +382,43 @@ pub fn top_two_counts<'py>(
     Ok((v1.into_pyarray(py), v2.into_pyarray(py)))
 }
 
+/// `1 - I_{1/2}(v1 + 1, v2 + 1)` of each pair of counts, exactly (Python's
+/// integer sum over one division); NaN where the sum passes the core's
+/// range (`v1 + v2 + 1 > 127`, or a negative count): the caller's to make.
+#[pyfunction]
+pub fn top_two_betas<'py>(
+    py: Python<'py>,
+    v1: PyReadonlyArray1<'py, i64>,
+    v2: PyReadonlyArray1<'py, i64>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let (a, b) = (v1.as_slice()?, v2.as_slice()?);
+    if a.len() != b.len() {
+        return Err(PyValueError::new_err("v1 and v2 must have the same length"));
+    }
+    let out = enter(py, || Ok(kscore_core::aggregate::top_two_betas(a, b)))?;
+    Ok(out.into_pyarray(py))
+}
+
+/// The online Adaptive-Consistency rule replayed on every row (answers as in
+/// [`top_two_counts`], in sampling order): per row the samples drawn when the
+/// top-two probability first reaches `threshold` and whether it did; None
+/// where `cols` is past the core's exact range (the caller replays in Python).
+#[pyfunction]
+#[pyo3(signature = (cols, threshold, answers = None, kind = "bytes", codes = None))]
+#[allow(clippy::type_complexity)]
+pub fn top_two_replay<'py>(
+    py: Python<'py>,
+    cols: usize,
+    threshold: f64,
+    answers: Option<PyReadonlyArray2<'py, u8>>,
+    kind: &str,
+    codes: Option<PyReadonlyArray2<'py, i32>>,
+) -> PyResult<Option<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<bool>>)>> {
+    let (a, rows) = batch_answers(&answers, kind, &codes, cols)?;
+    let out = enter(py, || kscore_core::aggregate::top_two_replay(a, rows, cols, threshold))?;
+    Ok(out.map(|(used, stopped)| (used.into_pyarray(py), stopped.into_pyarray(py))))
+}
+
 /// The answers of a batch as the core reads them, and its rows.
 fn batch_answers<'a>(
     answers: &'a Option<PyReadonlyArray2<'_, u8>>,
@@ -428,5 +465,7 @@ pub fn register_speed(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dirichlet_leader, m)?)?;
     m.add_function(wrap_pyfunction!(select_rows, m)?)?;
     m.add_function(wrap_pyfunction!(top_two_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(top_two_betas, m)?)?;
+    m.add_function(wrap_pyfunction!(top_two_replay, m)?)?;
     Ok(())
 }

@@ -186,7 +186,7 @@ def rank_sets(X: FloatArray, W: npt.NDArray[np.bool_], cluster: IntArray | None,
             count_block(better, worse, a, b, rule.significant(np.abs(t), p) & ~np.isnan(t), diff)
     lo = better + 1
     hi = L - worse
-    best = [mdl for mdl, x in zip(models, lo.tolist()) if x == 1]
+    best = [models[i] for i in np.flatnonzero(lo == 1).tolist()]  # (the few models ranked first: no pass over all)
     return RankSets(models, lo, hi, used, confidence, u_star, p_crit, t_crit, note, best)
 
 

@@ -128,6 +128,20 @@ impl RowGroups {
     /// The codes of one row of `width`-byte answers into `out` (`out.len()`
     /// answers; -1 where unparsable), validity read from the bytes by `kind`.
     pub(crate) fn group(&mut self, row: &[u8], width: usize, kind: Kind, out: &mut [i32]) {
+        if kind == Kind::Text && width > 8 && width <= 32 && width.is_multiple_of(4) && latin1(row) {
+            // up to 8 characters, all below 256: each string's characters as the
+            // bytes of one integer key, read straight from the UCS-4 words (no
+            // packed copy); "" is the key 0
+            match width / 4 {
+                3 => self.keyed(out, |j| text_key::<3>(row, j)),
+                4 => self.keyed(out, |j| text_key::<4>(row, j)),
+                5 => self.keyed(out, |j| text_key::<5>(row, j)),
+                6 => self.keyed(out, |j| text_key::<6>(row, j)),
+                7 => self.keyed(out, |j| text_key::<7>(row, j)),
+                _ => self.keyed(out, |j| text_key::<8>(row, j)),
+            }
+            return;
+        }
         if kind == Kind::Text && width > 8 && width.is_multiple_of(4) && self.pack(row) {
             // numpy's UCS-4 strings of characters below 256: one byte each (equal
             // strings, equal bytes; "" all zeros), a quarter of the bytes to hash and
@@ -164,6 +178,14 @@ impl RowGroups {
             }
             return;
         }
+        match width {
+            // numpy's widths: one load a key (no per-answer copy)
+            8 => return self.keyed(out, |j| key_w::<8>(row, j, kind)),
+            4 => return self.keyed(out, |j| key_w::<4>(row, j, kind)),
+            2 => return self.keyed(out, |j| key_w::<2>(row, j, kind)),
+            1 => return self.keyed(out, |j| key_w::<1>(row, j, kind)),
+            _ => {}
+        }
         self.keys.clear();
         for (j, a) in row.chunks_exact(width).enumerate() {
             let Some(k) = key(a, width, kind) else {
@@ -184,6 +206,35 @@ impl RowGroups {
                 s = (s + 1) & mask;
             };
             out[j] = g as i32;
+        }
+    }
+
+    /// The codes of a row whose answer `j` is the integer key `key(j)` (None:
+    /// unparsable): equal keys, equal codes, numbered by first appearance.
+    #[inline]
+    fn keyed(&mut self, out: &mut [i32], key: impl Fn(usize) -> Option<u64>) {
+        self.table.iter_mut().for_each(|s| *s = u32::MAX);
+        let mask = self.table.len() - 1;
+        self.keys.clear();
+        for (j, o) in out.iter_mut().enumerate() {
+            let Some(k) = key(j) else {
+                *o = -1;
+                continue;
+            };
+            let mut s = (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize;
+            let g = loop {
+                let t = self.table[s];
+                if t == u32::MAX {
+                    self.table[s] = self.keys.len() as u32;
+                    self.keys.push(k);
+                    break self.keys.len() - 1;
+                }
+                if self.keys[t as usize] == k {
+                    break t as usize;
+                }
+                s = (s + 1) & mask;
+            };
+            *o = g as i32;
         }
     }
 
@@ -208,15 +259,81 @@ impl RowGroups {
     /// `row` (UCS-4 code units) into `packed`, one byte a character; false
     /// where a character is 256 or past it.
     fn pack(&mut self, row: &[u8]) -> bool {
-        self.packed.clear();
-        for c in row.chunks_exact(4) {
-            let u = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-            if u > 0xFF {
-                return false;
-            }
-            self.packed.push(u as u8);
+        if !latin1(row) {
+            return false;
         }
+        self.packed.clear();
+        self.packed.extend(row.chunks_exact(4).map(|c| c[0]));
         true
+    }
+}
+
+/// Whether every UCS-4 code unit of `row` is below 256 (one OR over the row,
+/// in vector lanes: the three high bytes of every word are zero).
+#[inline]
+fn latin1(row: &[u8]) -> bool {
+    let mut high = 0_u64;
+    for i in 0..row.len() / 8 {
+        high |= word::<8>(row, 8 * i);
+    }
+    if !row.len().is_multiple_of(8) {
+        high |= word::<4>(row, row.len() - 4);
+    }
+    // the three high bytes of each little-endian 4-byte word
+    high & 0xFFFF_FF00_FFFF_FF00 == 0
+}
+
+/// Answer `j` of a row of `L`-character UCS-4 strings (every character below
+/// 256) as one integer: character i is byte i. Equal strings, equal keys; ""
+/// (all zeros) is None, unparsable.
+#[inline(always)]
+fn text_key<const L: usize>(row: &[u8], j: usize) -> Option<u64> {
+    let at = j * 4 * L;
+    let mut k = 0_u64;
+    // two characters an 8-byte word (each below 256: bytes 0 and 4), one odd one
+    // as a 4-byte word
+    let mut i = 0;
+    while i + 2 <= L {
+        let w = word::<8>(row, at + 4 * i);
+        k |= ((w | (w >> 24)) & 0xFFFF) << (8 * i);
+        i += 2;
+    }
+    if i < L {
+        k |= word::<4>(row, at + 4 * i) << (8 * i);
+    }
+    (k != 0).then_some(k)
+}
+
+/// The `W` bytes at `at` of `row` as a little-endian integer: one load (the
+/// bytes named one by one, which the compiler merges; no copy through a
+/// buffer, which an unoptimised call would make per answer).
+#[inline(always)]
+fn word<const W: usize>(row: &[u8], at: usize) -> u64 {
+    let a = &row[at..at + W];
+    match W {
+        8 => u64::from_le_bytes([a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]]),
+        4 => u64::from(u32::from_le_bytes([a[0], a[1], a[2], a[3]])),
+        2 => u64::from(u16::from_le_bytes([a[0], a[1]])),
+        _ => u64::from(a[0]),
+    }
+}
+
+/// Answer `j` of a row of `W`-byte answers as one integer key by `kind`
+/// (None: unparsable): [`key`] for numpy's widths.
+#[inline(always)]
+fn key_w<const W: usize>(row: &[u8], j: usize, kind: Kind) -> Option<u64> {
+    let k = word::<W>(row, j * W);
+    match kind {
+        Kind::Bytes => Some(k),
+        Kind::Text => (k != 0).then_some(k),
+        Kind::Float => {
+            let v = if W == 8 {
+                f64::from_bits(k)
+            } else {
+                f64::from(f32::from_bits(k as u32))
+            };
+            (!v.is_nan()).then(|| (v + 0.0).to_bits())
+        }
     }
 }
 
@@ -224,10 +341,9 @@ impl RowGroups {
 #[inline]
 fn direct_w<const W: usize>(row: &[u8], cap: u64, out: &mut [i32]) -> bool {
     let mut all = true;
-    for (a, o) in row.chunks_exact(W).zip(out.iter_mut()) {
-        let mut b = [0u8; 8];
-        b[..W].copy_from_slice(a);
-        let k = u64::from_le_bytes(b);
+    let n = out.len().min(row.len() / W);
+    for (j, o) in out[..n].iter_mut().enumerate() {
+        let k = word::<W>(row, j * W);
         all &= k < cap;
         *o = k as i32;
     }
@@ -237,6 +353,20 @@ fn direct_w<const W: usize>(row: &[u8], cap: u64, out: &mut [i32]) -> bool {
 /// Whether each answer of a row is parsable (0) or not (-1), from its bytes
 /// by `kind` (the grouping's rule, no groups made): all the Best-of-N needs.
 pub(crate) fn validity(row: &[u8], width: usize, kind: Kind, out: &mut [i32]) {
+    if kind == Kind::Bytes {
+        out.iter_mut().for_each(|o| *o = 0);
+        return;
+    }
+    if kind == Kind::Text && width.is_multiple_of(4) {
+        // "" is all zeros; a string whose first character is not zero is not ""
+        // (one load an answer), else the rest of its bytes decide
+        for (j, o) in out.iter_mut().enumerate() {
+            let at = j * width;
+            let some = word::<4>(row, at) != 0 || row[at + 4..at + width].iter().any(|&b| b != 0);
+            *o = if some { 0 } else { -1 };
+        }
+        return;
+    }
     for (a, o) in row.chunks_exact(width).zip(out.iter_mut()) {
         let ok = match kind {
             Kind::Bytes => true,
@@ -386,6 +516,36 @@ mod tests {
         w[12] = 65;
         w[24] = 65;
         assert_eq!(group_typed(&w, 1, 3, 12, Kind::Text).unwrap(), vec![-1, 0, 0]);
+        // every UCS-4 width of 1 to 10 characters (the integer keys up to 8, the
+        // packed hash past it), few distinct strings (ties), "" and characters past
+        // 255 in some rows: the codes of the masked bytes
+        let alphabet = [0_u32, 0, 65, 66, 0xE9, 0x3A9, 0x1F600];
+        let mut seed = 7_u64;
+        for chars in 1..=10_usize {
+            for _ in 0..60 {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let (rows, cols) = (1 + (seed >> 61) as usize, 1 + ((seed >> 52) & 63) as usize);
+                let wide = (seed >> 40) & 3 == 0; // may hold a character past 255
+                let width = 4 * chars;
+                let mut t = vec![0u8; rows * cols * width];
+                let mut x = seed;
+                for i in 0..rows * cols {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    let len = (x >> 60) as usize % (chars + 1); // "" among them
+                    for k in 0..len {
+                        let pick = ((x >> (8 + 3 * k)) % if wide { 7 } else { 5 }) as usize;
+                        let ch = alphabet[pick].max(if k + 1 == len { 65 } else { 0 });
+                        t[i * width + 4 * k..i * width + 4 * k + 4].copy_from_slice(&ch.to_le_bytes());
+                    }
+                }
+                let valid: Vec<bool> = t.chunks_exact(width).map(|a| a.iter().any(|&b| b != 0)).collect();
+                assert_eq!(
+                    group_typed(&t, rows, cols, width, Kind::Text).unwrap(),
+                    group_rows(&t, &valid, rows, cols, width).unwrap(),
+                    "{chars} characters"
+                );
+            }
+        }
         let mut seed = 99_u64;
         for _ in 0..100 {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);

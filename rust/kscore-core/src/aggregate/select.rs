@@ -74,7 +74,7 @@ impl Rule {
 
 /// Integer answers below this (or below the row's length, if larger) are
 /// their own group index: the usual small ids are counted without hashing.
-const DIRECT: usize = 256;
+pub(crate) const DIRECT: usize = 256;
 
 /// A thread's scratch: the row's codes, its grouping table, the sort keys,
 /// places, the majority's counts, and the groups of the weighted and reward
@@ -315,6 +315,11 @@ impl Ranker {
 fn places_by_count(v: &[f64], out: &mut [u32]) {
     #[cfg(target_arch = "x86_64")]
     {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F (checked just above).
+            unsafe { places_avx512(v, out) };
+            return;
+        }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2 (checked just above).
             unsafe { places_avx2(v, out) };
@@ -334,11 +339,54 @@ unsafe fn places_avx2(v: &[f64], out: &mut [u32]) {
     places_body(v, out);
 }
 
+/// [`places_body`] with the first pass in AVX-512 lanes: eight voters at a
+/// time, each lane counting the scores above its own (`u > x`, ordered: no NaN
+/// here, `-0.0` and `0.0` equal) with one broadcast, one comparison into a
+/// mask and one masked add per score; the tie pass as there.
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn places_avx512(v: &[f64], out: &mut [u32]) {
+    use std::arch::x86_64::{
+        _mm512_cmp_pd_mask, _mm512_mask_add_epi64, _mm512_maskz_loadu_pd, _mm512_set1_epi64, _mm512_set1_pd,
+        _mm512_setzero_si512, _mm512_storeu_si512, _CMP_GT_OQ,
+    };
+    let n = v.len().min(out.len());
+    let one = _mm512_set1_epi64(1);
+    for b in (0..n).step_by(8) {
+        let left = (n - b).min(8);
+        let mask: u8 = if left == 8 { 0xFF } else { (1_u8 << left) - 1 };
+        // SAFETY: the masked load reads only the `left` lanes inside `v`.
+        let x = unsafe { _mm512_maskz_loadu_pd(mask, v.as_ptr().add(b)) };
+        let mut c = _mm512_setzero_si512();
+        for &u in &v[..n] {
+            let above = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(_mm512_set1_pd(u), x);
+            c = _mm512_mask_add_epi64(c, above, c, one);
+        }
+        let mut lanes = [0_i64; 8];
+        // SAFETY: `lanes` is 64 bytes, the store's width.
+        unsafe { _mm512_storeu_si512(lanes.as_mut_ptr().cast(), c) };
+        for (o, &k) in out[b..b + left].iter_mut().zip(&lanes) {
+            *o = k as u32;
+        }
+    }
+    ties(v, out);
+}
+
 #[inline(always)]
 fn places_body(v: &[f64], out: &mut [u32]) {
     for (o, &x) in out.iter_mut().zip(v) {
         *o = v.iter().map(|&u| u64::from(u > x)).sum::<u64>() as u32;
     }
+    ties(v, out);
+}
+
+/// The second pass of [`places_body`]: where two first counts collide (equal
+/// scores), each voter also counts the equal scores before it.
+#[inline(always)]
+fn ties(v: &[f64], out: &mut [u32]) {
     let mut taken = 0_u128;
     let mut tied = false;
     for &t in out.iter() {

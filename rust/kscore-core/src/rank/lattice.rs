@@ -42,10 +42,9 @@
 use crate::error::{Error, Result};
 use crate::par::fold_per_thread;
 
-/// Rows of a band: one job of the pool.
+/// Rows of a band on average: one job of the pool (bands of equal work: [`bands`]).
 const BAND: usize = 64;
 /// Rows of the register tile.
-#[cfg_attr(feature = "force-scalar", allow(dead_code))]
 const MR: usize = 4;
 /// Columns of a panel (one AVX-512 vector of 32-bit lanes).
 const NR: usize = 16;
@@ -316,16 +315,15 @@ pub fn lattice_count(lat: Lattice<'_>) -> Result<Counted> {
     // Read only by the VNNI band, which the portable (force-scalar) build leaves out.
     #[cfg_attr(feature = "force-scalar", allow(unused_variables))]
     let packed = if fast { pack(&lat, &t) } else { Packed::default() };
-    let bands = l.div_ceil(BAND);
-    let pairs_per_band = (BAND * l / 2).max(1);
-    let item_ns = pairs_per_band.saturating_mul(lat.q) / 128 + 1;
+    let cuts = bands(&lat, &t);
+    let work: usize = cuts.windows(2).map(|w| band_work(&lat, &t, w[0], w[1])).sum();
+    let item_ns = (work / (cuts.len() - 1).max(1)).saturating_mul(lat.q) / 128 + 1;
     let acc = fold_per_thread(
-        bands,
+        cuts.len() - 1,
         item_ns,
         || Acc::new(padded),
         |acc, band| {
-            let r0 = band * BAND;
-            let r1 = (r0 + BAND).min(l);
+            let (r0, r1) = (cuts[band], cuts[band + 1]);
             if fast {
                 #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
                 // SAFETY: `vnni()` said the CPU has AVX-512 F, BW and VNNI.
@@ -362,6 +360,45 @@ pub fn lattice_count(lat: Lattice<'_>) -> Result<Counted> {
     near.extend_from_slice(&t.same);
     near.sort_unstable();
     Ok(Counted { worse, better, near })
+}
+
+/// A row's work in pairs tested (its columns from `begin` to `reach`), plus
+/// a panel's worth for the row's own overhead.
+fn row_work(lat: &Lattice<'_>, t: &Terms, i: usize) -> usize {
+    (lat.reach[i] as usize).saturating_sub(t.begin[i]) + NR
+}
+
+fn band_work(lat: &Lattice<'_>, t: &Terms, r0: usize, r1: usize) -> usize {
+    (r0..r1).map(|i| row_work(lat, t, i)).sum()
+}
+
+/// The bands' row boundaries (`0 = cuts[0] < ... < cuts[last] = models`):
+/// as many bands as there are `BAND`s of rows, each about the same work
+/// (pairs tested), a whole number of `MR`-row tiles but the last. The
+/// upper triangle's first rows have many more columns than its last: bands
+/// of equal row counts would give the thread that takes the first a piece
+/// several times the mean (on 100 000 models the first sixteenth of the
+/// rows holds an eighth of the pairs), bands of equal work keep every
+/// piece the pool hands out alike. The cuts depend on the board alone
+/// (never on the thread count), and the counts on neither.
+fn bands(lat: &Lattice<'_>, t: &Terms) -> Vec<usize> {
+    let l = lat.models();
+    let total: usize = band_work(lat, t, 0, l);
+    let target = total.div_ceil(l.div_ceil(BAND)).max(1);
+    let mut cuts = vec![0usize];
+    let mut acc = 0usize;
+    let mut i = 0usize;
+    while i < l {
+        let end = (i + MR).min(l);
+        acc += band_work(lat, t, i, end);
+        i = end;
+        if acc >= target && i < l {
+            cuts.push(i);
+            acc = 0;
+        }
+    }
+    cuts.push(l);
+    cuts
 }
 
 /// Every pair of rows `r0..r1` from its first tested column to its reach, one at a time (the
@@ -790,6 +827,45 @@ mod tests {
         assert!(skipped > 400 * 399 / 2 / 20, "{skipped}");
         assert!(!t.same.is_empty());
         assert_eq!(lattice_count(lat).unwrap(), naive(&lat));
+    }
+
+    /// The bands cover every row once, in whole tiles but the last, and are
+    /// balanced by work: on a board whose first rows test every later
+    /// column, no band holds more than the mean and a row's tile over it,
+    /// and the first bands hold fewer rows than the last.
+    #[test]
+    fn bands_are_tiles_of_about_equal_work() {
+        for (l, q) in [(1usize, 3usize), (5, 2), (64, 4), (1000, 20), (4099, 7)] {
+            let (counts, _) = wide(l, q, 4, 31, true);
+            let reach = vec![l as i64; l];
+            let t2 = 1.959_963_984_540_054_f64.powi(2);
+            let nn = q as f64;
+            let lat = Lattice {
+                counts: &counts,
+                q,
+                reach: &reach,
+                c: (nn - 1.0 + t2) / nn,
+                t2,
+                delta: 1e-9,
+            };
+            let t = terms(&lat);
+            let cuts = bands(&lat, &t);
+            assert_eq!((cuts[0], *cuts.last().unwrap()), (0, l));
+            assert!(cuts.windows(2).all(|w| w[0] < w[1]));
+            assert!(cuts[..cuts.len() - 1].iter().all(|&c| c % MR == 0));
+            assert!(cuts.len() - 1 <= l.div_ceil(BAND) + 1);
+            let total = band_work(&lat, &t, 0, l);
+            let mean = total.div_ceil(l.div_ceil(BAND));
+            let tile = (0..l).map(|i| row_work(&lat, &t, i)).max().unwrap() * MR;
+            for w in cuts.windows(2) {
+                assert!(band_work(&lat, &t, w[0], w[1]) <= mean + tile, "{l} x {q}: {w:?}");
+            }
+            if l >= 1000 {
+                let rows: Vec<usize> = cuts.windows(2).map(|w| w[1] - w[0]).collect();
+                assert!(rows[0] < rows[rows.len() - 2], "{rows:?}");
+            }
+            assert_eq!(lattice_count(lat).unwrap(), naive(&lat));
+        }
     }
 
     #[test]
