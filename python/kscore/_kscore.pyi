@@ -901,3 +901,10 @@ def top_two_replay(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]] | None:
     """The online top-two rule replayed on every row in sampling order: (samples drawn, stopped) per
     row; None where ``cols > 124`` (past the exact range: replay in Python)."""
+
+# luce7: inverse_difficulty in one core pass (rust/kscore-core/src/rank/pairs.rs, kscore-py rankers.rs)
+__all__ += ["inverse_difficulty_scores"]
+
+def inverse_difficulty_scores(r: npt.NDArray[Any], trials: int, low: float, high: float) -> npt.NDArray[np.float64]:
+    """scorio's inverse_difficulty scores of a binary models x (questions * trials) matrix, in one
+    pass over it (the weights from the solve rates clipped to ``[low, high]``)."""

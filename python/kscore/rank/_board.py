@@ -58,6 +58,21 @@ class Board:
         return self.questions * self.trials
 
 
+def board_matrix(R: Any) -> tuple[npt.NDArray[Any], tuple[int, int, int]]:  # noqa: N803
+    """``R`` as the core reads it: the models x (questions * trials) matrix
+    (a view where numpy allows) and the shape ``(L, M, N)``. Dtypes the core
+    does not read in place, and shapes scorio refuses, go through
+    ``response_tensor`` (scorio's exceptions); the entries' values are
+    checked by the core's pass (see :func:`read_board`)."""
+    array = np.asarray(R)
+    if array.ndim == 2:
+        array = array[:, :, np.newaxis]
+    if array.ndim != 3 or array.dtype not in _IN_PLACE or 0 in array.shape[:2] or array.shape[0] < 2:
+        array = response_tensor(R)
+    L, M, N = array.shape
+    return array.reshape(L, M * N), (L, M, N)
+
+
 def read_board(
     R: Any,  # noqa: N803
     *,
@@ -73,16 +88,9 @@ def read_board(
     not, or the shape is one scorio refuses, ``response_tensor`` runs to raise
     scorio's exception in scorio's order (values before shape).
     """
-    array = np.asarray(R)
-    if array.ndim == 2:
-        array = array[:, :, np.newaxis]
-    if array.ndim != 3 or array.dtype not in _IN_PLACE or 0 in array.shape[:2] or array.shape[0] < 2:
-        array = response_tensor(R)
-    L, M, N = array.shape
+    matrix, (L, M, N) = board_matrix(R)
     try:
-        totals, level_array, greater_array, wins_array = _kscore.rank_board(
-            array.reshape(L, M * N), N, levels, greater, wins
-        )
+        totals, level_array, greater_array, wins_array = _kscore.rank_board(matrix, N, levels, greater, wins)
     except ValueError:
         response_tensor(R)  # scorio's message for what the core refused
         raise

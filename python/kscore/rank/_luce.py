@@ -193,9 +193,22 @@ def _flat_direction(result: _kscore.PairwiseFit) -> bool:
     stopped where the gradient vanished to rounding on the way)."""
     H = result.hessian
     L = H.shape[0]
-    P = np.eye(L) - 1.0 / L
-    curvatures = np.sort(np.linalg.eigvalsh(P @ H @ P))[1:]  # without the centring direction
-    return bool(curvatures.size and curvatures[0] < _FLAT * result.scale)
+    if L < 2:
+        return False
+    # The Hessian on the centred directions: an orthonormal basis of them
+    # is every column but the last of the Householder reflection that
+    # swaps e_L and 1/sqrt(L). Its smallest curvature is below the bound
+    # iff C - bound * I has no Cholesky factor (one factorisation, not
+    # every eigenvalue: 0.3 ms instead of 19 ms CPU at 100 models).
+    v = np.full(L, 1.0 / np.sqrt(L))
+    v[-1] -= 1.0
+    V = (np.eye(L) - (2.0 / float(v @ v)) * np.outer(v, v))[:, : L - 1]
+    C = V.T @ H @ V - _FLAT * result.scale * np.eye(L - 1)
+    try:
+        np.linalg.cholesky(C)
+    except np.linalg.LinAlgError:
+        return True
+    return False
 
 
 def _tie_order(max_tie_order: Any, models: int, memberships: npt.NDArray[np.float64]) -> int:
@@ -490,7 +503,7 @@ def average_orbits(scores: Floats, tensor: npt.NDArray[Any]) -> Floats:
             i = parent[i]
         return i
 
-    signatures = [tuple(np.sort(row).tolist()) for row in data]
+    signatures: list[tuple[Any, ...]] = []
     for first in range(L):
         for second in range(first + 1, L):
             if find(first) == find(second):
@@ -498,6 +511,8 @@ def average_orbits(scores: Floats, tensor: npt.NDArray[Any]) -> Floats:
             a, b = scores[first], scores[second]
             if abs(a - b) > _CANDIDATE * max(abs(a), abs(b)):
                 continue
+            if not signatures:  # made on the first candidate pair only (24 ms at 100 x 8000)
+                signatures = [tuple(np.sort(row).tolist()) for row in data]
             mapping = _automorphism(data, signatures, first, second)
             if mapping is None:
                 continue

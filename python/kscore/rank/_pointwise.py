@@ -1,11 +1,13 @@
 r"""scorio.rank 0.2.3's ``inverse_difficulty``: per-question accuracy
 weighted by the inverse of the question's solve rate over all models.
 
-The per-question successes :math:`k_{lm}` come from one pass of the Rust
-core (:mod:`._board`); the weights are scorio's numpy arithmetic on the same
-floats (a sum of integers is exact in any order), and the scores its matrix
-product but for the summation order and where N divides (after the sum:
-an ulp or so from scorio's).
+One call of the Rust core (``kscore_core::rank::pairs::inverse_difficulty``):
+one pass over R on the pool gives the per-question successes
+:math:`k_{lm}`, then the weights are scorio's arithmetic on the same floats
+(a sum of integers is exact in any order; the weights' total summed in
+order, not numpy's pairwise) and the scores its matrix product but for the
+summation order and where N divides (after the sum: an ulp or so from
+scorio's).
 """
 
 from __future__ import annotations
@@ -14,9 +16,24 @@ from typing import Any
 
 import numpy as np
 
-from ._board import read_board
+from .. import _kscore
+from ._board import board_matrix, read_board
 from ._metrics import RankResult, _result
 from ._ties import RankMethod
+from ._validate import response_tensor
+
+
+def _clip_range(clip_range: Any) -> tuple[float, float]:
+    """scorio's checks of ``clip_range``, in its order and words."""
+    if len(clip_range) != 2:
+        raise ValueError("clip_range must be a length-2 tuple (low, high).")
+    low = float(clip_range[0])
+    high = float(clip_range[1])
+    if not np.isfinite(low) or not np.isfinite(high):
+        raise ValueError("clip_range values must be finite.")
+    if not (0.0 < low < high <= 1.0):
+        raise ValueError("clip_range must satisfy 0 < low < high <= 1.")
+    return low, high
 
 
 def inverse_difficulty(
@@ -50,30 +67,18 @@ def inverse_difficulty(
         >>> inverse_difficulty(R).tolist()
         [1, 1]
     """
-    board = read_board(R, levels=True)
-    if len(clip_range) != 2:
-        raise ValueError("clip_range must be a length-2 tuple (low, high).")
-    low = float(clip_range[0])
-    high = float(clip_range[1])
-    if not np.isfinite(low) or not np.isfinite(high):
-        raise ValueError("clip_range values must be finite.")
-    if not (0.0 < low < high <= 1.0):
-        raise ValueError("clip_range must satisfy 0 < low < high <= 1.")
-    levels = board.levels
-    assert levels is not None
-    L, N = board.models, board.trials
-    # Integer sums (exact, and 2x faster than summing into floats; 32-bit
-    # ones where no column can pass 2^32, twice as fast again).
-    wide = np.uint32 if L * N < 2**32 else np.uint64
-    solved = levels.sum(axis=0, dtype=wide).astype(np.float64) / (L * N)
-    weights = 1.0 / np.clip(solved, low, high)
-    total = float(np.sum(weights))
-    if not np.isfinite(total) or total <= 0.0:
-        raise ValueError("inverse-difficulty weights are not finite; choose a stricter clip_range.")
-    weights = weights / total
-    # sum_m k_lm w_m / N: the grades enter the product as they are (numpy
-    # converts them on the fly; a float copy of k / N first cost 3x more),
-    # the division by N after the sum (scorio's divides each k first: the
-    # same value where N is a power of two, else within a few ulps).
-    scores = (levels @ weights) / N
+    matrix, (_, _, N) = board_matrix(R)
+    try:
+        low, high = _clip_range(clip_range)
+    except Exception:
+        read_board(R)  # scorio checks R first: its exception if R is invalid too
+        raise
+    try:
+        # One pass of the core over R on the pool (entries narrowed to
+        # bytes and summed per question), the weights and scores from the
+        # levels (1/8 to 1/64 of R) in the same call.
+        scores = _kscore.inverse_difficulty_scores(matrix, N, low, high)
+    except ValueError:
+        response_tensor(R)  # scorio's message for what the core refused
+        raise
     return _result(scores, method, return_scores)

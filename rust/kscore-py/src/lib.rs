@@ -135,6 +135,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rankers::majority_classes, m)?)?;
     m.add_function(wrap_pyfunction!(rankers::kemeny_search, m)?)?;
     m.add_function(wrap_pyfunction!(rankers::markov_stationary, m)?)?;
+    m.add_function(wrap_pyfunction!(rankers::inverse_difficulty_scores, m)?)?;
     // arena (python/kscore/arena/): battles to ratings
     m.add_class::<battles::BattleBoard>()?;
     m.add_class::<battles::StyleBoard>()?;

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 
 use kscore_core::rank::kemeny::{kemeny, Outcome, MAX_COMPONENT};
 use kscore_core::rank::markov::stationary;
-use kscore_core::rank::pairs::{greater_counts, read_board, sample_wins, Levels, Want};
+use kscore_core::rank::pairs::{greater_counts, inverse_difficulty, read_board, sample_wins, Levels, Want};
 use kscore_core::rank::voting::{level_scores, lock_pairs, majority_groups, strongest_paths};
 
 use crate::enter::{enter, enter_long};
@@ -128,6 +128,24 @@ pub fn dominance_levels<'py>(py: Python<'py>, adj: PyReadonlyArray2<'py, bool>) 
     let (a, n) = square_data(&adj, "adj")?;
     let out = enter(py, || Ok(level_scores(&a, n)))?;
     Ok(out.into_pyarray(py))
+}
+
+/// scorio's `inverse_difficulty` scores of a binary response matrix,
+/// models x (questions * trials), in one pass over it on the pool (the
+/// weights from the solve rates clipped to `[low, high]`).
+#[pyfunction]
+pub fn inverse_difficulty_scores<'py>(
+    py: Python<'py>,
+    r: Outcomes<'py>,
+    trials: usize,
+    low: f64,
+    high: f64,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let scores = on_view!(r, view => {
+        let (models, width) = view.dim();
+        enter_long(py, width.saturating_mul(models), || inverse_difficulty(view, trials, low, high))
+    })?;
+    Ok(scores.into_pyarray(py))
 }
 
 /// Majority judgment's class of every model (0 the lowest, ascending) from

@@ -95,40 +95,77 @@ impl Events {
 
     /// Whether every model reaches every other along edges winner -> loser
     /// (and, with `co_winners`, between winners of one event both ways).
+    ///
+    /// The edges as bitsets (`out[a]`: the models `a` beats in some event,
+    /// `into[b]`: those that beat `b`): one OR of a set's loser (winner)
+    /// mask per winner (loser), instead of one flag per pair.
     pub fn strongly_connected(&self, co_winners: bool) -> bool {
         let l = self.models;
         if l <= 1 {
             return true;
         }
-        let mut edge = vec![false; l * l];
-        for k in 0..self.winners.len() {
-            let losers = self.losers(k);
-            for &w in &self.winners[k] {
-                for &v in &losers {
-                    edge[w as usize * l + v as usize] = true;
+        if co_winners {
+            // A winner of a kept event (which has winners and losers) has an
+            // edge to every model: the graph is strongly connected iff every
+            // model wins some event.
+            let mut wins = vec![false; l];
+            for w in &self.winners {
+                for &i in w {
+                    wins[i as usize] = true;
                 }
-                if co_winners {
-                    for &v in &self.winners[k] {
-                        edge[w as usize * l + v as usize] = true;
+            }
+            return wins.iter().all(|&v| v);
+        }
+        let words = l.div_ceil(64);
+        let mut out = vec![0u64; l * words];
+        let mut into = vec![0u64; l * words];
+        let mut win = vec![0u64; words];
+        let mut lose = vec![0u64; words];
+        for w in &self.winners {
+            win.iter_mut().for_each(|v| *v = 0);
+            for &i in w {
+                win[i as usize / 64] |= 1 << (i % 64);
+            }
+            for (q, v) in lose.iter_mut().enumerate() {
+                let valid = if (q + 1) * 64 <= l {
+                    !0u64
+                } else {
+                    (1u64 << (l % 64)) - 1
+                };
+                *v = !win[q] & valid;
+            }
+            for &i in w {
+                for (o, &v) in out[i as usize * words..(i as usize + 1) * words].iter_mut().zip(&lose) {
+                    *o |= v;
+                }
+            }
+            for (q, &v) in lose.iter().enumerate() {
+                let mut bits = v;
+                while bits != 0 {
+                    let j = q * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    for (o, &u) in into[j * words..(j + 1) * words].iter_mut().zip(&win) {
+                        *o |= u;
                     }
                 }
             }
         }
-        let reach = |forward: bool| {
-            let mut seen = vec![false; l];
+        let reach = |edges: &[u64]| {
+            let mut seen = vec![0u64; words];
+            seen[0] = 1;
             let mut stack = vec![0usize];
-            seen[0] = true;
             while let Some(a) = stack.pop() {
-                for b in 0..l {
-                    let e = if forward { edge[a * l + b] } else { edge[b * l + a] };
-                    if e && !seen[b] {
-                        seen[b] = true;
-                        stack.push(b);
+                for q in 0..words {
+                    let mut fresh = edges[a * words + q] & !seen[q];
+                    seen[q] |= fresh;
+                    while fresh != 0 {
+                        stack.push(q * 64 + fresh.trailing_zeros() as usize);
+                        fresh &= fresh - 1;
                     }
                 }
             }
-            seen.iter().all(|&s| s)
+            seen.iter().map(|v| v.count_ones() as usize).sum::<usize>() == l
         };
-        reach(true) && reach(false)
+        reach(&out) && reach(&into)
     }
 }

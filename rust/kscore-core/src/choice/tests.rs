@@ -241,3 +241,74 @@ fn composite_hessian_in_blocks_equals_the_pairwise_one() {
         }
     }
 }
+
+/// Strong connectivity from the definition: a flag per edge, reachability
+/// by search both ways.
+fn connected_by_pairs(ev: &Events, co_winners: bool) -> bool {
+    let l = ev.models;
+    let mut edge = vec![false; l * l];
+    for k in 0..ev.winners.len() {
+        for &w in &ev.winners[k] {
+            for &v in &ev.losers(k) {
+                edge[w as usize * l + v as usize] = true;
+            }
+            if co_winners {
+                for &v in &ev.winners[k] {
+                    edge[w as usize * l + v as usize] = true;
+                }
+            }
+        }
+    }
+    let reach = |forward: bool| {
+        let mut seen = vec![false; l];
+        let mut stack = vec![0usize];
+        seen[0] = true;
+        while let Some(a) = stack.pop() {
+            for b in 0..l {
+                let e = if forward { edge[a * l + b] } else { edge[b * l + a] };
+                if e && !seen[b] {
+                    seen[b] = true;
+                    stack.push(b);
+                }
+            }
+        }
+        seen.iter().all(|&s| s)
+    };
+    reach(true) && reach(false)
+}
+
+#[test]
+fn bitset_connectivity_matches_the_pairs() {
+    // Few events among many models (often not connected), across the
+    // 64-model word boundary; a never-winning and a never-losing model.
+    let mut seen = [0usize; 2];
+    for (models, events, seed) in [
+        (3, 4, 1u64),
+        (5, 3, 2),
+        (63, 40, 3),
+        (64, 80, 4),
+        (65, 30, 5),
+        (130, 200, 6),
+    ] {
+        for variant in 0..3 {
+            let mut rows = random_rows(models, events, seed + 10 * variant);
+            if variant == 1 {
+                rows[models - 1].iter_mut().for_each(|v| *v = 0);
+            }
+            if variant == 2 {
+                rows[0].iter_mut().for_each(|v| *v = 1);
+            }
+            let ev = events_of(&rows);
+            for co in [false, true] {
+                let want = connected_by_pairs(&ev, co);
+                seen[want as usize] += 1;
+                assert_eq!(
+                    ev.strongly_connected(co),
+                    want,
+                    "{models} x {events} seed {seed} variant {variant} co {co}"
+                );
+            }
+        }
+    }
+    assert!(seen[0] > 0 && seen[1] > 0, "{seen:?}");
+}

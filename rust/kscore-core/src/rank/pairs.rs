@@ -517,6 +517,87 @@ pub fn sample_wins(board: &Board) -> Result<Vec<f64>> {
     })
 }
 
+/// scorio's `inverse_difficulty` scores in one pass over R (`read_board`'s:
+/// the entries narrowed to bytes and summed per question, the rows shared
+/// among the pool's threads), then on the levels alone (models x questions
+/// bytes, 1/8 to 1/64 of R): the solve rate of every question over all
+/// models and trials `p_m`, the weights `w_m = 1 / clip(p_m, low, high)`
+/// normalised to sum 1, and each model's `sum_m k_lm w_m / trials`.
+pub fn inverse_difficulty<T: Entry>(view: ArrayView2<T>, trials: usize, low: f64, high: f64) -> Result<Vec<f64>> {
+    if !(low > 0.0 && low < high && high <= 1.0) {
+        return Err(Error::value("clip_range must satisfy 0 < low < high <= 1."));
+    }
+    let board = read_board(
+        view,
+        trials,
+        Want {
+            levels: true,
+            bits: false,
+        },
+    )?;
+    let (models, questions) = (board.models, board.questions);
+    match &board.levels {
+        Some(Levels::U8(k)) => weighted_levels(k, models, questions, trials, low, high),
+        Some(Levels::U16(k)) => weighted_levels(k, models, questions, trials, low, high),
+        None => Err(Error::value("inverse_difficulty: the board was read without levels")),
+    }
+}
+
+fn weighted_levels<L: Copy + Into<u32> + Sync>(
+    k: &[L],
+    models: usize,
+    questions: usize,
+    trials: usize,
+    low: f64,
+    high: f64,
+) -> Result<Vec<f64>> {
+    if questions == 0 {
+        return Ok(vec![0.0; models]);
+    }
+    // Column sums in u32 (exact: at most models * trials per question,
+    // checked), a row at a time (a contiguous, vectorised add).
+    let wide = (models as u64) * (trials as u64) >= 1 << 32;
+    let mut solved = vec![0.0f64; questions];
+    if wide {
+        let mut sums = vec![0u64; questions];
+        for row in k.chunks_exact(questions) {
+            for (s, &v) in sums.iter_mut().zip(row) {
+                *s += u64::from(v.into());
+            }
+        }
+        solved.iter_mut().zip(&sums).for_each(|(o, &s)| *o = s as f64);
+    } else {
+        let mut sums = vec![0u32; questions];
+        for row in k.chunks_exact(questions) {
+            for (s, &v) in sums.iter_mut().zip(row) {
+                *s += v.into();
+            }
+        }
+        solved.iter_mut().zip(&sums).for_each(|(o, &s)| *o = f64::from(s));
+    }
+    let outcomes = (models * trials) as f64;
+    let mut weights: Vec<f64> = solved.iter().map(|&s| 1.0 / (s / outcomes).clamp(low, high)).collect();
+    let total: f64 = weights.iter().sum();
+    if !total.is_finite() || total <= 0.0 {
+        return Err(Error::value(
+            "inverse-difficulty weights are not finite; choose a stricter clip_range.",
+        ));
+    }
+    weights.iter_mut().for_each(|w| *w /= total);
+    let n = trials as f64;
+    let row_ns = questions / 4 + 1;
+    Ok(k.par_chunks(questions)
+        .with_min_len(par::min_len(row_ns))
+        .map(|row| {
+            row.iter()
+                .zip(&weights)
+                .map(|(&v, &w)| f64::from(v.into()) * w)
+                .sum::<f64>()
+                / n
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -710,5 +791,36 @@ mod tests {
         .unwrap();
         let owned = view.to_owned();
         assert_eq!(greater_counts(&board).unwrap(), naive(&owned, 2).0);
+    }
+
+    #[test]
+    fn inverse_difficulty_matches_its_definition() {
+        // int64 entries as numpy's default integer; 1, 4 and 300 trials
+        // (two-byte levels); a question nobody solves (clipped at low).
+        for (models, questions, trials) in [(7, 50, 4), (3, 9, 1), (5, 6, 300)] {
+            let mut r = matrix(models, questions * trials, 9);
+            r.slice_mut(ndarray::s![.., ..trials]).fill(0);
+            let wide = r.mapv(i64::from);
+            let (low, high) = (0.01, 0.99);
+            let got = inverse_difficulty(wide.view(), trials, low, high).unwrap();
+            let k = |i: usize, m: usize| (0..trials).map(|n| r[[i, m * trials + n]] as f64).sum::<f64>();
+            let w: Vec<f64> = (0..questions)
+                .map(|m| {
+                    let p = (0..models).map(|i| k(i, m)).sum::<f64>() / (models * trials) as f64;
+                    1.0 / p.clamp(low, high)
+                })
+                .collect();
+            let total: f64 = w.iter().sum();
+            assert_eq!(got.len(), models);
+            for (i, &g) in got.iter().enumerate() {
+                let want = (0..questions)
+                    .map(|m| k(i, m) / trials as f64 * w[m] / total)
+                    .sum::<f64>();
+                assert!((g - want).abs() <= 1e-14 * want.abs().max(1e-300), "{i}: {g} {want}");
+            }
+        }
+        let r = matrix(3, 8, 1);
+        let err = inverse_difficulty(r.view(), 2, 0.5, 0.5).unwrap_err();
+        assert_eq!(err, Error::value("clip_range must satisfy 0 < low < high <= 1."));
     }
 }
