@@ -32,25 +32,11 @@ import sys
 import time
 from typing import Any
 
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_rank_fit import board  # noqa: E402  (the same boards: bench_rank_fit.py's)
 
 NAMES = ["bradley_terry_luce", "bradley_terry_luce_map", "davidson_luce", "davidson_luce_map"]
 SIZES = {"small": (20, 500, 8), "large": (100, 2000, 4)}
-
-
-def board(L: int, M: int, N: int, seed: int = 37) -> np.ndarray:  # noqa: N803
-    """bench_rank_fit.py's boards: models of spread skill on questions of
-    spread difficulty (int8)."""
-    rng = np.random.default_rng(seed)
-    skill = rng.uniform(0.2, 0.85, size=L)
-    ease = rng.normal(0.0, 0.15, size=(M, 1))
-    R = np.empty((L, M, N), dtype=np.int8)  # noqa: N806
-    step = max(1, 2_000_000 // (M * N))
-    for lo in range(0, L, step):
-        hi = min(L, lo + step)
-        p = np.clip(skill[lo:hi, None, None] + ease[None], 0.0, 1.0)
-        R[lo:hi] = rng.random((hi - lo, M, N)) < p
-    return R
 
 
 def medians(fn: Any, R: Any, budget: float) -> tuple[float, float, int]:  # noqa: N803

@@ -186,27 +186,7 @@ impl RowGroups {
             1 => return self.keyed(out, |j| key_w::<1>(row, j, kind)),
             _ => {}
         }
-        self.keys.clear();
-        for (j, a) in row.chunks_exact(width).enumerate() {
-            let Some(k) = key(a, width, kind) else {
-                out[j] = -1;
-                continue;
-            };
-            let mut s = (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize;
-            let g = loop {
-                let t = self.table[s];
-                if t == u32::MAX {
-                    self.table[s] = self.keys.len() as u32;
-                    self.keys.push(k);
-                    break self.keys.len() - 1;
-                }
-                if self.keys[t as usize] == k {
-                    break t as usize;
-                }
-                s = (s + 1) & mask;
-            };
-            out[j] = g as i32;
-        }
+        self.keyed(out, |j| key(&row[j * width..(j + 1) * width], width, kind));
     }
 
     /// The codes of a row whose answer `j` is the integer key `key(j)` (None:

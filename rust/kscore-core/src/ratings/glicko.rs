@@ -51,15 +51,20 @@ struct Field {
 }
 
 impl Field {
-    fn fill(&mut self, side: u8, o: &[u8], rating: &[f64], g: &[f64], policy: TiePolicy) {
-        for v in [
+    /// The per-opponent columns, cleared and padded together.
+    fn columns(&mut self) -> [&mut Vec<f64>; 6] {
+        [
             &mut self.rating,
             &mut self.g,
             &mut self.g2,
             &mut self.a,
             &mut self.b,
             &mut self.score,
-        ] {
+        ]
+    }
+
+    fn fill(&mut self, side: u8, o: &[u8], rating: &[f64], g: &[f64], policy: TiePolicy) {
+        for v in self.columns() {
             v.clear();
         }
         self.place.clear();
@@ -83,14 +88,7 @@ impl Field {
         }
         self.len = self.rating.len();
         let padded = self.len.div_ceil(8) * 8;
-        for v in [
-            &mut self.rating,
-            &mut self.g,
-            &mut self.g2,
-            &mut self.a,
-            &mut self.b,
-            &mut self.score,
-        ] {
+        for v in self.columns() {
             v.resize(padded, 0.0);
         }
     }
