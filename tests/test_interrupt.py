@@ -279,3 +279,38 @@ def test_ctrl_c_while_duckdb_initialises_comes_after_it() -> None:
                           preexec_fn=default_sigint)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "interrupted after the import: True\n[(42,)]\n", (done.stdout, done.stderr)
+
+
+# rust-numpy finds numpy's C tables on first use by running numpy's own Python code
+# (`numpy.lib.NumpyVersion`) and panics if that raises: a Ctrl-C landing there came out of the first call
+# that made an array as a PanicException (CI: status 1, not 130, in the metrics phase). The compiled
+# module now finds them as it is imported, with Ctrl-C held, and the signal comes after the import.
+HELD_NUMPY_TABLES = """
+import os, signal, sys
+import numpy  # imported first: only the look-up of numpy's C tables is watched
+fired = []
+
+def watch(frame, event, arg):  # a real SIGINT as numpy's version check begins
+    if (event == "call" and not fired and frame.f_code.co_name == "__init__"
+            and frame.f_code.co_filename.endswith(os.path.join("numpy", "lib", "_version.py"))):
+        fired.append(1)
+        os.kill(os.getpid(), signal.SIGINT)
+
+sys.setprofile(watch)
+try:
+    import kscore.eval
+    print("not interrupted", kscore.eval.avg(numpy.ones((2, 3)))[0])
+except KeyboardInterrupt:
+    print("interrupted after the import:", bool(fired), "kscore._kscore" in sys.modules)
+sys.setprofile(None)
+import kscore.eval
+print(kscore.eval.avg(numpy.ones((2, 3)))[0])
+"""
+
+
+def test_ctrl_c_while_numpy_tables_are_found_comes_after_the_import() -> None:
+    done = subprocess.run([sys.executable, "-c", HELD_NUMPY_TABLES], capture_output=True, text=True, timeout=120,
+                          preexec_fn=default_sigint)
+    assert done.returncode == 0, done.stderr
+    assert "panicked" not in done.stderr, done.stderr
+    assert done.stdout == "interrupted after the import: True True\n1.0\n", (done.stdout, done.stderr)

@@ -18,6 +18,9 @@ from . import _interrupt
 
 _interrupt.during_startup()  # first: Ctrl-C while the kscore command imports the rest is one line
 
+with _interrupt.held_sigint():  # the core's import finds numpy's C tables (numpy's Python code: a panic if it raised)
+    from . import _kscore  # noqa: E402, F401
+
 from . import counts  # noqa: E402
 from ._kscore import __version__  # noqa: E402
 from .arena import arena  # noqa: E402

@@ -18,6 +18,9 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # (nothing more is imported at run time: this runs before the rest of kscore)
@@ -56,3 +59,29 @@ def started() -> None:
     outputs and temporary folders cleaned up, one line, status 130)."""
     if signal.getsignal(signal.SIGINT) is _stop:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@contextmanager
+def held_sigint() -> Iterator[None]:
+    """Ctrl-C held for the block (a native module's initialisation, which
+    cannot unwind a KeyboardInterrupt: DuckDB's nanobind aborts, rust-numpy's
+    first look-up of numpy's C tables panics) and delivered once it ends, to
+    whatever handler was in place. Off the main thread (no signal arrives
+    there) it does nothing.
+
+    Examples:
+        >>> with held_sigint():
+        ...     6 * 7
+        42
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if came:
+            signal.raise_signal(signal.SIGINT)

@@ -64,6 +64,18 @@ fn _vector_paths() -> &'static str {
     kscore_core::intake::vector_paths()
 }
 
+/// rust-numpy finds numpy's C tables (and its borrow checker's) on first
+/// use by running numpy's own Python code (`numpy.lib.NumpyVersion`), and
+/// panics if that raises: a Ctrl-C landing there became a panic in the first
+/// call that made an array (the leaderboard's metrics phase). Found here
+/// instead, while the package imports this module with Ctrl-C held
+/// (`kscore/__init__.py`).
+fn prime_numpy(py: Python<'_>) {
+    use numpy::PyArrayMethods as _;
+    let empty = numpy::PyArray1::<f64>::zeros(py, 0, false);
+    drop(empty.readonly());
+}
+
 // No global interpreter state is touched outside `enter` (the interpreter is
 // released there) but by `inspect_columns`, which only reads a list through
 // PyO3's owned references, and every class is frozen: safe without the GIL.
@@ -79,6 +91,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
             enter::set_threads(n);
         }
     }
+    prime_numpy(m.py());
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(aggregate::group_answers, m)?)?;
     m.add_function(wrap_pyfunction!(aggregate::vote, m)?)?;

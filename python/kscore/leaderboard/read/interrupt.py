@@ -13,16 +13,15 @@ DuckDB's module itself is imported where a read starts, and its
 initialisation (nanobind's C++) aborts the process if a KeyboardInterrupt is
 raised inside it ("Critical nanobind error": status -6, not 130, seen under
 load when Ctrl-C came a tenth of a second into a run). So that import runs
-with Ctrl-C held (:func:`held_sigint`) and the signal is delivered after it.
+with Ctrl-C held (:func:`kscore._interrupt.held_sigint`) and the signal is
+delivered after it.
 """
 
 from __future__ import annotations
 
-import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -79,28 +78,3 @@ def interruptible(con: Any, work: Callable[[], T]) -> T:
     if "error" in box:
         raise box["error"]
     return box["value"]  # type: ignore[no-any-return]
-
-
-@contextmanager
-def held_sigint() -> Iterator[None]:
-    """Ctrl-C held for the block (a native module's initialisation, which
-    cannot unwind a KeyboardInterrupt) and delivered once it ends, to
-    whatever handler was in place. Off the main thread (no signal arrives
-    there) it does nothing.
-
-    Examples:
-        >>> with held_sigint():
-        ...     6 * 7
-        42
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    came: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if came:
-            signal.raise_signal(signal.SIGINT)

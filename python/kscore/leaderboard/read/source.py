@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from ... import formats  # (light: its readers are imported on first use)
+from ..._interrupt import held_sigint
 from .._issues import LeaderboardError
 from ..runtime import threads
 from .compressed import check_whole, open_binary
 from .context import ReadContext
-from .interrupt import held_sigint, interruptible
+from .interrupt import interruptible
 from .sql import literal
 
 FORMATS = ("csv", "tsv", "jsonl", "parquet", "npy", "npz")
@@ -38,7 +39,7 @@ VIEW = "kscore_source"
 
 def duckdb_module() -> Any:
     """The ``duckdb`` module, imported on the first read (optional and heavy),
-    with Ctrl-C held while it initialises (:func:`.interrupt.held_sigint`)."""
+    with Ctrl-C held while it initialises (:func:`kscore._interrupt.held_sigint`)."""
     try:
         with held_sigint():
             import duckdb  # (optional and heavy: imported where a read starts)
