@@ -167,58 +167,42 @@ fn pack8(w: u64) -> u64 {
     w.wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
-/// The sums of each run of `trials` bytes (valid bytes: 0 or 1, so every
-/// sum of up to 255 fits), written to `out` (`bytes.len() / trials` long).
-/// 2 to 8 trials: eight bytes at a time as one word, masked to the run and
-/// summed into the top byte by one multiply (no byte carries).
-#[inline(always)]
-fn levels_u8(bytes: &[u8], trials: usize, out: &mut [u8]) {
+/// The sums of each run of `trials` (2..=8) bytes, appended to `out`: eight
+/// bytes at a time as one word, masked to the run and summed into the top
+/// byte by one multiply (valid bytes are 0 or 1, so no byte carries).
+#[inline]
+fn level_sums_swar(bytes: &[u8], trials: usize, out: &mut Vec<u8>) {
     const ONES: u64 = 0x0101_0101_0101_0101;
-    let questions = bytes.len() / trials;
-    let out = &mut out[..questions];
-    // 1, 2, 4 and 8 trials: whole words per question, no overlapping loads
-    // (a plain map over `chunks_exact` that vectorises: 5-6 ns a question
+    // 2, 4 and 8 trials: whole words per question, no overlapping loads (a
+    // plain map over `chunks_exact` that vectorises: 5-6 ns a question
     // for the general loads below, under 1 ns here).
     match trials {
-        1 => {
-            out.copy_from_slice(&bytes[..questions]);
-            return;
-        }
         2 => {
-            for (o, q) in out.iter_mut().zip(bytes.chunks_exact(2)) {
-                *o = q[0].wrapping_add(q[1]);
-            }
+            out.extend(bytes.chunks_exact(2).map(|q| q[0].wrapping_add(q[1])));
             return;
         }
         4 => {
-            for (o, q) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+            out.extend(bytes.chunks_exact(4).map(|q| {
                 let w = u32::from_le_bytes([q[0], q[1], q[2], q[3]]);
-                *o = (w.wrapping_mul(0x0101_0101) >> 24) as u8;
-            }
+                (w.wrapping_mul(0x0101_0101) >> 24) as u8
+            }));
             return;
         }
         8 => {
-            for (o, q) in out.iter_mut().zip(bytes.chunks_exact(8)) {
+            out.extend(bytes.chunks_exact(8).map(|q| {
                 let w = u64::from_le_bytes([q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]]);
-                *o = (w.wrapping_mul(ONES) >> 56) as u8;
-            }
-            return;
-        }
-        t if t >= 32 => {
-            for (o, q) in out.iter_mut().zip(bytes.chunks_exact(trials)) {
-                *o = crate::intake::bytes::sum_or(q).0 as u8;
-            }
-            return;
-        }
-        t if t > 8 => {
-            for (o, q) in out.iter_mut().zip(bytes.chunks_exact(trials)) {
-                *o = q.iter().fold(0u8, |s, &b| s.wrapping_add(b));
-            }
+                (w.wrapping_mul(ONES) >> 56) as u8
+            }));
             return;
         }
         _ => {}
     }
-    let mask = (1u64 << (8 * trials)) - 1;
+    let mask = if trials == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * trials)) - 1
+    };
+    let questions = bytes.len() / trials;
     // Questions whose eight-byte load stays inside `bytes`.
     let direct = if bytes.len() >= 8 {
         (bytes.len() - 8) / trials + 1
@@ -226,18 +210,17 @@ fn levels_u8(bytes: &[u8], trials: usize, out: &mut [u8]) {
         0
     }
     .min(questions);
-    for (q, o) in out[..direct].iter_mut().enumerate() {
+    out.extend((0..direct).map(|q| {
         let at = q * trials;
         let mut le = [0u8; 8];
         le.copy_from_slice(&bytes[at..at + 8]);
-        *o = ((u64::from_le_bytes(le) & mask).wrapping_mul(ONES) >> 56) as u8;
-    }
-    for (o, q) in out[direct..]
-        .iter_mut()
-        .zip(bytes[direct * trials..questions * trials].chunks_exact(trials))
-    {
-        *o = q.iter().sum::<u8>();
-    }
+        ((u64::from_le_bytes(le) & mask).wrapping_mul(ONES) >> 56) as u8
+    }));
+    out.extend(
+        bytes[direct * trials..questions * trials]
+            .chunks_exact(trials)
+            .map(|q| q.iter().sum::<u8>()),
+    );
 }
 
 /// One model's row: its total, and its levels and bits if wanted. The
@@ -267,10 +250,22 @@ fn read_row<T: Entry>(row: &[T], trials: usize, want: Want, wide: bool, buf: &mu
                         .chunks_exact(trials)
                         .map(|q| crate::intake::bytes::sum_or(q).0 as u16),
                 );
+            } else if trials == 1 {
+                small.extend_from_slice(bytes);
+            } else if trials >= 32 {
+                small.extend(
+                    bytes
+                        .chunks_exact(trials)
+                        .map(|q| crate::intake::bytes::sum_or(q).0 as u8),
+                );
+            } else if trials <= 8 {
+                level_sums_swar(bytes, trials, &mut small);
             } else {
-                let at = small.len();
-                small.resize(at + bytes.len() / trials, 0);
-                levels_u8(bytes, trials, &mut small[at..]);
+                small.extend(
+                    bytes
+                        .chunks_exact(trials)
+                        .map(|q| q.iter().fold(0u8, |s, &b| s.wrapping_add(b))),
+                );
             }
         }
         if want.bits {
@@ -522,101 +517,66 @@ pub fn sample_wins(board: &Board) -> Result<Vec<f64>> {
     })
 }
 
-/// scorio's `inverse_difficulty` scores: the solve rate of every question
-/// over all models and trials `p_m`, the weights `w_m = 1 / clip(p_m, low,
-/// high)` normalised to sum 1, and each model's `sum_m k_lm w_m / trials`.
-///
-/// One pass over R (rows in blocks on the pool above the grain): each row's
-/// entries narrowed to bytes a chunk at a time (in place for one-byte
-/// types; wider ones by one vectorised truncation, the OR of the full values
-/// checking them), its per-question successes `k_lm` written straight into
-/// one models x questions buffer (1/8 to 1/64 of R) and added to the
-/// block's column counts. Then the weights, and every row's weighted sum in
-/// 16 fixed lanes (a sequential sum is a chain of dependent additions, four
-/// cycles each; the lanes give the same bits on every path and thread
-/// count, and differ from a sequential sum by rounding only).
+/// scorio's `inverse_difficulty` scores in one pass over R (`read_board`'s:
+/// the entries narrowed to bytes and summed per question, the rows shared
+/// among the pool's threads), then on the levels alone (models x questions
+/// bytes, 1/8 to 1/64 of R): the solve rate of every question over all
+/// models and trials `p_m`, the weights `w_m = 1 / clip(p_m, low, high)`
+/// normalised to sum 1, and each model's `sum_m k_lm w_m / trials`.
 pub fn inverse_difficulty<T: Entry>(view: ArrayView2<T>, trials: usize, low: f64, high: f64) -> Result<Vec<f64>> {
     if !(low > 0.0 && low < high && high <= 1.0) {
         return Err(Error::value("clip_range must satisfy 0 < low < high <= 1."));
     }
-    let (models, width) = view.dim();
-    if trials == 0 || width % trials != 0 {
-        return Err(Error::value(
-            "inverse_difficulty: the row width must be questions * trials",
-        ));
+    let board = read_board(
+        view,
+        trials,
+        Want {
+            levels: true,
+            bits: false,
+        },
+    )?;
+    let (models, questions) = (board.models, board.questions);
+    match &board.levels {
+        Some(Levels::U8(k)) => weighted_levels(k, models, questions, trials, low, high),
+        Some(Levels::U16(k)) => weighted_levels(k, models, questions, trials, low, high),
+        None => Err(Error::value("inverse_difficulty: the board was read without levels")),
     }
-    if trials > u16::MAX as usize {
-        return Err(Error::value(format!(
-            "per-question counts of more than {} trials are not supported (got {trials})",
-            u16::MAX
-        )));
-    }
-    if width == 0 {
+}
+
+fn weighted_levels<L: Copy + Into<u32> + Sync>(
+    k: &[L],
+    models: usize,
+    questions: usize,
+    trials: usize,
+    low: f64,
+    high: f64,
+) -> Result<Vec<f64>> {
+    if questions == 0 {
         return Ok(vec![0.0; models]);
     }
-    if trials <= 255 {
-        difficulty_scores::<T, u8>(view, trials, low, high)
+    // Column sums in u32 (exact: at most models * trials per question,
+    // checked), a row at a time (a contiguous, vectorised add).
+    let wide = (models as u64) * (trials as u64) >= 1 << 32;
+    let mut solved = vec![0.0f64; questions];
+    if wide {
+        let mut sums = vec![0u64; questions];
+        for row in k.chunks_exact(questions) {
+            for (s, &v) in sums.iter_mut().zip(row) {
+                *s += u64::from(v.into());
+            }
+        }
+        solved.iter_mut().zip(&sums).for_each(|(o, &s)| *o = s as f64);
     } else {
-        difficulty_scores::<T, u16>(view, trials, low, high)
-    }
-}
-
-/// A per-question success count: one byte up to 255 trials, two above.
-trait Grade: Copy + Default + Into<u32> + Send + Sync {
-    /// The sums of each run of `trials` valid bytes, into `out`.
-    fn sums(bytes: &[u8], trials: usize, out: &mut [Self]);
-}
-
-impl Grade for u8 {
-    #[inline(always)]
-    fn sums(bytes: &[u8], trials: usize, out: &mut [u8]) {
-        levels_u8(bytes, trials, out);
-    }
-}
-
-impl Grade for u16 {
-    #[inline(always)]
-    fn sums(bytes: &[u8], trials: usize, out: &mut [u16]) {
-        // (trials <= 65535: every sum of valid bytes fits)
-        for (o, q) in out.iter_mut().zip(bytes.chunks_exact(trials)) {
-            *o = crate::intake::bytes::sum_or(q).0 as u16;
+        let mut sums = vec![0u32; questions];
+        for row in k.chunks_exact(questions) {
+            for (s, &v) in sums.iter_mut().zip(row) {
+                *s += v.into();
+            }
         }
-    }
-}
-
-fn difficulty_scores<T: Entry, G: Grade>(view: ArrayView2<T>, trials: usize, low: f64, high: f64) -> Result<Vec<f64>> {
-    let (models, width) = view.dim();
-    let questions = width / trials;
-    let row_ns = par::intake_ns(width * std::mem::size_of::<T>()).max(1);
-    // Rows per block: the pool's pieces (one block, on the calling thread,
-    // below the grain), at most 2^32 / trials rows so that a block's u32
-    // column counts cannot wrap.
-    let per = par::split_len(models, row_ns).min((u32::MAX as usize) / trials).max(1);
-    let chunk = chunk_entries(trials);
-    let mut levels = vec![G::default(); models * questions];
-    let blocks: Vec<(u64, Vec<u32>)> = levels
-        .par_chunks_mut(per * questions)
-        .enumerate()
-        .map_init(
-            || vec![0u8; chunk],
-            |buf, (b, out)| read_levels(view, b * per, trials, out, buf),
-        )
-        .collect();
-    if blocks.iter().any(|(or, _)| *or > 1) {
-        return Err(Error::value("Input R must contain only binary values (0 or 1)"));
-    }
-    // Column counts: exact integers, summed over blocks in any order.
-    let mut solved = vec![0u64; questions];
-    for (_, cols) in &blocks {
-        for (s, &c) in solved.iter_mut().zip(cols) {
-            *s += u64::from(c);
-        }
+        solved.iter_mut().zip(&sums).for_each(|(o, &s)| *o = f64::from(s));
     }
     let outcomes = (models * trials) as f64;
-    let mut weights: Vec<f64> = solved
-        .iter()
-        .map(|&s| 1.0 / (s as f64 / outcomes).clamp(low, high))
-        .collect();
+    let mut weights: Vec<f64> = solved.iter().map(|&s| 1.0 / (s / outcomes).clamp(low, high)).collect();
     let total: f64 = weights.iter().sum();
     if !total.is_finite() || total <= 0.0 {
         return Err(Error::value(
@@ -625,133 +585,23 @@ fn difficulty_scores<T: Entry, G: Grade>(view: ArrayView2<T>, trials: usize, low
     }
     weights.iter_mut().for_each(|w| *w /= total);
     let n = trials as f64;
-    let dot_ns = questions / 4 + 1;
-    Ok(levels
-        .par_chunks(questions)
-        .with_min_len(par::min_len(dot_ns))
-        .map(|row| weighted_sum(row, &weights) / n)
+    let row_ns = questions / 4 + 1;
+    Ok(k.par_chunks(questions)
+        .with_min_len(par::min_len(row_ns))
+        .map(|row| {
+            row.iter()
+                .zip(&weights)
+                .map(|(&v, &w)| f64::from(v.into()) * w)
+                .sum::<f64>()
+                / n
+        })
         .collect())
-}
-
-/// The levels of the rows `first..` that fill `out` (rows x questions),
-/// and (OR of the entries, the rows' column counts).
-fn read_levels<T: Entry, G: Grade>(
-    view: ArrayView2<T>,
-    first: usize,
-    trials: usize,
-    out: &mut [G],
-    buf: &mut [u8],
-) -> (u64, Vec<u32>) {
-    #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2 (checked just above).
-            return unsafe { read_levels_avx2(view, first, trials, out, buf) };
-        }
-    }
-    read_levels_body(view, first, trials, out, buf)
-}
-
-/// `read_levels_body` compiled for AVX2 (the same operations: integers).
-#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
-#[target_feature(enable = "avx2")]
-unsafe fn read_levels_avx2<T: Entry, G: Grade>(
-    view: ArrayView2<T>,
-    first: usize,
-    trials: usize,
-    out: &mut [G],
-    buf: &mut [u8],
-) -> (u64, Vec<u32>) {
-    read_levels_body(view, first, trials, out, buf)
-}
-
-#[inline(always)]
-fn read_levels_body<T: Entry, G: Grade>(
-    view: ArrayView2<T>,
-    first: usize,
-    trials: usize,
-    out: &mut [G],
-    buf: &mut [u8],
-) -> (u64, Vec<u32>) {
-    let questions = view.ncols() / trials;
-    let chunk = buf.len();
-    let mut cols = vec![0u32; questions];
-    let mut or = 0u64;
-    for (i, grades) in out.chunks_exact_mut(questions).enumerate() {
-        let row = view.row(first + i);
-        let owned;
-        let row: &[T] = match row.as_slice() {
-            Some(s) => s,
-            None => {
-                owned = row.to_vec();
-                &owned
-            }
-        };
-        let mut at = 0;
-        for piece in row.chunks(chunk) {
-            let (bytes, wide_or) = T::lanes(piece, buf);
-            or |= wide_or | u64::from(bytes.iter().fold(0u8, |a, &b| a | b));
-            let count = bytes.len() / trials;
-            G::sums(bytes, trials, &mut grades[at..at + count]);
-            at += count;
-        }
-        for (c, &g) in cols.iter_mut().zip(grades.iter()) {
-            *c += g.into();
-        }
-    }
-    (or, cols)
-}
-
-/// `sum_q k_q w_q` in 16 fixed lanes, summed as a tree at the end (the
-/// same bits on every path).
-#[inline]
-fn weighted_sum<G: Grade>(k: &[G], w: &[f64]) -> f64 {
-    #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2 (checked just above).
-            return unsafe { weighted_sum_avx2(k, w) };
-        }
-    }
-    weighted_sum_body(k, w)
-}
-
-/// `weighted_sum_body` compiled for AVX2 (no FMA: the same roundings).
-#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
-#[target_feature(enable = "avx2")]
-unsafe fn weighted_sum_avx2<G: Grade>(k: &[G], w: &[f64]) -> f64 {
-    weighted_sum_body(k, w)
-}
-
-#[inline(always)]
-fn weighted_sum_body<G: Grade>(k: &[G], w: &[f64]) -> f64 {
-    const LANES: usize = 16;
-    let n = k.len().min(w.len());
-    let (k, w) = (&k[..n], &w[..n]);
-    let mut acc = [0.0f64; LANES];
-    let whole = n / LANES * LANES;
-    for (kc, wc) in k[..whole].chunks_exact(LANES).zip(w[..whole].chunks_exact(LANES)) {
-        for i in 0..LANES {
-            acc[i] += f64::from(kc[i].into()) * wc[i];
-        }
-    }
-    for (i, (&g, &x)) in k[whole..].iter().zip(&w[whole..]).enumerate() {
-        acc[i] += f64::from(g.into()) * x;
-    }
-    let mut width = LANES;
-    while width > 1 {
-        width /= 2;
-        for i in 0..width {
-            acc[i] += acc[i + width];
-        }
-    }
-    acc[0]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndarray::{Array2, ShapeBuilder};
+    use ndarray::Array2;
 
     /// A deterministic pseudo-random binary matrix.
     fn matrix(models: usize, width: usize, seed: u64) -> Array2<u8> {
@@ -972,106 +822,5 @@ mod tests {
         let r = matrix(3, 8, 1);
         let err = inverse_difficulty(r.view(), 2, 0.5, 0.5).unwrap_err();
         assert_eq!(err, Error::value("clip_range must satisfy 0 < low < high <= 1."));
-    }
-
-    /// The definition in plain loops: levels, column counts, weights, and a
-    /// sequential sum per model.
-    fn difficulty_naive(r: &Array2<u8>, trials: usize, low: f64, high: f64) -> Vec<f64> {
-        let (models, width) = r.dim();
-        let questions = width / trials;
-        let k = |i: usize, m: usize| (0..trials).map(|n| r[[i, m * trials + n]] as u64).sum::<u64>();
-        let w: Vec<f64> = (0..questions)
-            .map(|m| {
-                let c = (0..models).map(|i| k(i, m)).sum::<u64>();
-                1.0 / (c as f64 / (models * trials) as f64).clamp(low, high)
-            })
-            .collect();
-        let total: f64 = w.iter().sum();
-        (0..models)
-            .map(|i| (0..questions).map(|m| k(i, m) as f64 * (w[m] / total)).sum::<f64>() / trials as f64)
-            .collect()
-    }
-
-    #[test]
-    fn inverse_difficulty_fused_pass_matches_the_definition() {
-        // Every trial count the level sums special-case (1, 2, 4, 8, the
-        // masked words 3/5/6/7, 9..31, 32 and over, two-byte levels), the
-        // dtypes read in place and by truncation, Fortran-ordered rows
-        // (copied), and the pool's blocks (grain 1 ns) against one block:
-        // the same bits.
-        let shapes = [
-            (2, 1, 1),
-            (3, 17, 1),
-            (4, 33, 2),
-            (5, 41, 3),
-            (7, 50, 4),
-            (6, 19, 5),
-            (5, 23, 6),
-            (9, 13, 7),
-            (11, 29, 8),
-            (4, 7, 9),
-            (3, 5, 31),
-            (3, 5, 32),
-            (6, 3, 40),
-            (5, 6, 300),
-            (70, 300, 4),
-        ];
-        for (s, &(models, questions, trials)) in shapes.iter().enumerate() {
-            let r = matrix(models, questions * trials, 20 + s as u64);
-            for &(low, high) in &[(0.01, 0.99), (0.2, 0.7)] {
-                let want = difficulty_naive(&r, trials, low, high);
-                let got = inverse_difficulty(r.view(), trials, low, high).unwrap();
-                for (i, (&g, &x)) in got.iter().zip(&want).enumerate() {
-                    assert!(
-                        (g - x).abs() <= 1e-14 * x.abs().max(1e-300),
-                        "{models} {questions} {trials} {i}: {g} {x}"
-                    );
-                }
-                let wide = r.mapv(i64::from);
-                assert_eq!(inverse_difficulty(wide.view(), trials, low, high).unwrap(), got);
-                let flags = r.mapv(|v| v == 1);
-                assert_eq!(inverse_difficulty(flags.view(), trials, low, high).unwrap(), got);
-                let mut fortran = Array2::<i32>::zeros((models, questions * trials).f());
-                fortran.zip_mut_with(&r, |d, &v| *d = i32::from(v));
-                assert_eq!(inverse_difficulty(fortran.view(), trials, low, high).unwrap(), got);
-                let before = par::set_grain(1);
-                let split = inverse_difficulty(wide.view(), trials, low, high);
-                par::set_grain(before);
-                assert_eq!(split.unwrap(), got);
-            }
-        }
-    }
-
-    #[test]
-    fn inverse_difficulty_refuses_what_is_not_binary() {
-        let mut r = matrix(4, 40, 3).mapv(i64::from);
-        r[[2, 17]] = 2;
-        let msg = Error::value("Input R must contain only binary values (0 or 1)");
-        assert_eq!(inverse_difficulty(r.view(), 4, 0.01, 0.99).unwrap_err(), msg);
-        r[[2, 17]] = 257; // a byte 1 once truncated: the full values' OR sees it
-        assert_eq!(inverse_difficulty(r.view(), 4, 0.01, 0.99).unwrap_err(), msg);
-        r[[2, 17]] = -1;
-        assert_eq!(inverse_difficulty(r.view(), 4, 0.01, 0.99).unwrap_err(), msg);
-        let bytes = r.mapv(|v| v as i8);
-        assert_eq!(inverse_difficulty(bytes.view(), 4, 0.01, 0.99).unwrap_err(), msg);
-        assert!(inverse_difficulty(r.view(), 3, 0.01, 0.99).is_err());
-    }
-
-    #[test]
-    fn vector_paths_match_the_portable_bodies() {
-        let r = matrix(9, 37 * 5, 4);
-        let mut buf = vec![0u8; chunk_entries(5)];
-        let mut a = vec![0u8; 9 * 37];
-        let mut b = vec![0u8; 9 * 37];
-        let got = read_levels(r.view(), 0, 5, &mut a, &mut buf);
-        let want = read_levels_body(r.view(), 0, 5, &mut b, &mut buf);
-        assert_eq!((got, &a), (want, &b));
-        let w: Vec<f64> = (0..37).map(|q| 1.0 / (q as f64 + 0.37)).collect();
-        for row in a.chunks_exact(37) {
-            for len in [0, 1, 15, 16, 17, 37] {
-                let (x, y) = (weighted_sum(&row[..len], &w), weighted_sum_body(&row[..len], &w));
-                assert_eq!(x.to_bits(), y.to_bits());
-            }
-        }
     }
 }
