@@ -347,3 +347,29 @@ def test_chosen_strings_of_any_byte_order_and_code_point() -> None:
             got = getattr(K, rule)(*args, return_index=True)
             want = getattr(scorio_aggregate, rule)(*args, return_index=True)
             assert same(got, want), (dtype, rule)
+
+
+@pytest.mark.parametrize("dtype", ["<U3", "float64", "int64"])
+def test_best_of_n_when_the_best_scored_answers_are_unparsable(dtype: str) -> None:
+    """Best-of-N reads the answers of the best-scored columns first: rows whose 0 to 7
+    best scores (ties among them, NaN and -inf scores too) belong to unparsable
+    answers ("" or NaN) give scorio's selection, index and score."""
+    rng = np.random.default_rng(11)
+    m, n = 60, 12
+    scores = np.round(rng.random((m, n)), 1)
+    scores[rng.random((m, n)) < 0.1] = np.nan
+    scores[rng.random((m, n)) < 0.05] = -np.inf
+    ids = rng.integers(1, 4, size=(m, n))
+    order = np.argsort(-np.nan_to_num(scores, nan=-2.0), axis=1, kind="stable")
+    for r in range(m):
+        ids[r, order[r, : r % 8]] = 0  # the r % 8 best-scored answers unparsable
+    ids[-1] = 0  # nothing parsable
+    if dtype == "<U3":
+        answers: Any = np.array(["", "a", "bb", "ccc"], dtype=dtype)[ids]
+    elif dtype == "float64":
+        answers = np.where(ids == 0, np.nan, ids * 1.5)
+    else:
+        answers = ids
+    got = K.best_of_n(answers, scores, return_index=True, return_score=True)
+    want = scorio_aggregate.best_of_n(answers, scores, return_index=True, return_score=True)
+    assert same(got, want), dtype

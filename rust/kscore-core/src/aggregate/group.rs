@@ -267,19 +267,20 @@ fn short_text(width: usize) -> bool {
 /// Whether the CPU has the AVX-512 parts [`text_codes_avx512`] uses.
 #[inline]
 fn text_lanes() -> bool {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
     {
         std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512bw")
             && std::arch::is_x86_feature_detected!("avx512vl")
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "force-scalar"))))]
     {
         false
     }
 }
 
 /// Most distinct strings a row may have for [`text_codes_avx512`] (two registers of keys).
+#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
 const LANE_KEYS: usize = 16;
 
 /// The codes of a row of `chars`-character UCS-4 strings (1 to 8; `out.len()`
@@ -294,7 +295,7 @@ const LANE_KEYS: usize = 16;
 /// # Safety
 /// The CPU must support AVX-512F, BW and VL; `row` must hold `out.len()`
 /// strings of `4 * chars` bytes, `1 <= chars <= 8`.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 unsafe fn text_codes_avx512(row: &[u8], chars: usize, out: &mut [i32]) -> bool {
     use std::arch::x86_64::{
@@ -344,7 +345,7 @@ unsafe fn text_codes_avx512(row: &[u8], chars: usize, out: &mut [i32]) -> bool {
     _mm256_testz_si256(high, _mm256_set1_epi32(0xFFFF_FF00_u32 as i32)) != 0
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(all(target_arch = "x86_64", not(feature = "force-scalar"))))]
 unsafe fn text_codes_avx512(_row: &[u8], _chars: usize, _out: &mut [i32]) -> bool {
     false
 }

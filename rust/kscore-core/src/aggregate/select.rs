@@ -152,10 +152,14 @@ pub fn select(answers: Answers<'_>, scores: Option<&[f64]>, rows: usize, cols: u
         },
         |x, r| {
             let base = r * cols;
+            let s = scores.map_or(&[][..], |s| &s[base..base + cols]);
             match answers {
                 Answers::Typed { bytes, width, kind } => {
                     let row = &bytes[base * width..(base + cols) * width];
                     if let Rule::BestOfN = rule {
+                        if let Some(pick) = best_of_n_lazy(row, width, kind, s) {
+                            return Ok(pick);
+                        }
                         // who is valid is all the Best-of-N reads
                         validity(row, width, kind, &mut x.codes);
                     } else if !RowGroups::direct(row, width, kind, cap, &mut x.codes) {
@@ -164,11 +168,44 @@ pub fn select(answers: Answers<'_>, scores: Option<&[f64]>, rows: usize, cols: u
                 }
                 Answers::Codes(c) => x.codes.copy_from_slice(&c[base..base + cols]),
             }
-            let s = scores.map_or(&[][..], |s| &s[base..base + cols]);
             Ok(one(x, s, rule))
         },
     )
 }
+
+/// Best-of-N reading only the answers it could choose (a string batch's
+/// answers are most of its bytes): the first highest score among the columns
+/// not yet ruled out; if that column's answer is valid it is the first highest
+/// among the valid ones too (the row's answer, as [`one`] finds it), else it is
+/// ruled out and the next is found. None after [`LAZY`] invalid ones: the
+/// caller checks every answer.
+#[inline]
+fn best_of_n_lazy(row: &[u8], width: usize, kind: Kind, s: &[f64]) -> Option<Pick> {
+    let mut out = [0_i32; 1];
+    let mut skip = [usize::MAX; LAZY];
+    for tries in 0..LAZY {
+        // NaN never compares above, and a score must beat -inf to be chosen
+        let (mut best, mut top) = (usize::MAX, f64::NEG_INFINITY);
+        for (j, &v) in s.iter().enumerate() {
+            if v > top && (tries == 0 || !skip[..tries].contains(&j)) {
+                top = v;
+                best = j;
+            }
+        }
+        if best == usize::MAX {
+            return Some(Pick::Nobody);
+        }
+        validity(&row[best * width..(best + 1) * width], width, kind, &mut out);
+        if out[0] >= 0 {
+            return Some(Pick::Win(best, best));
+        }
+        skip[tries] = best;
+    }
+    None
+}
+
+/// How many invalid answers [`best_of_n_lazy`] rules out before it gives up.
+const LAZY: usize = 4;
 
 /// One question under `rule` (`s`: its scores, empty for majority).
 fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
