@@ -493,7 +493,7 @@ pub fn pick_text<'py>(
     answer: PyReadonlyArray1<'py, i64>,
 ) -> PyResult<Option<Bound<'py, PyArray1<Py<PyAny>>>>> {
     let (rows, bytes) = (answers.shape()[0], answers.shape()[1]);
-    if cols == 0 || bytes % cols != 0 || (bytes / cols) % 4 != 0 {
+    if cols == 0 || bytes % cols != 0 || !(bytes / cols).is_multiple_of(4) {
         return Err(PyValueError::new_err(
             "answers must hold whole UCS-4 strings of cols per row",
         ));
