@@ -6,7 +6,11 @@ objects, and a cycle made inside is still collected."""
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 import weakref
+
+import pytest
 
 from kscore._gc import frozen, paused_collection
 
@@ -48,3 +52,28 @@ def test_a_callers_pause_and_frozen_objects_are_kept() -> None:
             [[i] for i in range(1000)]
         assert gc.get_freeze_count() == n  # (not unfrozen by the pause's end)
     assert gc.get_freeze_count() == 0
+
+
+_EXIT = """
+import sys
+from kscore import _gc
+
+class Board:
+    def __del__(self):
+        print("freed", flush=True)
+
+if sys.argv[1] == "command":
+    _gc.ending_with_command()
+_gc.keep_to_exit(Board())
+_gc.leave_at_exit()
+sys.exit(0)
+"""
+
+
+@pytest.mark.parametrize("how", ["command", "python"])
+def test_a_board_is_left_to_the_end_only_of_a_process_that_ends_with_the_command(how: str) -> None:
+    # (the command line's entry point: its board is not freed object by object as the process ends; a command
+    # run from Python keeps nothing)
+    p = subprocess.run([sys.executable, "-c", _EXIT, how], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == ("" if how == "command" else "freed\n")
