@@ -487,6 +487,79 @@ mod tests {
     }
 
     #[test]
+    fn one_call_bounds_order_each_models_units_as_the_per_direction_kernel() {
+        // Two models, units out of order within each (and a tie of s / m): bounds() sums, orders (stably) and
+        // moves them as envelope() does on the runs ordered by hand, the same bits.
+        let offsets = [0usize, 3, 5];
+        let (total, size, mult) = (
+            [0.5, 1.0, 0.25, 2.0, 1.0],
+            [1.0, 1.0, 1.0, 2.0, 1.0],
+            [3.0, 20.0, 2.0, 4.0, 70.0],
+        );
+        let (lo_b, span, samples) = ([0.0, 0.0], [1.0, 1.0], [100.0, 300.0]);
+        let got = bounds(
+            Units {
+                offsets: &offsets,
+                total: &total,
+                size: &size,
+                mult: &mult,
+            },
+            &lo_b,
+            &span,
+            &samples,
+            1.96,
+        )
+        .unwrap();
+        for upper in [false, true] {
+            // by hand: model 0 best first 1.0, 0.5, 0.25; model 1 (s / m 1.0 and 1.0: a tie) in its order
+            let order: [usize; 5] = if upper { [2, 0, 1, 3, 4] } else { [1, 0, 2, 3, 4] };
+            let (s, m, c): (Vec<f64>, Vec<f64>, Vec<f64>) = (
+                order.iter().map(|&r| total[r]).collect(),
+                order.iter().map(|&r| size[r]).collect(),
+                order.iter().map(|&r| mult[r]).collect(),
+            );
+            let mut sums = vec![Vec::new(); 8];
+            for i in 0..2 {
+                let (mut n, mut g, mut t1, mut t2, mut t3, mut t4) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+                for r in offsets[i]..offsets[i + 1] {
+                    let (si, mi, ci) = (total[r], size[r], mult[r]);
+                    (n, g) = (n + ci * mi, g + ci);
+                    (t1, t2, t3, t4) = (t1 + ci * si, t2 + ci * si * si, t3 + ci * si * mi, t4 + ci * mi * mi);
+                }
+                for (v, x) in sums.iter_mut().zip([n, g, t1, t2, t3, t4, n * n / t4, samples[i]]) {
+                    v.push(x);
+                }
+            }
+            let models = Models {
+                offsets: &offsets,
+                n: &sums[0],
+                g: &sums[1],
+                t1: &sums[2],
+                t2: &sums[3],
+                t3: &sums[4],
+                t4: &sums[5],
+                n_w: &sums[6],
+                samples: &sums[7],
+            };
+            let want = envelope(models, Runs { s: &s, m: &m, c: &c }, 1.96, upper).unwrap();
+            let got = if upper { &got.hi } else { &got.lo };
+            assert_eq!(
+                got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+            );
+            assert_eq!(sums[1], [25.0, 74.0]);
+        }
+        assert_eq!(got.g, vec![25.0, 74.0]);
+        let short = Units {
+            offsets: &[0, 1],
+            total: &[1.0],
+            size: &[1.0],
+            mult: &[1.0, 2.0],
+        };
+        assert!(bounds(short, &[0.0], &[1.0], &[1.0], 1.96).is_err());
+    }
+
+    #[test]
     fn bad_shapes_are_errors() {
         let models = Models {
             offsets: &[0],
