@@ -305,3 +305,71 @@ def test_string_arrays_of_every_length(chars: int) -> None:
                 assert same(got, want), (chars, rule, options)
         got = K.majority_vote(answers, return_index=True)
         assert same(got, scorio_aggregate.majority_vote(answers, return_index=True)), chars
+
+
+@pytest.mark.parametrize("chars", [1, 3, 8])
+def test_string_arrays_with_many_distinct_strings(chars: int) -> None:
+    """Rows of 15 to 40 distinct strings (the lanes' keys hold a row's first 16 distinct
+    strings; a row with more is grouped another way), "" and ties among them, a
+    character past 255 in some rows: every rule equals scorio, and the chosen strings
+    are equal ``str`` objects (one made per distinct string) or None."""
+    rng = np.random.default_rng(7 + chars)
+    letters = [chr(c) for c in range(97, 123)] + [chr(c) for c in range(192, 256)]
+    pool = [""] + sorted({"".join(rng.choice(letters, size=chars)) for _ in range(200)})
+    for distinct in (15, 16, 17, 40):
+        words = np.array(pool[: distinct + 1] + ["Ω" * chars])
+        m, n = 12, 48
+        ids = rng.integers(0, distinct + 1, size=(m, n))
+        ids[0] = np.arange(n) % (distinct + 1)  # every one of them in row 0
+        ids[1, :] = 0  # a row of "" only: None chosen
+        ids[2, 5] = distinct + 1  # one character past 255
+        answers = words[ids].astype(f"U{chars}")
+        scores = np.round(rng.random((m, n)), 1)
+        for rule in RULES:
+            for options in RULES[rule]:
+                got = getattr(K, rule)(answers, scores, **options, return_index=True, return_score=True)
+                want = getattr(scorio_aggregate, rule)(answers, scores, **options, return_index=True, return_score=True)
+                assert same(got, want), (chars, distinct, rule, options)
+        got = K.majority_vote(answers, return_index=True)
+        assert same(got, scorio_aggregate.majority_vote(answers, return_index=True)), (chars, distinct)
+
+
+def test_chosen_strings_of_any_byte_order_and_code_point() -> None:
+    """The chosen strings made from a string array's bytes: big-endian arrays, embedded
+    NULs, lone surrogates and astral characters give scorio's values."""
+    words = ["a\x00b", "ab", "\ud800x", "😀😀", "Ā", "", "zz"]
+    rng = np.random.default_rng(3)
+    ids = rng.integers(0, len(words), size=(30, 9))
+    for dtype in ("<U4", ">U4", "<U2"):
+        answers = np.array(words, dtype=dtype)[ids]
+        scores = rng.random(ids.shape)
+        for rule, args in (("majority_vote", (answers,)), ("best_of_n", (answers, scores))):
+            got = getattr(K, rule)(*args, return_index=True)
+            want = getattr(scorio_aggregate, rule)(*args, return_index=True)
+            assert same(got, want), (dtype, rule)
+
+
+@pytest.mark.parametrize("dtype", ["<U3", "float64", "int64"])
+def test_best_of_n_when_the_best_scored_answers_are_unparsable(dtype: str) -> None:
+    """Best-of-N reads the answers of the best-scored columns first: rows whose 0 to 7
+    best scores (ties among them, NaN and -inf scores too) belong to unparsable
+    answers ("" or NaN) give scorio's selection, index and score."""
+    rng = np.random.default_rng(11)
+    m, n = 60, 12
+    scores = np.round(rng.random((m, n)), 1)
+    scores[rng.random((m, n)) < 0.1] = np.nan
+    scores[rng.random((m, n)) < 0.05] = -np.inf
+    ids = rng.integers(1, 4, size=(m, n))
+    order = np.argsort(-np.nan_to_num(scores, nan=-2.0), axis=1, kind="stable")
+    for r in range(m):
+        ids[r, order[r, : r % 8]] = 0  # the r % 8 best-scored answers unparsable
+    ids[-1] = 0  # nothing parsable
+    if dtype == "<U3":
+        answers: Any = np.array(["", "a", "bb", "ccc"], dtype=dtype)[ids]
+    elif dtype == "float64":
+        answers = np.where(ids == 0, np.nan, ids * 1.5)
+    else:
+        answers = ids
+    got = K.best_of_n(answers, scores, return_index=True, return_score=True)
+    want = scorio_aggregate.best_of_n(answers, scores, return_index=True, return_score=True)
+    assert same(got, want), dtype

@@ -908,3 +908,28 @@ __all__ += ["inverse_difficulty_scores"]
 def inverse_difficulty_scores(r: npt.NDArray[Any], trials: int, low: float, high: float) -> npt.NDArray[np.float64]:
     """scorio's inverse_difficulty scores of a binary models x (questions * trials) matrix, in one
     pass over it (the weights from the solve rates clipped to ``[low, high]``)."""
+
+# models8: the default interval's whole work in one core call (core interval/envelope.rs bounds, kscore-py interval.rs)
+__all__ += ["interval_bounds"]
+
+def interval_bounds(
+    offsets: npt.NDArray[np.int64],
+    total: npt.NDArray[np.float64],
+    size: npt.NDArray[np.float64],
+    mult: npt.NDArray[np.float64],
+    lo_b: npt.NDArray[np.float64],
+    span: npt.NDArray[np.float64],
+    samples: npt.NDArray[np.float64],
+    z: float,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Each model's default-interval envelopes (lower, upper: rescaled, unclipped) and units, from its units in
+    model order (``offsets``; each model's in any order): rescaled, summed, ordered and moved in the core."""
+
+# vote8: the chosen strings of a numpy string batch, one str made per distinct string (kscore-py aggregate.rs)
+__all__ += ["pick_text"]
+
+def pick_text(
+    answers: npt.NDArray[np.uint8], cols: int, answer: npt.NDArray[np.int64]
+) -> npt.NDArray[np.object_] | None:
+    """Row r's UCS-4 string at column ``answer[r]`` (-1: None) of an (M, N * width) byte view, as an
+    (M,) object array, equal strings one shared ``str``; None where a string is not valid Unicode."""

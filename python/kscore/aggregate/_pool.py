@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._arrays import BoolArray, FloatArray, IntArray
-from .._kscore import group_answers, group_typed, select_rows
+from .._kscore import group_answers, group_typed, pick_text, select_rows
 
 #: dtypes grouped by their bytes in the core (equal bytes: equal in Python too).
 _FIXED = "biufU"
@@ -212,14 +212,7 @@ def pack(
     if p.single:
         first: Any = p.answer(0, int(answer[0]))
     else:
-        # One fancy index: an object array's own elements, or a typed array's values as
-        # Python scalars (what scorio's object array holds); None where nothing was valid.
-        rows = np.arange(len(answer))
-        picked = p.answers[rows, np.maximum(answer, 0)]
-        first = picked if picked.dtype == object else picked.astype(object)
-        if (answer < 0).any():
-            first = first.copy() if first is picked else first
-            first[answer < 0] = None
+        first = _picked(p, answer)
     out: list[Any] = [first]
     if return_index:
         out.append(int(index[0]) if p.single else np.asarray(index, dtype=int))
@@ -229,3 +222,22 @@ def pack(
         score = np.where(index >= 0, p.scores[rows, np.maximum(index, 0)], np.nan)
         out.append(float(score[0]) if p.single else score.astype(float))
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def _picked(p: Pool, answer: IntArray) -> Any:
+    """The chosen answers of a batch as an (M,) object array (None where nothing was
+    valid): a numpy string batch's from its bytes in the core, one ``str`` made per
+    distinct string (numpy makes one per row: most of the result's cost)."""
+    if p.kind == "text" and p.raw is not None and p.answers.dtype.isnative:
+        made = pick_text(p.raw, p.shape[1], np.ascontiguousarray(answer, dtype=np.int64))
+        if made is not None:
+            return made
+    # One fancy index: an object array's own elements, or a typed array's values as
+    # Python scalars (what scorio's object array holds); None where nothing was valid.
+    rows = np.arange(len(answer))
+    picked = p.answers[rows, np.maximum(answer, 0)]
+    first = picked if picked.dtype == object else picked.astype(object)
+    if (answer < 0).any():
+        first = first.copy() if first is picked else first
+        first[answer < 0] = None
+    return first

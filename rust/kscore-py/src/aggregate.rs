@@ -454,6 +454,96 @@ fn batch_answers<'a>(
     }
 }
 
+/// FxHash over a byte string, 8 bytes at a time: the key of [`pick_text`]'s
+/// cache of the strings it has made.
+#[derive(Default)]
+struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+}
+
+/// Each question's chosen answer of a numpy `U` batch as a Python `str`: row r's
+/// string at column `answer[r]` (`answers`: the (M, N * width) bytes of the
+/// array; -1: `None`), as an (M,) object array, each distinct string made once
+/// and shared by the rows that chose it (numpy makes one object per element;
+/// the values are the same: trailing NULs dropped as numpy does). None where a
+/// chosen string is not valid Unicode (a lone surrogate): the caller makes
+/// them the numpy way.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn pick_text<'py>(
+    py: Python<'py>,
+    answers: PyReadonlyArray2<'py, u8>,
+    cols: usize,
+    answer: PyReadonlyArray1<'py, i64>,
+) -> PyResult<Option<Bound<'py, PyArray1<Py<PyAny>>>>> {
+    let (rows, bytes) = (answers.shape()[0], answers.shape()[1]);
+    if cols == 0 || bytes % cols != 0 || !(bytes / cols).is_multiple_of(4) {
+        return Err(PyValueError::new_err(
+            "answers must hold whole UCS-4 strings of cols per row",
+        ));
+    }
+    let width = bytes / cols;
+    let a = slice(&answers, "answers")?;
+    let chosen = answer
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("answer must be contiguous"))?;
+    if chosen.len() != rows {
+        return Err(PyValueError::new_err("answer must have one column per row"));
+    }
+    let mut made: std::collections::HashMap<&[u8], Py<PyAny>, std::hash::BuildHasherDefault<Fx>> =
+        std::collections::HashMap::default();
+    let mut out: Vec<Py<PyAny>> = Vec::with_capacity(rows);
+    let mut text = String::new();
+    for (r, &j) in chosen.iter().enumerate() {
+        if j < 0 {
+            out.push(py.None());
+            continue;
+        }
+        let j = usize::try_from(j)
+            .ok()
+            .filter(|&j| j < cols)
+            .ok_or_else(|| PyValueError::new_err("a chosen column is outside the row"))?;
+        let at = (r * cols + j) * width;
+        let s = &a[at..at + width];
+        if let Some(o) = made.get(s) {
+            out.push(o.clone_ref(py));
+            continue;
+        }
+        text.clear();
+        let units: Vec<u32> = s
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let end = units.iter().rposition(|&u| u != 0).map_or(0, |i| i + 1);
+        for &u in &units[..end] {
+            match char::from_u32(u) {
+                Some(ch) => text.push(ch),
+                None => return Ok(None),
+            }
+        }
+        let o = pyo3::types::PyString::new(py, &text).into_any().unbind();
+        made.insert(s, o.clone_ref(py));
+        out.push(o);
+    }
+    Ok(Some(PyArray1::from_vec(py, out)))
+}
+
 /// The kernels added for issue 37's speed pass (one registration line in lib.rs).
 pub fn register_speed(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(order_by_score, m)?)?;
@@ -467,5 +557,6 @@ pub fn register_speed(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(top_two_counts, m)?)?;
     m.add_function(wrap_pyfunction!(top_two_betas, m)?)?;
     m.add_function(wrap_pyfunction!(top_two_replay, m)?)?;
+    m.add_function(wrap_pyfunction!(pick_text, m)?)?;
     Ok(())
 }

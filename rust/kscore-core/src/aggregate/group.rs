@@ -128,6 +128,16 @@ impl RowGroups {
     /// The codes of one row of `width`-byte answers into `out` (`out.len()`
     /// answers; -1 where unparsable), validity read from the bytes by `kind`.
     pub(crate) fn group(&mut self, row: &[u8], width: usize, kind: Kind, out: &mut [i32]) {
+        if kind == Kind::Text && short_text(width) && text_lanes() {
+            // 1 to 8 characters: each string read with one masked load and narrowed to
+            // its key in AVX-512 lanes, looked up among the row's first 16 distinct keys
+            // with two comparisons (no hashing); a row with a character past 255 or more
+            // distinct strings takes the paths below
+            // SAFETY: the CPU has AVX-512F/BW/VL (text_lanes), the width is checked.
+            if unsafe { text_codes_avx512(row, width / 4, out) } {
+                return;
+            }
+        }
         if kind == Kind::Text && width > 8 && width <= 32 && width.is_multiple_of(4) && latin1(row) {
             // up to 8 characters, all below 256: each string's characters as the
             // bytes of one integer key, read straight from the UCS-4 words (no
@@ -246,6 +256,98 @@ impl RowGroups {
         self.packed.extend(row.chunks_exact(4).map(|c| c[0]));
         true
     }
+}
+
+/// Whether `width` bytes are 1 to 8 UCS-4 characters (the lanes' text keys).
+#[inline]
+fn short_text(width: usize) -> bool {
+    width.is_multiple_of(4) && (4..=32).contains(&width)
+}
+
+/// Whether the CPU has the AVX-512 parts [`text_codes_avx512`] uses.
+#[inline]
+fn text_lanes() -> bool {
+    #[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "force-scalar"))))]
+    {
+        false
+    }
+}
+
+/// Most distinct strings a row may have for [`text_codes_avx512`] (two registers of keys).
+#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+const LANE_KEYS: usize = 16;
+
+/// The codes of a row of `chars`-character UCS-4 strings (1 to 8; `out.len()`
+/// strings): each string is one masked load of its `chars` words, narrowed to
+/// one byte a character (`vpmovdb`: character i is byte i of the key, the same
+/// key as [`text_key`]); `""` (key 0) is -1; a key is compared with the row's
+/// distinct keys so far (up to [`LANE_KEYS`], in order of first appearance: its
+/// lane is its code). False (and `out` part written) where the row has a
+/// character of 256 or past (the OR of every word, checked at the end) or more
+/// distinct strings than that: the caller groups such a row another way.
+///
+/// # Safety
+/// The CPU must support AVX-512F, BW and VL; `row` must hold `out.len()`
+/// strings of `4 * chars` bytes, `1 <= chars <= 8`.
+#[cfg(all(target_arch = "x86_64", not(feature = "force-scalar")))]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn text_codes_avx512(row: &[u8], chars: usize, out: &mut [i32]) -> bool {
+    use std::arch::x86_64::{
+        __m128i, _mm256_cvtepi32_epi8, _mm256_maskz_loadu_epi32, _mm256_or_si256, _mm256_set1_epi32,
+        _mm256_setzero_si256, _mm256_testz_si256, _mm512_cmpeq_epi64_mask, _mm512_mask_set1_epi64, _mm512_set1_epi64,
+        _mm512_setzero_si512, _mm_cvtsi128_si64,
+    };
+    let width = 4 * chars;
+    if !(1..=8).contains(&chars) || row.len() < out.len() * width {
+        return false;
+    }
+    let load: u8 = ((1_u16 << chars) - 1) as u8;
+    let mut high = _mm256_setzero_si256();
+    let (mut low_keys, mut high_keys) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+    let mut k = 0_usize;
+    let p = row.as_ptr();
+    for (j, o) in out.iter_mut().enumerate() {
+        // SAFETY: the masked load reads only the `chars` words of string j, inside `row`.
+        let v = unsafe { _mm256_maskz_loadu_epi32(load, p.add(j * width).cast()) };
+        high = _mm256_or_si256(high, v);
+        let narrow: __m128i = _mm256_cvtepi32_epi8(v);
+        let key = _mm_cvtsi128_si64(narrow);
+        if key == 0 {
+            *o = -1;
+            continue;
+        }
+        let b = _mm512_set1_epi64(key);
+        let hit = (u32::from(_mm512_cmpeq_epi64_mask(low_keys, b))
+            | (u32::from(_mm512_cmpeq_epi64_mask(high_keys, b)) << 8))
+            & ((1_u32 << k) - 1);
+        if hit != 0 {
+            *o = hit.trailing_zeros() as i32;
+            continue;
+        }
+        if k == LANE_KEYS {
+            return false;
+        }
+        if k < 8 {
+            low_keys = _mm512_mask_set1_epi64(low_keys, 1 << k, key);
+        } else {
+            high_keys = _mm512_mask_set1_epi64(high_keys, 1 << (k - 8), key);
+        }
+        *o = k as i32;
+        k += 1;
+    }
+    // every character below 256: the three high bytes of every word zero
+    _mm256_testz_si256(high, _mm256_set1_epi32(0xFFFF_FF00_u32 as i32)) != 0
+}
+
+#[cfg(not(all(target_arch = "x86_64", not(feature = "force-scalar"))))]
+unsafe fn text_codes_avx512(_row: &[u8], _chars: usize, _out: &mut [i32]) -> bool {
+    false
 }
 
 /// Whether every UCS-4 code unit of `row` is below 256 (one OR over the row,
@@ -537,6 +639,45 @@ mod tests {
                 group_typed(&bytes, rows, cols, 2, Kind::Bytes).unwrap(),
                 group_rows(&bytes, &valid, rows, cols, 2).unwrap()
             );
+        }
+    }
+
+    #[test]
+    fn lane_keys_up_to_sixteen_distinct_strings_then_the_table() {
+        // 15, 16, 17 and 30 distinct 1- to 8-character strings a row, "" among them,
+        // some rows with a character past 255: the codes of the masked bytes
+        for chars in 1..=8_usize {
+            for distinct in [15_usize, 16, 17, 30] {
+                let (rows, cols) = (3, 40);
+                let width = 4 * chars;
+                let mut t = vec![0u8; rows * cols * width];
+                for r in 0..rows {
+                    for j in 0..cols {
+                        let v = ((j * 7 + r) % (distinct + 1)) as u32; // 0: ""
+                        let i = r * cols + j;
+                        if v == 0 {
+                            continue;
+                        }
+                        for k in 0..chars {
+                            let ch = 64 + ((v >> (k % 5)) & 31) + (k as u32 % 2);
+                            t[i * width + 4 * k..i * width + 4 * k + 4].copy_from_slice(&ch.to_le_bytes());
+                        }
+                        // the character that makes each of the distinct values distinct
+                        t[i * width..i * width + 4].copy_from_slice(&(64 + v).to_le_bytes());
+                        if r == 2 && j == 3 {
+                            // a character past 255: the row is grouped by the table
+                            let at = i * width + 4 * (chars - 1);
+                            t[at..at + 4].copy_from_slice(&0x3A9_u32.to_le_bytes());
+                        }
+                    }
+                }
+                let valid: Vec<bool> = t.chunks_exact(width).map(|a| a.iter().any(|&b| b != 0)).collect();
+                assert_eq!(
+                    group_typed(&t, rows, cols, width, Kind::Text).unwrap(),
+                    group_rows(&t, &valid, rows, cols, width).unwrap(),
+                    "{chars} characters, {distinct} distinct"
+                );
+            }
         }
     }
 }

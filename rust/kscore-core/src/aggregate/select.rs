@@ -84,10 +84,32 @@ struct Scratch {
     grouper: RowGroups,
     rank: Ranker,
     count: Vec<u32>,
-    first: Vec<u32>,
-    seen: Vec<u32>,
     sums: Groups<f64>,
     rewards: Groups<Rewards>,
+    weights: PlaceWeights,
+}
+
+/// The rank rules' weight of each place (0 the best) for one number of voters
+/// and one power: made once and kept while the next questions have as many
+/// voters (the usual batch: every question has them all), so the powers are
+/// not taken again for every voter. The same expression of the same numbers:
+/// the same bits.
+struct PlaceWeights {
+    /// (rule, voters, power's bits) the table is for.
+    key: Option<(u8, usize, u64)>,
+    w: Vec<f64>,
+}
+
+impl PlaceWeights {
+    #[inline]
+    fn of(&mut self, rule: u8, n: usize, power: u64, weight: impl Fn(u64) -> f64) -> &[f64] {
+        if self.key != Some((rule, n, power)) {
+            self.w.clear();
+            self.w.extend((0..n as u64).map(weight));
+            self.key = Some((rule, n, power));
+        }
+        &self.w
+    }
 }
 
 /// Each question's answer and representative columns under `rule`, and the
@@ -120,18 +142,24 @@ pub fn select(answers: Answers<'_>, scores: Option<&[f64]>, rows: usize, cols: u
                 cols_of: Vec::with_capacity(cols),
                 counted: vec![0; cols.min(COUNTED)],
             },
-            count: vec![0; cap],
-            first: vec![0; cap],
-            seen: Vec::with_capacity(cols),
+            count: vec![0; Counts::LEN * cap],
             sums: Groups::new(cap, 0.0),
             rewards: Groups::new(cap, Rewards::first(0.0)),
+            weights: PlaceWeights {
+                key: None,
+                w: Vec::with_capacity(cols),
+            },
         },
         |x, r| {
             let base = r * cols;
+            let s = scores.map_or(&[][..], |s| &s[base..base + cols]);
             match answers {
                 Answers::Typed { bytes, width, kind } => {
                     let row = &bytes[base * width..(base + cols) * width];
                     if let Rule::BestOfN = rule {
+                        if let Some(pick) = best_of_n_lazy(row, width, kind, s) {
+                            return Ok(pick);
+                        }
                         // who is valid is all the Best-of-N reads
                         validity(row, width, kind, &mut x.codes);
                     } else if !RowGroups::direct(row, width, kind, cap, &mut x.codes) {
@@ -140,11 +168,44 @@ pub fn select(answers: Answers<'_>, scores: Option<&[f64]>, rows: usize, cols: u
                 }
                 Answers::Codes(c) => x.codes.copy_from_slice(&c[base..base + cols]),
             }
-            let s = scores.map_or(&[][..], |s| &s[base..base + cols]);
             Ok(one(x, s, rule))
         },
     )
 }
+
+/// Best-of-N reading only the answers it could choose (a string batch's
+/// answers are most of its bytes): the first highest score among the columns
+/// not yet ruled out; if that column's answer is valid it is the first highest
+/// among the valid ones too (the row's answer, as [`one`] finds it), else it is
+/// ruled out and the next is found. None after [`LAZY`] invalid ones: the
+/// caller checks every answer.
+#[inline]
+fn best_of_n_lazy(row: &[u8], width: usize, kind: Kind, s: &[f64]) -> Option<Pick> {
+    let mut out = [0_i32; 1];
+    let mut skip = [usize::MAX; LAZY];
+    for tries in 0..LAZY {
+        // NaN never compares above, and a score must beat -inf to be chosen
+        let (mut best, mut top) = (usize::MAX, f64::NEG_INFINITY);
+        for (j, &v) in s.iter().enumerate() {
+            if v > top && (tries == 0 || !skip[..tries].contains(&j)) {
+                top = v;
+                best = j;
+            }
+        }
+        if best == usize::MAX {
+            return Some(Pick::Nobody);
+        }
+        validity(&row[best * width..(best + 1) * width], width, kind, &mut out);
+        if out[0] >= 0 {
+            return Some(Pick::Win(best, best));
+        }
+        skip[tries] = best;
+    }
+    None
+}
+
+/// How many invalid answers [`best_of_n_lazy`] rules out before it gives up.
+const LAZY: usize = 4;
 
 /// One question under `rule` (`s`: its scores, empty for majority).
 fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
@@ -163,32 +224,18 @@ fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
         return best.map_or(Pick::Nobody, |j| Pick::Win(j, j));
     }
     if let Rule::Majority = rule {
-        // each group's count and first column, the groups in order of first
-        // appearance: the most votes, ties to the earlier first column, is scorio's
-        // winner; its first member is the answer and representative
-        for (j, &g) in c.iter().enumerate() {
-            if g >= 0 {
-                let k = &mut x.count[g as usize];
-                if *k == 0 {
-                    x.first[g as usize] = j as u32;
-                    x.seen.push(g as u32);
-                }
-                *k += 1;
-            }
-        }
-        let Some(&top) = x.seen.first() else {
+        // each group's count (in split tallies); the most votes, ties to the group
+        // that appears first, is scorio's winner: the group of the first column
+        // whose group has the most votes; that column is the answer and representative
+        let (top, most) = Counts::tally(&mut x.count, c);
+        if most == 0 {
             return Pick::Nobody;
-        };
-        let (mut win, mut most) = (top as usize, 0);
-        for &g in x.seen.iter() {
-            let k = std::mem::take(&mut x.count[g as usize]);
-            if k > most {
-                win = g as usize;
-                most = k;
-            }
         }
-        x.seen.clear();
-        let j = x.first[win] as usize;
+        let j = c
+            .iter()
+            .position(|&g| g >= 0 && x.count[Counts::at(g as usize)] == most)
+            .unwrap_or(0);
+        Counts::clear(&mut x.count, top);
         return Pick::Win(j, j);
     }
     if let Rule::Pick(reward, alpha) = rule {
@@ -225,6 +272,7 @@ fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
     }
     let nu = n as u64;
     let place = &x.rank.place;
+    let pw = &mut x.weights;
     // each rule's weight as its own loop (monomorphised), voters in column order
     match rule {
         Rule::Sum => column_vote(g, c, s, |j| s[j]),
@@ -236,20 +284,73 @@ fn one(x: &mut Scratch, s: &[f64], rule: Rule) -> Pick {
         }
         Rule::Logit(shift) => column_vote(g, c, s, |j| (s[j] / (1.0 - s[j])).ln() - shift),
         Rule::Linear(th) => column_vote(g, c, s, |j| s[j] - th),
-        Rule::Borda(e) => column_vote(g, c, s, |j| (nu - u64::from(place[j])).wrapping_pow(e) as f64),
-        Rule::BordaReal(e) => column_vote(g, c, s, |j| ((nu - u64::from(place[j])) as f64 / nu as f64).powf(e)),
+        // the weight of place t, from the table of this many voters
+        Rule::Borda(e) => {
+            let w = pw.of(0, n, u64::from(e), |t| (nu - t).wrapping_pow(e) as f64);
+            column_vote(g, c, s, |j| w[place[j] as usize])
+        }
+        Rule::BordaReal(e) => {
+            let w = pw.of(1, n, e.to_bits(), |t| ((nu - t) as f64 / nu as f64).powf(e));
+            column_vote(g, c, s, |j| w[place[j] as usize])
+        }
         Rule::Mob(m) => {
             let m = m.unwrap_or_else(|| isqrt(nu) as u32).clamp(1, (n as u32).max(1));
-            match column_vote(g, c, s, |j| {
-                let b = nu - u64::from(place[j]);
+            let w = pw.of(2, n, u64::from(m), |t| {
+                let b = nu - t;
                 (b.wrapping_pow(m) - (b - 1).wrapping_pow(m)) as f64
-            }) {
+            });
+            match column_vote(g, c, s, |j| w[place[j] as usize]) {
                 // MoB returns the answer of the winner's best-scored member
                 Pick::Win(_, rep) => Pick::Win(rep, rep),
                 p => p,
             }
         }
         _ => Pick::Nobody,
+    }
+}
+
+/// A question's answer counts in [`Counts::LEN`] interleaved tallies a group
+/// (voter j adds to tally `j % LEN`): consecutive votes for one answer go to
+/// different slots, so no count waits on the store of the one before (one
+/// tally a group made each vote wait for the previous store of a repeated
+/// answer).
+struct Counts;
+
+impl Counts {
+    const LEN: usize = 4;
+
+    /// Where group `g`'s total is once [`Counts::tally`] has summed it.
+    #[inline(always)]
+    fn at(g: usize) -> usize {
+        g * Counts::LEN
+    }
+
+    /// Counts of `c`'s valid codes (each below `count.len() / LEN`), each
+    /// group's total left at [`Counts::at`]; returns one past the largest code
+    /// and the largest total (0: nobody voted).
+    #[inline]
+    fn tally(count: &mut [u32], c: &[i32]) -> (usize, u32) {
+        let mut top = 0_usize;
+        for (j, &g) in c.iter().enumerate() {
+            if g >= 0 {
+                let g = g as usize;
+                count[g * Counts::LEN + (j % Counts::LEN)] += 1;
+                top = top.max(g + 1);
+            }
+        }
+        let mut most = 0;
+        for t in count[..top * Counts::LEN].chunks_exact_mut(Counts::LEN) {
+            let k = t.iter().sum::<u32>();
+            t[0] = k;
+            most = most.max(k);
+        }
+        (top, most)
+    }
+
+    /// Zero the tallies of the groups below `top`.
+    #[inline]
+    fn clear(count: &mut [u32], top: usize) {
+        count[..top * Counts::LEN].iter_mut().for_each(|k| *k = 0);
     }
 }
 
@@ -387,14 +488,11 @@ fn places_body(v: &[f64], out: &mut [u32]) {
 /// scores), each voter also counts the equal scores before it.
 #[inline(always)]
 fn ties(v: &[f64], out: &mut [u32]) {
-    let mut taken = 0_u128;
-    let mut tied = false;
-    for &t in out.iter() {
-        let bit = 1_u128 << t;
-        tied |= taken & bit != 0;
-        taken |= bit;
-    }
-    if tied {
+    // without equal scores the counts are 0, 1, ..., n - 1; equal ones share a
+    // count, which makes the sum smaller: the sum tells (no bit set per voter)
+    let n = out.len() as u64;
+    let sum = out.iter().map(|&t| u64::from(t)).sum::<u64>();
+    if sum != n * n.saturating_sub(1) / 2 {
         for (i, o) in out.iter_mut().enumerate() {
             let x = v[i];
             *o += v[..i].iter().map(|&u| u64::from(u == x)).sum::<u64>() as u32;
@@ -434,15 +532,8 @@ pub fn top_two_counts(answers: Answers<'_>, rows: usize, cols: usize) -> Result<
         .with_grain(cols * 30 + 50)
         .enumerate()
         .for_each_init(
-            || {
-                (
-                    vec![-1_i32; cols],
-                    RowGroups::new(cols),
-                    vec![0_u32; cap],
-                    Vec::with_capacity(cols),
-                )
-            },
-            |(codes, grouper, count, seen), (r, (v1, v2))| {
+            || (vec![-1_i32; cols], RowGroups::new(cols), vec![0_u32; Counts::LEN * cap]),
+            |(codes, grouper, count), (r, (v1, v2))| {
                 let base = r * cols;
                 match answers {
                     Answers::Typed { bytes, width, kind } => {
@@ -453,18 +544,10 @@ pub fn top_two_counts(answers: Answers<'_>, rows: usize, cols: usize) -> Result<
                     }
                     Answers::Codes(c) => codes.copy_from_slice(&c[base..base + cols]),
                 }
-                for &g in codes.iter() {
-                    if g >= 0 {
-                        let k = &mut count[g as usize];
-                        if *k == 0 {
-                            seen.push(g as usize);
-                        }
-                        *k += 1;
-                    }
-                }
+                let (top, _) = Counts::tally(count, codes);
                 let (mut a, mut b) = (0_u32, 0_u32);
-                for &g in seen.iter() {
-                    let k = std::mem::take(&mut count[g]);
+                for g in 0..top {
+                    let k = count[Counts::at(g)];
                     if k > a {
                         b = a;
                         a = k;
@@ -472,7 +555,7 @@ pub fn top_two_counts(answers: Answers<'_>, rows: usize, cols: usize) -> Result<
                         b = k;
                     }
                 }
-                seen.clear();
+                Counts::clear(count, top);
                 *v1 = i64::from(a);
                 *v2 = i64::from(b);
             },

@@ -182,10 +182,11 @@ impl<T: Tally> Groups<T> {
             return;
         }
         slot.tally.add(v);
-        if sj > slot.best_s {
-            slot.best = j;
-            slot.best_s = sj;
-        }
+        // a new best as a select, not a branch: with random scores whether a voter
+        // beats its group's best so far is a coin the predictor keeps missing
+        let better = sj > slot.best_s;
+        slot.best = if better { j } else { slot.best };
+        slot.best_s = if better { sj } else { slot.best_s };
     }
 
     /// The group with the largest `value` among those `eligible`, ties to the
