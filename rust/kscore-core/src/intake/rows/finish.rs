@@ -1,9 +1,9 @@
 //! The counting threads' tallies added up and named (`finish`): per model
 //! in parallel, the rows of every tally are added (a sample id counted by
-//! two threads is a repeat); the names used are sorted (a parallel sort
-//! for many); and the cells are written out by model, then question, in
-//! the names' byte order, each model's cells into its own part of the
-//! output on the pool. Every step is exact and its result does not depend
+//! two threads is a repeat); the names used are sorted (by 8-byte words:
+//! `names::sorted`); and the cells are written out by model, then
+//! question, in the names' byte order, each model's cells into its own
+//! place in the output, on the pool (the models read in code order). Every step is exact and its result does not depend
 //! on which thread counted what.
 
 use rayon::prelude::*;
