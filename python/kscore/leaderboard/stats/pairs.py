@@ -46,8 +46,18 @@ class Pairs:
             self.s = X0.sum(axis=1)
             self.s2 = np.empty(L)
             step = max(1, BLOCK // max(L, 1))
+            k = L // step  # (whole blocks)
             with one_thread(float(step) * step * Q):
-                for a in range(0, L, step):
+                if k > 1:
+                    # (the whole blocks as one stacked product: numpy's matmul makes each block's product by the
+                    # same BLAS call as a block alone, the same bits, without a Python step per block; 100 000
+                    # models spent 0.1-0.2 s in 10 000 steps of 10 rows)
+                    X3 = X0[:k * step].reshape(k, step, Q)
+                    self.s2[:k * step] = np.diagonal(X3 @ X3.transpose(0, 2, 1), axis1=1, axis2=2).ravel()
+                    k *= step
+                else:
+                    k = 0
+                for a in range(k, L, step):
                     b = min(a + step, L)
                     G = X0[a:b] @ X0[a:b].T
                     self.s2[a:b] = np.diagonal(G)  # (the Gram matrix's diagonal, as its products)

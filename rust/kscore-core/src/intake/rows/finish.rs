@@ -1,9 +1,9 @@
 //! The counting threads' tallies added up and named (`finish`): per model
 //! in parallel, the rows of every tally are added (a sample id counted by
-//! two threads is a repeat); the names used are sorted (a parallel sort
-//! for many); and the cells are written out by model, then question, in
-//! the names' byte order, each model's cells into its own part of the
-//! output on the pool. Every step is exact and its result does not depend
+//! two threads is a repeat); the names used are sorted (by 8-byte words:
+//! `names::sorted`); and the cells are written out by model, then
+//! question, in the names' byte order, each model's cells into its own
+//! place in the output, on the pool (the models read in code order). Every step is exact and its result does not depend
 //! on which thread counted what.
 
 use rayon::prelude::*;
@@ -189,73 +189,74 @@ fn name(
     }
     let mut order: Vec<usize> = (0..rows.len()).filter(|&m| m_used[m]).collect();
     order.sort_unstable_by_key(|&m| m_rank[m]);
-    let cells: usize = order.iter().map(|&m| cells_of[m]).sum();
+    // Each model's first cell in the output (the models in rank order).
+    let mut first = vec![0usize; rows.len()];
+    let mut cells = 0usize;
+    for &m in &order {
+        first[m] = cells;
+        cells += cells_of[m];
+    }
     let mut model = vec![0i64; cells];
     let mut question = vec![0i64; cells];
     let mut counts = vec![0i64; cells * c];
     {
-        // Runs of models (in rank order) of about `RUN_CELLS` cells, each run's part of every
-        // output column: one part per run, not per model (100 000 models: 100 000 small
-        // allocations, freed again, on one thread).
-        let mut runs: Vec<Part<'_>> = Vec::with_capacity(cells / RUN_CELLS + 1);
-        let (mut m_rest, mut q_rest) = (&mut model[..], &mut question[..]);
-        let mut c_rest: Vec<&mut [i64]> = counts.chunks_mut(cells.max(1)).collect();
+        // The models read in code order (the order their tables were made, and lie in memory:
+        // read in rank order, each row was a cache miss, a fifth of the naming's time at 100 000
+        // models), in runs of about `RUN_CELLS` cells, one job of the pool each, every model's
+        // cells written at its own place in rank order (disjoint places: `first` and `cells_of`).
+        let out = Columns {
+            model: model.as_mut_ptr(),
+            question: question.as_mut_ptr(),
+            counts: counts.as_mut_ptr(),
+            cells,
+        };
+        let mut runs: Vec<(usize, usize)> = Vec::with_capacity(cells / RUN_CELLS + 1);
         let mut a = 0usize;
-        while a < order.len() {
+        while a < rows.len() {
             let (mut b, mut n) = (a, 0usize);
-            while b < order.len() && (b == a || n < RUN_CELLS) {
-                n += cells_of[order[b]];
+            while b < rows.len() && (b == a || n < RUN_CELLS) {
+                n += cells_of[b];
                 b += 1;
             }
-            let (m_part, m_tail) = std::mem::take(&mut m_rest).split_at_mut(n);
-            let (q_part, q_tail) = std::mem::take(&mut q_rest).split_at_mut(n);
-            m_rest = m_tail;
-            q_rest = q_tail;
-            let mut cs = Vec::with_capacity(c);
-            for rest in c_rest.iter_mut() {
-                let (part, tail) = std::mem::take(rest).split_at_mut(n);
-                *rest = tail;
-                cs.push(part);
-            }
-            runs.push((&order[a..b], m_part, q_part, cs));
+            runs.push((a, b));
             a = b;
         }
-        let run_ns = SLOT_NS * q_of_rank.len().max(1) * (order.len() / runs.len().max(1) + 1);
-        runs.into_par_iter()
-            .with_grain(run_ns)
-            .try_for_each(|(run, m_part, q_part, mut cs)| {
-                check()?;
-                let mut at = 0usize;
-                for &m in run {
-                    let row = &rows[m];
-                    let mut emit = |rank: u32, slot: usize| {
-                        m_part[at] = m_rank[m] as i64;
-                        q_part[at] = rank as i64;
-                        for (j, col) in cs.iter_mut().enumerate() {
-                            col[at] = row.counts[slot * c + j] as i64;
-                        }
-                        at += 1;
-                    };
-                    if (row.len as usize) * 16 < q_of_rank.len() {
-                        // Few slots among many questions: sort this row's cells by rank.
-                        let mut filled: Vec<(u32, usize)> = (0..row.len as usize)
-                            .filter(|&s| row.used(s, c))
-                            .map(|s| (q_rank[row.lo as usize + s], s))
-                            .collect();
-                        filled.sort_unstable();
-                        for &(rank, slot) in &filled {
-                            emit(rank, slot);
-                        }
-                    } else {
-                        for (rank, &q) in q_of_rank.iter().enumerate() {
-                            if q >= row.lo && q - row.lo < row.len && row.used((q - row.lo) as usize, c) {
-                                emit(rank as u32, (q - row.lo) as usize);
-                            }
+        let run_ns = SLOT_NS * q_of_rank.len().max(1) * (rows.len() / runs.len().max(1) + 1);
+        runs.into_par_iter().with_grain(run_ns).try_for_each(|(a, b)| {
+            check()?;
+            for m in a..b {
+                if !m_used[m] {
+                    continue;
+                }
+                let row = &rows[m];
+                let mut at = first[m];
+                let mut emit = |rank: u32, slot: usize| {
+                    // SAFETY: `at` runs over model m's own cells, first[m]..first[m] + cells_of[m]
+                    // (one per used slot, as counted), within the columns and written by no other job.
+                    unsafe { out.put(at, m_rank[m] as i64, rank as i64, &row.counts[slot * c..(slot + 1) * c]) };
+                    at += 1;
+                };
+                if (row.len as usize) * 16 < q_of_rank.len() {
+                    // Few slots among many questions: sort this row's cells by rank.
+                    let mut filled: Vec<(u32, usize)> = (0..row.len as usize)
+                        .filter(|&s| row.used(s, c))
+                        .map(|s| (q_rank[row.lo as usize + s], s))
+                        .collect();
+                    filled.sort_unstable();
+                    for &(rank, slot) in &filled {
+                        emit(rank, slot);
+                    }
+                } else {
+                    for (rank, &q) in q_of_rank.iter().enumerate() {
+                        if q >= row.lo && q - row.lo < row.len && row.used((q - row.lo) as usize, c) {
+                            emit(rank as u32, (q - row.lo) as usize);
                         }
                     }
                 }
-                Ok::<(), Stopped>(())
-            })?;
+                debug_assert_eq!(at, first[m] + cells_of[m]);
+            }
+            Ok::<(), Stopped>(())
+        })?;
     }
     // The rows' tables freed on the pool (two allocations a model: on one thread, a tenth of a
     // second at 100 000 models).
@@ -284,9 +285,36 @@ fn name(
     })
 }
 
-/// A run of models' share of the output: their codes (in rank order), and
-/// their parts of the model, question and category columns.
-type Part<'a> = (&'a [usize], &'a mut [i64], &'a mut [i64], Vec<&'a mut [i64]>);
+/// The output columns, written by the pool's jobs each at its own models'
+/// cells: model and question ranks, and the `categories` rows of `cells`
+/// category counts.
+#[derive(Clone, Copy)]
+struct Columns {
+    model: *mut i64,
+    question: *mut i64,
+    counts: *mut i64,
+    cells: usize,
+}
+
+// SAFETY: the jobs write disjoint cells (each model's own), and the columns outlive the jobs.
+unsafe impl Send for Columns {}
+unsafe impl Sync for Columns {}
+
+impl Columns {
+    /// Writes cell `at`: its model and question ranks and its category counts.
+    ///
+    /// # Safety
+    /// `at < cells`, and no other thread writes cell `at` meanwhile.
+    #[inline]
+    unsafe fn put(&self, at: usize, model: i64, question: i64, counts: &[u32]) {
+        debug_assert!(at < self.cells);
+        *self.model.add(at) = model;
+        *self.question.add(at) = question;
+        for (j, &x) in counts.iter().enumerate() {
+            *self.counts.add(j * self.cells + at) = x as i64;
+        }
+    }
+}
 
 /// Cells of a run of models written by one job of the pool.
 const RUN_CELLS: usize = 4096;

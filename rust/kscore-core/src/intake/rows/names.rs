@@ -219,24 +219,72 @@ impl Interner {
     }
 }
 
-/// Names in byte order and each original position's rank in it (a parallel
-/// sort past a few tens of thousands of names).
+/// Names in byte order and each original position's rank in it: sorted by
+/// their first 8 bytes held beside the codes, each run of names that share
+/// them by the next 8 ([`by_words`]), not by comparing names through their
+/// codes (100 000 model names of 50 bytes that share long prefixes: a
+/// memory look-up and a `memcmp` of some 30 bytes a comparison, a tenth of
+/// the naming's time).
 pub fn sorted(mut names: Vec<Box<[u8]>>) -> (Vec<Box<[u8]>>, Vec<u32>) {
-    use rayon::prelude::*;
     let mut order: Vec<u32> = (0..names.len() as u32).collect();
-    let by_name = |&a: &u32, &b: &u32| names[a as usize].cmp(&names[b as usize]);
-    // About 100 ns a comparison step over log2(n) steps.
-    if crate::par::worth_splitting(names.len() * 100 * (usize::BITS - names.len().leading_zeros()) as usize) {
-        order.par_sort_unstable_by(by_name);
-    } else {
-        order.sort_unstable_by(by_name);
-    }
+    by_words(&mut order, &names, 0, &mut Vec::new());
     let mut rank = vec![0u32; order.len()];
     for (r, &c) in order.iter().enumerate() {
         rank[c as usize] = r as u32;
     }
     let out = order.iter().map(|&c| std::mem::take(&mut names[c as usize])).collect();
     (out, rank)
+}
+
+/// The 8 bytes of `name` from `at` as a big-endian word (compared as the
+/// bytes are; zeros past the end) and how many bytes it has from `at`, at
+/// most 9 (a name that ends within the word sorts before a longer one of
+/// the same bytes: "ab" before "ab\0").
+#[inline]
+fn word(name: &[u8], at: usize) -> (u64, u8) {
+    let rest = name.get(at..).unwrap_or(&[]);
+    let mut w = [0u8; 8];
+    let k = rest.len().min(8);
+    w[..k].copy_from_slice(&rest[..k]);
+    (u64::from_be_bytes(w), rest.len().min(9) as u8)
+}
+
+/// Sorts `order` (codes of `names` whose names agree on their first `at`
+/// bytes) by the names' bytes from `at`: by their next 8-byte word and
+/// length (held beside the codes in `keys`), then each run of one word
+/// that goes on past it by the word after. Runs of a few names are sorted
+/// by comparing them.
+fn by_words(order: &mut [u32], names: &[Box<[u8]>], at: usize, keys: &mut Vec<(u64, u8, u32)>) {
+    if order.len() < 2 {
+        return;
+    }
+    if order.len() <= 16 {
+        order.sort_unstable_by(|&a, &b| names[a as usize][at..].cmp(&names[b as usize][at..]));
+        return;
+    }
+    keys.clear();
+    keys.extend(order.iter().map(|&code| {
+        let (w, n) = word(&names[code as usize], at);
+        (w, n, code)
+    }));
+    keys.sort_unstable();
+    for (o, k) in order.iter_mut().zip(keys.iter()) {
+        *o = k.2;
+    }
+    let runs: Vec<(usize, usize)> = keys
+        .chunk_by(|x, y| (x.0, x.1) == (y.0, y.1))
+        .scan(0usize, |a, run| {
+            let b = *a + run.len();
+            let out = (*a, b, run[0].1);
+            *a = b;
+            Some(out)
+        })
+        .filter(|&(a, b, n)| n == 9 && b - a > 1)
+        .map(|(a, b, _)| (a, b))
+        .collect();
+    for (a, b) in runs {
+        by_words(&mut order[a..b], names, at + 8, keys);
+    }
 }
 
 /// Which table a name belongs to.
@@ -390,5 +438,47 @@ mod tests {
         let mut expect: Vec<Box<[u8]>> = many.clone();
         expect.sort();
         assert_eq!(sorted(many).0, expect);
+    }
+
+    /// Byte order by words: names that share 8, 16 or 24 bytes, end inside
+    /// or at the end of a word, hold NULs (a shorter name before the longer
+    /// one of the same bytes) and bytes past 0x7f, in runs of one word longer
+    /// than the compared runs and shorter: the order of a plain sort, each
+    /// code's rank its place in it.
+    #[test]
+    fn sorting_by_words_is_byte_order() {
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let stems: [&[u8]; 6] = [
+            b"",
+            b"sweep-3/",
+            b"sweep-3/qwen2.5-",
+            b"sweep-3/qwen2.5-7b-grpo-",
+            b"ab\0",
+            b"\xff\x00",
+        ];
+        let alphabet: [u8; 5] = [0, b'a', b'b', 0x7f, 0xff];
+        let mut seen = std::collections::HashSet::new();
+        let names: Vec<Box<[u8]>> = (0..5000)
+            .filter_map(|_| {
+                let mut n = stems[(next() % 6) as usize].to_vec();
+                for _ in 0..(next() % 19) {
+                    n.push(alphabet[(next() % 5) as usize]);
+                }
+                seen.insert(n.clone()).then(|| n.into_boxed_slice())
+            })
+            .collect();
+        let mut expect = names.clone();
+        expect.sort();
+        let (out, rank) = sorted(names.clone());
+        assert_eq!(out, expect);
+        for (code, name) in names.iter().enumerate() {
+            assert_eq!(&expect[rank[code] as usize], name);
+        }
     }
 }
