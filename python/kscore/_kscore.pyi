@@ -908,3 +908,13 @@ __all__ += ["inverse_difficulty_scores"]
 def inverse_difficulty_scores(r: npt.NDArray[Any], trials: int, low: float, high: float) -> npt.NDArray[np.float64]:
     """scorio's inverse_difficulty scores of a binary models x (questions * trials) matrix, in one
     pass over it (the weights from the solve rates clipped to ``[low, high]``)."""
+
+# rate8: bayesian_mcmc's draws by numpy's own C functions (rust/kscore-py/src/ratings.rs)
+__all__ += ["numpy_draws"]
+
+def numpy_draws(
+    bitgen: int, normal_fill: int, z: npt.NDArray[np.float64], u: npt.NDArray[np.float64]
+) -> None:
+    """Per iteration ``t``: ``standard_normal(out=z[t])`` then ``random()`` into ``u[t]``, by numpy's
+    ``random_standard_normal_fill`` (address ``normal_fill``) and ``next_double`` on the bitgen_t at
+    address ``bitgen``."""
