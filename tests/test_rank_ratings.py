@@ -205,8 +205,8 @@ def test_bayesian_mcmc_blocks_do_not_change_the_chain(monkeypatch: pytest.Monkey
 def test_random_boards_and_parameters_stay_within_1e12() -> None:
     """Random sizes (2-40 models: lane blocks with tails, Glicko's rows four
     together and alone), parameters and tie policies: Glicko's lanes (the
-    table ``exp``, its per-model columns and updates in lanes), TrueSkill's
-    (the table ``exp``) and Elo within 1e-12 of scorio."""
+    table ``exp``, its per-model columns and updates in lanes, the fields
+    filled branch-free), TrueSkill's and Elo's within 1e-12 of scorio."""
     rng = np.random.default_rng(88)
     for _ in range(6):
         L, M, N = int(rng.integers(2, 41)), int(rng.integers(1, 12)), int(rng.integers(1, 4))

@@ -92,6 +92,45 @@ pub(crate) fn exp8(x: __m512d) -> __m512d {
     exp8_within(x)
 }
 
+/// `exp(x)` lane by lane for `x` in `[-746, 700]` (clamped there), without
+/// a table: `numeric::expln`'s reduction to `|r| <= ln2/2` and its Taylor
+/// polynomial of degree 13, the scaling by `vscalefpd`; every step on the
+/// FMA ports (`exp8`'s table pick is a `vpermt2pd`, on the port that
+/// TrueSkill's `erfcx8` already fills with its fifteen picks a block:
+/// TrueSkill measured 0.89x with `exp8`, so it keeps this one).
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn exp8_fma(x: __m512d) -> __m512d {
+    let x = _mm512_min_pd(_mm512_max_pd(x, _mm512_set1_pd(-746.0)), _mm512_set1_pd(700.0));
+    // k = round(x / ln 2), r = x - k ln 2 in two parts (|r| <= ln2/2).
+    let k = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm512_mul_pd(
+        x,
+        _mm512_set1_pd(std::f64::consts::LOG2_E),
+    ));
+    let r = _mm512_fnmadd_pd(k, _mm512_set1_pd(LN2_HI), x);
+    let r = _mm512_fnmadd_pd(k, _mm512_set1_pd(LN2_LO), r);
+    let mut p = _mm512_set1_pd(1.0 / 6_227_020_800.0);
+    for c in [
+        1.0 / 479_001_600.0,
+        1.0 / 39_916_800.0,
+        1.0 / 3_628_800.0,
+        1.0 / 362_880.0,
+        1.0 / 40_320.0,
+        1.0 / 5_040.0,
+        1.0 / 720.0,
+        1.0 / 120.0,
+        1.0 / 24.0,
+        1.0 / 6.0,
+        0.5,
+    ] {
+        p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(c));
+    }
+    // 1 + r + r^2 p
+    let p = _mm512_fmadd_pd(_mm512_mul_pd(p, r), r, r);
+    let p = _mm512_add_pd(_mm512_set1_pd(1.0), p);
+    _mm512_scalef_pd(p, k)
+}
+
 /// `exp(x)` for `x` in `[-746, 700]` (unchecked): `x = k ln2/16 + r`
 /// (`k = round(16 x / ln 2)`, `|r| <= ln2/32`, `k ln2/16` exact in two
 /// parts), `exp x = 2^floor(k/16) 2^((k mod 16)/16) e^r` with the
@@ -288,12 +327,14 @@ mod tests {
             let u = (state >> 11) as f64 / (1u64 << 53) as f64;
             let x: Vec<f64> = (0..8).map(|q| (u - 0.5) * 1400.0 / (1.0 + q as f64 * 9.0)).collect();
             let mut e = [0.0; 8];
+            let mut f = [0.0; 8];
             let mut r = [0.0; 8];
             let mut d = [0.0; 8];
             // SAFETY: AVX-512 F checked above.
             unsafe {
                 let v = _mm512_loadu_pd(x.as_ptr());
                 _mm512_storeu_pd(e.as_mut_ptr(), exp8(v));
+                _mm512_storeu_pd(f.as_mut_ptr(), exp8_fma(v));
                 let dv = _mm512_add_pd(_mm512_set1_pd(1.0), exp8(v));
                 _mm512_storeu_pd(d.as_mut_ptr(), dv);
                 _mm512_storeu_pd(r.as_mut_ptr(), recip8(dv));
@@ -301,7 +342,7 @@ mod tests {
             for q in 0..8 {
                 let want = x[q].exp();
                 if want > 1e-300 && want < 1e300 {
-                    worst.0 = worst.0.max(ulps(e[q], want));
+                    worst.0 = worst.0.max(ulps(e[q], want)).max(ulps(f[q], want));
                 }
                 if d[q] < 1e300 {
                     worst.1 = worst.1.max(ulps(r[q], 1.0 / d[q]));
