@@ -5,6 +5,8 @@ stats/default_interval.py (the path without the kernel)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -58,3 +60,35 @@ def test_each_models_bound_is_the_one_it_gets_alone() -> None:
                                          S[offsets[a]:offsets[b]].copy(), m[offsets[a]:offsets[b]].copy(),
                                          c[offsets[a]:offsets[b]].copy(), 1.96, False)
         assert np.asarray(whole)[a:b].tobytes() == np.asarray(part).tobytes(), (a, b)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_the_one_call_bounds_equal_the_per_direction_kernel_bit_for_bit(seed: int,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # interval_bounds rescales, sums, orders each model's units and runs both envelopes in the core; the path
+    # before it (numpy's sums and lexsort, interval_envelope per direction) gives the same floats, ties of
+    # s / m (units alike but for their count) included, with per-model ranges as Bayes@N's.
+    L = 1300
+    u = _units(L, seed)
+    u.total[::7] = u.size[::7] * 0.5  # (ties of s / m within a model, in both orders)
+    rng = np.random.default_rng(seed)
+    lo_b = -rng.random(L) * 0.1
+    hi_b = 1.0 + rng.random(L) * 0.1
+    hi_b[::5] = lo_b[::5]  # (a range of no width: span 1)
+    samples = rng.integers(50, 800, L).astype(np.float64)
+    lo, hi = di.bounds(u, samples, 0.9, lo_b, hi_b)
+    monkeypatch.setattr(di, "_kscore", SimpleNamespace(interval_envelope=_kscore.interval_envelope))
+    ref_lo, ref_hi = di.bounds(u, samples, 0.9, lo_b, hi_b)
+    assert lo.tobytes() == ref_lo.tobytes() and hi.tobytes() == ref_hi.tobytes()
+    ok = ~np.isnan(lo)
+    assert ok.sum() > L // 2 and (lo[ok] < hi[ok]).any()
+
+
+def test_units_out_of_model_order_take_the_numpy_path() -> None:
+    # (the one-call kernel wants each model's units in one run: units out of model order are bounded as before)
+    u = _units(40, 5)
+    order = np.random.default_rng(5).permutation(len(u.model))
+    shuffled = di.Units(u.model[order], u.total[order], u.size[order], u.mult[order], u.models)
+    args = (np.full(40, 300.0), 0.95, np.zeros(40), np.ones(40))
+    for a, b in zip(di.bounds(u, *args), di.bounds(shuffled, *args)):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)

@@ -909,6 +909,22 @@ def inverse_difficulty_scores(r: npt.NDArray[Any], trials: int, low: float, high
     """scorio's inverse_difficulty scores of a binary models x (questions * trials) matrix, in one
     pass over it (the weights from the solve rates clipped to ``[low, high]``)."""
 
+# models8: the default interval's whole work in one core call (core interval/envelope.rs bounds, kscore-py interval.rs)
+__all__ += ["interval_bounds"]
+
+def interval_bounds(
+    offsets: npt.NDArray[np.int64],
+    total: npt.NDArray[np.float64],
+    size: npt.NDArray[np.float64],
+    mult: npt.NDArray[np.float64],
+    lo_b: npt.NDArray[np.float64],
+    span: npt.NDArray[np.float64],
+    samples: npt.NDArray[np.float64],
+    z: float,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Each model's default-interval envelopes (lower, upper: rescaled, unclipped) and units, from its units in
+    model order (``offsets``; each model's in any order): rescaled, summed, ordered and moved in the core."""
+
 # rate8: bayesian_mcmc's draws by numpy's own C functions (rust/kscore-py/src/ratings.rs)
 __all__ += ["numpy_draws"]
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _interrupt
-from .._gc import frozen
+from .._gc import ending_with_command, frozen, keep_to_exit, leave_at_exit
 from ..leaderboard.api import Show
 from ..present.console import Stderr as _Stderr
 from ..present.console import progress_console
@@ -304,6 +304,7 @@ def leaderboard(args: argparse.Namespace) -> int:
         return _strict_fail(err, lb.warnings)
     t_total = time.perf_counter() - t0
     _report(args, err, lb)
+    keep_to_exit(lb)  # (where the process ends with the command: not freed row by row as this returns)
     with frozen():  # (the board out of the cyclic collector's walks while it is written: kscore/_gc.py)
         return _write_board(args, err, lb, fmt, needs, pairwise, plots, t_total)
 
@@ -319,6 +320,7 @@ def _write_board(args: argparse.Namespace, err: Any, lb: Any, fmt: Format, needs
     except OutputError as exc:
         raise CliError(str(exc)) from exc
     assert fmt.board is not None
+    keep_to_exit(board)
     write_text(args.output, fmt.board(board, target(args.output, args.wide)))
     if args.pairwise_output:
         kind, n = pairwise
@@ -525,9 +527,11 @@ def _command(args: argparse.Namespace) -> int:
 def entry(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point (and ``python -m kscore``'s)."""
     _interrupt.started()  # Ctrl-C from here: KeyboardInterrupt, handled by the command
+    ending_with_command()  # (the board is left to the process's end: kscore/_gc.py)
     try:
         rc = main(argv)
     except KeyboardInterrupt:  # in argparse, before the command's own handler
         print("kscore: interrupted", file=sys.stderr)
         rc = EXIT_INTERRUPTED
+    leave_at_exit()
     exit_with(rc)

@@ -70,9 +70,11 @@ def _typed(values: Any) -> Any:
         if min(ints) > _NO_INT and max(ints) < 2**63:
             return np.array(ints, np.int64)
     if kinds == {str}:
-        joined = "".join(x for x in values if x is not None)
+        some_none = None in values
+        # (no generator step per cell where none is None)
+        joined = "".join(x for x in values if x is not None) if some_none else "".join(values)
         if not ("," in joined or '"' in joined or "\r" in joined or "\n" in joined):
-            return ["" if x is None else x for x in values] if None in values else values
+            return ["" if x is None else x for x in values] if some_none else values
     return _cells(values)
 
 

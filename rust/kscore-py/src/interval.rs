@@ -4,7 +4,7 @@
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 
-use kscore_core::interval::envelope::{envelope, Models, Runs};
+use kscore_core::interval::envelope::{bounds, envelope, Models, Runs, Units};
 
 use crate::enter::enter_long;
 
@@ -46,3 +46,39 @@ pub fn interval_envelope<'py>(
     let out = enter_long(py, cost, || envelope(models, runs, z, upper))?;
     Ok(out.into_pyarray(py))
 }
+
+/// Every model's default interval before its last rescaling, the whole of
+/// `bounds()`' work in one call (`kscore_core::interval::envelope::bounds`):
+/// the envelopes `lo`, `hi` (rescaled, unclipped) and each model's units.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn interval_bounds<'py>(
+    py: Python<'py>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    total: PyReadonlyArray1<'py, f64>,
+    size: PyReadonlyArray1<'py, f64>,
+    mult: PyReadonlyArray1<'py, f64>,
+    lo_b: PyReadonlyArray1<'py, f64>,
+    span: PyReadonlyArray1<'py, f64>,
+    samples: PyReadonlyArray1<'py, f64>,
+    z: f64,
+) -> PyResult<BoundsArrays<'py>> {
+    let offsets: Vec<usize> = offsets.as_slice()?.iter().map(|&x| x.max(0) as usize).collect();
+    let units = Units {
+        offsets: &offsets,
+        total: total.as_slice()?,
+        size: size.as_slice()?,
+        mult: mult.as_slice()?,
+    };
+    let (lo_b, span, samples) = (lo_b.as_slice()?, span.as_slice()?, samples.as_slice()?);
+    let cost = units.mult.iter().map(|&x| x.max(0.0)).sum::<f64>().min(1e15) as usize * 80;
+    let out = enter_long(py, cost, || bounds(units, lo_b, span, samples, z))?;
+    Ok((out.lo.into_pyarray(py), out.hi.into_pyarray(py), out.g.into_pyarray(py)))
+}
+
+/// [`interval_bounds`]' three arrays.
+type BoundsArrays<'py> = (
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<f64>>,
+);

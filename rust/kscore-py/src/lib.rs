@@ -101,6 +101,7 @@ fn _kscore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(grid_sums::segment_sums, m)?)?;
     m.add_function(wrap_pyfunction!(grid_sums::gather_rows, m)?)?;
     m.add_function(wrap_pyfunction!(interval::interval_envelope, m)?)?;
+    m.add_function(wrap_pyfunction!(interval::interval_bounds, m)?)?;
     m.add_class::<bank::BinaryBank>()?;
     m.add_class::<counts::CountStates>()?;
     m.add_function(wrap_pyfunction!(ndtri, m)?)?;

@@ -175,6 +175,29 @@ def bounds(units: Units, samples: FloatArray, confidence: float, lo_b: FloatArra
     L = units.models
     span = np.where(hi_b > lo_b, hi_b - lo_b, 1.0)
     mdl = units.model
+    core = getattr(_kscore, "interval_bounds", None)
+    if core is not None and (len(mdl) < 2 or bool((mdl[1:] >= mdl[:-1]).all())):
+        # The compiled kernel (kscore-core's interval::envelope::bounds): the rescaling, the sums, each
+        # model's order of its units and both envelopes in one call on the pool, the same floats as below.
+        offsets = np.searchsorted(mdl, np.arange(L + 1)).astype(np.int64)
+        lo, hi, G = core(offsets, *(np.ascontiguousarray(a, np.float64) for a in (
+            units.total, units.size, units.mult, np.broadcast_to(lo_b, (L,)), np.broadcast_to(span, (L,)),
+            np.broadcast_to(samples, (L,)))), z)
+    else:
+        lo, hi, G = _envelopes(units, samples, z, lo_b, span)
+    bad = ~(G >= 2)
+    lo = np.where(bad, np.nan, lo_b + span * np.clip(lo, 0.0, 1.0))
+    hi = np.where(bad, np.nan, lo_b + span * np.clip(hi, 0.0, 1.0))
+    return lo, hi
+
+
+def _envelopes(units: Units, samples: FloatArray, z: float, lo_b: FloatArray, span: FloatArray) -> tuple[
+        FloatArray, FloatArray, FloatArray]:
+    """:func:`bounds`' envelopes (rescaled, unclipped) and each model's
+    units, in numpy (the per-direction kernel where at hand): the reference
+    of the compiled ``interval_bounds``."""
+    L = units.models
+    mdl = units.model
     S = (units.total - units.size * lo_b[mdl]) / span[mdl]  # rescaled unit totals
     m, c = units.size, units.mult
     n: FloatArray = np.bincount(mdl, weights=c * m, minlength=L).astype(np.float64)
@@ -226,11 +249,7 @@ def bounds(units: Units, samples: FloatArray, confidence: float, lo_b: FloatArra
             best = (np.maximum if upper else np.minimum).reduceat(cand, starts)
             res[which] = (np.maximum if upper else np.minimum)(res[which], best)
         out.append(res)
-    lo, hi = out
-    bad = ~(G >= 2)
-    lo = np.where(bad, np.nan, lo_b + span * np.clip(lo, 0.0, 1.0))
-    hi = np.where(bad, np.nan, lo_b + span * np.clip(hi, 0.0, 1.0))
-    return lo, hi
+    return out[0], out[1], G
 
 
 def board_bounds(x: FloatArray | None, model: IntArray, cluster: IntArray | None, models: int, samples: FloatArray,

@@ -181,8 +181,53 @@ const CANDIDATE_NS: usize = 20;
 
 /// Model `i`'s envelope (`done`: counts the bounds computed).
 fn model_envelope(models: &Models<'_>, runs: &Runs<'_>, i: usize, z: f64, upper: bool, done: &mut usize) -> f64 {
-    let (n, g, n_w, samples, t4) = (models.n[i], models.g[i], models.n_w[i], models.samples[i], models.t4[i]);
-    let (t1, t2, t3) = (models.t1[i], models.t2[i], models.t3[i]);
+    let sums = Sums {
+        n: models.n[i],
+        g: models.g[i],
+        t1: models.t1[i],
+        t2: models.t2[i],
+        t3: models.t3[i],
+        t4: models.t4[i],
+        n_w: models.n_w[i],
+        samples: models.samples[i],
+    };
+    let order = (models.offsets[i]..models.offsets[i + 1]).map(|r| (runs.s[r], runs.m[r], runs.c[r]));
+    run_envelope(&sums, order, z, upper, done)
+}
+
+/// One model's sums (see [`Models`]).
+#[derive(Clone, Copy)]
+struct Sums {
+    n: f64,
+    g: f64,
+    t1: f64,
+    t2: f64,
+    t3: f64,
+    t4: f64,
+    n_w: f64,
+    samples: f64,
+}
+
+/// The envelope of one model of sums `sums` whose runs `(s, m, c)` come in
+/// the order they move (best first for the lower bound, worst first for the
+/// upper).
+fn run_envelope(
+    sums: &Sums,
+    order: impl Iterator<Item = (f64, f64, f64)>,
+    z: f64,
+    upper: bool,
+    done: &mut usize,
+) -> f64 {
+    let Sums {
+        n,
+        g,
+        t1,
+        t2,
+        t3,
+        t4,
+        n_w,
+        samples,
+    } = *sums;
     let at = |a1: f64, a2: f64, a3: f64| {
         let mu = ((t1 + a1) / n).clamp(0.0, 1.0);
         let ss = ((t2 + a2) - 2.0 * mu * (t3 + a3) + mu * mu * t4).max(0.0);
@@ -190,8 +235,7 @@ fn model_envelope(models: &Models<'_>, runs: &Runs<'_>, i: usize, z: f64, upper:
     };
     let mut best = at(0.0, 0.0, 0.0);
     let (mut a1, mut a2, mut a3) = (0.0, 0.0, 0.0);
-    for r in models.offsets[i]..models.offsets[i + 1] {
-        let (s, m, c) = (runs.s[r], runs.m[r], runs.c[r]);
+    for (s, m, c) in order {
         let top = if upper { 0.0 } else { m };
         let (d1, d2, d3) = (top - s, top * top - s * s, (top - s) * m);
         if d1 == 0.0 {
@@ -209,6 +253,127 @@ fn model_envelope(models: &Models<'_>, runs: &Runs<'_>, i: usize, z: f64, upper:
         a3 += c * d3;
     }
     best
+}
+
+/// A board's units (questions, or clusters) in model order, each model's in
+/// any order within its run: unit `r` has the total `total[r]` of its
+/// questions' estimates (on the metric's scale), `size[r]` questions and
+/// stands for `mult[r]` equal units.
+#[derive(Clone, Copy)]
+pub struct Units<'a> {
+    /// Model `i`'s units are `offsets[i]..offsets[i + 1]` (nondecreasing).
+    pub offsets: &'a [usize],
+    pub total: &'a [f64],
+    pub size: &'a [f64],
+    pub mult: &'a [f64],
+}
+
+/// Every model's default interval before its last rescaling: `lo` and `hi`
+/// on the rescaled scale (the envelopes, unclipped) and `g` its units.
+pub struct Bounds {
+    pub lo: Vec<f64>,
+    pub hi: Vec<f64>,
+    pub g: Vec<f64>,
+}
+
+/// The whole of the default interval's work for every model, as the numpy
+/// `bounds()` does it with [`envelope`] (the same floats: the same sums in
+/// the same order): each unit's total rescaled by its model's range
+/// (`(total - size lo_b) / span`), the model's sums over its units in their
+/// order (`n = sum c m`, `g = sum c`, `t1 = sum c s`, `t2 = sum c s s`, `t3 =
+/// sum c s m`, `t4 = sum c m m`, `n_w = n n / t4`), its units ordered by
+/// `s / m` (stably: best first for the lower bound, worst first for the
+/// upper), and both envelopes. `lo_b`, `span` and `samples`: one per model.
+pub fn bounds(units: Units<'_>, lo_b: &[f64], span: &[f64], samples: &[f64], z: f64) -> Result<Bounds> {
+    let l = lo_b.len();
+    if units.offsets.len() != l + 1 || span.len() != l || samples.len() != l {
+        return Err(Error::value(
+            "the models' ranges and samples must have one value per model and offsets one more",
+        ));
+    }
+    let u = units.total.len();
+    if units.size.len() != u || units.mult.len() != u {
+        return Err(Error::value(
+            "the units' totals, sizes and counts must have the same length",
+        ));
+    }
+    if units.offsets.windows(2).any(|w| w[0] > w[1]) || units.offsets[l] > u {
+        return Err(Error::value(
+            "the offsets must be nondecreasing and at most the units' number",
+        ));
+    }
+    let blocks = l.div_ceil(BLOCK);
+    let block_ns = BLOCK * (u / l.max(1) + 1) * CANDIDATE_NS * 16;
+    let parts: Vec<Bounds> = (0..blocks)
+        .into_par_iter()
+        .with_grain(block_ns)
+        .map(|b| {
+            let (first, end) = (b * BLOCK, ((b + 1) * BLOCK).min(l));
+            let mut out = Bounds {
+                lo: Vec::with_capacity(end - first),
+                hi: Vec::with_capacity(end - first),
+                g: Vec::with_capacity(end - first),
+            };
+            let (mut s, mut y, mut order) = (Vec::new(), Vec::new(), Vec::new());
+            let mut done = 0usize;
+            for i in first..end {
+                let (a, e) = (units.offsets[i], units.offsets[i + 1]);
+                let (total, size, mult) = (&units.total[a..e], &units.size[a..e], &units.mult[a..e]);
+                s.clear();
+                s.extend(total.iter().zip(size).map(|(&t, &m)| (t - m * lo_b[i]) / span[i]));
+                let mut sums = Sums {
+                    n: 0.0,
+                    g: 0.0,
+                    t1: 0.0,
+                    t2: 0.0,
+                    t3: 0.0,
+                    t4: 0.0,
+                    n_w: 0.0,
+                    samples: samples[i],
+                };
+                for ((&si, &m), &c) in s.iter().zip(size).zip(mult) {
+                    // (as numpy's bincount of the weights c m, c, c s, c s s, c s m, c m m: in order)
+                    sums.n += c * m;
+                    sums.g += c;
+                    sums.t1 += c * si;
+                    sums.t2 += c * si * si;
+                    sums.t3 += c * si * m;
+                    sums.t4 += c * m * m;
+                }
+                sums.n_w = sums.n * sums.n / sums.t4;
+                y.clear();
+                y.extend(s.iter().zip(size).map(|(&si, &m)| si / m));
+                order.clear();
+                order.extend(0..e - a);
+                // Lower bound: best (greatest s / m) first; ties in their order (numpy's stable lexsort).
+                order.sort_by(|&p, &q| y[q].partial_cmp(&y[p]).unwrap_or(std::cmp::Ordering::Equal));
+                let runs = order.iter().map(|&r| (s[r], size[r], mult[r]));
+                out.lo.push(run_envelope(&sums, runs, z, false, &mut done));
+                order.clear();
+                order.extend(0..e - a);
+                order.sort_by(|&p, &q| y[p].partial_cmp(&y[q]).unwrap_or(std::cmp::Ordering::Equal));
+                let runs = order.iter().map(|&r| (s[r], size[r], mult[r]));
+                out.hi.push(run_envelope(&sums, runs, z, true, &mut done));
+                out.g.push(sums.g);
+                if done >= CHECK {
+                    cancel::check()?;
+                    done = 0;
+                }
+            }
+            Ok(out)
+        })
+        .collect::<Result<_>>()?;
+    let mut all = Bounds {
+        lo: Vec::with_capacity(l),
+        hi: Vec::with_capacity(l),
+        g: Vec::with_capacity(l),
+    };
+    for p in parts {
+        all.lo.extend(p.lo);
+        all.hi.extend(p.hi);
+        all.g.extend(p.g);
+    }
+    Ok(all)
 }
 
 #[cfg(test)]
@@ -319,6 +484,79 @@ mod tests {
                 assert_eq!(x.to_bits(), alone.to_bits(), "model {i}");
             }
         }
+    }
+
+    #[test]
+    fn one_call_bounds_order_each_models_units_as_the_per_direction_kernel() {
+        // Two models, units out of order within each (and a tie of s / m): bounds() sums, orders (stably) and
+        // moves them as envelope() does on the runs ordered by hand, the same bits.
+        let offsets = [0usize, 3, 5];
+        let (total, size, mult) = (
+            [0.5, 1.0, 0.25, 2.0, 1.0],
+            [1.0, 1.0, 1.0, 2.0, 1.0],
+            [3.0, 20.0, 2.0, 4.0, 70.0],
+        );
+        let (lo_b, span, samples) = ([0.0, 0.0], [1.0, 1.0], [100.0, 300.0]);
+        let got = bounds(
+            Units {
+                offsets: &offsets,
+                total: &total,
+                size: &size,
+                mult: &mult,
+            },
+            &lo_b,
+            &span,
+            &samples,
+            1.96,
+        )
+        .unwrap();
+        for upper in [false, true] {
+            // by hand: model 0 best first 1.0, 0.5, 0.25; model 1 (s / m 1.0 and 1.0: a tie) in its order
+            let order: [usize; 5] = if upper { [2, 0, 1, 3, 4] } else { [1, 0, 2, 3, 4] };
+            let (s, m, c): (Vec<f64>, Vec<f64>, Vec<f64>) = (
+                order.iter().map(|&r| total[r]).collect(),
+                order.iter().map(|&r| size[r]).collect(),
+                order.iter().map(|&r| mult[r]).collect(),
+            );
+            let mut sums = vec![Vec::new(); 8];
+            for i in 0..2 {
+                let (mut n, mut g, mut t1, mut t2, mut t3, mut t4) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+                for r in offsets[i]..offsets[i + 1] {
+                    let (si, mi, ci) = (total[r], size[r], mult[r]);
+                    (n, g) = (n + ci * mi, g + ci);
+                    (t1, t2, t3, t4) = (t1 + ci * si, t2 + ci * si * si, t3 + ci * si * mi, t4 + ci * mi * mi);
+                }
+                for (v, x) in sums.iter_mut().zip([n, g, t1, t2, t3, t4, n * n / t4, samples[i]]) {
+                    v.push(x);
+                }
+            }
+            let models = Models {
+                offsets: &offsets,
+                n: &sums[0],
+                g: &sums[1],
+                t1: &sums[2],
+                t2: &sums[3],
+                t3: &sums[4],
+                t4: &sums[5],
+                n_w: &sums[6],
+                samples: &sums[7],
+            };
+            let want = envelope(models, Runs { s: &s, m: &m, c: &c }, 1.96, upper).unwrap();
+            let got = if upper { &got.hi } else { &got.lo };
+            assert_eq!(
+                got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+            );
+            assert_eq!(sums[1], [25.0, 74.0]);
+        }
+        assert_eq!(got.g, vec![25.0, 74.0]);
+        let short = Units {
+            offsets: &[0, 1],
+            total: &[1.0],
+            size: &[1.0],
+            mult: &[1.0, 2.0],
+        };
+        assert!(bounds(short, &[0.0], &[1.0], &[1.0], 1.96).is_err());
     }
 
     #[test]
