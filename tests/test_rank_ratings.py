@@ -202,6 +202,67 @@ def test_bayesian_mcmc_blocks_do_not_change_the_chain(monkeypatch: pytest.Monkey
     np.testing.assert_array_equal(whole, blocks)
 
 
+def test_random_boards_and_parameters_stay_within_1e12() -> None:
+    """Random sizes (2-40 models: lane blocks with tails, Glicko's rows four
+    together and alone), parameters and tie policies: Glicko's lanes (the
+    table ``exp``, its per-model columns and updates in lanes, the fields
+    filled branch-free), TrueSkill's and Elo's within 1e-12 of scorio."""
+    rng = np.random.default_rng(88)
+    for _ in range(6):
+        L, M, N = int(rng.integers(2, 41)), int(rng.integers(1, 12)), int(rng.integers(1, 4))
+        R = board(rng, L, M, N)
+        policy = POLICIES[int(rng.integers(0, 3))]
+        glicko_kwargs: dict[str, Any] = {
+            "initial_rating": float(rng.uniform(-500, 2500)),
+            "initial_rd": float(rng.uniform(30, 500)),
+            "c": float(rng.choice([0.0, rng.uniform(0, 80)])),
+            "rd_max": float(rng.uniform(200, 600)),
+            "tie_handling": policy,
+            "return_deviation": True,
+        }
+        trueskill_kwargs: dict[str, Any] = {
+            "mu_initial": float(rng.uniform(0, 40)),
+            "sigma_initial": float(rng.uniform(1, 12)),
+            "beta": float(rng.uniform(0.5, 8)),
+            "tau": float(rng.uniform(0, 0.5)),
+            "tie_handling": policy,
+        }
+        for name, kwargs in [
+            ("glicko", glicko_kwargs),
+            ("trueskill", trueskill_kwargs),
+            ("elo", {"K": float(rng.uniform(4, 64)), "tie_handling": policy}),
+        ]:
+            ours = getattr(kr, name)(R, return_scores=True, **kwargs)
+            theirs = getattr(sr, name)(R, return_scores=True, **kwargs)
+            np.testing.assert_array_equal(ours[0], theirs[0])
+            for a, b in zip(ours[1:], theirs[1:]):
+                np.testing.assert_allclose(a, b, rtol=REL, atol=0, err_msg=f"{name} {L}x{M}x{N} {kwargs}")
+
+
+def test_bayesian_mcmc_native_draws_are_numpys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """numpy's C draws in one core call a block (``_draw_native``) equal the
+    Generator methods' one iteration at a time, on random widths and seeds
+    (the ziggurat's slow paths included: about one normal in 140), leave the
+    generator in the same state, and give the same chain."""
+    fill = _mcmc._normal_fill()
+    assert fill is not None  # numpy here exports random_standard_normal_fill
+    rng = np.random.default_rng(37)
+    for _ in range(25):
+        width, iterations, seed = int(rng.integers(1, 300)), int(rng.integers(1, 60)), int(rng.integers(0, 2**32))
+        want = (np.empty((iterations, width)), np.empty(iterations))
+        got = (np.empty((iterations, width)), np.empty(iterations))
+        methods, native = np.random.default_rng(seed), np.random.default_rng(seed)
+        _mcmc._draw_methods(methods, *want)
+        _mcmc._draw_native(fill, native, *got)
+        np.testing.assert_array_equal(want[0], got[0])
+        np.testing.assert_array_equal(want[1], got[1])
+        assert methods.bit_generator.state == native.bit_generator.state
+    R = board(np.random.default_rng(2), 12, 8, 2)
+    chain = kr.bayesian_mcmc(R, n_samples=300, burnin=200, seed=5, return_scores=True)[1]
+    monkeypatch.setattr(_mcmc, "_normal_fill", lambda: None)
+    np.testing.assert_array_equal(chain, kr.bayesian_mcmc(R, n_samples=300, burnin=200, seed=5, return_scores=True)[1])
+
+
 @pytest.mark.parametrize("mod", [_ratings, _mcmc], ids=lambda m: m.__name__)
 def test_examples(mod: Any) -> None:
     result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)

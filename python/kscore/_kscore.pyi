@@ -933,3 +933,13 @@ def pick_text(
 ) -> npt.NDArray[np.object_] | None:
     """Row r's UCS-4 string at column ``answer[r]`` (-1: None) of an (M, N * width) byte view, as an
     (M,) object array, equal strings one shared ``str``; None where a string is not valid Unicode."""
+
+# rate8: bayesian_mcmc's draws by numpy's own C functions (rust/kscore-py/src/ratings.rs)
+__all__ += ["numpy_draws"]
+
+def numpy_draws(
+    bitgen: int, normal_fill: int, z: npt.NDArray[np.float64], u: npt.NDArray[np.float64]
+) -> None:
+    """Per iteration ``t``: ``standard_normal(out=z[t])`` then ``random()`` into ``u[t]``, by numpy's
+    ``random_standard_normal_fill`` (address ``normal_fill``) and ``next_double`` on the bitgen_t at
+    address ``bitgen``."""

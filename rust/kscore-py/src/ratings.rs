@@ -2,7 +2,9 @@
 //! posterior sampler (`kscore_core::pairwise::mcmc`) over packed binary
 //! rows, for `kscore.rank`'s `elo`, `glicko`, `trueskill` and `bayesian_mcmc`.
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
+use std::ffi::c_void;
+
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1, PyReadwriteArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::marker::Ungil;
 use pyo3::prelude::*;
@@ -198,11 +200,69 @@ pub fn bt_mcmc<'py>(
     ))
 }
 
+/// numpy's `bitgen_t` (numpy/random/bitgen.h): a bit generator's state and
+/// its functions.
+#[repr(C)]
+#[allow(dead_code)] // the layout needs every field; two are read
+struct BitGen {
+    state: *mut c_void,
+    next_uint64: unsafe extern "C" fn(*mut c_void) -> u64,
+    next_uint32: unsafe extern "C" fn(*mut c_void) -> u32,
+    next_double: unsafe extern "C" fn(*mut c_void) -> f64,
+    next_raw: unsafe extern "C" fn(*mut c_void) -> u64,
+}
+
+/// numpy's `random_standard_normal_fill(bitgen_t *, npy_intp, double *)`.
+type NormalFill = unsafe extern "C" fn(*mut BitGen, isize, *mut f64);
+
+/// scorio's draws for `bt_mcmc`, as numpy's `Generator` makes them, one
+/// iteration after another: `standard_normal(out=z[t])` then `random()`
+/// into `u[t]`, by numpy's own C functions on the generator's bit
+/// generator: `bitgen` is `Generator.bit_generator.ctypes.bit_generator`'s
+/// address, `normal_fill` that of `random_standard_normal_fill` (exported
+/// by `numpy.random._generator`; `kscore.rank._mcmc` finds it and checks
+/// the draws against numpy's methods before it uses this). The generator
+/// must be alive and used by no other thread during the call.
+#[pyfunction]
+pub fn numpy_draws(
+    bitgen: usize,
+    normal_fill: usize,
+    mut z: PyReadwriteArray2<'_, f64>,
+    mut u: PyReadwriteArray1<'_, f64>,
+) -> PyResult<()> {
+    let l = z.as_array().ncols();
+    let zs = z
+        .as_slice_mut()
+        .map_err(|_| PyValueError::new_err("z must be C-contiguous"))?;
+    let us = u
+        .as_slice_mut()
+        .map_err(|_| PyValueError::new_err("u must be C-contiguous"))?;
+    if bitgen == 0 || normal_fill == 0 || l == 0 || zs.len() != us.len() * l {
+        return Err(PyValueError::new_err(
+            "numpy_draws: null bit generator or function, or z not iterations x models (models > 0)",
+        ));
+    }
+    let width = isize::try_from(l).map_err(|_| PyValueError::new_err("too many models"))?;
+    // SAFETY: the caller (kscore.rank._mcmc) passes the address of a live
+    // numpy bitgen_t and of numpy's random_standard_normal_fill, whose
+    // signature is `NormalFill`; each row holds `l` doubles.
+    unsafe {
+        let fill = std::mem::transmute::<usize, NormalFill>(normal_fill);
+        let g = bitgen as *mut BitGen;
+        for (row, ut) in zs.chunks_exact_mut(l).zip(us.iter_mut()) {
+            fill(g, width, row.as_mut_ptr());
+            *ut = ((*g).next_double)((*g).state);
+        }
+    }
+    Ok(())
+}
+
 /// The room's functions, registered in `_kscore` (one line in lib.rs).
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(elo, m)?)?;
     m.add_function(wrap_pyfunction!(glicko, m)?)?;
     m.add_function(wrap_pyfunction!(trueskill, m)?)?;
     m.add_function(wrap_pyfunction!(bt_mcmc, m)?)?;
+    m.add_function(wrap_pyfunction!(numpy_draws, m)?)?;
     Ok(())
 }

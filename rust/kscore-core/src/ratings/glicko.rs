@@ -63,34 +63,156 @@ impl Field {
         ]
     }
 
-    fn fill(&mut self, side: u8, o: &[u8], rating: &[f64], g: &[f64], policy: TiePolicy) {
-        for v in self.columns() {
-            v.clear();
-        }
-        self.place.clear();
-        self.rows.clear();
-        for (j, &oj) in o.iter().enumerate() {
-            if oj == side {
-                self.rows.push(j);
-            }
-            match policy.score(side, oj) {
-                Some(s) => {
-                    self.place.push(Some(self.rating.len()));
-                    self.rating.push(rating[j]);
-                    self.g.push(g[j]);
-                    self.g2.push(g[j] * g[j]);
-                    self.a.push(-Q * g[j]);
-                    self.b.push(Q * g[j] * rating[j]);
-                    self.score.push(s);
-                }
-                None => self.place.push(None),
-            }
-        }
-        self.len = self.rating.len();
-        let padded = self.len.div_ceil(8) * 8;
+    /// The opponents of `side`'s rows from the event's per-model columns
+    /// (`g`, `g^2`, `a`, `b` of every model), written in place (the columns
+    /// keep their length between events: no pushes).
+    fn fill(&mut self, side: u8, o: &[u8], rating: &[f64], per: &PerModel, policy: TiePolicy) {
+        let l = o.len();
+        let padded = l.div_ceil(8) * 8;
         for v in self.columns() {
             v.resize(padded, 0.0);
         }
+        self.place.resize(l, None);
+        self.rows.resize(l, 0);
+        // Whether a model of outcome 0/1 plays this side, and its score.
+        let plays = [policy.score(side, 0), policy.score(side, 1)];
+        // Branch-free (the outcomes are random: a branch on them mispredicts
+        // half the time): every model written at the next place, which
+        // advances only where it plays.
+        let (mut n, mut m) = (0, 0);
+        for (j, &oj) in o.iter().enumerate() {
+            let s = plays[(oj & 1) as usize];
+            self.rows[m] = j;
+            m += (oj == side) as usize;
+            self.rating[n] = rating[j];
+            self.g[n] = per.g[j];
+            self.g2[n] = per.g2[j];
+            self.a[n] = per.a[j];
+            self.b[n] = per.b[j];
+            self.score[n] = s.unwrap_or(0.0);
+            self.place[j] = s.map(|_| n);
+            n += s.is_some() as usize;
+        }
+        self.rows.truncate(m);
+        self.len = n;
+        // The last block's pad: zeros (masked off in the sums).
+        for v in self.columns() {
+            v[n..n.div_ceil(8) * 8].fill(0.0);
+        }
+    }
+}
+
+/// An event's per-model columns: `g`, `g^2`, `a = -q g`, `b = q g r`.
+#[derive(Default)]
+struct PerModel {
+    g: Vec<f64>,
+    g2: Vec<f64>,
+    a: Vec<f64>,
+    b: Vec<f64>,
+}
+
+impl PerModel {
+    /// From the deviations and ratings (eight models a step on AVX-512:
+    /// the same operations, divisions and square roots exact in any width).
+    fn set(&mut self, lanes: bool, rd: &[f64], rating: &[f64]) {
+        let l = rd.len();
+        for v in [&mut self.g, &mut self.g2, &mut self.a, &mut self.b] {
+            v.resize(l, 0.0);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if lanes {
+            // SAFETY: the CPU has AVX-512 F and DQ (checked by the caller).
+            unsafe { self.set8(rd, rating) };
+            return;
+        }
+        let _ = lanes;
+        g_of(rd, &mut self.g);
+        for (((g2, a), b), (&g, &r)) in self
+            .g2
+            .iter_mut()
+            .zip(self.a.iter_mut())
+            .zip(self.b.iter_mut())
+            .zip(self.g.iter().zip(rating))
+        {
+            *g2 = g * g;
+            *a = -Q * g;
+            *b = Q * g * r;
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn set8(&mut self, rd: &[f64], rating: &[f64]) {
+        use std::arch::x86_64::*;
+        let l = rd.len().min(rating.len());
+        let mut j = 0;
+        while j < l {
+            let end = (j + 8).min(l);
+            let d = simd::load_or(&rd[j..end], 0.0);
+            let r = simd::load_or(&rating[j..end], 0.0);
+            // 1 / sqrt(1 + (3 q^2) d^2 / pi^2), as g_of
+            let t = _mm512_div_pd(
+                _mm512_mul_pd(_mm512_set1_pd(3.0 * (Q * Q)), _mm512_mul_pd(d, d)),
+                _mm512_set1_pd(PI * PI),
+            );
+            let g = _mm512_div_pd(
+                _mm512_set1_pd(1.0),
+                _mm512_sqrt_pd(_mm512_add_pd(_mm512_set1_pd(1.0), t)),
+            );
+            simd::store_first(&mut self.g[j..end], g);
+            simd::store_first(&mut self.g2[j..end], _mm512_mul_pd(g, g));
+            simd::store_first(&mut self.a[j..end], _mm512_mul_pd(_mm512_set1_pd(-Q), g));
+            simd::store_first(
+                &mut self.b[j..end],
+                _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(Q), g), r),
+            );
+            j = end;
+        }
+    }
+}
+
+/// `update` eight models a step (the same operations in lanes; a lane's
+/// new values kept where its check passes).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn update8(sums: &[(f64, f64)], rating: &mut [f64], rd: &mut [f64], rd_max: f64) {
+    use std::arch::x86_64::*;
+    let l = sums.len().min(rating.len()).min(rd.len());
+    let one = _mm512_set1_pd(1.0);
+    let zero = _mm512_setzero_pd();
+    let inf = _mm512_set1_pd(f64::INFINITY);
+    let even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
+    let odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+    let mut j = 0;
+    while j < l {
+        let end = (j + 8).min(l);
+        let n = end - j;
+        // The pairs (denom, delta) of eight models as two registers.
+        let mut flat = [0.0f64; 16];
+        for (q, &(a, b)) in sums[j..end].iter().enumerate() {
+            flat[2 * q] = a;
+            flat[2 * q + 1] = b;
+        }
+        let (lo, hi) = (simd::load_or(&flat[..8], 0.0), simd::load_or(&flat[8..], 0.0));
+        let denom = _mm512_permutex2var_pd(lo, even, hi);
+        let delta = _mm512_permutex2var_pd(lo, odd, hi);
+        let r = simd::load_or(&rating[j..end], 0.0);
+        let d = simd::load_or(&rd[j..end], 1.0);
+        let d2 = _mm512_div_pd(one, _mm512_mul_pd(_mm512_set1_pd(Q * Q), denom));
+        let inv_var = _mm512_add_pd(_mm512_div_pd(one, _mm512_mul_pd(d, d)), _mm512_div_pd(one, d2));
+        let ok = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(denom, zero)
+            & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(denom, inf)
+            & _mm512_cmp_pd_mask::<_CMP_GT_OQ>(inv_var, zero)
+            & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(inv_var, inf)
+            & simd::first(n);
+        let new_rd = _mm512_min_pd(
+            _mm512_max_pd(_mm512_sqrt_pd(_mm512_div_pd(one, inv_var)), _mm512_set1_pd(1e-12)),
+            _mm512_set1_pd(rd_max),
+        );
+        let new_r = _mm512_add_pd(r, _mm512_mul_pd(_mm512_div_pd(_mm512_set1_pd(Q), inv_var), delta));
+        simd::store_first(&mut rd[j..end], _mm512_mask_mov_pd(d, ok, new_rd));
+        simd::store_first(&mut rating[j..end], _mm512_mask_mov_pd(r, ok, new_r));
+        j = end;
     }
 }
 
@@ -109,7 +231,7 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
     let mut rating = vec![p.initial_rating; l];
     let mut rd = vec![p.initial_rd.min(p.rd_max); l];
     let mut o = vec![0u8; l];
-    let mut g = vec![0.0; l];
+    let mut per = PerModel::default();
     let mut fields = [Field::default(), Field::default()];
     // Per row: `sum g^2 E (1 - E)` and `sum g (s - E)`.
     let mut sums = vec![(0.0, 0.0); l];
@@ -126,10 +248,16 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
             }
         }
         outcomes(&rows, e, &mut o);
-        per_model(lanes, || g_of(&rd, &mut g));
+        per.set(lanes, &rd, &rating);
         for (side, field) in fields.iter_mut().enumerate() {
-            field.fill(side as u8, &o, &rating, &g, p.policy);
+            field.fill(side as u8, &o, &rating, &per, p.policy);
         }
+        // Every exponent `-q g_j (r_i - r_j)` within exp's range (`g <= 1`):
+        // no clamp in the lanes.
+        let (lo, hi) = rating.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &r| {
+            (lo.min(r), hi.max(r))
+        });
+        let within = Q * (hi - lo) <= 700.0;
         // Each row from the event's starting values only, the rows of a side
         // in pieces of `TOGETHER`; the pieces run in parallel when an event
         // is worth splitting (a hand-off to the pool per event costs more
@@ -139,7 +267,7 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
             side_sums.clear();
             side_sums.resize(rows_of.len(), (0.0, 0.0));
             let piece = |(out, idx): (&mut [(f64, f64)], &[usize]), e: &mut Vec<f64>| {
-                piece_sums(idx, &rating, field, lanes, out, e);
+                piece_sums(idx, &rating, field, lanes, within, out, e);
             };
             if par::worth_splitting(rows_of.len() * row_ns) {
                 side_sums
@@ -163,29 +291,16 @@ pub fn glicko(rows: Packed, p: Glicko) -> Result<(Vec<f64>, Vec<f64>)> {
                 *s = (f64::NAN, 0.0);
             }
         }
-        per_model(lanes, || update(&sums, &mut rating, &mut rd, p.rd_max));
+        #[cfg(target_arch = "x86_64")]
+        if lanes {
+            // SAFETY: the CPU has AVX-512 F and DQ (checked above).
+            unsafe { update8(&sums, &mut rating, &mut rd, p.rd_max) };
+            continue;
+        }
+        update(&sums, &mut rating, &mut rd, p.rd_max);
     }
     watch.check()?;
     Ok((rating, rd))
-}
-
-/// `f` (a loop over the models) compiled for AVX-512 where the CPU has it:
-/// the same operations (divisions and square roots are exact in any width),
-/// eight models a step.
-#[inline(always)]
-fn per_model<F: FnMut()>(lanes: bool, mut f: F) {
-    #[cfg(target_arch = "x86_64")]
-    if lanes {
-        #[target_feature(enable = "avx512f,avx512dq")]
-        fn wide<F: FnMut()>(f: &mut F) {
-            f()
-        }
-        // SAFETY: the CPU has AVX-512 F and DQ (checked by the caller).
-        unsafe { wide(&mut f) };
-        return;
-    }
-    let _ = lanes;
-    f()
 }
 
 /// `g(RD) = 1 / sqrt(1 + 3 q^2 RD^2 / pi^2)` of every model.
@@ -214,24 +329,38 @@ fn update(sums: &[(f64, f64)], rating: &mut [f64], rd: &mut [f64], rd_max: f64) 
 
 /// The sums of the rows `idx` (at most `TOGETHER`, all of `field`'s side)
 /// into `out`.
-fn piece_sums(idx: &[usize], rating: &[f64], field: &Field, lanes: bool, out: &mut [(f64, f64)], e: &mut [f64]) {
+fn piece_sums(
+    idx: &[usize],
+    rating: &[f64],
+    field: &Field,
+    lanes: bool,
+    within: bool,
+    out: &mut [(f64, f64)],
+    e: &mut [f64],
+) {
     #[cfg(target_arch = "x86_64")]
     if lanes {
         if idx.len() == TOGETHER {
             let ri = [0, 1, 2, 3].map(|q| rating[idx[q]]);
             let own = [0, 1, 2, 3].map(|q| field.place[idx[q]]);
             // SAFETY: the CPU has AVX-512 F and DQ (checked by the caller).
-            let s = unsafe { rows_avx512::<TOGETHER>(ri, own, field) };
+            let s = unsafe {
+                if within {
+                    rows_avx512::<TOGETHER, false>(ri, own, field)
+                } else {
+                    rows_avx512::<TOGETHER, true>(ri, own, field)
+                }
+            };
             out.copy_from_slice(&s);
         } else {
             for (q, &i) in idx.iter().enumerate() {
                 // SAFETY: as above.
-                out[q] = unsafe { rows_avx512::<1>([rating[i]], [field.place[i]], field) }[0];
+                out[q] = unsafe { rows_avx512::<1, true>([rating[i]], [field.place[i]], field) }[0];
             }
         }
         return;
     }
-    let _ = lanes;
+    let _ = (lanes, within);
     for (q, &i) in idx.iter().enumerate() {
         out[q] = row(rating[i], field.place[i], field, e);
     }
@@ -259,7 +388,7 @@ fn row(ri: f64, own: Option<usize>, f: &Field, e: &mut [f64]) -> (f64, f64) {
 /// `E (1 - E)` as `E - E^2` by one `fnmadd`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq")]
-fn rows_avx512<const R: usize>(ri: [f64; R], own: [Option<usize>; R], f: &Field) -> [(f64, f64); R] {
+fn rows_avx512<const R: usize, const CLAMP: bool>(ri: [f64; R], own: [Option<usize>; R], f: &Field) -> [(f64, f64); R] {
     use std::arch::x86_64::*;
     let n = f.len;
     let one = _mm512_set1_pd(1.0);
@@ -280,7 +409,8 @@ fn rows_avx512<const R: usize>(ri: [f64; R], own: [Option<usize>; R], f: &Field)
                 }
             }
             let x = _mm512_fmadd_pd(a, r8[q], b);
-            let ex = simd::recip8(_mm512_add_pd(one, simd::exp8(x)));
+            let ex = if CLAMP { simd::exp8(x) } else { simd::exp8_within(x) };
+            let ex = simd::recip8(_mm512_add_pd(one, ex));
             let v = _mm512_fnmadd_pd(ex, ex, ex);
             den[q] = _mm512_mask3_fmadd_pd(g2, v, den[q], k);
             del[q] = _mm512_mask3_fmadd_pd(g, _mm512_sub_pd(s, ex), del[q], k);

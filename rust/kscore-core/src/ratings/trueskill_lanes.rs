@@ -10,7 +10,7 @@
 //! `v = sqrt(2/pi) exp(-y^2) / (2 - exp(-y^2) erfcx(y))` for `x >= 0`
 //! (`phi(x) / Phi(x)` with `Phi(x) = 1 - erfc(y) / 2`), `erfcx` from
 //! `simd::erfcx8` (within 2 ulps of the C library's, swept in its test),
-//! `exp` from `simd::exp8` and the reciprocals from `simd::recip8`; lanes
+//! `exp` from `simd::exp8_fma` and the reciprocals from `simd::recip8`; lanes
 //! with `x < -10` (scorio's asymptotic series) take the scalar
 //! `win_corrections`. The sites: `1/c` by a reciprocal of `sqrt(c^2)`
 //! (`c^2` summed in model order, as scorio does), the new variance
@@ -23,7 +23,7 @@
 
 use std::arch::x86_64::*;
 
-use super::simd::{erfcx8, exp8, first, recip8, sum8};
+use super::simd::{erfcx8, exp8_fma, first, recip8, sum8};
 use super::trueskill::{win_corrections, TrueSkill};
 
 /// The event's losers' starting values, padded to whole blocks of eight
@@ -159,7 +159,7 @@ fn corrections8(x: __m512d) -> (__m512d, __m512d) {
     let y = _mm512_mul_pd(_mm512_abs_pd(x), _mm512_set1_pd(std::f64::consts::FRAC_1_SQRT_2));
     let ex = erfcx8(y);
     let neg = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(x, zero);
-    let e = exp8(_mm512_mul_pd(_mm512_sub_pd(zero, y), y));
+    let e = exp8_fma(_mm512_mul_pd(_mm512_sub_pd(zero, y), y));
     let den = _mm512_mask_blend_pd(neg, _mm512_fnmadd_pd(e, ex, _mm512_set1_pd(2.0)), ex);
     let num = _mm512_mask_blend_pd(neg, e, one);
     let sqrt_2_over_pi = _mm512_set1_pd((2.0 / std::f64::consts::PI).sqrt());
