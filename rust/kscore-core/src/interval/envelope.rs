@@ -138,17 +138,7 @@ pub fn envelope(models: Models<'_>, runs: Runs<'_>, z: f64, upper: bool) -> Resu
             "the models' sums must have one value per model and offsets one more",
         ));
     }
-    let u = runs.s.len();
-    if runs.m.len() != u || runs.c.len() != u {
-        return Err(Error::value(
-            "the runs' totals, sizes and counts must have the same length",
-        ));
-    }
-    if models.offsets.windows(2).any(|w| w[0] > w[1]) || models.offsets[l] > u {
-        return Err(Error::value(
-            "the offsets must be nondecreasing and at most the runs' number",
-        ));
-    }
+    let u = check_units(models.offsets, [runs.s.len(), runs.m.len(), runs.c.len()], "runs")?;
     // Models are independent: blocks of them on the pool's threads, their
     // bounds joined in model order (the same values at any thread count).
     let blocks = l.div_ceil(BLOCK);
@@ -171,6 +161,24 @@ pub fn envelope(models: Models<'_>, runs: Runs<'_>, z: f64, upper: bool) -> Resu
         })
         .collect::<Result<_>>()?;
     Ok(parts.concat())
+}
+
+/// The units' (or runs') three columns of one length `u`, returned, and the
+/// models' `offsets` (one more than the models: checked before) nondecreasing
+/// within them: what [`envelope`] and [`bounds`] both check.
+fn check_units(offsets: &[usize], lens: [usize; 3], what: &str) -> Result<usize> {
+    let u = lens[0];
+    if lens[1] != u || lens[2] != u {
+        return Err(Error::value(format!(
+            "the {what}' totals, sizes and counts must have the same length"
+        )));
+    }
+    if offsets.windows(2).any(|w| w[0] > w[1]) || offsets.last().is_some_and(|&last| last > u) {
+        return Err(Error::value(format!(
+            "the offsets must be nondecreasing and at most the {what}' number"
+        )));
+    }
+    Ok(u)
 }
 
 /// Models per piece of [`envelope`]'s work.
@@ -291,17 +299,11 @@ pub fn bounds(units: Units<'_>, lo_b: &[f64], span: &[f64], samples: &[f64], z: 
             "the models' ranges and samples must have one value per model and offsets one more",
         ));
     }
-    let u = units.total.len();
-    if units.size.len() != u || units.mult.len() != u {
-        return Err(Error::value(
-            "the units' totals, sizes and counts must have the same length",
-        ));
-    }
-    if units.offsets.windows(2).any(|w| w[0] > w[1]) || units.offsets[l] > u {
-        return Err(Error::value(
-            "the offsets must be nondecreasing and at most the units' number",
-        ));
-    }
+    let u = check_units(
+        units.offsets,
+        [units.total.len(), units.size.len(), units.mult.len()],
+        "units",
+    )?;
     let blocks = l.div_ceil(BLOCK);
     let block_ns = BLOCK * (u / l.max(1) + 1) * CANDIDATE_NS * 16;
     let parts: Vec<Bounds> = (0..blocks)
