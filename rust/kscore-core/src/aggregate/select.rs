@@ -29,6 +29,25 @@ pub enum Answers<'a> {
     Codes(&'a [i32]),
 }
 
+impl Answers<'_> {
+    /// Row `r`'s `cols` group codes into `codes`: typed answers grouped (by
+    /// value where they are small integers below `cap`, else by `grouper`),
+    /// or the codes given copied. Every per-row pass of the rules and the
+    /// stopping rules starts here.
+    pub(crate) fn row_codes(self, r: usize, cols: usize, cap: usize, grouper: &mut RowGroups, codes: &mut [i32]) {
+        let base = r * cols;
+        match self {
+            Answers::Typed { bytes, width, kind } => {
+                let row = &bytes[base * width..(base + cols) * width];
+                if !RowGroups::direct(row, width, kind, cap, codes) {
+                    grouper.group(row, width, kind, codes);
+                }
+            }
+            Answers::Codes(c) => codes.copy_from_slice(&c[base..base + cols]),
+        }
+    }
+}
+
 /// How many of a question's voters a filtered vote keeps.
 #[derive(Clone, Copy, Debug)]
 pub enum Keep {
@@ -153,20 +172,16 @@ pub fn select(answers: Answers<'_>, scores: Option<&[f64]>, rows: usize, cols: u
         |x, r| {
             let base = r * cols;
             let s = scores.map_or(&[][..], |s| &s[base..base + cols]);
-            match answers {
-                Answers::Typed { bytes, width, kind } => {
+            match (rule, answers) {
+                (Rule::BestOfN, Answers::Typed { bytes, width, kind }) => {
                     let row = &bytes[base * width..(base + cols) * width];
-                    if let Rule::BestOfN = rule {
-                        if let Some(pick) = best_of_n_lazy(row, width, kind, s) {
-                            return Ok(pick);
-                        }
-                        // who is valid is all the Best-of-N reads
-                        validity(row, width, kind, &mut x.codes);
-                    } else if !RowGroups::direct(row, width, kind, cap, &mut x.codes) {
-                        x.grouper.group(row, width, kind, &mut x.codes);
+                    if let Some(pick) = best_of_n_lazy(row, width, kind, s) {
+                        return Ok(pick);
                     }
+                    // who is valid is all the Best-of-N reads
+                    validity(row, width, kind, &mut x.codes);
                 }
-                Answers::Codes(c) => x.codes.copy_from_slice(&c[base..base + cols]),
+                _ => answers.row_codes(r, cols, cap, &mut x.grouper, &mut x.codes),
             }
             Ok(one(x, s, rule))
         },
@@ -534,16 +549,7 @@ pub fn top_two_counts(answers: Answers<'_>, rows: usize, cols: usize) -> Result<
         .for_each_init(
             || (vec![-1_i32; cols], RowGroups::new(cols), vec![0_u32; Counts::LEN * cap]),
             |(codes, grouper, count), (r, (v1, v2))| {
-                let base = r * cols;
-                match answers {
-                    Answers::Typed { bytes, width, kind } => {
-                        let row = &bytes[base * width..(base + cols) * width];
-                        if !RowGroups::direct(row, width, kind, cap, codes) {
-                            grouper.group(row, width, kind, codes);
-                        }
-                    }
-                    Answers::Codes(c) => codes.copy_from_slice(&c[base..base + cols]),
-                }
+                answers.row_codes(r, cols, cap, grouper, codes);
                 let (top, _) = Counts::tally(count, codes);
                 let (mut a, mut b) = (0_u32, 0_u32);
                 for g in 0..top {

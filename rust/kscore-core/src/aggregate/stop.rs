@@ -119,16 +119,7 @@ pub fn top_two_replay(
                 )
             },
             |(codes, grouper, count, memo), (r, (used, stopped))| {
-                let base = r * cols;
-                match answers {
-                    Answers::Typed { bytes, width, kind } => {
-                        let row = &bytes[base * width..(base + cols) * width];
-                        if !RowGroups::direct(row, width, kind, cap, codes) {
-                            grouper.group(row, width, kind, codes);
-                        }
-                    }
-                    Answers::Codes(c) => codes.copy_from_slice(&c[base..base + cols]),
-                }
+                answers.row_codes(r, cols, cap, grouper, codes);
                 // the top two counts after each sample (an invalid sample changes neither)
                 let (mut a, mut b) = (0_u32, 0_u32);
                 for (t, &g) in codes.iter().enumerate() {
